@@ -1,0 +1,135 @@
+// The demo registry: one small example of each feature, written to be read
+// and replaced. Copy a block, change the names, and you have your own tool,
+// resource, template or prompt.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server
+
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// demoInstructions tells a model what the demo server is for.
+const demoInstructions = "baremcp demo server: echo and add are instant; slow reports progress; " +
+	"resources demo://readme and demo://logo, template demo://items/{id}; prompt greet."
+
+// demoLogoPNG is a 1×1 PNG, small enough to read in a transcript.
+const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+// slowStep is how long each step of the slow tool takes.
+const slowStep = 20 * time.Millisecond
+
+// registerDemo adds the demo tools, resources, template and prompt to s.
+func registerDemo(s *server) {
+	s.instructions = demoInstructions
+
+	s.addTool(tool{
+		Name:        "echo",
+		Description: "Returns the message it is given.",
+		InputSchema: `{"type":"object","properties":{"message":{"type":"string","description":"Text to echo back"}},"required":["message"],"additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult(req.String("message")), nil
+		},
+	})
+
+	s.addTool(tool{
+		Name:         "add",
+		Title:        "Add two numbers",
+		Description:  "Adds a and b and returns the sum as structured content.",
+		InputSchema:  `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`,
+		Annotations:  &toolAnnotations{ReadOnlyHint: new(true), IdempotentHint: new(true)},
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return structuredResult(map[string]float64{"sum": req.Number("a") + req.Number("b")})
+		},
+	})
+
+	s.addTool(tool{
+		Name:        "slow",
+		Description: "Works for the given number of steps, reporting progress and logging each one.",
+		InputSchema: `{"type":"object","properties":{"steps":{"type":"integer","minimum":1,"maximum":100}},"required":["steps"],"additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			steps := req.Int("steps")
+			for i := int64(1); i <= steps; i++ {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(slowStep):
+				}
+				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
+				req.Log(levelInfo, fmt.Sprintf("finished step %d", i))
+			}
+			return textResult(fmt.Sprintf("done after %d steps", steps)), nil
+		},
+	})
+
+	s.addResource(resource{
+		URI:         "demo://readme",
+		Name:        "readme",
+		Title:       "About this server",
+		Description: "A short text resource.",
+		MimeType:    "text/plain",
+		Text:        "baremcp is a Model Context Protocol server in one dependency-free Go binary.\n",
+	})
+
+	logo, err := base64.StdEncoding.DecodeString(demoLogoPNG)
+	if err != nil {
+		panic("registerDemo: logo: " + err.Error())
+	}
+	s.addResource(resource{
+		URI:         "demo://logo",
+		Name:        "logo",
+		Description: "A tiny PNG, served as a blob.",
+		MimeType:    "image/png",
+		Blob:        logo,
+	})
+
+	s.addTemplate(resourceTemplate{
+		URITemplate: "demo://items/{id}",
+		Name:        "item",
+		Description: "One item by id; read demo://items/42 for item 42.",
+		MimeType:    "text/plain",
+		// Items are made at read time: tell clients not to cache them.
+		Cache: &cacheHint{TTL: 0, Scope: scopePublic},
+		Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+			return []resourceContents{{URI: uri, MimeType: "text/plain", Text: "item " + vars["id"]}}, nil
+		},
+		Complete: map[string]completer{"id": prefixCompleter("1", "2", "3", "42")},
+	})
+
+	s.addPrompt(prompt{
+		Name:        "greet",
+		Title:       "Greeting",
+		Description: "Greets someone by name.",
+		Arguments: []promptArgument{{
+			Name:        "name",
+			Description: "Who to greet",
+			Required:    true,
+			Complete:    prefixCompleter("Ada", "Alan", "Grace", "Linus"),
+		}},
+		Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+			return &promptResult{
+				Description: "A greeting",
+				Messages:    []promptMessage{{Role: "user", Content: textContent("Hello, " + args["name"] + "!")}},
+			}, nil
+		},
+	})
+}
+
+// prefixCompleter completes from a fixed list by case-insensitive prefix.
+func prefixCompleter(values ...string) completer {
+	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		var out []string
+		for _, v := range values {
+			if strings.HasPrefix(strings.ToLower(v), strings.ToLower(value)) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,3 @@
+module baremcp
+
+go 1.26

@@ -1,0 +1,433 @@
+// Strict JSON decoding of peer messages: RFC 8259 syntax, JSON-RPC 2.0
+// member names matched byte for byte.
+//
+// encoding/json matches object keys case-insensitively (with Unicode
+// folding, so "ſ" matches "s") and lets the last duplicate key win. A peer
+// that sends {"method":"tools/list","METHOD":"tools/call"} must not be able
+// to choose which one runs, so every message from the peer is first checked
+// by checkJSON (syntax, depth, duplicate keys, NUL in keys) and protocol
+// objects are then walked member by member with exact names. Free-form
+// values (tool arguments, capabilities we do not interpret) are only ever
+// decoded into maps, which compare keys exactly.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxJSONDepth bounds the nesting of any peer message. MCP's own objects
+// are at most a handful of levels deep; 64 leaves room for real tool
+// arguments while keeping the recursive checker's stack small.
+const maxJSONDepth = 64
+
+// errJSONSyntax is the cause of every syntax failure; callers map it to -32700.
+var errJSONSyntax = errors.New("invalid JSON")
+
+// jsonShapeError reports JSON that parses but cannot be honoured: a
+// duplicate key, a key with NUL, nesting beyond maxJSONDepth. It maps to
+// -32600.
+type jsonShapeError struct{ msg string }
+
+func (e *jsonShapeError) Error() string { return e.msg }
+
+// checkJSON reports whether data is exactly one JSON value (surrounding
+// white space allowed) that is valid UTF-8, nested at most maxJSONDepth
+// deep, and whose objects have no duplicate keys and no key containing NUL.
+// It allocates only for keys that need unescaping.
+func checkJSON(data []byte) error {
+	if !utf8.Valid(data) {
+		return errJSONSyntax
+	}
+	c := jsonChecker{data: data}
+	if err := c.value(0); err != nil {
+		return err
+	}
+	c.skipSpace()
+	if c.pos != len(data) {
+		return errJSONSyntax
+	}
+	return nil
+}
+
+// jsonChecker is the cursor of one checkJSON call.
+type jsonChecker struct {
+	data []byte
+	pos  int
+}
+
+func (c *jsonChecker) skipSpace() {
+	for c.pos < len(c.data) {
+		switch c.data[c.pos] {
+		case ' ', '\t', '\n', '\r':
+			c.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (c *jsonChecker) value(depth int) error {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return errJSONSyntax
+	}
+	switch b := c.data[c.pos]; {
+	case b == '{':
+		return c.object(depth + 1)
+	case b == '[':
+		return c.array(depth + 1)
+	case b == '"':
+		_, _, err := c.str()
+		return err
+	case b == 't':
+		return c.literal("true")
+	case b == 'f':
+		return c.literal("false")
+	case b == 'n':
+		return c.literal("null")
+	case b == '-' || (b >= '0' && b <= '9'):
+		return c.number()
+	}
+	return errJSONSyntax
+}
+
+func (c *jsonChecker) literal(lit string) error {
+	if !bytes.HasPrefix(c.data[c.pos:], []byte(lit)) {
+		return errJSONSyntax
+	}
+	c.pos += len(lit)
+	return nil
+}
+
+func (c *jsonChecker) number() error {
+	end, ok := scanNumber(c.data, c.pos)
+	if !ok {
+		return errJSONSyntax
+	}
+	c.pos = end
+	return nil
+}
+
+// scanNumber returns the end of the JSON number starting at i.
+func scanNumber(d []byte, i int) (int, bool) {
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// str scans a string starting at the opening quote and returns its raw
+// bytes (quotes excluded) and whether it contains escapes.
+func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
+	start := c.pos + 1
+	i := start
+	for i < len(c.data) {
+		switch b := c.data[i]; {
+		case b == '"':
+			c.pos = i + 1
+			return c.data[start:i], escaped, nil
+		case b == '\\':
+			escaped = true
+			if i+1 >= len(c.data) {
+				return nil, false, errJSONSyntax
+			}
+			switch c.data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(c.data) || !isHex4(c.data[i+2:i+6]) {
+					return nil, false, errJSONSyntax
+				}
+				i += 6
+			default:
+				return nil, false, errJSONSyntax
+			}
+		case b < 0x20:
+			return nil, false, errJSONSyntax
+		default:
+			i++
+		}
+	}
+	return nil, false, errJSONSyntax
+}
+
+func isHex4(b []byte) bool {
+	for _, x := range b {
+		if !(x >= '0' && x <= '9' || x >= 'a' && x <= 'f' || x >= 'A' && x <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *jsonChecker) array(depth int) error {
+	if depth > maxJSONDepth {
+		return &jsonShapeError{fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)}
+	}
+	c.pos++ // [
+	c.skipSpace()
+	if c.pos < len(c.data) && c.data[c.pos] == ']' {
+		c.pos++
+		return nil
+	}
+	for {
+		if err := c.value(depth); err != nil {
+			return err
+		}
+		c.skipSpace()
+		if c.pos >= len(c.data) {
+			return errJSONSyntax
+		}
+		switch c.data[c.pos] {
+		case ',':
+			c.pos++
+		case ']':
+			c.pos++
+			return nil
+		default:
+			return errJSONSyntax
+		}
+	}
+}
+
+// smallObjectKeys is how many keys an object may have before duplicate
+// detection switches from a linear scan to a map.
+const smallObjectKeys = 16
+
+func (c *jsonChecker) object(depth int) error {
+	if depth > maxJSONDepth {
+		return &jsonShapeError{fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)}
+	}
+	c.pos++ // {
+	c.skipSpace()
+	if c.pos < len(c.data) && c.data[c.pos] == '}' {
+		c.pos++
+		return nil
+	}
+	var small [smallObjectKeys]string
+	keys := small[:0]
+	var many map[string]struct{}
+	for {
+		c.skipSpace()
+		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
+			return errJSONSyntax
+		}
+		raw, escaped, err := c.str()
+		if err != nil {
+			return err
+		}
+		key := string(raw)
+		if escaped {
+			if key, err = unquoteJSON(raw); err != nil {
+				return err
+			}
+		}
+		if strings.IndexByte(key, 0) >= 0 {
+			return &jsonShapeError{"object key contains NUL"}
+		}
+		if many != nil {
+			if _, dup := many[key]; dup {
+				return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
+			}
+			many[key] = struct{}{}
+		} else {
+			for _, k := range keys {
+				if k == key {
+					return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
+				}
+			}
+			keys = append(keys, key)
+			if len(keys) == smallObjectKeys {
+				many = make(map[string]struct{}, 2*smallObjectKeys)
+				for _, k := range keys {
+					many[k] = struct{}{}
+				}
+			}
+		}
+		c.skipSpace()
+		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+			return errJSONSyntax
+		}
+		c.pos++
+		if err := c.value(depth); err != nil {
+			return err
+		}
+		c.skipSpace()
+		if c.pos >= len(c.data) {
+			return errJSONSyntax
+		}
+		switch c.data[c.pos] {
+		case ',':
+			c.pos++
+		case '}':
+			c.pos++
+			return nil
+		default:
+			return errJSONSyntax
+		}
+	}
+}
+
+// unquoteJSON decodes the body of a JSON string (without its quotes).
+func unquoteJSON(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), nil
+	}
+	quoted := make([]byte, 0, len(raw)+2)
+	quoted = append(quoted, '"')
+	quoted = append(quoted, raw...)
+	quoted = append(quoted, '"')
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return "", errJSONSyntax
+	}
+	return s, nil
+}
+
+// member is one name/value pair of a JSON object already checked by
+// checkJSON. value is the raw JSON of the value.
+type member struct {
+	name  string
+	value []byte
+}
+
+// objectMembers returns the members of the JSON object raw, which checkJSON
+// has accepted. It returns an error when raw is not an object.
+func objectMembers(raw []byte) ([]member, error) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errNotObject
+	}
+	c := jsonChecker{data: raw, pos: 1}
+	var out []member
+	for {
+		c.skipSpace()
+		if c.pos >= len(raw) {
+			return nil, errJSONSyntax
+		}
+		if raw[c.pos] == '}' {
+			return out, nil
+		}
+		if raw[c.pos] == ',' {
+			c.pos++
+			c.skipSpace()
+		}
+		keyRaw, escaped, err := c.str()
+		if err != nil {
+			return nil, err
+		}
+		name := string(keyRaw)
+		if escaped {
+			if name, err = unquoteJSON(keyRaw); err != nil {
+				return nil, err
+			}
+		}
+		c.skipSpace()
+		c.pos++ // :
+		c.skipSpace()
+		start := c.pos
+		if err := c.value(0); err != nil {
+			return nil, err
+		}
+		out = append(out, member{name: name, value: raw[start:c.pos]})
+	}
+}
+
+// errNotObject reports a value that should have been a JSON object.
+var errNotObject = errors.New("not an object")
+
+// foldedName returns the known name that key imitates by differing from it
+// only in case or Unicode folding, or "" when key is exact or unrelated.
+func foldedName(key string, known ...string) string {
+	for _, k := range known {
+		if key == k {
+			return ""
+		}
+	}
+	for _, k := range known {
+		if strings.EqualFold(key, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// jsonKind returns the JSON type of a raw value by its first byte.
+func jsonKind(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	switch b := raw[0]; b {
+	case '{', '[', '"', 't', 'f', 'n':
+		return b
+	default:
+		return '0'
+	}
+}
+
+// jsonString decodes a raw JSON string value; ok is false when raw is not a string.
+func jsonString(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	s, err := unquoteJSON(raw[1 : len(raw)-1])
+	return s, err == nil
+}
+
+// isJSONInteger reports whether raw is a JSON number with no fraction or exponent.
+func isJSONInteger(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '-' {
+		raw = raw[1:]
+	}
+	if len(raw) == 0 {
+		return false
+	}
+	for _, b := range raw {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
+}

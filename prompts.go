@@ -1,0 +1,281 @@
+// Prompts and argument completion: registration, prompts/list, prompts/get
+// and completion/complete.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// prompt is one prompt template. Get renders its messages from the
+// arguments, which are checked against Arguments first (required ones
+// present, all of them strings).
+type prompt struct {
+	Name        string
+	Title       string
+	Description string
+	Arguments   []promptArgument
+	Icons       []icon
+	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
+}
+
+// promptArgument declares one argument of a prompt.
+type promptArgument struct {
+	Name        string    `json:"name"`
+	Title       string    `json:"title,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Required    bool      `json:"required,omitempty"`
+	Complete    completer `json:"-"`
+}
+
+// completer suggests values for an argument that starts with value; args
+// holds the arguments already resolved (completion context). It may
+// return more than maxCompletions; the server truncates and says so.
+type completer func(ctx context.Context, value string, args map[string]string) ([]string, error)
+
+// promptResult is what Get returns.
+type promptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []promptMessage `json:"messages"`
+}
+
+// promptMessage is one message of a rendered prompt.
+type promptMessage struct {
+	Role    string  `json:"role"` // "user" or "assistant"
+	Content content `json:"content"`
+}
+
+// addPrompt registers p. It panics on a missing name or Get, a duplicate
+// name, or a duplicate argument.
+func (s *server) addPrompt(p prompt) {
+	if p.Name == "" || p.Get == nil {
+		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
+	}
+	seen := map[string]bool{}
+	for _, a := range p.Arguments {
+		if a.Name == "" || seen[a.Name] {
+			panic(fmt.Sprintf("addPrompt %s: empty or duplicate argument %q", p.Name, a.Name))
+		}
+		seen[a.Name] = true
+	}
+	s.update(func(r *registry) {
+		if r.prompt(p.Name) != nil {
+			panic(fmt.Sprintf("addPrompt: duplicate prompt %q", p.Name))
+		}
+		r.prompts = append(r.prompts, &p)
+	})
+}
+
+// removePrompt unregisters the prompt name; it reports whether it existed.
+func (s *server) removePrompt(name string) bool {
+	found := false
+	s.update(func(r *registry) {
+		for i, p := range r.prompts {
+			if p.Name == name {
+				r.prompts = append(r.prompts[:i], r.prompts[i+1:]...)
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}
+
+// promptWire is a Prompt as prompts/list shows it.
+type promptWire struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []promptArgument `json:"arguments,omitempty"`
+	Icons       []icon           `json:"icons,omitempty"`
+}
+
+func (p *prompt) wire(version string) promptWire {
+	return promptWire{p.Name, p.Title, p.Description, p.Arguments, p.Icons}
+}
+
+// handlePromptsList answers prompts/list in registration order.
+func (s *server) handlePromptsList(ctx context.Context, req *request) (result, error) {
+	return s.list("prompts", req)
+}
+
+// handlePromptsGet renders a prompt. Unknown prompt and missing required
+// arguments are -32602.
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#error-handling
+func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, error) {
+	name, rerr := req.stringParam("name")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	p := s.registry().prompt(name)
+	if p == nil {
+		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}
+	}
+	args, rerr := stringArguments(req.param("arguments"))
+	if rerr != nil {
+		return result{}, rerr
+	}
+	for _, a := range p.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return result{}, invalidParams("invalid params: prompt %s needs argument %q", name, a.Name)
+		}
+	}
+	res, err := p.Get(ctx, req, args)
+	if err != nil {
+		var rerr *rpcError
+		if errors.As(err, &rerr) {
+			return result{}, rerr
+		}
+		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+	}
+	if res.Messages == nil {
+		res.Messages = []promptMessage{}
+	}
+	return result{body: res}, nil
+}
+
+// stringArguments decodes an object whose values must all be strings (the
+// shape of prompts/get arguments and completion context).
+func stringArguments(raw []byte) (map[string]string, *rpcError) {
+	args := map[string]string{}
+	if raw == nil || jsonKind(raw) == 'n' {
+		return args, nil
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, invalidParams("invalid params: arguments must be an object")
+	}
+	for _, m := range members {
+		v, ok := jsonString(m.value)
+		if !ok {
+			return nil, invalidParams("invalid params: argument %q must be a string", m.name)
+		}
+		args[m.name] = v
+	}
+	return args, nil
+}
+
+// maxCompletions is the most values one completion result may carry.
+// [§Completion Results]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion#completion-results
+const maxCompletions = 100
+
+// handleComplete answers completion/complete for a prompt argument
+// (ref/prompt) or a template variable (ref/resource). An argument without
+// a completer gets no suggestions; an unknown prompt or template is -32602.
+func (s *server) handleComplete(ctx context.Context, req *request) (result, error) {
+	reg := s.registry()
+	if !reg.hasCompleters() {
+		return result{}, newError(codeMethodNotFound, "method not found: completion/complete (no completions offered)")
+	}
+	ref, rerr := objectParam(req.param("ref"), "ref", "type", "name", "uri")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	arg, rerr := objectParam(req.param("argument"), "argument", "name", "value")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	argName, argValue := arg["name"], arg["value"]
+	if argName == "" {
+		return result{}, invalidParams("invalid params: argument.name is required")
+	}
+	var ctxArgs map[string]string
+	if raw := req.param("context"); raw != nil {
+		c, rerr := objectParam(raw, "context", "arguments")
+		if rerr != nil {
+			return result{}, rerr
+		}
+		_ = c
+		members, _ := objectMembers(raw)
+		for _, m := range members {
+			if m.name == "arguments" {
+				if ctxArgs, rerr = stringArguments(m.value); rerr != nil {
+					return result{}, rerr
+				}
+			}
+		}
+	}
+	var complete completer
+	switch ref["type"] {
+	case "ref/prompt":
+		p := reg.prompt(ref["name"])
+		if p == nil {
+			return result{}, invalidParams("unknown prompt: %s", ref["name"])
+		}
+		for _, a := range p.Arguments {
+			if a.Name == argName {
+				complete = a.Complete
+			}
+		}
+	case "ref/resource":
+		var t *resourceTemplate
+		for _, x := range reg.templates {
+			if x.URITemplate == ref["uri"] {
+				t = x
+			}
+		}
+		if t == nil {
+			return result{}, invalidParams("unknown resource template: %s", ref["uri"])
+		}
+		complete = t.Complete[argName]
+	default:
+		return result{}, invalidParams("invalid params: ref.type must be ref/prompt or ref/resource")
+	}
+	values := []string{}
+	if complete != nil {
+		got, err := complete(ctx, argValue, ctxArgs)
+		if err != nil {
+			return result{}, fmt.Errorf("complete %s: %w", argName, err)
+		}
+		values = append(values, got...)
+	}
+	c := completion{Values: values, Total: len(values)}
+	if len(values) > maxCompletions {
+		c.Values, c.HasMore = values[:maxCompletions], true
+	}
+	return result{body: completeResult{Completion: c}}, nil
+}
+
+// objectParam decodes an object param whose members used here are
+// strings (ref, argument). Other members are ignored; a member that
+// imitates a known name by case folding is refused.
+func objectParam(raw []byte, what string, names ...string) (map[string]string, *rpcError) {
+	if raw == nil {
+		return nil, invalidParams("invalid params: %s is required", what)
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, invalidParams("invalid params: %s must be an object", what)
+	}
+	out := map[string]string{}
+	for _, m := range members {
+		if known := foldedName(m.name, names...); known != "" {
+			return nil, newError(codeInvalidRequest, "invalid request: %s member %q is not %q", what, m.name, known)
+		}
+		if !containsString(names, m.name) || jsonKind(m.value) == '{' {
+			continue
+		}
+		v, ok := jsonString(m.value)
+		if !ok {
+			return nil, invalidParams("invalid params: %s.%s must be a string", what, m.name)
+		}
+		out[m.name] = v
+	}
+	return out, nil
+}
+
+// completeResult is CompleteResult without the stamped members.
+type completeResult struct {
+	Completion completion `json:"completion"`
+}
+
+type completion struct {
+	Values  []string `json:"values"`
+	Total   int      `json:"total"`
+	HasMore bool     `json:"hasMore"`
+}

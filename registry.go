@@ -1,0 +1,293 @@
+// The server and its registry of tools, prompts, resources and templates:
+// one immutable snapshot at a time, so a request never sees a half-made
+// change, and list results encoded once per snapshot.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
+
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// implementation names a piece of MCP software (serverInfo).
+type implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// serverVersion is baremcp's own version, reported in serverInfo.
+const serverVersion = "0.1.0"
+
+// server is one MCP server: identity, settings and the live registry.
+// Transports share it; it is safe for concurrent use.
+type server struct {
+	info           implementation
+	serverInfoJSON []byte // info encoded once, stamped on every modern result
+	instructions   string
+	cache          cacheHint // default hints for cacheable results
+	pageSize       int       // list page size; 0 means one page
+	log            *log.Logger
+	refs           refCounter
+
+	mu  sync.Mutex               // guards writes of reg; readers load it without locking
+	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
+}
+
+// config is what run hands newServer.
+type config struct {
+	instructions string
+	cache        cacheHint
+	pageSize     int
+}
+
+// newServer returns a server with an empty registry.
+func newServer(cfg config, logger *log.Logger) *server {
+	s := &server{
+		info:         implementation{Name: "baremcp", Version: serverVersion},
+		instructions: cfg.instructions,
+		cache:        cfg.cache,
+		pageSize:     cfg.pageSize,
+		log:          logger,
+	}
+	s.serverInfoJSON, _ = json.Marshal(s.info)
+	s.reg.Store(&registry{})
+	return s
+}
+
+// registry returns the current snapshot. Callers must not modify it.
+func (s *server) registry() *registry { return s.reg.Load() }
+
+// update applies change to a copy of the registry and publishes the copy.
+func (s *server) update(change func(r *registry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.reg.Load().clone()
+	change(next)
+	s.reg.Store(next)
+}
+
+// registry is one immutable snapshot of what the server offers, in
+// registration order.
+type registry struct {
+	tools     []*tool
+	prompts   []*prompt
+	resources []*resource
+	templates []*resourceTemplate
+
+	listMu sync.Mutex         // guards lists
+	lists  map[listKey][]byte // encoded list pages of this snapshot
+}
+
+// listKey names one encoded page of a list result.
+type listKey struct {
+	kind    string // "tools", "prompts", "resources", "resourceTemplates"
+	version string
+	start   int
+}
+
+// clone copies the snapshot's slices (not the items, which are immutable).
+func (r *registry) clone() *registry {
+	return &registry{
+		tools:     append([]*tool(nil), r.tools...),
+		prompts:   append([]*prompt(nil), r.prompts...),
+		resources: append([]*resource(nil), r.resources...),
+		templates: append([]*resourceTemplate(nil), r.templates...),
+	}
+}
+
+func (r *registry) tool(name string) *tool {
+	for _, t := range r.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (r *registry) prompt(name string) *prompt {
+	for _, p := range r.prompts {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (r *registry) resource(uri string) *resource {
+	for _, res := range r.resources {
+		if res.URI == uri {
+			return res
+		}
+	}
+	return nil
+}
+
+// capabilities encodes ServerCapabilities for what this snapshot serves.
+// [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
+func (r *registry) capabilities(version string) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"logging":{}`)
+	if len(r.tools) > 0 {
+		b.WriteString(`,"tools":{}`)
+	}
+	if len(r.prompts) > 0 {
+		b.WriteString(`,"prompts":{}`)
+	}
+	if len(r.resources) > 0 || len(r.templates) > 0 {
+		b.WriteString(`,"resources":{}`)
+	}
+	if r.hasCompleters() {
+		b.WriteString(`,"completions":{}`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// hasCompleters reports whether any prompt argument or template variable
+// can be completed; the completions capability is advertised only then.
+func (r *registry) hasCompleters() bool {
+	for _, p := range r.prompts {
+		for _, a := range p.Arguments {
+			if a.Complete != nil {
+				return true
+			}
+		}
+	}
+	for _, t := range r.templates {
+		if len(t.Complete) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// page returns the encoded list result for kind, starting at cursor. Pages
+// are encoded once per snapshot, version and start.
+// [§Pagination]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
+func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMessage, *rpcError) {
+	n := r.count(kind)
+	start := 0
+	if cursor != "" {
+		var ok bool
+		if start, ok = decodeCursor(cursor); !ok || start <= 0 || start >= n {
+			return nil, invalidParams("invalid cursor")
+		}
+	}
+	key := listKey{kind: kind, version: version, start: start}
+	r.listMu.Lock()
+	defer r.listMu.Unlock()
+	if b, ok := r.lists[key]; ok {
+		return b, nil
+	}
+	end := n
+	if pageSize > 0 && start+pageSize < n {
+		end = start + pageSize
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{%q:[`, kind)
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(',')
+		}
+		item, err := r.encodeItem(kind, i, version)
+		if err != nil {
+			return nil, &rpcError{Code: codeInternalError, Message: "internal error"}
+		}
+		b.Write(item)
+	}
+	b.WriteByte(']')
+	if end < n {
+		fmt.Fprintf(&b, `,"nextCursor":%q`, encodeCursor(end))
+	}
+	b.WriteByte('}')
+	if r.lists == nil {
+		r.lists = make(map[listKey][]byte)
+	}
+	r.lists[key] = b.Bytes()
+	return b.Bytes(), nil
+}
+
+func (r *registry) count(kind string) int {
+	switch kind {
+	case "tools":
+		return len(r.tools)
+	case "prompts":
+		return len(r.prompts)
+	case "resources":
+		return len(r.resources)
+	default:
+		return len(r.templates)
+	}
+}
+
+// encodeItem encodes the i-th item of kind as the given version shows it.
+func (r *registry) encodeItem(kind string, i int, version string) ([]byte, error) {
+	switch kind {
+	case "tools":
+		return json.Marshal(r.tools[i].wire(version))
+	case "prompts":
+		return json.Marshal(r.prompts[i].wire(version))
+	case "resources":
+		return json.Marshal(r.resources[i].wire(version))
+	default:
+		return json.Marshal(r.templates[i].wire(version))
+	}
+}
+
+// Cursors are opaque to clients; here they are the base64url offset of the
+// next item. A cursor from an older snapshot may point past the end and is
+// then invalid (-32602); the client starts over, as the caching rules say.
+func encodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset)))
+}
+
+func decodeCursor(c string) (int, bool) {
+	if len(c) > 32 {
+		return 0, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(b))
+	return n, err == nil
+}
+
+// cursorParam reads the optional cursor of a list request.
+func (r *request) cursorParam() (string, *rpcError) {
+	raw := r.param("cursor")
+	if raw == nil || jsonKind(raw) == 'n' {
+		return "", nil
+	}
+	c, ok := jsonString(raw)
+	if !ok {
+		return "", invalidParams("invalid cursor")
+	}
+	if c == "" {
+		return "", invalidParams("invalid cursor")
+	}
+	return c, nil
+}
+
+// list answers one of the four list methods.
+func (s *server) list(kind string, req *request) (result, error) {
+	cursor, rerr := req.cursorParam()
+	if rerr != nil {
+		return result{}, rerr
+	}
+	body, rerr := s.registry().page(kind, req.version, cursor, s.pageSize)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	return result{body: body}, nil
+}

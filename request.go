@@ -1,0 +1,295 @@
+// The request a handler sees: its params, its per-request _meta, and the
+// request-scoped notifications it may emit (progress, log messages).
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// request is one client request in flight. The dispatcher fills it; a
+// handler reads it and may emit notifications through it. It is owned by
+// the goroutine serving the request.
+type request struct {
+	id        []byte
+	method    string
+	params    []member // params members other than _meta
+	meta      requestMeta
+	version   string // protocol version this request is served in
+	principal string
+	server    *server
+	send      func(msg []byte)
+
+	// args are the tools/call arguments, decoded and validated.
+	args map[string]any
+
+	// lastProgress keeps progress strictly increasing, as the spec requires.
+	lastProgress float64
+	sentProgress bool
+}
+
+// metaMembers are the _meta keys this server reads.
+var metaMembers = []string{
+	"progressToken",
+	metaProtocolVersion,
+	metaClientInfo,
+	metaClientCapabilities,
+	metaLogLevel,
+}
+
+// Reserved _meta keys.
+// [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// requestMeta is the decoded params._meta of one request.
+type requestMeta struct {
+	present       bool   // params._meta exists
+	version       string // io.modelcontextprotocol/protocolVersion
+	hasVersion    bool
+	capabilities  []byte // raw ClientCapabilities object, nil when absent
+	clientInfo    []byte // raw Implementation object, nil when absent
+	logLevel      logLevel
+	hasLogLevel   bool
+	progressToken []byte // raw string or integer, nil when absent
+}
+
+// parseParams splits params into _meta and the method's own members,
+// refusing a member that imitates a known name by case folding.
+func (r *request) parseParams(params []byte, names []string) *rpcError {
+	if params == nil {
+		return nil
+	}
+	members, err := objectMembers(params)
+	if err != nil {
+		return newError(codeInvalidRequest, "invalid request: params must be an object")
+	}
+	for _, mem := range members {
+		if mem.name == "_meta" {
+			if rerr := r.meta.parse(mem.value); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+		known := foldedName(mem.name, names...)
+		if known == "" {
+			known = foldedName(mem.name, "_meta")
+		}
+		if known != "" {
+			return newError(codeInvalidRequest, "invalid request: params member %q is not %q", mem.name, known)
+		}
+		r.params = append(r.params, mem)
+	}
+	return nil
+}
+
+// parse decodes a params._meta object. Types are checked here; whether the
+// required members are present is the era's decision (discover.go).
+func (m *requestMeta) parse(raw []byte) *rpcError {
+	if jsonKind(raw) != '{' {
+		return invalidParams("invalid params: _meta must be an object")
+	}
+	m.present = true
+	members, _ := objectMembers(raw)
+	for _, mem := range members {
+		switch mem.name {
+		case metaProtocolVersion:
+			v, ok := jsonString(mem.value)
+			if !ok {
+				return invalidParams("invalid params: _meta %s must be a string", metaProtocolVersion)
+			}
+			m.version, m.hasVersion = v, true
+		case metaClientCapabilities:
+			if jsonKind(mem.value) != '{' {
+				return invalidParams("invalid params: _meta %s must be an object", metaClientCapabilities)
+			}
+			m.capabilities = mem.value
+		case metaClientInfo:
+			if jsonKind(mem.value) != '{' {
+				return invalidParams("invalid params: _meta %s must be an object", metaClientInfo)
+			}
+			m.clientInfo = mem.value
+		case metaLogLevel:
+			s, _ := jsonString(mem.value)
+			lvl, ok := parseLogLevel(s)
+			if !ok {
+				return invalidParams("invalid params: unknown log level %s", bytes.TrimSpace(mem.value))
+			}
+			m.logLevel, m.hasLogLevel = lvl, true
+		case "progressToken":
+			if jsonKind(mem.value) != '"' && !isJSONInteger(mem.value) {
+				return invalidParams("invalid params: progressToken must be a string or an integer")
+			}
+			m.progressToken = bytes.TrimSpace(mem.value)
+		default:
+			if known := foldedName(mem.name, metaMembers...); known != "" {
+				return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
+			}
+		}
+	}
+	return nil
+}
+
+// param returns the raw value of the params member name, or nil.
+func (r *request) param(name string) []byte {
+	for _, m := range r.params {
+		if m.name == name {
+			return m.value
+		}
+	}
+	return nil
+}
+
+// stringParam returns a required string member of params.
+func (r *request) stringParam(name string) (string, *rpcError) {
+	raw := r.param(name)
+	if raw == nil {
+		return "", invalidParams("invalid params: %s is required", name)
+	}
+	s, ok := jsonString(raw)
+	if !ok {
+		return "", invalidParams("invalid params: %s must be a string", name)
+	}
+	return s, nil
+}
+
+// logLevel is an RFC 5424 severity, ordered from debug (least severe).
+// [§Log Levels]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#log-levels
+type logLevel int
+
+// The eight levels, in increasing severity.
+const (
+	levelDebug logLevel = iota
+	levelInfo
+	levelNotice
+	levelWarning
+	levelError
+	levelCritical
+	levelAlert
+	levelEmergency
+)
+
+// logLevelNames spells the levels on the wire, indexed by logLevel.
+var logLevelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func (l logLevel) String() string { return logLevelNames[l] }
+
+func parseLogLevel(s string) (logLevel, bool) {
+	for i, n := range logLevelNames {
+		if n == s {
+			return logLevel(i), true
+		}
+	}
+	return 0, false
+}
+
+// Progress reports progress on this request when the client asked for it
+// with a progressToken; otherwise it does nothing. total <= 0 means
+// unknown. A value that does not increase is dropped: the spec requires
+// progress to increase with each notification.
+// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
+func (r *request) Progress(progress, total float64, message string) {
+	if r.meta.progressToken == nil || r.send == nil || math.IsNaN(progress) || math.IsInf(progress, 0) {
+		return
+	}
+	if r.sentProgress && progress <= r.lastProgress {
+		return
+	}
+	r.lastProgress, r.sentProgress = progress, true
+	p := progressParams{Token: json.RawMessage(r.meta.progressToken), Progress: progress, Message: message}
+	if total > 0 && !math.IsInf(total, 0) {
+		p.Total = total
+	}
+	r.send(encodeNotification("notifications/progress", p))
+}
+
+// progressParams is the params of notifications/progress.
+type progressParams struct {
+	Token    json.RawMessage `json:"progressToken"`
+	Progress float64         `json:"progress"`
+	Total    float64         `json:"total,omitempty"`
+	Message  string          `json:"message,omitempty"`
+}
+
+// Log sends a notifications/message at level when the request opted in
+// with a log level at or below it; otherwise it does nothing. data is any
+// JSON-encodable value; keep secrets and internals out of it.
+// [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+func (r *request) Log(level logLevel, data any) {
+	if !r.meta.hasLogLevel || level < r.meta.logLevel || r.send == nil {
+		return
+	}
+	r.send(encodeNotification("notifications/message", logParams{Level: level.String(), Logger: r.server.info.Name, Data: data}))
+}
+
+// logParams is the params of notifications/message.
+type logParams struct {
+	Level  string `json:"level"`
+	Logger string `json:"logger,omitempty"`
+	Data   any    `json:"data"`
+}
+
+// Arg returns the tools/call argument name as decoded from JSON (numbers
+// are json.Number), or nil when absent.
+func (r *request) Arg(name string) any { return r.args[name] }
+
+// String returns the string argument name, or "" when absent.
+func (r *request) String(name string) string {
+	s, _ := r.args[name].(string)
+	return s
+}
+
+// Number returns the numeric argument name, or 0 when absent.
+func (r *request) Number(name string) float64 {
+	n, _ := r.args[name].(json.Number)
+	f, _ := n.Float64()
+	return f
+}
+
+// Int returns the integer argument name, or 0 when absent or not integral.
+func (r *request) Int(name string) int64 {
+	n, _ := r.args[name].(json.Number)
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0
+	}
+	return int64(f)
+}
+
+// Bool returns the boolean argument name, or false when absent.
+func (r *request) Bool(name string) bool {
+	b, _ := r.args[name].(bool)
+	return b
+}
+
+// decodeArguments decodes a tools/call or prompts/get arguments object.
+func decodeArguments(raw []byte) (map[string]any, *rpcError) {
+	if raw == nil || jsonKind(raw) == 'n' {
+		return map[string]any{}, nil
+	}
+	if jsonKind(raw) != '{' {
+		return nil, invalidParams("invalid params: arguments must be an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		return nil, invalidParams("invalid params: arguments: %v", err)
+	}
+	return args, nil
+}

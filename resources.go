@@ -1,0 +1,253 @@
+// Resources and resource templates: registration, resources/list,
+// resources/templates/list and resources/read.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources
+
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// resource is one resource with a fixed URI. It serves Text or Blob as
+// given, or calls Read for contents made at read time.
+type resource struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MimeType    string
+	Size        int64
+	Icons       []icon
+	Annotations *annotations
+
+	Text string // static text contents
+	Blob []byte // static binary contents (sent base64)
+	// Read makes the contents at read time; it wins over Text and Blob.
+	Read resourceReader
+	// Cache overrides the server's default cache hints for reads of this
+	// resource (a resource that changes every read wants TTL 0).
+	Cache *cacheHint
+}
+
+// resourceReader returns the contents of uri. vars holds a template's
+// variables as they appear in the URI; it is nil for a fixed resource.
+type resourceReader func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error)
+
+// resourceTemplate describes a family of resources by an RFC 6570 level-1
+// URI template, such as demo://items/{id}.
+type resourceTemplate struct {
+	URITemplate string
+	Name        string
+	Title       string
+	Description string
+	MimeType    string
+	Icons       []icon
+	Annotations *annotations
+
+	Read  resourceReader
+	Cache *cacheHint
+	// Complete offers completions for the template's variables, by name.
+	Complete map[string]completer
+
+	compiled *uriTemplate
+}
+
+// resourceContents is one item of a resources/read result, text or blob.
+type resourceContents struct {
+	URI      string
+	MimeType string
+	Text     string
+	Blob     []byte // when non-nil the contents are binary
+}
+
+// MarshalJSON writes TextResourceContents or BlobResourceContents.
+func (c resourceContents) MarshalJSON() ([]byte, error) {
+	if c.Blob != nil {
+		return json.Marshal(struct {
+			URI      string `json:"uri"`
+			MimeType string `json:"mimeType,omitempty"`
+			Blob     string `json:"blob"`
+		}{c.URI, c.MimeType, base64.StdEncoding.EncodeToString(c.Blob)})
+	}
+	return json.Marshal(struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType,omitempty"`
+		Text     string `json:"text"`
+	}{c.URI, c.MimeType, c.Text})
+}
+
+// addResource registers r. It panics on an empty or duplicate URI or name.
+func (s *server) addResource(r resource) {
+	if r.URI == "" || r.Name == "" {
+		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
+	}
+	s.update(func(reg *registry) {
+		if reg.resource(r.URI) != nil {
+			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
+		}
+		reg.resources = append(reg.resources, &r)
+	})
+}
+
+// removeResource unregisters the resource uri; it reports whether it existed.
+func (s *server) removeResource(uri string) bool {
+	found := false
+	s.update(func(reg *registry) {
+		for i, r := range reg.resources {
+			if r.URI == uri {
+				reg.resources = append(reg.resources[:i], reg.resources[i+1:]...)
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}
+
+// addTemplate registers t. It panics on a template that does not compile,
+// a duplicate template, or a missing Read.
+func (s *server) addTemplate(t resourceTemplate) {
+	if t.Name == "" || t.Read == nil {
+		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
+	}
+	compiled, err := compileTemplate(t.URITemplate)
+	if err != nil {
+		panic("addTemplate: " + err.Error())
+	}
+	t.compiled = compiled
+	for name := range t.Complete {
+		if !containsString(compiled.vars, name) {
+			panic(fmt.Sprintf("addTemplate %s: completer for unknown variable %q", t.URITemplate, name))
+		}
+	}
+	s.update(func(reg *registry) {
+		for _, other := range reg.templates {
+			if other.URITemplate == t.URITemplate {
+				panic(fmt.Sprintf("addTemplate: duplicate template %q", t.URITemplate))
+			}
+		}
+		reg.templates = append(reg.templates, &t)
+	})
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceWire is a Resource as resources/list shows it.
+type resourceWire struct {
+	URI         string       `json:"uri"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MimeType    string       `json:"mimeType,omitempty"`
+	Size        int64        `json:"size,omitempty"`
+	Icons       []icon       `json:"icons,omitempty"`
+	Annotations *annotations `json:"annotations,omitempty"`
+}
+
+func (r *resource) wire(version string) resourceWire {
+	return resourceWire{r.URI, r.Name, r.Title, r.Description, r.MimeType, r.Size, r.Icons, r.Annotations}
+}
+
+// templateWire is a ResourceTemplate as resources/templates/list shows it.
+type templateWire struct {
+	URITemplate string       `json:"uriTemplate"`
+	Name        string       `json:"name"`
+	Title       string       `json:"title,omitempty"`
+	Description string       `json:"description,omitempty"`
+	MimeType    string       `json:"mimeType,omitempty"`
+	Icons       []icon       `json:"icons,omitempty"`
+	Annotations *annotations `json:"annotations,omitempty"`
+}
+
+func (t *resourceTemplate) wire(version string) templateWire {
+	return templateWire{t.URITemplate, t.Name, t.Title, t.Description, t.MimeType, t.Icons, t.Annotations}
+}
+
+// handleResourcesList answers resources/list in registration order.
+func (s *server) handleResourcesList(ctx context.Context, req *request) (result, error) {
+	return s.list("resources", req)
+}
+
+// handleTemplatesList answers resources/templates/list.
+func (s *server) handleTemplatesList(ctx context.Context, req *request) (result, error) {
+	return s.list("resourceTemplates", req)
+}
+
+// maxURILength bounds a URI the server will look up or match.
+const maxURILength = 8 << 10
+
+// handleResourcesRead reads a resource: an exact URI wins over templates,
+// which are tried in registration order. An unknown URI is -32602 with the
+// URI in data, never an empty contents array.
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
+func (s *server) handleResourcesRead(ctx context.Context, req *request) (result, error) {
+	uri, rerr := req.stringParam("uri")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	if len(uri) > maxURILength {
+		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
+	}
+	reg := s.registry()
+	var (
+		contents []resourceContents
+		cache    *cacheHint
+		err      error
+		found    bool
+	)
+	if r := reg.resource(uri); r != nil {
+		found, cache = true, r.Cache
+		switch {
+		case r.Read != nil:
+			contents, err = r.Read(ctx, req, uri, nil)
+		case r.Blob != nil:
+			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}
+		default:
+			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}
+		}
+	} else {
+		for _, t := range reg.templates {
+			if vars, ok := t.compiled.match(uri); ok {
+				found, cache = true, t.Cache
+				contents, err = t.Read(ctx, req, uri, vars)
+				break
+			}
+		}
+	}
+	if !found {
+		return result{}, s.resourceNotFound(req, uri)
+	}
+	if err != nil {
+		var rerr *rpcError
+		if errors.As(err, &rerr) {
+			return result{}, rerr
+		}
+		return result{}, fmt.Errorf("read %s: %w", uri, err)
+	}
+	if len(contents) == 0 {
+		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
+	}
+	return result{body: readResult{Contents: contents}, cache: cache}, nil
+}
+
+// resourceNotFound is the error for an unknown URI in req's era.
+func (s *server) resourceNotFound(req *request, uri string) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: "resource not found", Data: map[string]string{"uri": uri}}
+}
+
+// readResult is ReadResourceResult without the stamped members.
+type readResult struct {
+	Contents []resourceContents `json:"contents"`
+}

@@ -1,0 +1,393 @@
+// JSON-RPC 2.0 as MCP uses it: the message envelope, the error object, and
+// the dispatch table.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
+// (Messages, Error Codes) and https://www.jsonrpc.org/specification.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// JSON-RPC 2.0 error codes, and the ones MCP allocates in -32020..-32099.
+// [§Error Codes]: https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
+const (
+	codeParseError         = -32700
+	codeInvalidRequest     = -32600
+	codeMethodNotFound     = -32601
+	codeInvalidParams      = -32602
+	codeInternalError      = -32603
+	codeHeaderMismatch     = -32020
+	codeMissingCapability  = -32021
+	codeUnsupportedVersion = -32022
+	// codeResourceNotFound is the legacy (2025-11-25 and earlier) code for
+	// an unknown resource URI; 2026-07-28 forbids it and uses -32602.
+	codeResourceNotFound = -32002
+)
+
+// rpcError is the one error type whose text reaches the peer. Anything else
+// a handler returns is logged and answered as -32603 "internal error".
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+
+// Is reports whether target is an *rpcError with the same code, so that
+// errors.Is(err, errInvalidParams) matches any -32602.
+func (e *rpcError) Is(target error) bool {
+	t, ok := target.(*rpcError)
+	return ok && t.Code == e.Code
+}
+
+// The five JSON-RPC codes as sentinels for errors.Is.
+var (
+	errParse          = &rpcError{Code: codeParseError, Message: "parse error"}
+	errInvalidRequest = &rpcError{Code: codeInvalidRequest, Message: "invalid request"}
+	errMethodNotFound = &rpcError{Code: codeMethodNotFound, Message: "method not found"}
+	errInvalidParams  = &rpcError{Code: codeInvalidParams, Message: "invalid params"}
+	errInternal       = &rpcError{Code: codeInternalError, Message: "internal error"}
+)
+
+// newError builds a peer-facing error. The message is formatted like every
+// error here: lowercase, no trailing punctuation.
+func newError(code int, format string, args ...any) *rpcError {
+	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalidParams is the -32602 most handlers return.
+func invalidParams(format string, args ...any) *rpcError {
+	return newError(codeInvalidParams, format, args...)
+}
+
+// message is one JSON-RPC message from the peer, decoded once. params,
+// result and errorValue stay raw until the handler that owns them reads them.
+type message struct {
+	id         []byte // raw JSON id (string or integer), nil when absent
+	method     string
+	hasMethod  bool
+	params     []byte // raw JSON object, nil when absent
+	result     []byte // set on a response from the peer (legacy-era replies)
+	errorValue []byte // set on an error response from the peer
+}
+
+// isNotification reports whether m is a request without id.
+func (m *message) isNotification() bool { return m.hasMethod && m.id == nil }
+
+// isResponse reports whether m answers a request the server sent.
+func (m *message) isResponse() bool {
+	return !m.hasMethod && (m.result != nil || m.errorValue != nil)
+}
+
+// envelopeMembers are the only members a JSON-RPC message may use.
+var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// parseMessage decodes one peer message. On failure it still returns the id
+// when it could be read, so the error response can carry it.
+// [§Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic#requests
+func parseMessage(data []byte) (message, *rpcError) {
+	var m message
+	if err := checkJSON(data); err != nil {
+		var shape *jsonShapeError
+		if errors.As(err, &shape) {
+			return m, newError(codeInvalidRequest, "invalid request: %s", shape.msg)
+		}
+		return m, errParse
+	}
+	switch jsonKind(data) {
+	case '{':
+	case '[':
+		// Batches were removed in 2025-06-18: reject, never process.
+		return m, newError(codeInvalidRequest, "invalid request: batches are not supported")
+	default:
+		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
+	}
+	members, err := objectMembers(data)
+	if err != nil {
+		return m, errParse
+	}
+	var version []byte
+	var idErr *rpcError
+	for _, mem := range members {
+		switch mem.name {
+		case "jsonrpc":
+			version = mem.value
+		case "id":
+			if jsonKind(mem.value) == '"' || isJSONInteger(mem.value) {
+				m.id = bytes.TrimSpace(mem.value)
+			} else {
+				idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
+			}
+		case "method":
+			s, ok := jsonString(mem.value)
+			if !ok {
+				return m, newError(codeInvalidRequest, "invalid request: method must be a string")
+			}
+			m.method, m.hasMethod = s, true
+		case "params":
+			m.params = mem.value
+		case "result":
+			m.result = mem.value
+		case "error":
+			m.errorValue = mem.value
+		default:
+			if known := foldedName(mem.name, envelopeMembers...); known != "" {
+				return m, newError(codeInvalidRequest, "invalid request: member %q is not %q", mem.name, known)
+			}
+		}
+	}
+	if idErr != nil {
+		return m, idErr
+	}
+	if v, ok := jsonString(version); !ok || v != "2.0" {
+		return m, newError(codeInvalidRequest, `invalid request: jsonrpc must be "2.0"`)
+	}
+	if m.params != nil && jsonKind(m.params) != '{' {
+		return m, newError(codeInvalidRequest, "invalid request: params must be an object")
+	}
+	if !m.hasMethod && !(m.id != nil && (m.result != nil || m.errorValue != nil)) {
+		return m, newError(codeInvalidRequest, "invalid request: method is missing")
+	}
+	return m, nil
+}
+
+// method describes one entry of the JSON-RPC surface.
+type method struct {
+	handle func(s *server, ctx context.Context, req *request) (result, error)
+	// params names the method's own params members (besides _meta); a
+	// member that imitates one of them by case folding is refused.
+	params []string
+	// notification marks client notifications: never answered.
+	notification bool
+	// cacheable methods carry ttlMs/cacheScope on complete results.
+	// [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
+	cacheable bool
+}
+
+// methods is the entire modern JSON-RPC surface, one line per method.
+var methods = map[string]method{
+	"server/discover":          {handle: (*server).handleDiscover, cacheable: true},
+	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
+	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true},
+	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"notifications/cancelled":  {notification: true, params: []string{"requestId", "reason"}},
+}
+
+// result is what a method handler returns: the method's own result members,
+// and what the dispatcher stamps around them.
+type result struct {
+	// body is a JSON object of the method-specific members. It must not
+	// carry resultType, ttlMs, cacheScope or _meta: the dispatcher owns
+	// those. A json.RawMessage is written as is.
+	body any
+	// cache overrides the server's default hints on a cacheable method.
+	cache *cacheHint
+	// meta holds extra _meta members as raw `"key":value` pairs.
+	meta []byte
+	// inputRequired marks an InputRequiredResult (no cache hints).
+	inputRequired bool
+}
+
+// exchange is what a transport knows about one request it hands to the
+// dispatcher.
+type exchange struct {
+	// send writes a notification on the request's own stream. The
+	// transport drops it when the request was cancelled.
+	send func(msg []byte)
+	// principal is the authenticated identity (HTTP bearer); "" otherwise.
+	principal string
+}
+
+// dispatch serves one request or notification and returns the encoded
+// response line, or nil when nothing must be written (notifications). It
+// recovers a panicking handler and answers -32603 so the server keeps
+// serving.
+func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply []byte) {
+	m, known := methods[msg.method]
+	if msg.isNotification() {
+		// Notifications are never answered, whatever their content.
+		if known && m.notification && m.handle != nil {
+			req := &request{method: msg.method, params: nil}
+			_, _ = m.handle(s, ctx, req)
+		}
+		return nil
+	}
+	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal}
+	defer func() {
+		if p := recover(); p != nil {
+			ref := s.nextRef()
+			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, msg.method, p, debug.Stack())
+			reply = encodeError(msg.id, errInternal)
+		}
+	}()
+	if !known || m.notification {
+		if known {
+			return encodeError(msg.id, newError(codeInvalidRequest, "invalid request: %s is a notification", msg.method))
+		}
+		return encodeError(msg.id, newError(codeMethodNotFound, "method not found: %s", msg.method))
+	}
+	if rerr := req.parseParams(msg.params, m.params); rerr != nil {
+		return encodeError(msg.id, rerr)
+	}
+	if rerr := s.admit(req); rerr != nil {
+		return encodeError(msg.id, rerr)
+	}
+	res, err := m.handle(s, ctx, req)
+	if err != nil {
+		return encodeError(msg.id, s.peerError(msg.method, err))
+	}
+	if m.cacheable && !res.inputRequired && res.cache == nil {
+		res.cache = &s.cache
+	}
+	if !m.cacheable || res.inputRequired {
+		res.cache = nil
+	}
+	out, err := s.encodeResult(msg.id, res, req.version)
+	if err != nil {
+		return encodeError(msg.id, s.peerError(msg.method, err))
+	}
+	return out
+}
+
+// peerError maps err to what the peer may see: an *rpcError as is,
+// anything else as -32603 with the details logged under a reference.
+func (s *server) peerError(method string, err error) *rpcError {
+	var rerr *rpcError
+	if errors.As(err, &rerr) {
+		return rerr
+	}
+	ref := s.nextRef()
+	s.log.Printf("ref=%d %s: %v", ref, method, err)
+	return &rpcError{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": ref}}
+}
+
+// nextRef returns a correlation number for a log line the peer may quote.
+func (s *server) nextRef() int64 { return s.refs.Add(1) }
+
+// bufPool recycles the buffers responses are encoded into.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeResult writes the response for res: the body's members, then the
+// protocol members this era stamps on every result.
+// [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
+func (s *server) encodeResult(id []byte, res result, version string) ([]byte, error) {
+	var body []byte
+	switch b := res.body.(type) {
+	case json.RawMessage:
+		body = b
+	case nil:
+		body = []byte("{}")
+	default:
+		var err error
+		if body, err = json.Marshal(b); err != nil {
+			return nil, fmt.Errorf("encode result: %w", err)
+		}
+	}
+	inner := bytes.TrimSpace(body)
+	if len(inner) < 2 || inner[0] != '{' {
+		return nil, fmt.Errorf("encode result: body is not an object")
+	}
+	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(id)
+	buf.WriteString(`,"result":{`)
+	sep := false
+	field := func() {
+		if sep {
+			buf.WriteByte(',')
+		}
+		sep = true
+	}
+	modern := isModern(version)
+	if modern {
+		field()
+		if res.inputRequired {
+			buf.WriteString(`"resultType":"input_required"`)
+		} else {
+			buf.WriteString(`"resultType":"complete"`)
+		}
+	}
+	if len(inner) > 0 {
+		field()
+		buf.Write(inner)
+	}
+	if modern && res.cache != nil {
+		field()
+		buf.WriteString(`"ttlMs":`)
+		buf.WriteString(strconv.FormatInt(res.cache.TTL.Milliseconds(), 10))
+		buf.WriteString(`,"cacheScope":`)
+		buf.WriteString(strconv.Quote(res.cache.Scope))
+	}
+	if modern || len(res.meta) > 0 {
+		field()
+		buf.WriteString(`"_meta":{`)
+		if modern {
+			buf.WriteString(`"io.modelcontextprotocol/serverInfo":`)
+			buf.Write(s.serverInfoJSON)
+			if len(res.meta) > 0 {
+				buf.WriteByte(',')
+			}
+		}
+		buf.Write(res.meta)
+		buf.WriteByte('}')
+	}
+	buf.WriteString("}}\n")
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// encodeError writes an error response. id may be nil (unreadable id).
+func encodeError(id []byte, e *rpcError) []byte {
+	if id == nil {
+		id = []byte("null")
+	}
+	body, err := json.Marshal(e)
+	if err != nil {
+		body = []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	out := make([]byte, 0, len(body)+len(id)+40)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"error":`...)
+	out = append(out, body...)
+	out = append(out, "}\n"...)
+	return out
+}
+
+// encodeNotification writes a server notification line.
+func encodeNotification(method string, params any) []byte {
+	body, err := json.Marshal(params)
+	if err != nil {
+		// Params are built by this package from JSON-safe values.
+		panic(fmt.Sprintf("encodeNotification %s: %v", method, err))
+	}
+	out := make([]byte, 0, len(body)+len(method)+48)
+	out = append(out, `{"jsonrpc":"2.0","method":`...)
+	out = strconv.AppendQuote(out, method)
+	out = append(out, `,"params":`...)
+	out = append(out, body...)
+	out = append(out, "}\n"...)
+	return out
+}
+
+// refCounter hands out log correlation numbers.
+type refCounter = atomic.Int64

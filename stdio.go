@@ -1,0 +1,252 @@
+// The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// maxLineBytes bounds one stdio message. 4 MiB holds any realistic tool
+// call (a large file as an argument) while keeping a hostile peer from
+// making the server buffer without limit.
+const maxLineBytes = 4 << 20
+
+// maxInFlight bounds the requests one stdio connection runs at once. When
+// it is reached the reader stops reading (backpressure through the pipe)
+// instead of starting more goroutines.
+const maxInFlight = 256
+
+// stdioConn is one stdio connection: a reader (the serve loop), one
+// goroutine per request in flight, and one writer lock.
+type stdioConn struct {
+	s   *server
+	out io.Writer
+
+	writeMu sync.Mutex // guards out: one message per Write, never interleaved
+
+	mu       sync.Mutex            // guards inFlight
+	inFlight map[string]*stdioCall // by request id key
+	slots    chan struct{}         // maxInFlight tokens
+	wg       sync.WaitGroup        // requests in flight
+}
+
+// stdioCall is one request in flight on stdio.
+type stdioCall struct {
+	cancel    context.CancelFunc
+	mu        sync.Mutex // guards cancelled
+	cancelled bool
+}
+
+// serveStdio serves in until EOF (or ctx ends), then waits for every
+// request already read and writes its response before returning: a client
+// that closes stdin after its last request still gets every answer.
+func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	c := &stdioConn{s: s, out: out, inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, maxInFlight)}
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		readErr <- readLines(in, lines, done)
+		close(lines)
+	}()
+	var err error
+loop:
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				break loop
+			}
+			c.handleLine(ctx, line)
+		case <-ctx.Done():
+			// A reader blocked in Read cannot be interrupted portably; a
+			// deadline unblocks it where the input supports one (pipes,
+			// files), and process exit ends it otherwise.
+			if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
+				_ = d.SetReadDeadline(time.Now())
+			}
+			break loop
+		}
+	}
+	c.wg.Wait()
+	select {
+	case err = <-readErr:
+	default:
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// readLines sends each non-blank line of in (without its CR LF) to lines
+// until in ends or done is closed. A line over maxLineBytes is discarded
+// and sent as nil, so that it gets an error answer and the next line is
+// still served.
+func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var long []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !tooLong {
+				long = append(long, chunk...)
+				if len(long) > maxLineBytes {
+					long, tooLong = nil, true
+				}
+			}
+			continue
+		}
+		var line []byte
+		send := false
+		if tooLong {
+			line, send, tooLong = nil, true, false
+		} else {
+			line = chunk
+			if long != nil {
+				line, long = append(long, chunk...), nil
+			}
+			line = bytes.TrimRight(line, "\r\n")
+			switch {
+			case len(line) > maxLineBytes:
+				line, send = nil, true
+			case len(bytes.TrimSpace(line)) > 0:
+				line, send = bytes.Clone(line), true
+			}
+		}
+		if send {
+			select {
+			case lines <- line:
+			case <-done:
+				return context.Canceled
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// handleLine serves one line: requests run on their own goroutine so a slow
+// handler never blocks a fast one; cancellation is handled here, in order.
+func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
+	if line == nil {
+		c.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)))
+		return
+	}
+	msg, rerr := parseMessage(line)
+	if rerr != nil {
+		if !msg.isNotification() || msg.id != nil {
+			c.write(encodeError(msg.id, rerr))
+		}
+		return
+	}
+	switch {
+	case msg.isResponse():
+		c.s.log.Printf("stdio: ignoring a response from the client (id %s)", msg.id)
+		return
+	case msg.isNotification():
+		if msg.method == "notifications/cancelled" {
+			c.cancel(msg.params)
+			return
+		}
+		c.s.dispatch(ctx, &msg, exchange{})
+		return
+	}
+	key := idKey(msg.id)
+	c.mu.Lock()
+	if _, dup := c.inFlight[key]; dup {
+		c.mu.Unlock()
+		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
+		return
+	}
+	reqCtx, cancel := context.WithCancel(ctx)
+	call := &stdioCall{cancel: cancel}
+	c.inFlight[key] = call
+	c.mu.Unlock()
+
+	c.slots <- struct{}{}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() { <-c.slots }()
+		defer cancel()
+		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
+		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send})
+		c.mu.Lock()
+		delete(c.inFlight, key)
+		c.mu.Unlock()
+		if reply != nil {
+			c.writeUnlessCancelled(call, reply)
+		}
+	}()
+}
+
+// cancel handles notifications/cancelled: the request's context is
+// cancelled and nothing more is written for it. Unknown ids and malformed
+// notifications are ignored, as the spec asks.
+// [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
+func (c *stdioConn) cancel(params []byte) {
+	if params == nil {
+		return
+	}
+	members, err := objectMembers(params)
+	if err != nil {
+		return
+	}
+	for _, m := range members {
+		if m.name != "requestId" || (jsonKind(m.value) != '"' && !isJSONInteger(m.value)) {
+			continue
+		}
+		c.mu.Lock()
+		call := c.inFlight[idKey(bytes.TrimSpace(m.value))]
+		c.mu.Unlock()
+		if call != nil {
+			call.mu.Lock()
+			call.cancelled = true
+			call.mu.Unlock()
+			call.cancel()
+		}
+	}
+}
+
+// writeUnlessCancelled writes b unless the call was cancelled. The check
+// and the write happen under the call's lock, so nothing is written for a
+// request after its cancellation was handled.
+func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
+	call.mu.Lock()
+	defer call.mu.Unlock()
+	if call.cancelled {
+		return
+	}
+	c.write(b)
+}
+
+// write sends one complete message line.
+func (c *stdioConn) write(b []byte) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := c.out.Write(b); err != nil {
+		c.s.log.Printf("stdio: write: %v", err)
+	}
+}
+
+// idKey normalises a raw request id so that 7 and "7" stay distinct and an
+// escaped string id matches its plain spelling.
+func idKey(raw []byte) string {
+	if s, ok := jsonString(raw); ok {
+		return "s" + s
+	}
+	return "n" + string(raw)
+}

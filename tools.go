@@ -1,0 +1,320 @@
+// Tools: registration, tools/list, tools/call, and the content a tool
+// returns.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools
+
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// tool is one callable tool. Fill in the fields, then s.addTool(t).
+//
+// InputSchema is a JSON Schema object (2020-12 unless $schema says
+// draft-07). Arguments are validated against it before Call runs, so Call
+// can trust them. A schema using keywords the validator cannot enforce
+// (anyOf, $ref, ...) is refused at registration unless HandlerValidates is
+// set, which says Call checks its own arguments.
+type tool struct {
+	Name             string
+	Title            string
+	Description      string
+	InputSchema      string
+	OutputSchema     string
+	Annotations      *toolAnnotations
+	Icons            []icon
+	HandlerValidates bool
+
+	// Call runs the tool. A returned error is reported in-band
+	// (isError: true) with its text, so the model can correct itself;
+	// return an *rpcError only for a protocol failure.
+	Call func(ctx context.Context, req *request) (*toolResult, error)
+
+	input  *schema // compiled InputSchema
+	output *schema // compiled OutputSchema, nil when none
+}
+
+// toolAnnotations are untrusted hints about a tool's behaviour.
+type toolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// icon is a visual identifier for a tool, prompt, resource or server.
+type icon struct {
+	Src      string   `json:"src"`
+	MimeType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// toolNamePattern is the character set and length the spec recommends.
+// [§Tool Names]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-names
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// addTool registers t after the tools already registered. It panics on a
+// programming error the first run reveals: a bad or duplicate name, no
+// Call, a schema that does not compile or cannot be enforced.
+func (s *server) addTool(t tool) {
+	if !toolNamePattern.MatchString(t.Name) {
+		panic(fmt.Sprintf("addTool: invalid tool name %q", t.Name))
+	}
+	if t.Call == nil {
+		panic(fmt.Sprintf("addTool %s: Call is nil", t.Name))
+	}
+	if t.InputSchema == "" {
+		t.InputSchema = `{"type":"object"}`
+	}
+	var err error
+	if t.input, err = compileToolSchema(t.InputSchema, t.HandlerValidates); err != nil {
+		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
+	}
+	if t.OutputSchema != "" {
+		if t.output, err = compileToolSchema(t.OutputSchema, t.HandlerValidates); err != nil {
+			panic(fmt.Sprintf("addTool %s: outputSchema: %v", t.Name, err))
+		}
+	}
+	s.update(func(r *registry) {
+		if r.tool(t.Name) != nil {
+			panic(fmt.Sprintf("addTool: duplicate tool %q", t.Name))
+		}
+		r.tools = append(r.tools, &t)
+	})
+}
+
+// compileToolSchema compiles a tool schema. With handlerValidates, a schema
+// the validator cannot enforce is still accepted as long as it is a JSON
+// object; arguments are then passed through unchecked.
+func compileToolSchema(text string, handlerValidates bool) (*schema, error) {
+	sc, err := compileSchema([]byte(text))
+	if err == nil {
+		return sc, nil
+	}
+	if handlerValidates && json.Valid([]byte(text)) && jsonKind([]byte(text)) == '{' {
+		return nil, nil
+	}
+	return nil, err
+}
+
+// removeTool unregisters the tool name; it reports whether it existed.
+func (s *server) removeTool(name string) bool {
+	found := false
+	s.update(func(r *registry) {
+		for i, t := range r.tools {
+			if t.Name == name {
+				r.tools = append(r.tools[:i], r.tools[i+1:]...)
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}
+
+// toolWire is a Tool as tools/list shows it.
+type toolWire struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *toolAnnotations `json:"annotations,omitempty"`
+	Icons        []icon           `json:"icons,omitempty"`
+}
+
+// wire returns t as the given protocol version shows it.
+func (t *tool) wire(version string) toolWire {
+	w := toolWire{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: json.RawMessage(t.InputSchema),
+		Annotations: t.Annotations,
+		Icons:       t.Icons,
+	}
+	if t.OutputSchema != "" {
+		w.OutputSchema = json.RawMessage(t.OutputSchema)
+	}
+	return w
+}
+
+// handleToolsList answers tools/list in registration order.
+func (s *server) handleToolsList(ctx context.Context, req *request) (result, error) {
+	return s.list("tools", req)
+}
+
+// handleToolsCall validates the arguments against the tool's schema and
+// runs it. Unknown tool and malformed params are protocol errors; invalid
+// arguments and the tool's own failures are in-band tool errors.
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
+func (s *server) handleToolsCall(ctx context.Context, req *request) (result, error) {
+	name, rerr := req.stringParam("name")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	t := s.registry().tool(name)
+	if t == nil {
+		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
+	}
+	args, rerr := decodeArguments(req.param("arguments"))
+	if rerr != nil {
+		return result{}, rerr
+	}
+	if t.input != nil {
+		if err := t.input.validate(args); err != nil {
+			return result{body: errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).wire(req.version)}, nil
+		}
+	}
+	req.args = args
+	res, err := t.Call(ctx, req)
+	if err != nil {
+		var rerr *rpcError
+		if errors.As(err, &rerr) {
+			return result{}, rerr
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return result{}, ctxErr
+		}
+		return result{body: errorResult(err.Error()).wire(req.version)}, nil
+	}
+	if res == nil {
+		return result{}, fmt.Errorf("tool %s returned no result", name)
+	}
+	return result{body: res.wire(req.version)}, nil
+}
+
+// toolResult is what a tool returns: content blocks for the model, and
+// optionally structured content matching the tool's outputSchema.
+type toolResult struct {
+	Content           []content
+	StructuredContent any
+	IsError           bool
+}
+
+// toolResultWire is CallToolResult without the stamped members.
+type toolResultWire struct {
+	Content           []content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+func (r *toolResult) wire(version string) toolResultWire {
+	c := r.Content
+	if c == nil {
+		c = []content{}
+	}
+	return toolResultWire{Content: c, StructuredContent: r.StructuredContent, IsError: r.IsError}
+}
+
+// textResult is a result with one text block.
+func textResult(text string) *toolResult {
+	return &toolResult{Content: []content{textContent(text)}}
+}
+
+// errorResult is an in-band tool error with one text block.
+func errorResult(text string) *toolResult {
+	return &toolResult{Content: []content{textContent(text)}, IsError: true}
+}
+
+// structuredResult returns v as structuredContent and, for clients that
+// read only content, as its JSON text.
+// [§Structured Content]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#structured-content
+func structuredResult(v any) (*toolResult, error) {
+	text, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("structured result: %w", err)
+	}
+	return &toolResult{Content: []content{textContent(string(text))}, StructuredContent: v}, nil
+}
+
+// content is one content block: text, image, audio, resource_link or an
+// embedded resource. Build it with the constructors below.
+// [§Tool Result]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result
+type content struct {
+	Type        string
+	Text        string            // text
+	Data        []byte            // image, audio (sent base64)
+	MimeType    string            // image, audio, resource_link
+	Link        *resourceLink     // resource_link
+	Resource    *resourceContents // resource
+	Annotations *annotations
+}
+
+// resourceLink is the body of a resource_link block.
+type resourceLink struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+	Size        int64  `json:"size,omitempty"`
+}
+
+// annotations are display hints on resources and content blocks.
+type annotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	LastModified string   `json:"lastModified,omitempty"`
+}
+
+func textContent(text string) content { return content{Type: "text", Text: text} }
+
+func imageContent(data []byte, mimeType string) content {
+	return content{Type: "image", Data: data, MimeType: mimeType}
+}
+
+func audioContent(data []byte, mimeType string) content {
+	return content{Type: "audio", Data: data, MimeType: mimeType}
+}
+
+func linkContent(l resourceLink) content { return content{Type: "resource_link", Link: &l} }
+
+func embeddedContent(r resourceContents) content { return content{Type: "resource", Resource: &r} }
+
+// MarshalJSON writes the block in the shape its type requires; an empty
+// text is still written, as TextContent requires it.
+func (c content) MarshalJSON() ([]byte, error) {
+	switch c.Type {
+	case "text":
+		return json.Marshal(struct {
+			Type        string       `json:"type"`
+			Text        string       `json:"text"`
+			Annotations *annotations `json:"annotations,omitempty"`
+		}{c.Type, c.Text, c.Annotations})
+	case "image", "audio":
+		return json.Marshal(struct {
+			Type        string       `json:"type"`
+			Data        string       `json:"data"`
+			MimeType    string       `json:"mimeType"`
+			Annotations *annotations `json:"annotations,omitempty"`
+		}{c.Type, base64.StdEncoding.EncodeToString(c.Data), c.MimeType, c.Annotations})
+	case "resource_link":
+		if c.Link == nil {
+			return nil, errors.New("resource_link content without Link")
+		}
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			*resourceLink
+			Annotations *annotations `json:"annotations,omitempty"`
+		}{c.Type, c.Link, c.Annotations})
+	case "resource":
+		if c.Resource == nil {
+			return nil, errors.New("resource content without Resource")
+		}
+		return json.Marshal(struct {
+			Type        string            `json:"type"`
+			Resource    *resourceContents `json:"resource"`
+			Annotations *annotations      `json:"annotations,omitempty"`
+		}{c.Type, c.Resource, c.Annotations})
+	}
+	return nil, fmt.Errorf("unknown content type %q", c.Type)
+}
