@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# run.sh - interop test of baremcp against the official TypeScript MCP clients
+# (@modelcontextprotocol/client 2.x and @modelcontextprotocol/sdk 1.x, pinned in
+# package.json): every scenario in interop.mjs, for each client configuration
+# (v2 pinned 2026-07-28, v2 auto, v2 default/legacy at 2025-11-25, 2025-06-18,
+# 2024-11-05, v1 at 2025-11-25) x transport (stdio, Streamable HTTP on a free
+# loopback port).
+#
+# usage: run.sh ['SERVER COMMAND'] [interop.mjs options...]
+#   SERVER COMMAND  how to start the server on stdio, e.g. './baremcp' or
+#                   'go run /work/main' (one argument; quote it). HTTP runs append
+#                   '-http 127.0.0.1:{port}' (change with --http-args). Default:
+#                   build the Go binary from the repository root (two levels up)
+#                   with `go build -o` into a temp dir and run that.
+#   options         passed to interop.mjs: --transport stdio|http|all,
+#                   --client v1|v2|all, --config REGEX, --only REGEX,
+#                   --timeout-ms N, --trace FILE, --http-args ARGS, --path P
+# Output: one `PASS name` / `FAIL name: reason` line per scenario, then exactly
+# `N passed, M failed`. Exit 0 when all passed, 1 on failures, 2 bad usage,
+# 3 setup (npm/go build) failure.
+
+set -u -o pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+
+SERVER=""
+if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
+  SERVER="$1"
+  shift
+fi
+
+# ---------------------------------------------------------------- install --
+installed() {
+  [ -f "$HERE/node_modules/@modelcontextprotocol/client/package.json" ] &&
+    [ -f "$HERE/node_modules/@modelcontextprotocol/sdk/package.json" ] &&
+    node -e '
+      const fs = require("fs");
+      const want = require(process.argv[1] + "/package.json").dependencies;
+      for (const [name, v] of Object.entries(want)) {
+        const got = JSON.parse(fs.readFileSync(process.argv[1] + "/node_modules/" + name + "/package.json")).version;
+        if (got !== v) process.exit(1);
+      }' "$HERE" 2>/dev/null
+}
+
+if ! command -v node >/dev/null 2>&1; then
+  echo "run.sh: node is not installed (need Node.js >= 20)" >&2
+  exit 3
+fi
+if ! installed; then
+  echo "run.sh: installing the pinned clients (npm ci) in $HERE" >&2
+  if ! (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
+    echo "run.sh: npm ci failed" >&2
+    exit 3
+  fi
+fi
+
+# ------------------------------------------------------------------ build --
+TMP=""
+cleanup() { [ -n "$TMP" ] && rm -rf "$TMP"; }
+trap cleanup EXIT
+
+if [ -z "$SERVER" ]; then
+  if ! command -v go >/dev/null 2>&1; then
+    echo "run.sh: go is not installed; pass a server command instead" >&2
+    exit 3
+  fi
+  TMP="$(mktemp -d "${TMPDIR:-/tmp}/baremcp-interop.XXXXXX")"
+  echo "run.sh: building $REPO -> $TMP/baremcp" >&2
+  if ! (cd "$REPO" && go build -o "$TMP/baremcp" .) >&2; then
+    echo "run.sh: go build failed" >&2
+    exit 3
+  fi
+  SERVER="$TMP/baremcp"
+fi
+
+# -------------------------------------------------------------------- run --
+cd "$HERE" || exit 3
+node "$HERE/interop.mjs" --server "$SERVER" "$@"
