@@ -11,6 +11,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,18 +103,20 @@ var schemaDialects = map[string]string{
 // patternProperties, propertyNames, prefixItems, items as an array,
 // additionalItems, contains, minContains, maxContains, unevaluatedItems,
 // unevaluatedProperties, $anchor, $dynamicRef, and misspelt keywords. Also
-// refused: a root that is not {"type": "object", ...} (a root without type
-// but with properties is taken as type object), keyword values of the wrong
-// type, patterns RE2 cannot compile, nesting deeper than schemaMaxDepth,
-// more than schemaMaxNodes subschemas, and x-mcp-header misuse.
+// refused: an inputSchema root that is not {"type": "object", ...} (a root
+// without type but with properties is taken as type object; an outputSchema
+// root may be any schema object), keyword values of the wrong type, patterns
+// RE2 cannot compile, nesting deeper than schemaMaxDepth, more than
+// schemaMaxNodes subschemas, and x-mcp-header misuse.
 //
-// Limitations: pattern is Go RE2, not ECMA-262. Most differences are
-// refused because the pattern fails to compile (lookaround, backreferences,
-// \uXXXX escapes: write \x{XXXX}); a few compile in both with different
-// meanings (\s and \b are ASCII-only in RE2; $ never matches before a final
-// newline in either, but (?m) flags differ from /m). Numbers whose decimal
-// exponent exceeds schemaMaxExponent fail validation wherever a keyword must
-// compare them.
+// Limitations: pattern is Go RE2, not the ECMA-262 dialect JSON Schema
+// names. Most differences are refused because the pattern fails to compile
+// (lookaround, backreferences, \uXXXX escapes: write \x{XXXX}). A few
+// compile in both and differ: \s is ASCII whitespace in RE2 but Unicode
+// whitespace in ECMA-262; . excludes only \n in RE2 but also \r, U+2028 and
+// U+2029 in ECMA-262; RE2 matches code points where ECMA-262 without the u
+// flag matches UTF-16 code units. Numbers whose decimal exponent exceeds
+// schemaMaxExponent fail validation wherever a keyword must compare them.
 type schema struct {
 	root *schemaNode
 	hdrs []mcpHeader // sorted by Path
@@ -203,12 +206,25 @@ func (t schemaTypeSet) String() string {
 	return strings.Join(names, " or ")
 }
 
-// compileSchema compiles a JSON Schema document (2020-12, or draft-07 when
-// $schema says so; any other $schema is an error naming it) written by the
-// server author. It returns an error naming the first keyword it cannot
-// enforce, e.g. `schema: keyword "oneOf" at /properties/x is not enforced`;
-// keys are visited in sorted order, depth first, so the error is stable.
-func compileSchema(raw []byte) (*schema, error) {
+// compileSchema compiles a tool's inputSchema, a JSON Schema document
+// (2020-12, or draft-07 when $schema says so; any other $schema is an error
+// naming it) written by the server author. It returns an error naming the
+// first keyword it cannot enforce, e.g.
+// `schema: keyword "oneOf" at /properties/x is not enforced`; keys are
+// visited in sorted order, depth first, so the error is stable.
+func compileSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, true) }
+
+// compileOutputSchema compiles a tool's outputSchema like compileSchema,
+// except that its root may be any schema object, since structuredContent
+// may be any JSON value ([§Structured Content]), and x-mcp-header, which
+// only inputSchema gives meaning, is left an ignored x- annotation.
+//
+// [§Structured Content]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#structured-content
+func compileOutputSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, false) }
+
+// compileSchemaDoc compiles raw; input selects the inputSchema rules: an
+// object root and x-mcp-header.
+func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var doc any
@@ -228,20 +244,24 @@ func compileSchema(raw []byte) (*schema, error) {
 			return nil, fmt.Errorf("schema: unsupported $schema %s (want 2020-12 or draft-07)", schemaShow(v))
 		}
 	}
-	// [JSON Schema Usage]: inputSchema is an object schema with type object.
-	t, hasType := obj["type"]
-	if s, _ := t.(string); hasType && s != "object" {
-		return nil, fmt.Errorf(`schema: root "type" must be "object", got %s`, schemaShow(t))
+	c := &schemaCompiler{input: input, headerAt: map[string]string{}}
+	if input {
+		// [JSON Schema Usage]: inputSchema is an object schema with type object.
+		t, hasType := obj["type"]
+		if s, _ := t.(string); hasType && s != "object" {
+			return nil, fmt.Errorf(`schema: root "type" must be "object", got %s`, schemaShow(t))
+		}
+		if _, ok := obj["properties"]; !hasType && !ok {
+			return nil, errors.New(`schema: root must declare "type": "object"`)
+		}
 	}
-	if _, ok := obj["properties"]; !hasType && !ok {
-		return nil, errors.New(`schema: root must declare "type": "object"`)
-	}
-	c := &schemaCompiler{headerAt: map[string]string{}}
 	root, err := c.compile(obj, "", 0, []string{})
 	if err != nil {
 		return nil, err
 	}
-	root.types = schemaObject
+	if input {
+		root.types = schemaObject
+	}
 	slices.SortFunc(c.headers, func(a, b mcpHeader) int { return slices.Compare(a.Path, b.Path) })
 	return &schema{root: root, hdrs: c.headers}, nil
 }
@@ -252,6 +272,7 @@ func (s *schema) headers() []mcpHeader { return s.hdrs }
 
 // schemaCompiler holds the state of one compileSchema call.
 type schemaCompiler struct {
+	input    bool // inputSchema rules apply
 	nodes    int
 	headers  []mcpHeader
 	headerAt map[string]string // lower-cased x-mcp-header value to its schema location
@@ -374,7 +395,7 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 	if n.additional != nil && n.additional.never {
 		n.allowed = schemaAllowedHint(n.properties)
 	}
-	if name, ok := obj["x-mcp-header"]; ok {
+	if name, ok := obj["x-mcp-header"]; ok && c.input {
 		if err := c.compileHeader(n, name, ptr, hpath); err != nil {
 			return nil, err
 		}
@@ -390,7 +411,7 @@ func (c *schemaCompiler) compileProperties(n *schemaNode, val any, kp string, de
 	}
 	n.properties = make(map[string]*schemaNode, len(props))
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		var child []string
+		var child []string // a fresh array each time: mcpHeader.Path keeps it
 		if hpath != nil {
 			child = append(slices.Clip(hpath), name)
 		}
@@ -430,7 +451,7 @@ func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath
 	}
 	c.headerAt[low] = ptr
 	n.safeInteger = n.types == schemaInteger
-	c.headers = append(c.headers, mcpHeader{Name: name, Path: slices.Clone(hpath), Type: n.types.String()})
+	c.headers = append(c.headers, mcpHeader{Name: name, Path: hpath, Type: n.types.String()})
 	return nil
 }
 
@@ -596,9 +617,9 @@ func schemaAllowedHint(props map[string]*schemaNode) string {
 
 // validate reports whether v conforms to s. v is a value decoded by
 // encoding/json with UseNumber: map[string]any, []any, json.Number, string,
-// bool or nil. The error lists up to schemaMaxErrors problems separated by
-// "; ", each naming the instance path (a JSON pointer, omitted at the root)
-// and the rule, e.g. `/a: want number, got string` or
+// bool or nil. The error lists the problems separated by "; ", stopping at
+// schemaMaxErrors; each names the instance path (a JSON Pointer, omitted at
+// the root) and the rule, e.g. `/a: want number, got string` or
 // `/b: missing required property "c"`. It is written for a language model
 // that must correct its call; the caller adds any prefix.
 func (s *schema) validate(v any) error {
@@ -608,8 +629,8 @@ func (s *schema) validate(v any) error {
 		return nil
 	}
 	msg := strings.Join(vd.errs, "; ")
-	if vd.more {
-		msg += "; and more"
+	if len(vd.errs) >= schemaMaxErrors {
+		msg += fmt.Sprintf("; stopped after %d problems", schemaMaxErrors)
 	}
 	return errors.New(msg)
 }
@@ -617,14 +638,12 @@ func (s *schema) validate(v any) error {
 // schemaValidator collects the problems of one validate call.
 type schemaValidator struct {
 	path []string // instance path tokens, unescaped
-	errs []string
-	more bool // problems were dropped beyond schemaMaxErrors
+	errs []string // at most schemaMaxErrors; validation stops there
 }
 
 // fail records a problem at the current instance path.
 func (vd *schemaValidator) fail(format string, args ...any) {
 	if len(vd.errs) >= schemaMaxErrors {
-		vd.more = true
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
@@ -642,7 +661,6 @@ func (vd *schemaValidator) fail(format string, args ...any) {
 // check validates v against n, descending into arrays and objects.
 func (vd *schemaValidator) check(n *schemaNode, v any) {
 	if len(vd.errs) >= schemaMaxErrors {
-		vd.more = true
 		return
 	}
 	if n.never {
@@ -790,7 +808,6 @@ func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
 	if n.items != nil {
 		for i, e := range a {
 			if len(vd.errs) >= schemaMaxErrors {
-				vd.more = true
 				return
 			}
 			vd.path = append(vd.path, strconv.Itoa(i))
@@ -804,7 +821,7 @@ func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
 func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	for _, name := range n.required {
 		if _, ok := o[name]; !ok {
-			vd.fail("missing required property %s", strconv.Quote(name))
+			vd.fail("missing required property %q", name)
 		}
 	}
 	if n.minProperties >= 0 && len(o) < n.minProperties {
@@ -818,7 +835,6 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(o)) {
 		if len(vd.errs) >= schemaMaxErrors {
-			vd.more = true
 			return
 		}
 		sub, ok := n.properties[k]
@@ -837,16 +853,17 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	}
 }
 
-// schemaDecimal is an exact decimal number: the integer digits × 10^exp. digits
-// has no leading or trailing zeros, and is "" for zero, which is never neg.
+// schemaDecimal is an exact decimal number: the integer digits × 10^exp.
+// digits has no leading or trailing zeros, and is "" for zero, which is
+// never neg.
 type schemaDecimal struct {
 	neg    bool
 	digits string
 	exp    int64
 }
 
-// parseSchemaDecimal parses a JSON number (RFC 8259 §6) exactly. Its error text
-// is fit for a validation message.
+// parseSchemaDecimal parses a JSON number (RFC 8259 §6) exactly. Its error
+// text is fit for a validation message.
 func parseSchemaDecimal(s string) (schemaDecimal, error) {
 	bad := func() error { return fmt.Errorf("invalid number %s", schemaTruncate(s)) }
 	i := 0
@@ -929,17 +946,12 @@ func (d schemaDecimal) sign() int {
 func (d schemaDecimal) cmp(e schemaDecimal) int {
 	ds, es := d.sign(), e.sign()
 	if ds != es || ds == 0 {
-		return max(-1, min(1, ds-es))
+		return cmp.Compare(ds, es)
 	}
 	// Both non-zero with the same sign: compare magnitudes by the position
 	// of the leading digit, then digit by digit.
-	mag := 0
-	if dl, el := int64(len(d.digits))+d.exp, int64(len(e.digits))+e.exp; dl != el {
-		mag = 1
-		if dl < el {
-			mag = -1
-		}
-	} else {
+	mag := cmp.Compare(int64(len(d.digits))+d.exp, int64(len(e.digits))+e.exp)
+	if mag == 0 {
 		mag = strings.Compare(d.digits, e.digits)
 	}
 	return mag * ds

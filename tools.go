@@ -75,11 +75,11 @@ func (s *server) addTool(t tool) {
 		t.InputSchema = `{"type":"object"}`
 	}
 	var err error
-	if t.input, err = compileToolSchema(t.InputSchema, t.HandlerValidates); err != nil {
+	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
 	}
 	if t.OutputSchema != "" {
-		if t.output, err = compileToolSchema(t.OutputSchema, t.HandlerValidates); err != nil {
+		if t.output, err = compileToolSchema(compileOutputSchema, t.OutputSchema, t.HandlerValidates); err != nil {
 			panic(fmt.Sprintf("addTool %s: outputSchema: %v", t.Name, err))
 		}
 	}
@@ -94,8 +94,8 @@ func (s *server) addTool(t tool) {
 // compileToolSchema compiles a tool schema. With handlerValidates, a schema
 // the validator cannot enforce is still accepted as long as it is a JSON
 // object; arguments are then passed through unchecked.
-func compileToolSchema(text string, handlerValidates bool) (*schema, error) {
-	sc, err := compileSchema([]byte(text))
+func compileToolSchema(compile func([]byte) (*schema, error), text string, handlerValidates bool) (*schema, error) {
+	sc, err := compile([]byte(text))
 	if err == nil {
 		return sc, nil
 	}
