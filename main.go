@@ -13,6 +13,13 @@
 // params._meta, every result carries resultType and the server's identity,
 // and nothing is remembered between requests.
 //
+// Side by side with it, it serves the legacy revisions 2025-11-25,
+// 2025-06-18 and 2024-11-05 to clients that open with initialize: the
+// handshake opens a session for the stdio connection, and requests without
+// the modern _meta are then answered in the negotiated revision's shape.
+// A request that carries io.modelcontextprotocol/protocolVersion in _meta
+// is always served as modern, before or after initialize.
+//
 // On stdio it reads one JSON-RPC message per line from standard input and
 // writes one per line to standard output; logs go to standard error. It
 // exits 0 when standard input ends, after answering every request it read.
@@ -22,11 +29,14 @@
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
 //	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
 //	-page-size N          items per page of list results; 0 means one page (default 0)
+//	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
 //
 // # State
 //
 // The registry of tools, prompts and resources lives in memory and is
-// built at start-up. No state is written anywhere.
+// built at start-up. A legacy session (negotiated version, client
+// capabilities, log level) lives in memory for the life of the stdio
+// connection. No state is written anywhere.
 //
 // # Example
 //
@@ -74,6 +84,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
+	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the legacy initialize handshake")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -93,7 +104,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return errors.New("-page-size must not be negative")
 	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
-	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, logger)
+	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize, modernOnly: *modernOnly}, logger)
 	registerBuiltin(s)
 	return s.serveStdio(ctx, stdin, stdout)
 }

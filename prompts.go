@@ -95,8 +95,18 @@ type promptWire struct {
 	Icons       []icon           `json:"icons,omitempty"`
 }
 
+// wire returns p as the given protocol version shows it: titles (of the
+// prompt and its arguments) from 2025-06-18, icons from 2025-11-25.
 func (p *prompt) wire(version string) promptWire {
-	return promptWire{p.Name, p.Title, p.Description, p.Arguments, p.Icons}
+	args := p.Arguments
+	if !atLeast(version, version20250618) && len(args) > 0 {
+		args = make([]promptArgument, len(p.Arguments))
+		for i, a := range p.Arguments {
+			a.Title = ""
+			args[i] = a
+		}
+	}
+	return promptWire{p.Name, titleFor(version, p.Title), p.Description, args, iconsFor(version, p.Icons)}
 }
 
 // handlePromptsList answers prompts/list in registration order.
@@ -133,10 +143,18 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 		}
 		return result{}, fmt.Errorf("prompt %s: %w", name, err)
 	}
-	if res.Messages == nil {
-		res.Messages = []promptMessage{}
+	return result{body: res.wire(req.version)}, nil
+}
+
+// wire returns r as the given protocol version shows it: message content
+// the version does not define is downgraded (contentFor).
+func (r *promptResult) wire(version string) *promptResult {
+	w := &promptResult{Description: r.Description, Messages: make([]promptMessage, len(r.Messages))}
+	for i, m := range r.Messages {
+		m.Content = contentFor(version, []content{m.Content})[0]
+		w.Messages[i] = m
 	}
-	return result{body: res}, nil
+	return w
 }
 
 // stringArguments decodes an object whose values must all be strings (the

@@ -36,6 +36,7 @@ type server struct {
 	instructions   string
 	cache          cacheHint // default hints for cacheable results
 	pageSize       int       // list page size; 0 means one page
+	modernOnly     bool      // the legacy (initialize) era is off
 	log            *log.Logger
 	refs           refCounter
 
@@ -48,6 +49,7 @@ type config struct {
 	instructions string
 	cache        cacheHint
 	pageSize     int
+	modernOnly   bool
 }
 
 // newServer returns a server with an empty registry.
@@ -57,6 +59,7 @@ func newServer(cfg config, logger *log.Logger) *server {
 		instructions: cfg.instructions,
 		cache:        cfg.cache,
 		pageSize:     cfg.pageSize,
+		modernOnly:   cfg.modernOnly,
 		log:          logger,
 	}
 	s.serverInfoJSON, _ = json.Marshal(s.info)
@@ -132,7 +135,8 @@ func (r *registry) resource(uri string) *resource {
 	return nil
 }
 
-// capabilities encodes ServerCapabilities for what this snapshot serves.
+// capabilities encodes ServerCapabilities for what this snapshot serves,
+// in version's shape (completions exists from 2025-03-26).
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 func (r *registry) capabilities(version string) json.RawMessage {
 	var b bytes.Buffer
@@ -146,7 +150,7 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if len(r.resources) > 0 || len(r.templates) > 0 {
 		b.WriteString(`,"resources":{}`)
 	}
-	if r.hasCompleters() {
+	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
 	b.WriteByte('}')

@@ -25,6 +25,9 @@ type request struct {
 	principal string
 	server    *server
 	send      func(msg []byte)
+	// session is the legacy session a legacy-era request is served in;
+	// nil in the modern era.
+	session *session
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
@@ -212,6 +215,10 @@ func (r *request) Progress(progress, total float64, message string) {
 	if total > 0 && !math.IsInf(total, 0) {
 		p.Total = total
 	}
+	if !atLeast(r.version, version20250326) {
+		// 2024-11-05 progress notifications have no message.
+		p.Message = ""
+	}
 	r.send(encodeNotification("notifications/progress", p))
 }
 
@@ -223,12 +230,19 @@ type progressParams struct {
 	Message  string          `json:"message,omitempty"`
 }
 
-// Log sends a notifications/message at level when the request opted in
-// with a log level at or below it; otherwise it does nothing. data is any
-// JSON-encodable value; keep secrets and internals out of it.
+// Log sends a notifications/message at level when the client opted in
+// with a log level at or below it; otherwise it does nothing. A modern
+// request opts in with its own _meta; a legacy one through its session's
+// logging/setLevel. data is any JSON-encodable value; keep secrets and
+// internals out of it.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+// [§Logging (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (r *request) Log(level logLevel, data any) {
-	if !r.meta.hasLogLevel || level < r.meta.logLevel || r.send == nil {
+	least, on := r.meta.logLevel, r.meta.hasLogLevel
+	if !isModern(r.version) {
+		least, on = r.session.logLevel()
+	}
+	if !on || level < least || r.send == nil {
 		return
 	}
 	r.send(encodeNotification("notifications/message", logParams{Level: level.String(), Logger: r.server.info.Name, Data: data}))

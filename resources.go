@@ -156,8 +156,11 @@ type resourceWire struct {
 	Annotations *annotations `json:"annotations,omitempty"`
 }
 
+// wire returns r as the given protocol version shows it: title from
+// 2025-06-18, icons from 2025-11-25, annotations as the version defines them.
 func (r *resource) wire(version string) resourceWire {
-	return resourceWire{r.URI, r.Name, r.Title, r.Description, r.MimeType, r.Size, r.Icons, r.Annotations}
+	return resourceWire{r.URI, r.Name, titleFor(version, r.Title), r.Description, r.MimeType, r.Size,
+		iconsFor(version, r.Icons), r.Annotations.forVersion(version)}
 }
 
 // templateWire is a ResourceTemplate as resources/templates/list shows it.
@@ -171,8 +174,10 @@ type templateWire struct {
 	Annotations *annotations `json:"annotations,omitempty"`
 }
 
+// wire returns t as the given protocol version shows it, like resource.wire.
 func (t *resourceTemplate) wire(version string) templateWire {
-	return templateWire{t.URITemplate, t.Name, t.Title, t.Description, t.MimeType, t.Icons, t.Annotations}
+	return templateWire{t.URITemplate, t.Name, titleFor(version, t.Title), t.Description, t.MimeType,
+		iconsFor(version, t.Icons), t.Annotations.forVersion(version)}
 }
 
 // handleResourcesList answers resources/list in registration order.
@@ -242,9 +247,15 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	return result{body: readResult{Contents: contents}, cache: cache}, nil
 }
 
-// resourceNotFound is the error for an unknown URI in req's era.
+// resourceNotFound is the error for an unknown URI in req's era: -32602
+// in the modern era, which forbids -32002; -32002 in the legacy revisions.
+// [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
 func (s *server) resourceNotFound(req *request, uri string) *rpcError {
-	return &rpcError{Code: codeInvalidParams, Message: "resource not found", Data: map[string]string{"uri": uri}}
+	code := codeInvalidParams
+	if !isModern(req.version) {
+		code = codeResourceNotFound
+	}
+	return &rpcError{Code: code, Message: "resource not found", Data: map[string]string{"uri": uri}}
 }
 
 // readResult is ReadResourceResult without the stamped members.

@@ -173,20 +173,29 @@ type method struct {
 	// cacheable methods carry ttlMs/cacheScope on complete results.
 	// [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
 	cacheable bool
+	// era is the protocol era the method exists in; admitEra enforces it.
+	era era
+	// beforeInitialize marks legacy methods served before the handshake.
+	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+	beforeInitialize bool
 }
 
-// methods is the entire modern JSON-RPC surface, one line per method.
+// methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
-	"server/discover":          {handle: (*server).handleDiscover, cacheable: true},
-	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}},
-	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
-	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true},
-	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
-	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"notifications/cancelled":  {notification: true, params: []string{"requestId", "reason"}},
+	"server/discover":           {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
+	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: legacyEra, beforeInitialize: true},
+	"ping":                      {handle: (*server).handlePing, era: legacyEra, beforeInitialize: true},
+	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: legacyEra},
+	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
+	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
+	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
+	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true},
+	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
+	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
+	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: legacyEra},
 }
 
 // result is what a method handler returns: the method's own result members,
@@ -212,6 +221,10 @@ type exchange struct {
 	send func(msg []byte)
 	// principal is the authenticated identity (HTTP bearer); "" otherwise.
 	principal string
+	// session is the legacy-era session the request belongs to (one per
+	// stdio connection, one per Mcp-Session-Id on HTTP); nil turns the
+	// legacy era off for this exchange.
+	session *session
 }
 
 // dispatch serves one request or notification and returns the encoded
@@ -223,8 +236,10 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 	if msg.isNotification() {
 		// Notifications are never answered, whatever their content.
 		if known && m.notification && m.handle != nil {
-			req := &request{method: msg.method, params: nil}
-			_, _ = m.handle(s, ctx, req)
+			req := &request{method: msg.method, server: s}
+			if req.parseParams(msg.params, m.params) == nil && s.admitEra(req, m, ex.session) == nil {
+				_, _ = m.handle(s, ctx, req)
+			}
 		}
 		return nil
 	}
@@ -245,7 +260,7 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 	if rerr := req.parseParams(msg.params, m.params); rerr != nil {
 		return encodeError(msg.id, rerr)
 	}
-	if rerr := s.admit(req); rerr != nil {
+	if rerr := s.admitEra(req, m, ex.session); rerr != nil {
 		return encodeError(msg.id, rerr)
 	}
 	res, err := m.handle(s, ctx, req)

@@ -30,6 +30,9 @@ const maxInFlight = 256
 type stdioConn struct {
 	s   *server
 	out io.Writer
+	// session is the connection's legacy-era session: stdio is one
+	// connection per process, so one initialize serves it all.
+	session *session
 
 	writeMu sync.Mutex // guards out: one message per Write, never interleaved
 
@@ -50,7 +53,7 @@ type stdioCall struct {
 // request already read and writes its response before returning: a client
 // that closes stdin after its last request still gets every answer.
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &stdioConn{s: s, out: out, inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, maxInFlight)}
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
@@ -161,7 +164,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 			c.cancel(msg.params)
 			return
 		}
-		c.s.dispatch(ctx, &msg, exchange{})
+		c.s.dispatch(ctx, &msg, exchange{session: c.session})
 		return
 	}
 	key := idKey(msg.id)
@@ -183,7 +186,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		defer func() { <-c.slots }()
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
-		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send})
+		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send, session: c.session})
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()

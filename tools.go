@@ -131,17 +131,21 @@ type toolWire struct {
 	Icons        []icon           `json:"icons,omitempty"`
 }
 
-// wire returns t as the given protocol version shows it.
+// wire returns t as the given protocol version shows it: annotations
+// from 2025-03-26, title and outputSchema from 2025-06-18, icons from
+// 2025-11-25.
 func (t *tool) wire(version string) toolWire {
 	w := toolWire{
 		Name:        t.Name,
-		Title:       t.Title,
+		Title:       titleFor(version, t.Title),
 		Description: t.Description,
 		InputSchema: json.RawMessage(t.InputSchema),
-		Annotations: t.Annotations,
-		Icons:       t.Icons,
+		Icons:       iconsFor(version, t.Icons),
 	}
-	if t.OutputSchema != "" {
+	if atLeast(version, version20250326) {
+		w.Annotations = t.Annotations
+	}
+	if t.OutputSchema != "" && atLeast(version, version20250618) {
 		w.OutputSchema = json.RawMessage(t.OutputSchema)
 	}
 	return w
@@ -207,12 +211,19 @@ type toolResultWire struct {
 	IsError           bool      `json:"isError,omitempty"`
 }
 
+// wire returns r as the given protocol version shows it: content blocks
+// the version does not define are downgraded (contentFor), and
+// structuredContent exists from 2025-06-18.
 func (r *toolResult) wire(version string) toolResultWire {
-	c := r.Content
+	c := contentFor(version, r.Content)
 	if c == nil {
 		c = []content{}
 	}
-	return toolResultWire{Content: c, StructuredContent: r.StructuredContent, IsError: r.IsError}
+	w := toolResultWire{Content: c, IsError: r.IsError}
+	if atLeast(version, version20250618) {
+		w.StructuredContent = r.StructuredContent
+	}
+	return w
 }
 
 // textResult is a result with one text block.

@@ -1,0 +1,348 @@
+// The legacy era, served side by side with the modern one: the initialize
+// handshake, the per-connection session it opens, ping, logging/setLevel,
+// and the dialect each legacy revision speaks.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
+// (dual-era server), and the legacy revisions 2025-11-25, 2025-06-18 and
+// 2024-11-05: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// The legacy revisions. Versions are ISO dates, so they order as strings;
+// atLeast relies on that.
+const (
+	version20241105 = "2024-11-05"
+	// version20250326 is not served (see legacyVersions); it is named
+	// because features it introduced are gated on it.
+	version20250326 = "2025-03-26"
+	version20250618 = "2025-06-18"
+	version20251125 = "2025-11-25"
+)
+
+// legacyVersions lists the initialize-handshake versions served, newest
+// first. 2025-03-26 is left out on purpose: it required servers to accept
+// JSON-RPC batches, which this server refuses (batches were removed in
+// 2025-06-18), so a client offering it gets the newest version instead.
+// Recorded in docs/GAPS.md.
+// [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+var legacyVersions = []string{version20251125, version20250618, version20241105}
+
+// atLeast reports whether a message in version may use what revision
+// introduced. Every modern version is at least every legacy one.
+func atLeast(version, revision string) bool { return version >= revision }
+
+// era says which protocol era a method belongs to.
+type era uint8
+
+// The eras a method can belong to. The zero value serves both.
+const (
+	bothEras  era = iota
+	modernEra     // only with per-request _meta (server/discover)
+	legacyEra     // only inside the initialize handshake era (ping, logging/setLevel)
+)
+
+// session is the state one legacy-era connection negotiated: one per stdio
+// connection, one per Mcp-Session-Id on HTTP (the transport owns the
+// store and hands the session in through exchange.session; for an
+// initialize request without a session id it hands in a fresh one and
+// keeps it only when negotiated() is no longer ""). Modern requests never
+// read it. It is safe for concurrent use: requests on one connection run
+// concurrently.
+type session struct {
+	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized
+	version      string          // negotiated protocol version; "" until initialize succeeds
+	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
+	clientInfo   json.RawMessage // the client's Implementation
+	level        logLevel        // minimum level set by logging/setLevel
+	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
+	initialized  bool            // notifications/initialized arrived
+}
+
+// newSession returns a session before initialize.
+func newSession() *session { return &session{} }
+
+// negotiated returns the session's protocol version, "" before initialize
+// (or for a nil session: a transport without legacy sessions).
+func (c *session) negotiated() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// begin records a successful initialize. It reports false when the
+// session was already initialized: the handshake happens once per
+// connection.
+func (c *session) begin(version string, capabilities, clientInfo []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != "" {
+		return false
+	}
+	c.version, c.capabilities, c.clientInfo = version, capabilities, clientInfo
+	return true
+}
+
+// clientCapabilities returns the ClientCapabilities object the client
+// declared at initialize, nil before.
+func (c *session) clientCapabilities() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.capabilities
+}
+
+// setLogLevel records the minimum level of notifications/message.
+func (c *session) setLogLevel(l logLevel) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.level, c.hasLevel = l, true
+}
+
+// logLevel returns the minimum level to log at, and false while the
+// client has not asked for logs. The legacy spec lets the server choose
+// before logging/setLevel; this one stays silent, as the modern era does
+// without a requested level.
+// [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
+func (c *session) logLevel() (logLevel, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.level, c.hasLevel
+}
+
+// markInitialized records notifications/initialized. Requests are served
+// from the initialize response on (a client SHOULD NOT send any before
+// it, but may race its notification); the flag is what server-to-client
+// requests wait for.
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+func (c *session) markInitialized() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != "" {
+		c.initialized = true
+	}
+}
+
+// isInitialized reports whether notifications/initialized arrived.
+func (c *session) isInitialized() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.initialized
+}
+
+// admitEra picks the era that serves req and enforces the method's era
+// flags; it is the one place they are enforced. A request is served in
+// the legacy era when it carries no io.modelcontextprotocol/protocolVersion
+// in _meta, the legacy era is on for this exchange (a session and no
+// -modern-only), and either the method is legacy-only or the session was
+// initialized. Everything else is modern and goes through admit.
+// [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
+func (s *server) admitEra(req *request, m method, sess *session) *rpcError {
+	legacyOn := !s.modernOnly && sess != nil
+	version := sess.negotiated()
+	legacy := legacyOn && !req.meta.hasVersion && (m.era == legacyEra || version != "")
+	if !legacy {
+		if m.era == legacyEra {
+			return legacyOnly(req.method, legacyOn)
+		}
+		rerr := s.admit(req)
+		if rerr != nil && legacyOn && !req.meta.hasVersion && m.era != modernEra {
+			// Before initialize a request without modern _meta is a
+			// malformed modern request, and the modern era requires
+			// -32602 for it; the legacy revisions leave pre-initialize
+			// errors to the server. The message says both ways out.
+			// [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
+			return invalidParams("invalid params: send initialize first, or carry %s in _meta", metaProtocolVersion)
+		}
+		return rerr
+	}
+	if m.era == modernEra {
+		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", req.method, version)
+	}
+	req.session, req.version = sess, version
+	if version == "" && !m.beforeInitialize {
+		return invalidParams("invalid params: send initialize first")
+	}
+	return nil
+}
+
+// legacyOnly is the -32601 for a legacy-only method asked in the modern
+// era. For initialize it names the supported versions: a legacy client
+// has no fall-forward mechanism, and this may be the only diagnostic it
+// can show its user.
+// [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
+func legacyOnly(method string, legacyOn bool) *rpcError {
+	if method != methodInitialize {
+		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", method, strings.Join(modernVersions, ", "))
+	}
+	supported := modernVersions
+	how := "send it without " + metaProtocolVersion + " in _meta"
+	if legacyOn {
+		supported = append(append([]string(nil), modernVersions...), legacyVersions...)
+	} else {
+		how = "this server serves only per-request _meta versions"
+	}
+	return &rpcError{
+		Code:    codeMethodNotFound,
+		Message: fmt.Sprintf("method not found: initialize (%s; supported protocol versions: %s)", how, strings.Join(supported, ", ")),
+		Data:    map[string][]string{"supported": supported},
+	}
+}
+
+// methodInitialize opens the legacy era.
+const methodInitialize = "initialize"
+
+// handleInitialize answers initialize: the offered version if served,
+// otherwise the newest legacy version (a counter-offer, not an error; the
+// client disconnects if it cannot speak it). It opens the session.
+// [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+func (s *server) handleInitialize(ctx context.Context, req *request) (result, error) {
+	offered, rerr := req.stringParam("protocolVersion")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	caps, info := req.param("capabilities"), req.param("clientInfo")
+	if jsonKind(caps) != '{' {
+		return result{}, invalidParams("invalid params: capabilities must be an object")
+	}
+	if jsonKind(info) != '{' {
+		return result{}, invalidParams("invalid params: clientInfo must be an object")
+	}
+	version := legacyVersions[0]
+	for _, v := range legacyVersions {
+		if v == offered {
+			version = v
+		}
+	}
+	if !req.session.begin(version, caps, info) {
+		return result{}, newError(codeInvalidRequest, "invalid request: already initialized at protocol version %s", req.session.negotiated())
+	}
+	req.version = version
+	si := s.info
+	if !atLeast(version, version20250618) {
+		si.Title = ""
+	}
+	return result{body: initializeResult{
+		ProtocolVersion: version,
+		Capabilities:    s.registry().capabilities(version),
+		ServerInfo:      si,
+		Instructions:    s.instructions,
+	}}, nil
+}
+
+// initializeResult is InitializeResult.
+type initializeResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions,omitempty"`
+}
+
+// handleInitialized records notifications/initialized.
+func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
+	req.session.markInitialized()
+	return result{}, nil
+}
+
+// handlePing answers ping with an empty result, before initialize too.
+// [§Ping]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping
+func (s *server) handlePing(ctx context.Context, req *request) (result, error) {
+	return result{}, nil
+}
+
+// handleSetLevel answers logging/setLevel: notifications/message of this
+// session's requests are sent from that level up.
+// [§Setting Log Level]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#setting-log-level
+func (s *server) handleSetLevel(ctx context.Context, req *request) (result, error) {
+	name, rerr := req.stringParam("level")
+	if rerr != nil {
+		return result{}, rerr
+	}
+	level, ok := parseLogLevel(name)
+	if !ok {
+		return result{}, invalidParams("invalid params: unknown log level %q", name)
+	}
+	req.session.setLogLevel(level)
+	return result{}, nil
+}
+
+// contentFor returns blocks as version can carry them: a type the
+// revision does not define becomes a text block saying what was there, and
+// annotation fields it does not define are dropped. blocks is not
+// modified.
+func contentFor(version string, blocks []content) []content {
+	if atLeast(version, version20250618) {
+		return blocks
+	}
+	out := make([]content, len(blocks))
+	for i, c := range blocks {
+		out[i] = c.downgrade(version)
+	}
+	return out
+}
+
+// downgrade returns c in a pre-2025-06-18 shape: audio (2025-03-26) and
+// resource_link (2025-06-18) become text, and annotations lose
+// lastModified (2025-06-18).
+// [2024-11-05 schema]: https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json
+func (c content) downgrade(version string) content {
+	switch {
+	case c.Type == "audio" && !atLeast(version, version20250326):
+		c = content{Type: "text", Text: fmt.Sprintf("[audio content (%s, %d bytes) omitted: protocol version %s has no audio content]", c.MimeType, len(c.Data), version), Annotations: c.Annotations}
+	case c.Type == "resource_link" && !atLeast(version, version20250618) && c.Link != nil:
+		name := c.Link.Title
+		if name == "" {
+			name = c.Link.Name
+		}
+		text := fmt.Sprintf("resource %q: %s", name, c.Link.URI)
+		if c.Link.Description != "" {
+			text += "\n" + c.Link.Description
+		}
+		c = content{Type: "text", Text: text, Annotations: c.Annotations}
+	}
+	c.Annotations = c.Annotations.forVersion(version)
+	return c
+}
+
+// forVersion returns a without the fields version does not define.
+func (a *annotations) forVersion(version string) *annotations {
+	if a == nil || a.LastModified == "" || atLeast(version, version20250618) {
+		return a
+	}
+	b := *a
+	b.LastModified = ""
+	if b.Audience == nil && b.Priority == nil {
+		return nil
+	}
+	return &b
+}
+
+// iconsFor returns icons when version defines them (2025-11-25 on).
+func iconsFor(version string, icons []icon) []icon {
+	if !atLeast(version, version20251125) {
+		return nil
+	}
+	return icons
+}
+
+// titleFor returns title when version defines it (2025-06-18 on).
+func titleFor(version, title string) string {
+	if !atLeast(version, version20250618) {
+		return ""
+	}
+	return title
+}
