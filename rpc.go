@@ -173,18 +173,22 @@ type method struct {
 	// cacheable methods carry ttlMs/cacheScope on complete results.
 	// [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
 	cacheable bool
+	// mrtr methods read inputResponses/requestState and may answer
+	// input_required (mrtr.go); no other method may.
+	// [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
+	mrtr bool
 }
 
 // methods is the entire modern JSON-RPC surface, one line per method.
 var methods = map[string]method{
 	"server/discover":          {handle: (*server).handleDiscover, cacheable: true},
 	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
 	"notifications/cancelled":  {notification: true, params: []string{"requestId", "reason"}},
 }
@@ -248,7 +252,15 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 	if rerr := s.admit(req); rerr != nil {
 		return encodeError(msg.id, rerr)
 	}
+	if m.mrtr {
+		if rerr := s.beginInput(req); rerr != nil {
+			return encodeError(msg.id, rerr)
+		}
+	}
 	res, err := m.handle(s, ctx, req)
+	if need := (*inputRequired)(nil); errors.As(err, &need) {
+		res, err = s.inputRequiredResult(req, m, need)
+	}
 	if err != nil {
 		return encodeError(msg.id, s.peerError(msg.method, err))
 	}
