@@ -57,13 +57,17 @@ func registerDemo(s *server) {
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {
+				// Report a step before working on it, so a pause always
+				// separates the last notification from the response:
+				// clients that read both in one chunk may drop the
+				// notification.
+				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
+				req.Log(levelInfo, fmt.Sprintf("starting step %d", i))
 				select {
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				case <-time.After(slowStep):
 				}
-				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
-				req.Log(levelInfo, fmt.Sprintf("finished step %d", i))
 			}
 			return textResult(fmt.Sprintf("done after %d steps", steps)), nil
 		},
