@@ -16,7 +16,8 @@ import (
 
 // demoInstructions tells a model what the demo server is for.
 const demoInstructions = "baremcp demo server: echo and add are instant; slow reports progress; " +
-	"resources demo://readme and demo://logo, template demo://items/{id}; prompt greet."
+	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
+	"resources demo://readme and demo://logo, template demo://items/{id}; prompts greet and personal_greeting."
 
 // demoLogoPNG is a 1×1 PNG, small enough to read in a transcript.
 const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -56,15 +57,78 @@ func registerDemo(s *server) {
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {
+				// Report a step before working on it, so a pause always
+				// separates the last notification from the response:
+				// clients that read both in one chunk may drop the
+				// notification.
+				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
+				req.Log(levelInfo, fmt.Sprintf("starting step %d", i))
 				select {
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				case <-time.After(slowStep):
 				}
-				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
-				req.Log(levelInfo, fmt.Sprintf("finished step %d", i))
 			}
 			return textResult(fmt.Sprintf("done after %d steps", steps)), nil
+		},
+	})
+
+	// confirm_delete asks the user, through a form, before acting. It is
+	// a demo: nothing is deleted.
+	s.addTool(tool{
+		Name:        "confirm_delete",
+		Description: "Asks the user to confirm before (pretending to) delete a path.",
+		InputSchema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
+		Annotations: &toolAnnotations{DestructiveHint: new(true)},
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			path := req.String("path")
+			answer := req.Input("confirm")
+			if answer == nil {
+				return nil, req.NeedInput(elicitForm("confirm", "Delete "+path+"?",
+					`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Delete","description":"Check to delete"}},"required":["confirm"]}`))
+			}
+			if answer.Bool("confirm") { // false unless accepted with confirm: true
+				return textResult("deleted " + path), nil
+			}
+			return textResult("kept " + path), nil
+		},
+	})
+
+	// ask_model asks the client's model a question (sampling).
+	s.addTool(tool{
+		Name:        "ask_model",
+		Description: "Asks the client's language model a question and returns its answer.",
+		InputSchema: `{"type":"object","properties":{"question":{"type":"string"}},"required":["question"],"additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			answer := req.Input("answer")
+			if answer == nil {
+				return nil, req.NeedInput(createMessage("answer", samplingRequest{
+					Messages:  userText(req.String("question")),
+					MaxTokens: 200,
+				}))
+			}
+			return textResult("model said: " + answer.Text), nil
+		},
+	})
+
+	// list_roots shows the client's roots, one URI per line.
+	s.addTool(tool{
+		Name:        "list_roots",
+		Description: "Lists the client's roots.",
+		Annotations: &toolAnnotations{ReadOnlyHint: new(true)},
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			answer := req.Input("roots")
+			if answer == nil {
+				return nil, req.NeedInput(listRoots("roots"))
+			}
+			if len(answer.Roots) == 0 {
+				return textResult("no roots"), nil
+			}
+			uris := make([]string, len(answer.Roots))
+			for i, r := range answer.Roots {
+				uris[i] = r.URI
+			}
+			return textResult(strings.Join(uris, "\n")), nil
 		},
 	})
 
@@ -116,6 +180,28 @@ func registerDemo(s *server) {
 			return &promptResult{
 				Description: "A greeting",
 				Messages:    []promptMessage{{Role: "user", Content: textContent("Hello, " + args["name"] + "!")}},
+			}, nil
+		},
+	})
+
+	// personal_greeting needs the user's name, asked for through a form.
+	s.addPrompt(prompt{
+		Name:        "personal_greeting",
+		Title:       "Personal greeting",
+		Description: "Asks the user for their name, then greets them.",
+		Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+			answer := req.Input("name")
+			if answer == nil {
+				return nil, req.NeedInput(elicitForm("name", "What should I call you?",
+					`{"type":"object","properties":{"name":{"type":"string","title":"Your name","minLength":1,"maxLength":100}},"required":["name"]}`))
+			}
+			greeting := "Hello there!" // declined or cancelled
+			if answer.Accepted() {
+				greeting = "Hello, " + answer.String("name") + "!"
+			}
+			return &promptResult{
+				Description: "A personal greeting",
+				Messages:    []promptMessage{{Role: "user", Content: textContent(greeting)}},
 			}, nil
 		},
 	})

@@ -30,6 +30,13 @@
 //	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
 //	-page-size N          items per page of list results; 0 means one page (default 0)
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
+//	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
+//	-state-ttl DURATION   how long a requestState stays valid (default 10m)
+//
+// # Environment
+//
+//	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
+//	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //
 // # State
 //
@@ -37,6 +44,15 @@
 // built at start-up. A legacy session (negotiated version, client
 // capabilities, log level) lives in memory for the life of the stdio
 // connection. No state is written anywhere.
+//
+// When a tool, prompt or resource needs more from the client (a user's
+// answer, a model completion, the client's roots), the server answers
+// resultType "input_required" with the requests and a requestState, and
+// forgets the request: everything it needs on the retry travels inside
+// requestState, signed with HMAC-SHA256. Without -state-key-file or
+// BAREMCP_STATE_KEY the signing key is random per process, so a
+// requestState does not survive a restart and is not accepted by another
+// replica; give every replica the same secret to let them share it.
 //
 // # Example
 //
@@ -51,9 +67,18 @@
 // a protocol name by case folding, and NUL in keys are refused before any
 // method runs. Tool arguments are validated against the tool's schema.
 // Internal error details go to standard error, never to the peer.
+//
+// requestState is bound to the method, the tool, prompt or resource, the
+// arguments and the caller, expires after -state-ttl, and is verified
+// before any of it is read. It is not single use: the same client may
+// replay it on the same request until it expires. It is signed, not
+// encrypted: the client can read the answers it carries. Keep the secret
+// out of process listings (prefer -state-key-file to the environment in
+// shared environments). See docs/SECURITY.md.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -62,6 +87,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -85,6 +111,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the legacy initialize handshake")
+	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
+	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -103,8 +131,51 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *pageSize < 0 {
 		return errors.New("-page-size must not be negative")
 	}
+	if *stateTTL <= 0 {
+		return errors.New("-state-ttl must be positive")
+	}
+	stateKey, err := loadStateKey(*stateKeyFile, getenv)
+	if err != nil {
+		return err
+	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
-	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize, modernOnly: *modernOnly}, logger)
+	if stateKey == nil {
+		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
+	}
+	s := newServer(config{
+		cache:      cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
+		pageSize:   *pageSize,
+		stateKey:   stateKey,
+		stateTTL:   *stateTTL,
+		modernOnly: *modernOnly,
+	}, logger)
 	registerBuiltin(s)
 	return s.serveStdio(ctx, stdin, stdout)
+}
+
+// envStateKey names the environment variable holding the requestState secret.
+const envStateKey = "BAREMCP_STATE_KEY"
+
+// loadStateKey returns the requestState secret from path (surrounding
+// white space trimmed), else from the environment, else nil (random per
+// process). A secret shorter than stateMinKeyBytes is refused.
+func loadStateKey(path string, getenv func(string) string) ([]byte, error) {
+	var key []byte
+	source := envStateKey
+	switch {
+	case path != "":
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("-state-key-file: %w", err)
+		}
+		key, source = bytes.TrimSpace(b), "-state-key-file"
+	case getenv(envStateKey) != "":
+		key = []byte(strings.TrimSpace(getenv(envStateKey)))
+	default:
+		return nil, nil
+	}
+	if len(key) < stateMinKeyBytes {
+		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
+	}
+	return key, nil
 }

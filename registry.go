@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // implementation names a piece of MCP software (serverInfo).
@@ -39,6 +40,7 @@ type server struct {
 	modernOnly     bool      // the legacy (initialize) era is off
 	log            *log.Logger
 	refs           refCounter
+	states         stateSealer // signs and verifies MRTR requestState
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -50,6 +52,12 @@ type config struct {
 	cache        cacheHint
 	pageSize     int
 	modernOnly   bool
+	// stateKey signs MRTR requestState; nil draws a random key per
+	// process. stateTTL is its lifetime (0 means defaultStateTTL); now is
+	// the clock (nil means time.Now; tests set it).
+	stateKey []byte
+	stateTTL time.Duration
+	now      func() time.Time
 }
 
 // newServer returns a server with an empty registry.
@@ -61,6 +69,7 @@ func newServer(cfg config, logger *log.Logger) *server {
 		pageSize:     cfg.pageSize,
 		modernOnly:   cfg.modernOnly,
 		log:          logger,
+		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
 	}
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{})

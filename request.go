@@ -32,6 +32,9 @@ type request struct {
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
 
+	// input holds the MRTR answers and state of a retry (mrtr.go).
+	input inputRound
+
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
 	sentProgress bool

@@ -178,6 +178,10 @@ type method struct {
 	// beforeInitialize marks legacy methods served before the handshake.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	beforeInitialize bool
+	// mrtr methods read inputResponses/requestState and may answer
+	// input_required (mrtr.go); no other method may.
+	// [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
+	mrtr bool
 }
 
 // methods is the entire JSON-RPC surface of both eras, one line per method.
@@ -187,12 +191,12 @@ var methods = map[string]method{
 	"ping":                      {handle: (*server).handlePing, era: legacyEra, beforeInitialize: true},
 	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: legacyEra},
 	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true},
+	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
 	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
+	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: legacyEra},
@@ -263,7 +267,15 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 	if rerr := s.admitEra(req, m, ex.session); rerr != nil {
 		return encodeError(msg.id, rerr)
 	}
+	if m.mrtr {
+		if rerr := s.beginInput(req); rerr != nil {
+			return encodeError(msg.id, rerr)
+		}
+	}
 	res, err := m.handle(s, ctx, req)
+	if need := (*inputRequired)(nil); errors.As(err, &need) {
+		res, err = s.inputRequiredResult(req, m, need)
+	}
 	if err != nil {
 		return encodeError(msg.id, s.peerError(msg.method, err))
 	}

@@ -185,6 +185,9 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		if errors.As(err, &rerr) {
 			return result{}, rerr
 		}
+		if need := (*inputRequired)(nil); errors.As(err, &need) {
+			return result{}, need // the dispatcher answers input_required
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
 		}
