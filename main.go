@@ -17,11 +17,31 @@
 // writes one per line to standard output; logs go to standard error. It
 // exits 0 when standard input ends, after answering every request it read.
 //
+// With -http it serves Streamable HTTP instead: each JSON-RPC request is
+// one POST to /mcp, answered with application/json, or with a
+// text/event-stream carrying the request's progress and log notifications
+// and then its response. A notification POST gets 202. GET and DELETE get
+// 405. Closing the response cancels the request. On SIGINT or SIGTERM it
+// stops accepting, lets requests in flight finish (up to -shutdown-timeout),
+// and exits 0.
+//
 // # Flags
 //
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
 //	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
 //	-page-size N          items per page of list results; 0 means one page (default 0)
+//	-http ADDR            serve Streamable HTTP at http://ADDR/mcp; a bare port
+//	                      ("8080" or ":8080") binds 127.0.0.1
+//	-allow-origin ORIGIN  also accept browser requests from ORIGIN
+//	                      (scheme://host[:port]); repeatable
+//	-max-body BYTES       largest request body (default 4194304)
+//	-request-timeout D    cancel a request after D; 0 means never (default 5m)
+//	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
+//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
+//
+// # Environment
+//
+//	BAREMCP_TOKEN   the bearer token when -token-file is not given (HTTP only)
 //
 // # State
 //
@@ -35,12 +55,32 @@
 //	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],
 //	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
 //
+// Over HTTP:
+//
+//	curl -s http://127.0.0.1:8080/mcp -H 'Content-Type: application/json' \
+//	  -H 'Accept: application/json, text/event-stream' \
+//	  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
+//	  -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{
+//	       "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+//
 // # Security
 //
 // Every peer message is decoded strictly: duplicate keys, keys that imitate
 // a protocol name by case folding, and NUL in keys are refused before any
 // method runs. Tool arguments are validated against the tool's schema.
 // Internal error details go to standard error, never to the peer.
+//
+// Over HTTP the defaults are the safe ones. The server binds loopback unless
+// told otherwise, and then accepts only a Host naming loopback (localhost or
+// a loopback IP), which defeats DNS rebinding. A request with an Origin
+// other than the server's own loopback origins or an -allow-origin gets 403.
+// Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
+// mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-*) contradict the body, and wrong content types are refused.
+// There is no authentication unless a token is configured; the static
+// bearer token is the minimal protection for a private deployment, not a
+// replacement for TLS and OAuth on a public one: bind a non-loopback address
+// only behind a TLS-terminating proxy.
 package main
 
 import (
@@ -74,6 +114,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
+	httpCfg := httpFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -92,8 +133,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *pageSize < 0 {
 		return errors.New("-page-size must not be negative")
 	}
+	if httpCfg.addr != "" {
+		if err := httpCfg.finish(getenv); err != nil {
+			return err
+		}
+	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
 	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, logger)
 	registerBuiltin(s)
+	if httpCfg.addr != "" {
+		return s.listenHTTP(ctx, httpCfg)
+	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
