@@ -151,7 +151,8 @@ func (c *session) isInitialized() bool {
 // -modern-only), and either the method is legacy-only or the session was
 // initialized. Everything else is modern and goes through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
-func (s *server) admitEra(req *request, m method, sess *session) *rpcError {
+func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
+	sess := ex.session
 	legacyOn := !s.modernOnly && sess != nil
 	version := sess.negotiated()
 	legacy := legacyOn && !req.meta.hasVersion && (m.era == legacyEra || version != "")
@@ -159,7 +160,7 @@ func (s *server) admitEra(req *request, m method, sess *session) *rpcError {
 		if m.era == legacyEra {
 			return legacyOnly(req.method, legacyOn)
 		}
-		rerr := s.admit(req)
+		rerr := s.admit(req, ex.check)
 		if rerr != nil && legacyOn && !req.meta.hasVersion && m.era != modernEra {
 			// Before initialize a request without modern _meta is a
 			// malformed modern request, and the modern era requires

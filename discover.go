@@ -25,15 +25,25 @@ func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
 // admit decides the era of req and checks that its _meta carries what the
 // era requires. A modern request must name its protocol version and
-// capabilities; nothing is remembered between requests.
+// capabilities; nothing is remembered between requests. check (may be nil)
+// is the transport's own validation: it runs between the _meta checks and
+// version negotiation, so a header that contradicts _meta is reported as
+// such (-32020) before an unsupported version (-32022), the order the
+// conformance suite probes.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
-func (s *server) admit(req *request) *rpcError {
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
+func (s *server) admit(req *request, check func(*request) *rpcError) *rpcError {
 	m := &req.meta
 	if !m.hasVersion {
 		return invalidParams("invalid params: _meta must carry %s", metaProtocolVersion)
 	}
 	if m.capabilities == nil {
 		return invalidParams("invalid params: _meta must carry %s", metaClientCapabilities)
+	}
+	if check != nil {
+		if rerr := check(req); rerr != nil {
+			return rerr
+		}
 	}
 	if !isModern(m.version) {
 		return unsupportedVersion(m.version)

@@ -24,17 +24,34 @@
 // writes one per line to standard output; logs go to standard error. It
 // exits 0 when standard input ends, after answering every request it read.
 //
+// With -http it serves Streamable HTTP instead: each JSON-RPC request is
+// one POST to /mcp, answered with application/json, or with a
+// text/event-stream carrying the request's progress and log notifications
+// and then its response. A notification POST gets 202. GET and DELETE get
+// 405. Closing the response cancels the request. On SIGINT or SIGTERM it
+// stops accepting, lets requests in flight finish (up to -shutdown-timeout),
+// and exits 0.
+//
 // # Flags
 //
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
 //	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
 //	-page-size N          items per page of list results; 0 means one page (default 0)
+//	-http ADDR            serve Streamable HTTP at http://ADDR/mcp; a bare port
+//	                      ("8080" or ":8080") binds 127.0.0.1
+//	-allow-origin ORIGIN  also accept browser requests from ORIGIN
+//	                      (scheme://host[:port]); repeatable
+//	-max-body BYTES       largest request body (default 4194304)
+//	-request-timeout D    cancel a request after D; 0 means never (default 5m)
+//	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
+//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
 //	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
 //
 // # Environment
 //
+//	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //
@@ -61,6 +78,14 @@
 //	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],
 //	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
 //
+// Over HTTP:
+//
+//	curl -s http://127.0.0.1:8080/mcp -H 'Content-Type: application/json' \
+//	  -H 'Accept: application/json, text/event-stream' \
+//	  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
+//	  -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{
+//	       "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+//
 // # Security
 //
 // Every peer message is decoded strictly: duplicate keys, keys that imitate
@@ -75,6 +100,18 @@
 // encrypted: the client can read the answers it carries. Keep the secret
 // out of process listings (prefer -state-key-file to the environment in
 // shared environments). See docs/SECURITY.md.
+//
+// Over HTTP the defaults are the safe ones. The server binds loopback unless
+// told otherwise, and then accepts only a Host naming loopback (localhost or
+// a loopback IP), which defeats DNS rebinding. A request with an Origin
+// other than the server's own loopback origins or an -allow-origin gets 403.
+// Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
+// mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+// Mcp-Param-*) contradict the body, and wrong content types are refused.
+// There is no authentication unless a token is configured; the static
+// bearer token is the minimal protection for a private deployment, not a
+// replacement for TLS and OAuth on a public one: bind a non-loopback address
+// only behind a TLS-terminating proxy.
 package main
 
 import (
@@ -113,6 +150,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the legacy initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
+	httpCfg := httpFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -138,6 +176,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if httpCfg.addr != "" {
+		if err := httpCfg.finish(getenv); err != nil {
+			return err
+		}
+	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
 	if stateKey == nil {
 		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
@@ -150,6 +193,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		modernOnly: *modernOnly,
 	}, logger)
 	registerBuiltin(s)
+	if httpCfg.addr != "" {
+		return s.listenHTTP(ctx, httpCfg)
+	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
 

@@ -229,47 +229,60 @@ type exchange struct {
 	// stdio connection, one per Mcp-Session-Id on HTTP); nil turns the
 	// legacy era off for this exchange.
 	session *session
+	// check, when set, validates what the transport carries beside the
+	// message (HTTP's mirrored headers) against the parsed request. admit
+	// calls it once _meta is known to be complete, before version
+	// negotiation; a non-nil error is the answer.
+	check func(req *request) *rpcError
 }
 
 // dispatch serves one request or notification and returns the encoded
 // response line, or nil when nothing must be written (notifications). It
 // recovers a panicking handler and answers -32603 so the server keeps
 // serving.
-func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply []byte) {
+func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
+	reply, _ := s.dispatchCode(ctx, msg, ex)
+	return reply
+}
+
+// dispatchCode is dispatch that also returns the JSON-RPC error code of the
+// reply, 0 for a result or no reply: HTTP maps it to a status.
+func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (reply []byte, code int) {
 	m, known := methods[msg.method]
 	if msg.isNotification() {
 		// Notifications are never answered, whatever their content.
 		if known && m.notification && m.handle != nil {
 			req := &request{method: msg.method, server: s}
-			if req.parseParams(msg.params, m.params) == nil && s.admitEra(req, m, ex.session) == nil {
+			if req.parseParams(msg.params, m.params) == nil && s.admitEra(req, m, ex) == nil {
 				_, _ = m.handle(s, ctx, req)
 			}
 		}
-		return nil
+		return nil, 0
 	}
 	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
 			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, msg.method, p, debug.Stack())
-			reply = encodeError(msg.id, errInternal)
+			reply, code = encodeError(msg.id, errInternal), codeInternalError
 		}
 	}()
+	fail := func(e *rpcError) ([]byte, int) { return encodeError(msg.id, e), e.Code }
 	if !known || m.notification {
 		if known {
-			return encodeError(msg.id, newError(codeInvalidRequest, "invalid request: %s is a notification", msg.method))
+			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", msg.method))
 		}
-		return encodeError(msg.id, newError(codeMethodNotFound, "method not found: %s", msg.method))
+		return fail(newError(codeMethodNotFound, "method not found: %s", msg.method))
 	}
 	if rerr := req.parseParams(msg.params, m.params); rerr != nil {
-		return encodeError(msg.id, rerr)
+		return fail(rerr)
 	}
-	if rerr := s.admitEra(req, m, ex.session); rerr != nil {
-		return encodeError(msg.id, rerr)
+	if rerr := s.admitEra(req, m, ex); rerr != nil {
+		return fail(rerr)
 	}
 	if m.mrtr {
 		if rerr := s.beginInput(req); rerr != nil {
-			return encodeError(msg.id, rerr)
+			return fail(rerr)
 		}
 	}
 	res, err := m.handle(s, ctx, req)
@@ -277,7 +290,7 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 		res, err = s.inputRequiredResult(req, m, need)
 	}
 	if err != nil {
-		return encodeError(msg.id, s.peerError(msg.method, err))
+		return fail(s.peerError(msg.method, err))
 	}
 	if m.cacheable && !res.inputRequired && res.cache == nil {
 		res.cache = &s.cache
@@ -287,9 +300,9 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 	}
 	out, err := s.encodeResult(msg.id, res, req.version)
 	if err != nil {
-		return encodeError(msg.id, s.peerError(msg.method, err))
+		return fail(s.peerError(msg.method, err))
 	}
-	return out
+	return out, 0
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,

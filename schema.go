@@ -270,6 +270,92 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 // sorted by Path. Callers must not modify the result.
 func (s *schema) headers() []mcpHeader { return s.hdrs }
 
+// schemaHeaders finds the x-mcp-header declarations of a schema that
+// compileSchema refuses for other reasons (a HandlerValidates tool), under
+// the same [x-mcp-header] rules, sorted by Path. An annotation below any
+// applicator other than properties (items, anyOf, $defs, ...) is an error,
+// as the spec makes the whole tool definition invalid then.
+func schemaHeaders(raw []byte) ([]mcpHeader, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	c := &schemaCompiler{headerAt: map[string]string{}}
+	if err := c.findHeaders(doc, "", 0, []string{}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(c.headers, func(a, b mcpHeader) int { return slices.Compare(a.Path, b.Path) })
+	return c.headers, nil
+}
+
+// schemaApplicators are the keywords whose values are subschemas, by
+// shape: one schema, an array of schemas, or an object of schemas. Only
+// properties keeps a parameter statically reachable ([Custom Headers]).
+var schemaApplicators = map[string]byte{
+	"items": 's', "additionalItems": 's', "additionalProperties": 's', "contains": 's',
+	"propertyNames": 's', "not": 's', "if": 's', "then": 's', "else": 's',
+	"unevaluatedItems": 's', "unevaluatedProperties": 's',
+	"allOf": 'a', "anyOf": 'a', "oneOf": 'a', "prefixItems": 'a',
+	"$defs": 'o', "definitions": 'o', "patternProperties": 'o', "dependentSchemas": 'o', "dependencies": 'o',
+}
+
+// findHeaders records the x-mcp-header annotations in the subschema v at
+// ptr, reached by hpath (nil when not statically reachable), and below it.
+func (c *schemaCompiler) findHeaders(v any, ptr string, depth int, hpath []string) error {
+	if depth > schemaMaxDepth {
+		return fmt.Errorf("schema: nesting deeper than %d at %s", schemaMaxDepth, ptr)
+	}
+	switch v := v.(type) {
+	case []any: // items in array form (draft-07)
+		for i, sub := range v {
+			if err := c.findHeaders(sub, fmt.Sprintf("%s/%d", ptr, i), depth+1, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if name, ok := v["x-mcp-header"]; ok {
+			n := &schemaNode{}
+			if t, ok := v["type"]; ok {
+				var err error
+				if n.types, err = compileSchemaType(t); err != nil {
+					return fmt.Errorf("schema: %s/type: %w", ptr, err)
+				}
+			}
+			if err := c.compileHeader(n, name, ptr, hpath); err != nil {
+				return err
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			kp := ptr + "/" + schemaEscape(k)
+			shape, sub := schemaApplicators[k], v[k]
+			if k == "properties" {
+				shape = 'p'
+			}
+			switch shape {
+			case 's', 'a':
+				if err := c.findHeaders(sub, kp, depth+1, nil); err != nil {
+					return err
+				}
+			case 'o', 'p':
+				m, _ := sub.(map[string]any)
+				for _, name := range slices.Sorted(maps.Keys(m)) {
+					var child []string
+					if shape == 'p' && hpath != nil {
+						child = append(slices.Clip(hpath), name)
+					}
+					if err := c.findHeaders(m[name], kp+"/"+schemaEscape(name), depth+1, child); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // schemaCompiler holds the state of one compileSchema call.
 type schemaCompiler struct {
 	input    bool // inputSchema rules apply

@@ -36,8 +36,9 @@ type tool struct {
 	// return an *rpcError only for a protocol failure.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
 
-	input  *schema // compiled InputSchema
-	output *schema // compiled OutputSchema, nil when none
+	input   *schema     // compiled InputSchema
+	output  *schema     // compiled OutputSchema, nil when none
+	headers []mcpHeader // InputSchema's x-mcp-header parameters, sorted by Path
 }
 
 // toolAnnotations are untrusted hints about a tool's behaviour.
@@ -76,6 +77,14 @@ func (s *server) addTool(t tool) {
 	}
 	var err error
 	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
+		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
+	}
+	// An invalid x-mcp-header annotation makes the tool definition invalid,
+	// even when the handler validates the arguments itself.
+	// [x-mcp-header]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header
+	if t.input != nil {
+		t.headers = t.input.headers()
+	} else if t.headers, err = schemaHeaders([]byte(t.InputSchema)); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
 	}
 	if t.OutputSchema != "" {

@@ -1,0 +1,773 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testMeta is the minimal valid modern _meta.
+const testMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// rpcBody is a request with id 1, the given params members and testMeta.
+func rpcBody(method, params string) string {
+	if params != "" {
+		params += ","
+	}
+	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":` + testMeta + `}}`
+}
+
+// testHTTPTools are the channels of the test tools a test server registers.
+type testHTTPTools struct {
+	started   chan struct{} // block and gate: the handler is running
+	cancelled chan error    // block: the handler's context ended, with this error
+	release   chan struct{} // gate: close to let the handler return
+}
+
+// newTestHTTPServer serves the demo registry plus test tools over a real
+// loopback listener. cfg may be nil for the defaults.
+func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testHTTPTools) {
+	tb.Helper()
+	if cfg == nil {
+		cfg = &httpConfig{}
+	}
+	if cfg.maxBody == 0 {
+		cfg.maxBody = defaultMaxBodyBytes
+	}
+	s, tt := newTestHTTPRegistry(tb)
+	ts := httptest.NewUnstartedServer(nil)
+	mux := http.NewServeMux()
+	mux.Handle(httpPath, newHTTPTransport(s, cfg, ts.Listener.Addr()))
+	ts.Config.Handler = mux
+	ts.Start()
+	tb.Cleanup(ts.Close)
+	return ts, tt
+}
+
+// newTestHTTPRegistry builds a server with the demo registry and the tools
+// the HTTP tests need.
+func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
+	tb.Helper()
+	s := newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}}, log.New(io.Discard, "", 0))
+	registerDemo(s)
+	tt := &testHTTPTools{started: make(chan struct{}, 1), cancelled: make(chan error, 1), release: make(chan struct{})}
+	s.addTool(tool{
+		Name:        "hdr",
+		Description: "Mirrors arguments into Mcp-Param headers.",
+		InputSchema: `{"type":"object","properties":{
+			"region":{"type":"string","x-mcp-header":"Region"},
+			"count":{"type":"integer","x-mcp-header":"Count"},
+			"flag":{"type":"boolean","x-mcp-header":"Flag"},
+			"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
+	})
+	s.addTool(tool{
+		Name:             "hv",
+		Description:      "Validates its own arguments; still mirrors tenant.",
+		InputSchema:      `{"type":"object","properties":{"tenant":{"type":"string","x-mcp-header":"Tenant"}},"anyOf":[{"required":["tenant"]}]}`,
+		HandlerValidates: true,
+		Call:             func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
+	})
+	s.addTool(tool{
+		Name:        "block",
+		Description: "Blocks until its context ends, then reports why.",
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			tt.started <- struct{}{}
+			<-ctx.Done()
+			req.Progress(1, 0, "too late") // must not be written
+			tt.cancelled <- ctx.Err()
+			return nil, ctx.Err()
+		},
+	})
+	s.addTool(tool{
+		Name:        "gate",
+		Description: "Returns when released.",
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			tt.started <- struct{}{}
+			select {
+			case <-tt.release:
+				return textResult("released"), nil
+			case <-ctx.Done():
+				tt.cancelled <- ctx.Err()
+				return nil, ctx.Err()
+			}
+		},
+	})
+	s.addTool(tool{
+		Name:        "boom",
+		Description: "Panics.",
+		Call:        func(ctx context.Context, req *request) (*toolResult, error) { panic("boom") },
+	})
+	s.addTool(tool{
+		Name:        "who",
+		Description: "Returns the principal.",
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult("principal=" + req.principal), nil
+		},
+	})
+	return s, tt
+}
+
+// newTestHTTPRequest builds a POST of body to ts with the headers a
+// conformant modern client sends, derived from the body, then applies
+// edits: "Name: value" replaces every default Name (repeat a name to send
+// it twice; the name is sent in the case written), "-Name" removes it,
+// "Host: h" sets the Host.
+func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *httptest.Server, method, body string, edits []string) *http.Request {
+	tb.Helper()
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, ts.URL+httpPath, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	var env struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(body), &env) == nil && env.Method != "" {
+		req.Header.Set("Mcp-Method", env.Method)
+		switch env.Method {
+		case "tools/call", "prompts/get":
+			req.Header.Set("Mcp-Name", env.Params.Name)
+		case "resources/read":
+			req.Header.Set("Mcp-Name", env.Params.URI)
+		}
+	}
+	replaced := map[string]bool{}
+	for _, e := range edits {
+		if name, ok := strings.CutPrefix(e, "-"); ok {
+			req.Header.Del(name)
+			continue
+		}
+		name, value, _ := strings.Cut(e, ":")
+		value = strings.TrimPrefix(value, " ")
+		if strings.EqualFold(name, "Host") {
+			req.Host = value
+			continue
+		}
+		key := textproto.CanonicalMIMEHeaderKey(name)
+		if !replaced[key] {
+			replaced[key] = true
+			req.Header.Del(key)
+		}
+		req.Header[name] = append(req.Header[name], value)
+	}
+	return req
+}
+
+// testHTTPReply is a response as a test sees it.
+type testHTTPReply struct {
+	status int
+	header http.Header
+	body   []byte
+	code   int    // error.code, 0 when the body is not a JSON-RPC error
+	id     string // raw id of a JSON body
+}
+
+// mustDo sends req and reads the whole response.
+func mustDo(tb testing.TB, client *http.Client, req *http.Request) testHTTPReply {
+	tb.Helper()
+	r, err := doTestHTTP(client, req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// doTestHTTP is mustDo for goroutines other than the test's.
+func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return testHTTPReply{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return testHTTPReply{}, err
+	}
+	r := testHTTPReply{status: resp.StatusCode, header: resp.Header, body: body}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(body, &msg); err != nil {
+			return r, fmt.Errorf("body is not JSON: %v\n%s", err, body)
+		}
+		r.id = string(msg.ID)
+		if msg.Error != nil {
+			r.code = msg.Error.Code
+		}
+	}
+	return r, nil
+}
+
+// TestHTTPRules sends one raw request per rule of the transport and checks
+// the status, the content type and, for JSON-RPC errors, code and id.
+func TestHTTPRules(t *testing.T) {
+	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
+	port := ts.Listener.Addr().(*net.TCPAddr).Port
+	own := fmt.Sprintf("http://localhost:%d", port)
+	hdrCall := func(args string) string { return rpcBody("tools/call", `"name":"hdr","arguments":`+args) }
+	echo := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	list := rpcBody("tools/list", "")
+	big := rpcBody("tools/call", `"name":"echo","arguments":{"message":"`+strings.Repeat("x", 5000)+`"}`)
+	for _, tt := range []struct {
+		name    string
+		method  string // default POST
+		body    string
+		edits   []string
+		chunked bool
+		status  int
+		code    int    // JSON-RPC error code; 0 = no error
+		id      string // raw id of the JSON body; "" = not checked
+		ctype   string // Content-Type prefix; "" = no body expected
+		header  string // "Name: value" the response must carry
+	}{
+		// Answers and their status.
+		{name: "discover answers 200 json", body: rpcBody("server/discover", ""), status: 200, id: "1", ctype: "application/json"},
+		{name: "tool call answers 200 json", body: echo, status: 200, id: "1", ctype: "application/json"},
+		{name: "in-band tool error is 200", body: rpcBody("tools/call", `"name":"echo","arguments":{}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "notification is 202 without body", body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, status: 202},
+		{name: "unknown notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/whatever"}`, edits: []string{"-Mcp-Method"}, status: 202},
+		{name: "session id and last event id are ignored", body: list, edits: []string{"Mcp-Session-Id: abc", "Last-Event-ID: 7"}, status: 200, id: "1", ctype: "application/json"},
+
+		// JSON-RPC errors: status from code, id echoed.
+		{name: "missing _meta is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "_meta without protocolVersion is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "missing _meta wins over header mismatch", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "version header differs from _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},
+		{name: "unknown method is 404 -32601", body: rpcBody("unknown/method", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "removed method is 404 -32601", body: rpcBody("initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "unknown tool is 400 -32602", body: rpcBody("tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "string id is echoed", body: strings.Replace(rpcBody("nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
+		{name: "panicking handler is 500 -32603", body: rpcBody("tools/call", `"name":"boom"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
+		{name: "parse error is 400 -32700 with null id", body: `{"jsonrpc":"2.0","id":1,`, status: 400, code: -32700, id: "null", ctype: "application/json"},
+		{name: "batch is 400 -32600", body: "[" + list + "]", status: 400, code: -32600, id: "null", ctype: "application/json"},
+		{name: "response from client is 400 -32600", body: `{"jsonrpc":"2.0","id":5,"result":{}}`, status: 400, code: -32600, id: "5", ctype: "application/json"},
+
+		// Mcp-Method.
+		{name: "Mcp-Method missing is -32020", body: list, edits: []string{"-Mcp-Method"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Method mismatch is -32020", body: list, edits: []string{"Mcp-Method: prompts/list"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Method value is case-sensitive", body: list, edits: []string{"Mcp-Method: TOOLS/LIST"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Method name lower case", body: list, edits: []string{"mcp-method: tools/list"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Method name upper case", body: list, edits: []string{"MCP-METHOD: tools/list"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Method sent twice is -32020", body: list, edits: []string{"Mcp-Method: tools/list", "Mcp-Method: tools/list"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+
+		// Mcp-Name.
+		{name: "Mcp-Name missing is -32020", body: echo, edits: []string{"-Mcp-Name"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name mismatch is -32020", body: echo, edits: []string{"Mcp-Name: add"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name whitespace is trimmed", body: echo, edits: []string{"Mcp-Name: \t echo  "}, status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name base64", body: echo, edits: []string{"Mcp-Name: =?base64?ZWNobw==?="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name bad base64 is -32020", body: echo, edits: []string{"Mcp-Name: =?base64?ZWNobw?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name sentinel is case-sensitive", body: echo, edits: []string{"Mcp-Name: =?BASE64?ZWNobw==?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name non-ASCII plain value is -32020", body: echo, edits: []string{"Mcp-Name: échо"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read uri", body: rpcBody("resources/read", `"uri":"demo://readme"`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read mismatch", body: rpcBody("resources/read", `"uri":"demo://readme"`), edits: []string{"Mcp-Name: demo://logo"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get mismatch", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), edits: []string{"Mcp-Name: other"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+
+		// Mcp-Param-* (x-mcp-header).
+		{name: "param header matches", body: hdrCall(`{"region":"us-west1"}`), edits: []string{"Mcp-Param-Region: us-west1"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header name is case-insensitive", body: hdrCall(`{"region":"us-west1"}`), edits: []string{"mcp-param-region: us-west1"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header missing when argument present", body: hdrCall(`{"region":"us-west1"}`), status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header mismatch", body: hdrCall(`{"region":"us-west1"}`), edits: []string{"Mcp-Param-Region: eu-west1"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header absent with argument absent", body: hdrCall(`{}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "param header not expected for null argument", body: hdrCall(`{"region":null}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "param header without argument is -32020", body: hdrCall(`{}`), edits: []string{"Mcp-Param-Region: us-west1"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header base64", body: hdrCall(`{"region":"Hello"}`), edits: []string{"Mcp-Param-Region: =?base64?SGVsbG8=?="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header base64 non-ASCII", body: hdrCall(`{"region":"Hello, 世界"}`), edits: []string{"Mcp-Param-Region: =?base64?SGVsbG8sIOS4lueVjA==?="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header base64 bad padding", body: hdrCall(`{"region":"Hello"}`), edits: []string{"Mcp-Param-Region: =?base64?SGVsbG8?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header base64 bad chars", body: hdrCall(`{"region":"Hello"}`), edits: []string{"Mcp-Param-Region: =?base64?SGVs!!!bG8=?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header base64 non-canonical bits", body: hdrCall(`{"region":"Hello"}`), edits: []string{"Mcp-Param-Region: =?base64?SGVsbG9=?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header without prefix is literal", body: hdrCall(`{"region":"SGVsbG8="}`), edits: []string{"Mcp-Param-Region: SGVsbG8="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header without suffix is literal", body: hdrCall(`{"region":"=?base64?SGVsbG8="}`), edits: []string{"Mcp-Param-Region: =?base64?SGVsbG8="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header sentinel-looking value encoded", body: hdrCall(`{"region":"=?base64?literal?="}`), edits: []string{"Mcp-Param-Region: =?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header empty string", body: hdrCall(`{"region":""}`), edits: []string{"Mcp-Param-Region: "}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header integer", body: hdrCall(`{"count":42}`), edits: []string{"Mcp-Param-Count: 42"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header integer compared numerically", body: hdrCall(`{"count":42}`), edits: []string{"Mcp-Param-Count: 42.0"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header negative integer", body: hdrCall(`{"count":-7}`), edits: []string{"Mcp-Param-Count: -7"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header integer mismatch", body: hdrCall(`{"count":42}`), edits: []string{"Mcp-Param-Count: 43"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header integer not a number", body: hdrCall(`{"count":42}`), edits: []string{"Mcp-Param-Count: 0x2A"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header boolean", body: hdrCall(`{"flag":true}`), edits: []string{"Mcp-Param-Flag: true"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header boolean false", body: hdrCall(`{"flag":false}`), edits: []string{"Mcp-Param-Flag: false"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header boolean is lower case", body: hdrCall(`{"flag":true}`), edits: []string{"Mcp-Param-Flag: True"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header boolean mismatch", body: hdrCall(`{"flag":true}`), edits: []string{"Mcp-Param-Flag: false"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header nested property", body: hdrCall(`{"loc":{"zone":"a"}}`), edits: []string{"Mcp-Param-Zone: a"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "param header nested property missing", body: hdrCall(`{"loc":{"zone":"a"}}`), status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header sent twice", body: hdrCall(`{"region":"a"}`), edits: []string{"Mcp-Param-Region: a", "Mcp-Param-Region: a"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header non-ASCII plain value", body: hdrCall(`{"region":"café"}`), edits: []string{"Mcp-Param-Region: café"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header of a handler-validated tool", body: rpcBody("tools/call", `"name":"hv","arguments":{"tenant":"t1"}`), edits: []string{"Mcp-Param-Tenant: t2"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header undeclared is ignored", body: echo, edits: []string{"Mcp-Param-Other: x"}, status: 200, id: "1", ctype: "application/json"},
+
+		// Origin and Host (DNS rebinding).
+		{name: "own origin allowed", body: list, edits: []string{"Origin: " + ts.URL}, status: 200, id: "1", ctype: "application/json"},
+		{name: "own localhost origin allowed", body: list, edits: []string{"Origin: " + own}, status: 200, id: "1", ctype: "application/json"},
+		{name: "allow-origin flag", body: list, edits: []string{"Origin: https://app.example.com"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "allowed origin gets CORS", body: list, edits: []string{"Origin: https://app.example.com"}, status: 200, id: "1", ctype: "application/json", header: "Access-Control-Allow-Origin: https://app.example.com"},
+		{name: "allowed origin preflight", method: "OPTIONS", edits: []string{"Origin: https://app.example.com", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: content-type, mcp-method"}, status: 204, header: "Access-Control-Allow-Methods: POST"},
+		{name: "foreign origin preflight is 403", method: "OPTIONS", edits: []string{"Origin: http://evil.example.com", "Access-Control-Request-Method: POST"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "OPTIONS without preflight is 405", method: "OPTIONS", status: 405, code: -32600, id: "null", ctype: "application/json", header: "Allow: POST"},
+		{name: "foreign origin is 403", body: list, edits: []string{"Origin: http://evil.example.com"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "loopback origin on another port is 403", body: list, edits: []string{fmt.Sprintf("Origin: http://127.0.0.1:%d", port+1)}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "null origin is 403", body: list, edits: []string{"Origin: null"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "foreign origin on GET is 403", method: "GET", edits: []string{"Origin: http://evil.example.com"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "cross-site fetch metadata is 403", body: list, edits: []string{"Sec-Fetch-Site: cross-site"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "rebinding host is 403", body: list, edits: []string{"Host: evil.example.com", "Origin: http://evil.example.com"}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "rebinding host without origin is 403", body: list, edits: []string{fmt.Sprintf("Host: evil.example.com:%d", port)}, status: 403, code: -32600, id: "null", ctype: "application/json"},
+		{name: "localhost host allowed", body: list, edits: []string{fmt.Sprintf("Host: localhost:%d", port)}, status: 200, id: "1", ctype: "application/json"},
+		{name: "ipv6 loopback host allowed", body: list, edits: []string{fmt.Sprintf("Host: [::1]:%d", port)}, status: 200, id: "1", ctype: "application/json"},
+
+		// HTTP methods, media types, body size.
+		{name: "GET is 405", method: "GET", status: 405, code: -32600, id: "null", ctype: "application/json", header: "Allow: POST"},
+		{name: "DELETE is 405", method: "DELETE", status: 405, code: -32600, id: "null", ctype: "application/json", header: "Allow: POST"},
+		{name: "text/plain is 415", body: list, edits: []string{"Content-Type: text/plain"}, status: 415, code: -32600, id: "null", ctype: "application/json"},
+		{name: "missing content type is 415", body: list, edits: []string{"-Content-Type"}, status: 415, code: -32600, id: "null", ctype: "application/json"},
+		{name: "non-utf-8 charset is 415", body: list, edits: []string{"Content-Type: application/json; charset=latin1"}, status: 415, code: -32600, id: "null", ctype: "application/json"},
+		{name: "utf-8 charset accepted", body: list, edits: []string{"Content-Type: application/json; charset=UTF-8"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "accept json only is 406", body: list, edits: []string{"Accept: application/json"}, status: 406, code: -32600, id: "null", ctype: "application/json"},
+		{name: "accept sse refused by q=0 is 406", body: list, edits: []string{"Accept: application/json, text/event-stream;q=0"}, status: 406, code: -32600, id: "null", ctype: "application/json"},
+		{name: "accept wildcard", body: list, edits: []string{"Accept: */*"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "accept split over two headers", body: list, edits: []string{"Accept: application/json", "Accept: text/event-stream"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "no accept header", body: list, edits: []string{"-Accept"}, status: 200, id: "1", ctype: "application/json"},
+		{name: "body over the cap is 413", body: big, status: 413, code: -32600, id: "null", ctype: "application/json"},
+		{name: "chunked body over the cap is 413", body: big, chunked: true, status: 413, code: -32600, id: "null", ctype: "application/json"},
+		{name: "chunked body under the cap", body: echo, chunked: true, status: 200, id: "1", ctype: "application/json"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := newTestHTTPRequest(t, t.Context(), ts, tt.method, tt.body, tt.edits)
+			if tt.chunked {
+				req.Body = io.NopCloser(strings.NewReader(tt.body))
+				req.ContentLength = -1
+			}
+			got := mustDo(t, ts.Client(), req)
+			if got.status != tt.status {
+				t.Errorf("status = %d, want %d\n%s", got.status, tt.status, got.body)
+			}
+			ctype := got.header.Get("Content-Type")
+			if tt.ctype == "" && (len(got.body) > 0 || ctype != "") {
+				t.Errorf("got a body (%q): %s", ctype, got.body)
+			}
+			if tt.ctype != "" && !strings.HasPrefix(ctype, tt.ctype) {
+				t.Errorf("Content-Type = %q, want %s", ctype, tt.ctype)
+			}
+			if got.code != tt.code {
+				t.Errorf("error code = %d, want %d\n%s", got.code, tt.code, got.body)
+			}
+			if tt.id != "" && got.id != tt.id {
+				t.Errorf("id = %s, want %s", got.id, tt.id)
+			}
+			if name, value, ok := strings.Cut(tt.header, ": "); ok && got.header.Get(name) != value {
+				t.Errorf("%s = %q, want %q", name, got.header.Get(name), value)
+			}
+			if n := bytes.Count(got.body, []byte("\n")); len(got.body) > 0 && (n != 1 || got.body[len(got.body)-1] != '\n') {
+				t.Errorf("body is not one line: %q", got.body)
+			}
+		})
+	}
+}
+
+// TestHTTPBearerToken checks the optional static token: 401 with a
+// challenge without it, the principal derived from it with it.
+func TestHTTPBearerToken(t *testing.T) {
+	ts, _ := newTestHTTPServer(t, &httpConfig{token: "s3cret"})
+	who := rpcBody("tools/call", `"name":"who"`)
+	for _, tt := range []struct {
+		name   string
+		edits  []string
+		status int
+	}{
+		{"no authorization is 401", nil, 401},
+		{"wrong token is 401", []string{"Authorization: Bearer s3cre"}, 401},
+		{"other scheme is 401", []string{"Authorization: Basic s3cret"}, 401},
+		{"right token", []string{"Authorization: Bearer s3cret"}, 200},
+		{"scheme is case-insensitive", []string{"Authorization: bearer s3cret"}, 200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", who, tt.edits))
+			if got.status != tt.status {
+				t.Fatalf("status = %d, want %d\n%s", got.status, tt.status, got.body)
+			}
+			if tt.status == 401 && !strings.HasPrefix(got.header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", got.header.Get("WWW-Authenticate"))
+			}
+			if tt.status == 200 {
+				if bytes.Contains(got.body, []byte("s3cret")) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
+					t.Errorf("principal not derived from the token: %s", got.body)
+				}
+			}
+		})
+	}
+}
+
+// readSSE parses an event stream as a client does: events separated by
+// blank lines, data lines joined, comments and other fields skipped.
+func readSSE(tb testing.TB, r io.Reader) []string {
+	tb.Helper()
+	var events []string
+	var data []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data != nil {
+				events = append(events, strings.Join(data, "\n"))
+				data = nil
+			}
+		case strings.HasPrefix(line, ":"):
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	if data != nil {
+		tb.Errorf("stream ended inside an event")
+	}
+	return events
+}
+
+// TestHTTPSSE checks that notifications switch the response to an event
+// stream: notifications in order, the response last, one line per data.
+func TestHTTPSSE(t *testing.T) {
+	ts, _ := newTestHTTPServer(t, nil)
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"tok","io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", body, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for name, want := range map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Cache-Control": "no-cache"} {
+		if got := resp.Header.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	events := readSSE(t, resp.Body)
+	var methods []string
+	for i, e := range events {
+		if strings.Contains(e, "\n") {
+			t.Errorf("event %d spans lines: %q", i, e)
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Progress float64 `json:"progress"`
+			} `json:"params"`
+			Result *struct {
+				ResultType string `json:"resultType"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(e), &msg); err != nil {
+			t.Fatalf("event %d is not JSON: %v: %s", i, err, e)
+		}
+		if msg.Method != "" {
+			methods = append(methods, fmt.Sprintf("%s %g", msg.Method, msg.Params.Progress))
+			continue
+		}
+		if i != len(events)-1 || string(msg.ID) != "9" || msg.Result == nil || msg.Result.ResultType != "complete" {
+			t.Errorf("event %d = %s, want the response last", i, e)
+		}
+	}
+	want := []string{"notifications/progress 1", "notifications/message 0", "notifications/progress 2", "notifications/message 0", "notifications/progress 3", "notifications/message 0"}
+	if strings.Join(methods, "|") != strings.Join(want, "|") {
+		t.Errorf("notifications = %q, want %q", methods, want)
+	}
+	if len(events) != len(want)+1 {
+		t.Errorf("%d events, want %d", len(events), len(want)+1)
+	}
+}
+
+// TestHTTPCancelOnDisconnect checks that closing the response cancels the
+// request's context.
+func TestHTTPCancelOnDisconnect(t *testing.T) {
+	ts, tt := newTestHTTPServer(t, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	req := newTestHTTPRequest(t, ctx, ts, "", rpcBody("tools/call", `"name":"block"`), nil)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := ts.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	mustReceive(t, tt.started)
+	cancel()
+	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("handler context ended with %v, want context.Canceled", err)
+	}
+	if err := mustReceive(t, done); err == nil {
+		t.Errorf("client got a response after cancelling")
+	}
+}
+
+// TestHTTPRequestTimeout checks the per-request handler timeout.
+func TestHTTPRequestTimeout(t *testing.T) {
+	ts, tt := newTestHTTPServer(t, &httpConfig{requestTimeout: time.Millisecond})
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"block"`), nil))
+	mustReceive(t, tt.started)
+	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("handler context ended with %v, want context.DeadlineExceeded", err)
+	}
+	if got.status != 500 || got.code != codeInternalError {
+		t.Errorf("timed-out request: status %d code %d, want 500 -32603", got.status, got.code)
+	}
+}
+
+// TestHTTPCallAfterDisconnect checks that nothing is written for a request
+// once its client has gone, even by a handler that keeps notifying.
+func TestHTTPCallAfterDisconnect(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	rec := httptest.NewRecorder()
+	call := &httpCall{w: rec, rc: http.NewResponseController(rec), conn: ctx}
+	call.notify(encodeNotification("notifications/progress", map[string]int{"progress": 1}))
+	cancel()
+	n := rec.Body.Len()
+	call.notify(encodeNotification("notifications/progress", map[string]int{"progress": 2}))
+	call.finish(encodeError([]byte("1"), errInternal), codeInternalError)
+	if rec.Body.Len() != n {
+		t.Errorf("written after disconnect: %q", rec.Body.String()[n:])
+	}
+}
+
+// mustReceive waits for a value on ch, failing after a generous deadline.
+func mustReceive[T any](tb testing.TB, ch <-chan T) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		tb.Fatal("timed out waiting")
+		panic("unreachable")
+	}
+}
+
+// startTestHTTP runs serveHTTP on a loopback listener until the returned
+// cancel; the returned channel yields serveHTTP's result.
+func startTestHTTP(t *testing.T, cfg *httpConfig) (*httptest.Server, *testHTTPTools, context.CancelFunc, <-chan error) {
+	t.Helper()
+	s, tt := newTestHTTPRegistry(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- s.serveHTTP(ctx, ln, cfg) }()
+	// An httptest.Server value only to reuse the request helpers.
+	ts := &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln}
+	return ts, tt, cancel, errc
+}
+
+// TestHTTPShutdownDrains checks graceful shutdown: after ctx ends the
+// listener closes, a request in flight still gets its answer, and
+// serveHTTP returns nil after it.
+func TestHTTPShutdownDrains(t *testing.T) {
+	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
+	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
+	replies := make(chan testHTTPReply, 1)
+	go func() {
+		r, err := doTestHTTP(http.DefaultClient, req)
+		if err != nil {
+			r.body = []byte(err.Error())
+		}
+		replies <- r
+	}()
+	mustReceive(t, tt.started)
+	stop()
+	// Polling is unavoidable here: Shutdown closes the listener
+	// asynchronously.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("listener still accepting after shutdown began")
+		}
+		runtime.Gosched()
+	}
+	select {
+	case err := <-errc:
+		t.Fatalf("serveHTTP returned %v with a request in flight", err)
+	default:
+	}
+	close(tt.release)
+	if got := mustReceive(t, replies); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
+		t.Errorf("in-flight request: %d %s", got.status, got.body)
+	}
+	if err := mustReceive(t, errc); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+}
+
+// TestHTTPShutdownCancels checks that requests still running when the
+// drain time is over are cancelled and serveHTTP still returns nil.
+func TestHTTPShutdownCancels(t *testing.T) {
+	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
+	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	mustReceive(t, tt.started)
+	stop()
+	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("handler context ended with %v, want context.Canceled", err)
+	}
+	if err := mustReceive(t, errc); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+}
+
+// TestHTTPListenAddr checks how -http completes an address.
+func TestHTTPListenAddr(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"8080", "127.0.0.1:8080"},
+		{":8080", "127.0.0.1:8080"},
+		{"127.0.0.1:8080", "127.0.0.1:8080"},
+		{"localhost:9", "localhost:9"},
+		{"[::1]:8080", "[::1]:8080"},
+		{"0.0.0.0:8080", "0.0.0.0:8080"},
+		{"host", ""},
+		{"99999", ""},
+		{":http", ""},
+	} {
+		got, err := httpListenAddr(tt.in)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("httpListenAddr(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestHTTPFlags checks the HTTP flags' validation through run.
+func TestHTTPFlags(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad address", []string{"-http", "nohost"}, "want host:port"},
+		{"bad origin", []string{"-http", "8080", "-allow-origin", "evil.example.com"}, "scheme://host"},
+		{"origin with path", []string{"-http", "8080", "-allow-origin", "https://a.example/x"}, "scheme://host"},
+		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
+		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
+		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunHTTP serves through run and stops it with ctx: the exit is clean.
+func TestRunHTTP(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := run(ctx, []string{"-http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+	if err != nil {
+		t.Errorf("run = %v, want nil", err)
+	}
+}
+
+// TestAddToolHeaderDeclarations checks that registration refuses invalid
+// x-mcp-header annotations, also on tools that validate their own
+// arguments.
+func TestAddToolHeaderDeclarations(t *testing.T) {
+	for _, tt := range []struct {
+		name, schema     string
+		handlerValidates bool
+		wantPanic        bool
+	}{
+		{"valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`, false, false},
+		{"space in name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"My Region"}}}`, false, true},
+		{"number type", `{"type":"object","properties":{"r":{"type":"number","x-mcp-header":"R"}}}`, false, true},
+		{"duplicate ignoring case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"R"},"b":{"type":"string","x-mcp-header":"r"}}}`, false, true},
+		{"under items", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"R"}}}}`, false, true},
+		{"handler-validated valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}},"anyOf":[{"required":["r"]}]}`, true, false},
+		{"handler-validated bad name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R:1"}},"anyOf":[{"required":["r"]}]}`, true, true},
+		{"handler-validated under anyOf", `{"type":"object","anyOf":[{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}]}`, true, true},
+		{"handler-validated under $defs", `{"type":"object","$defs":{"d":{"type":"string","x-mcp-header":"R"}},"properties":{"r":{"$ref":"#/$defs/d"}}}`, true, true},
+		{"handler-validated object type", `{"type":"object","properties":{"r":{"type":"object","x-mcp-header":"R"}},"anyOf":[{}]}`, true, true},
+		{"handler-validated at root", `{"type":"object","x-mcp-header":"R","anyOf":[{}]}`, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(config{}, log.New(io.Discard, "", 0))
+			defer func() {
+				if p := recover(); (p != nil) != tt.wantPanic {
+					t.Errorf("addTool(%s) panic = %v, want panic %v", tt.schema, p, tt.wantPanic)
+				}
+			}()
+			s.addTool(tool{Name: "t", InputSchema: tt.schema, HandlerValidates: tt.handlerValidates,
+				Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult(""), nil }})
+		})
+	}
+}
+
+// BenchmarkHTTPToolsCall measures one tools/call over a real loopback
+// connection kept alive between iterations. allocs/op counts client and
+// server together.
+func BenchmarkHTTPToolsCall(b *testing.B) {
+	ts, _ := newTestHTTPServer(b, nil)
+	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	client := ts.Client()
+	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
