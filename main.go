@@ -69,31 +69,41 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
+	s := newServer(cfg, logger)
+	registerBuiltin(s)
+	return s.serveStdio(ctx, stdin, stdout)
+}
+
+// parseFlags turns the command line into the server's config. Usage and
+// flag errors are written to stderr; -h returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("baremcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+		return config{}, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *cacheTTL < 0 {
-		return errors.New("-cache-ttl must not be negative")
+		return config{}, errors.New("-cache-ttl must not be negative")
 	}
 	if *cacheScope != scopePublic && *cacheScope != scopePrivate {
-		return fmt.Errorf("-cache-scope must be public or private, not %q", *cacheScope)
+		return config{}, fmt.Errorf("-cache-scope must be public or private, not %q", *cacheScope)
 	}
 	if *pageSize < 0 {
-		return errors.New("-page-size must not be negative")
+		return config{}, errors.New("-page-size must not be negative")
 	}
-	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
-	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, logger)
-	registerBuiltin(s)
-	return s.serveStdio(ctx, stdin, stdout)
+	return config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, nil
 }
