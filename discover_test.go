@@ -169,7 +169,9 @@ func TestDiscoverCapabilities(t *testing.T) {
 	read := func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
 		return []resourceContents{{URI: uri, Text: ""}}, nil
 	}
-	get := func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) { return &promptResult{}, nil }
+	get := func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+		return &promptResult{}, nil
+	}
 	complete := func(ctx context.Context, value string, args map[string]string) ([]string, error) { return nil, nil }
 	for _, tt := range []struct {
 		name     string

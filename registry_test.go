@@ -103,7 +103,9 @@ func TestRegistrationPanics(t *testing.T) {
 	read := func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
 		return nil, nil
 	}
-	get := func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) { return nil, nil }
+	get := func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+		return nil, nil
+	}
 	for _, tt := range []struct {
 		name     string
 		register func(s *server)
