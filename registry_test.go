@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestContentKinds(t *testing.T) {
@@ -374,4 +375,30 @@ func listNames(tb testing.TB, line, member, key string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+func TestTemplateMatchBoundedWork(t *testing.T) {
+	// A backtracking matcher took about a second per call here; the
+	// linear one takes microseconds. The bound is loose enough for -race
+	// on a loaded machine and still far below the old cost.
+	ut, err := compileTemplate("x://{a}/{b}/{c}.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := "x://" + strings.Repeat("/", maxURILength-4)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, ok := ut.match(uri); ok {
+			t.Fatalf("match(%q) = true", uri)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("match allocates %v times on a failing URI, want <= 2", allocs)
+	}
+	start := time.Now()
+	for range 200 {
+		ut.match(uri)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("200 pathological matches took %v", d)
+	}
 }
