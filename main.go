@@ -142,6 +142,29 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, httpCfg, err := parseFlags(args, stderr, getenv)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
+	if cfg.stateKey == nil {
+		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
+	}
+	s := newServer(cfg, logger)
+	registerBuiltin(s)
+	if httpCfg.addr != "" {
+		return s.listenHTTP(ctx, httpCfg)
+	}
+	return s.serveStdio(ctx, stdin, stdout)
+}
+
+// parseFlags turns the command line (and the environment, for secrets)
+// into the server's config and the HTTP transport's. Usage and flag errors
+// are written to stderr; -h returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (config, *httpConfig, error) {
 	fs := flag.NewFlagSet("baremcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
@@ -152,51 +175,39 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	httpCfg := httpFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+		return config{}, nil, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return config{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *cacheTTL < 0 {
-		return errors.New("-cache-ttl must not be negative")
+		return config{}, nil, errors.New("-cache-ttl must not be negative")
 	}
 	if *cacheScope != scopePublic && *cacheScope != scopePrivate {
-		return fmt.Errorf("-cache-scope must be public or private, not %q", *cacheScope)
+		return config{}, nil, fmt.Errorf("-cache-scope must be public or private, not %q", *cacheScope)
 	}
 	if *pageSize < 0 {
-		return errors.New("-page-size must not be negative")
+		return config{}, nil, errors.New("-page-size must not be negative")
 	}
 	if *stateTTL <= 0 {
-		return errors.New("-state-ttl must be positive")
+		return config{}, nil, errors.New("-state-ttl must be positive")
 	}
 	stateKey, err := loadStateKey(*stateKeyFile, getenv)
 	if err != nil {
-		return err
+		return config{}, nil, err
 	}
 	if httpCfg.addr != "" {
 		if err := httpCfg.finish(getenv); err != nil {
-			return err
+			return config{}, nil, err
 		}
 	}
-	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
-	if stateKey == nil {
-		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
-	}
-	s := newServer(config{
+	return config{
 		cache:      cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
 		pageSize:   *pageSize,
 		stateKey:   stateKey,
 		stateTTL:   *stateTTL,
 		modernOnly: *modernOnly,
-	}, logger)
-	registerBuiltin(s)
-	if httpCfg.addr != "" {
-		return s.listenHTTP(ctx, httpCfg)
-	}
-	return s.serveStdio(ctx, stdin, stdout)
+	}, httpCfg, nil
 }
 
 // envStateKey names the environment variable holding the requestState secret.

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +75,8 @@ func invalidParams(format string, args ...any) *rpcError {
 // message is one JSON-RPC message from the peer, decoded once. params,
 // result and errorValue stay raw until the handler that owns them reads them.
 type message struct {
-	id         []byte // raw JSON id (string or integer), nil when absent
+	id         []byte // raw JSON id (string or integer), nil when absent or invalid
+	hasID      bool   // an id member was present, even an invalid one
 	method     string
 	hasMethod  bool
 	params     []byte // raw JSON object, nil when absent
@@ -82,8 +84,10 @@ type message struct {
 	errorValue []byte // set on an error response from the peer
 }
 
-// isNotification reports whether m is a request without id.
-func (m *message) isNotification() bool { return m.hasMethod && m.id == nil }
+// isNotification reports whether m is a request without id. A message
+// whose id is present but invalid (null, fractional) is not one: it is
+// answered -32600 with id null.
+func (m *message) isNotification() bool { return m.hasMethod && !m.hasID }
 
 // isResponse reports whether m answers a request the server sent.
 func (m *message) isResponse() bool {
@@ -118,21 +122,31 @@ func parseMessage(data []byte) (message, *rpcError) {
 		return m, errParse
 	}
 	var version []byte
-	var idErr *rpcError
+	// idErr and memberErr are reported after the loop, so that an error
+	// about a member read before the id still carries the id.
+	var idErr, memberErr *rpcError
+	nullID := false
 	for _, mem := range members {
 		switch mem.name {
 		case "jsonrpc":
 			version = mem.value
 		case "id":
-			if jsonKind(mem.value) == '"' || isJSONInteger(mem.value) {
+			m.hasID = true
+			switch {
+			case jsonKind(mem.value) == '"' || isJSONInteger(mem.value):
 				m.id = bytes.TrimSpace(mem.value)
-			} else {
+			case jsonKind(mem.value) == 'n':
+				// Valid only on an error response to a message the peer
+				// could not read; checked after the loop.
+				nullID = true
+			default:
 				idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
 			}
 		case "method":
 			s, ok := jsonString(mem.value)
 			if !ok {
-				return m, newError(codeInvalidRequest, "invalid request: method must be a string")
+				memberErr = cmp.Or(memberErr, newError(codeInvalidRequest, "invalid request: method must be a string"))
+				continue
 			}
 			m.method, m.hasMethod = s, true
 		case "params":
@@ -143,12 +157,22 @@ func parseMessage(data []byte) (message, *rpcError) {
 			m.errorValue = mem.value
 		default:
 			if known := foldedName(mem.name, envelopeMembers...); known != "" {
-				return m, newError(codeInvalidRequest, "invalid request: member %q is not %q", mem.name, known)
+				memberErr = cmp.Or(memberErr, newError(codeInvalidRequest, "invalid request: member %q is not %q", mem.name, known))
 			}
+		}
+	}
+	if nullID {
+		if m.hasMethod || m.errorValue == nil {
+			idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
+		} else {
+			m.id = []byte("null")
 		}
 	}
 	if idErr != nil {
 		return m, idErr
+	}
+	if memberErr != nil {
+		return m, memberErr
 	}
 	if v, ok := jsonString(version); !ok || v != "2.0" {
 		return m, newError(codeInvalidRequest, `invalid request: jsonrpc must be "2.0"`)

@@ -150,7 +150,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}
 	msg, rerr := parseMessage(line)
 	if rerr != nil {
-		if !msg.isNotification() || msg.id != nil {
+		if !msg.isNotification() {
 			c.write(encodeError(msg.id, rerr))
 		}
 		return

@@ -1,0 +1,80 @@
+// Examples of the registration API: register a tool, a resource or a
+// prompt, then serve one request over stdio.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+)
+
+// exampleMeta is the _meta a modern client sends on every request.
+const exampleMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// serveExample serves one request line and writes the answer to stdout.
+func serveExample(s *server, line string) {
+	if err := s.serveStdio(context.Background(), strings.NewReader(line+"\n"), os.Stdout); err != nil {
+		fmt.Println("error:", err)
+	}
+}
+
+func Example_addTool() {
+	s := newServer(config{}, log.New(io.Discard, "", 0))
+	s.addTool(tool{
+		Name:        "shout",
+		Description: "Returns the text in upper case.",
+		InputSchema: `{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"]}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult(strings.ToUpper(req.String("text"))), nil
+		},
+	})
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shout","arguments":{"text":"hello"},`+exampleMeta+`}}`)
+	// A schema violation is reported to the model in-band.
+	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{},`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"HELLO"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"invalid arguments for tool shout: missing required property \"text\""}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+}
+
+func Example_addResource() {
+	s := newServer(config{cache: cacheHint{TTL: 0, Scope: scopePublic}}, log.New(io.Discard, "", 0))
+	s.addResource(resource{
+		URI:      "notes://today",
+		Name:     "today",
+		MimeType: "text/plain",
+		Text:     "buy milk",
+	})
+	s.addTemplate(resourceTemplate{
+		URITemplate: "notes://day/{date}",
+		Name:        "day",
+		Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+			return []resourceContents{{URI: uri, MimeType: "text/plain", Text: "notes for " + vars["date"]}}, nil
+		},
+	})
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://today",`+exampleMeta+`}}`)
+	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://day/2026-07-28",`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+}
+
+func Example_addPrompt() {
+	s := newServer(config{}, log.New(io.Discard, "", 0))
+	s.addPrompt(prompt{
+		Name:        "review",
+		Description: "Asks for a code review.",
+		Arguments:   []promptArgument{{Name: "language", Required: true}},
+		Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+			return &promptResult{Messages: []promptMessage{
+				{Role: "user", Content: textContent("Review this " + args["language"] + " code.")},
+			}}, nil
+		},
+	})
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"language":"Go"},`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Review this Go code."}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+}
