@@ -25,6 +25,7 @@ type request struct {
 	principal string
 	server    *server
 	send      func(msg []byte)
+	closing   <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any

@@ -186,6 +186,7 @@ var methods = map[string]method{
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}},
 	"notifications/cancelled":  {notification: true, params: []string{"requestId", "reason"}},
 }
 
@@ -212,6 +213,11 @@ type exchange struct {
 	send func(msg []byte)
 	// principal is the authenticated identity (HTTP bearer); "" otherwise.
 	principal string
+	// closing is closed when the transport shuts down gracefully, before
+	// it cancels the requests in flight: a long-lived request
+	// (subscriptions/listen) then ends with its graceful result instead of
+	// an error. nil when the transport never shuts down gracefully.
+	closing <-chan struct{}
 }
 
 // dispatch serves one request or notification and returns the encoded
@@ -228,7 +234,7 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) (reply
 		}
 		return nil
 	}
-	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal}
+	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal, closing: ex.closing}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
