@@ -22,11 +22,26 @@
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
 //	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
 //	-page-size N          items per page of list results; 0 means one page (default 0)
+//	-max-subscriptions N  subscriptions/listen requests open at once, 1 to 128 (default 32)
+//	-max-subscription-uris N
+//	                      resourceSubscriptions per listen request (default 256)
+//
+// # Subscriptions
+//
+// A client that sends subscriptions/listen is acknowledged with
+// notifications/subscriptions/acknowledged, then told when the tool,
+// prompt or resource lists change and when a watched resource is updated,
+// each notification tagged with the listen request's id. On stdio it ends
+// when the client sends notifications/cancelled for that id, or when the
+// server shuts down (standard input ends, or SIGINT/SIGTERM): the listen
+// request is then answered with a result, the graceful closure.
 //
 // # State
 //
-// The registry of tools, prompts and resources lives in memory and is
-// built at start-up. No state is written anywhere.
+// The registry of tools, prompts and resources lives in memory. It is
+// built at start-up and may change while serving (the demo's
+// toggle_extra_tool). No state is written anywhere; subscriptions end
+// with the process.
 //
 // # Example
 //
@@ -74,6 +89,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
+	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
+	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -92,8 +109,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *pageSize < 0 {
 		return errors.New("-page-size must not be negative")
 	}
+	// Each open subscription holds a stdio request slot for its lifetime.
+	// The reader stops reading while every slot is taken, so at least half
+	// stay free for requests that end: cancellations are always read.
+	if *maxSubs < 1 || *maxSubs > maxInFlight/2 {
+		return fmt.Errorf("-max-subscriptions must be between 1 and %d", maxInFlight/2)
+	}
+	if *maxSubURIs < 1 {
+		return errors.New("-max-subscription-uris must be at least 1")
+	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
-	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, logger)
-	registerBuiltin(s)
+	s := newServer(config{
+		cache:               cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
+		pageSize:            *pageSize,
+		maxSubscriptions:    *maxSubs,
+		maxSubscriptionURIs: *maxSubURIs,
+	}, logger)
+	stop := registerBuiltin(s)
+	defer stop()
 	return s.serveStdio(ctx, stdin, stdout)
 }
