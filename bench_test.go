@@ -12,9 +12,9 @@ import (
 )
 
 // benchServer returns a server with the demo registry and n extra tools.
-func benchServer(n int) *server {
+func benchServer(tb testing.TB, n int) *server {
 	s := newServer(config{cache: cacheHint{Scope: scopePublic}}, log.New(io.Discard, "", 0))
-	registerDemo(s)
+	tb.Cleanup(registerDemo(s))
 	for i := range n {
 		s.addTool(tool{
 			Name:        fmt.Sprintf("tool%04d", i),
@@ -40,7 +40,7 @@ func mustParse(tb testing.TB, line string) message {
 // BenchmarkToolsCall measures one tools/call of echo through the
 // dispatcher: params, _meta, argument validation, the call, encoding.
 func BenchmarkToolsCall(b *testing.B) {
-	s := benchServer(0)
+	s := benchServer(b, 0)
 	msg := mustParse(b, req("1", "tools/call", `"name":"echo","arguments":{"message":"hello"}`))
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -69,7 +69,8 @@ func BenchmarkParseMessage(b *testing.B) {
 func BenchmarkToolsList(b *testing.B) {
 	for _, n := range []int{20, 1000} {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			s := benchServer(n - 3) // the demo has three tools
+			demo := len(benchServer(b, 0).registry().tools)
+			s := benchServer(b, n-demo)
 			msg := mustParse(b, req("1", "tools/list", ""))
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -41,7 +41,7 @@ const (
 func newClassicServer(tb testing.TB, fixtures, modernOnly bool) *server {
 	tb.Helper()
 	s := newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}, modernOnly: modernOnly}, log.New(io.Discard, "", 0))
-	registerDemo(s)
+	tb.Cleanup(registerDemo(s))
 	if fixtures {
 		registerLegacyFixtures(s)
 	}

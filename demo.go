@@ -11,13 +11,16 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
 // demoInstructions tells a model what the demo server is for.
 const demoInstructions = "baremcp demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
-	"resources demo://readme and demo://logo, template demo://items/{id}; prompts greet and personal_greeting."
+	"toggle_extra_tool adds or removes the tool extra; " +
+	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
+	"prompts greet and personal_greeting."
 
 // demoLogoPNG is a 1×1 PNG, small enough to read in a transcript.
 const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -25,8 +28,14 @@ const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mN
 // slowStep is how long each step of the slow tool takes.
 const slowStep = 20 * time.Millisecond
 
-// registerDemo adds the demo tools, resources, template and prompt to s.
-func registerDemo(s *server) {
+// demoClockInterval is how often demo://clock announces an update to the
+// subscriptions watching it.
+const demoClockInterval = 5 * time.Second
+
+// registerDemo adds the demo tools, resources, template and prompt to s,
+// and starts the demo://clock ticker. stop ends the ticker and returns once
+// its goroutine has; the caller (run) owns it.
+func registerDemo(s *server) (stop func()) {
 	s.instructions = demoInstructions
 
 	s.addTool(tool{
@@ -132,6 +141,32 @@ func registerDemo(s *server) {
 		},
 	})
 
+	// toggle_extra_tool changes the registry at run time: subscribers that
+	// asked for toolsListChanged are told, and tools/list follows.
+	extra := tool{
+		Name:        "extra",
+		Description: "Appears and disappears with toggle_extra_tool.",
+		InputSchema: `{"type":"object","additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult("hello from the extra tool"), nil
+		},
+	}
+	var toggleMu sync.Mutex // guards whether extra is registered: remove-or-add is one step
+	s.addTool(tool{
+		Name:        "toggle_extra_tool",
+		Description: "Adds the tool extra, or removes it when present.",
+		InputSchema: `{"type":"object","additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			toggleMu.Lock()
+			defer toggleMu.Unlock()
+			if s.removeTool(extra.Name) {
+				return textResult("removed the tool extra"), nil
+			}
+			s.addTool(extra)
+			return textResult("added the tool extra"), nil
+		},
+	})
+
 	s.addResource(resource{
 		URI:         "demo://readme",
 		Name:        "readme",
@@ -151,6 +186,17 @@ func registerDemo(s *server) {
 		Description: "A tiny PNG, served as a blob.",
 		MimeType:    "image/png",
 		Blob:        logo,
+	})
+
+	s.addResource(resource{
+		URI:         "demo://clock",
+		Name:        "clock",
+		Description: "The server's UTC time; subscribers are told every few seconds that it changed.",
+		MimeType:    "text/plain",
+		Cache:       &cacheHint{TTL: 0, Scope: scopePublic},
+		Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+			return []resourceContents{{URI: uri, MimeType: "text/plain", Text: time.Now().UTC().Format(time.RFC3339)}}, nil
+		},
 	})
 
 	s.addTemplate(resourceTemplate{
@@ -205,6 +251,25 @@ func registerDemo(s *server) {
 			}, nil
 		},
 	})
+
+	quit, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(demoClockInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				s.resourceUpdated("demo://clock")
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-ended
+	}
 }
 
 // prefixCompleter completes from a fixed list by case-insensitive prefix.

@@ -87,6 +87,7 @@ var everyMethod = map[string]string{
 	"prompts/list":             ``,
 	"prompts/get":              `"name":"greet","arguments":{"name":"Ada"}`,
 	"completion/complete":      `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"}`,
+	"subscriptions/listen":     `"notifications":{"toolsListChanged":true}`,
 }
 
 // cacheableMethods are the six results the caching spec gives hints.
@@ -105,7 +106,10 @@ func TestEveryResultStamped(t *testing.T) {
 				t.Fatalf("no request for %s in everyMethod", name)
 			}
 			s, _ := newTestServer(t, false)
-			got := mustDecode(t, serveOne(t, s, req("1", name, params)))
+			// The response is the last line: a listen request writes its
+			// acknowledgement first and is answered when input ends.
+			lines := serveAll(t, s, req("1", name, params)+"\n")
+			got := mustDecode(t, lines[len(lines)-1])
 			res, _ := got["result"].(map[string]any)
 			if res == nil {
 				t.Fatalf("%s: %v, want a result", name, got)
@@ -130,7 +134,8 @@ func TestCacheHints(t *testing.T) {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
 			s, _ := newTestServer(t, false, "-cache-ttl", "2.5s", "-cache-scope", "private")
-			res, _ := mustDecode(t, serveOne(t, s, req("1", name, everyMethod[name])))["result"].(map[string]any)
+			lines := serveAll(t, s, req("1", name, everyMethod[name])+"\n")
+			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]
 			scope, hasScope := res["cacheScope"]
 			if hasTTL != want || hasScope != want {
@@ -180,20 +185,20 @@ func TestDiscoverCapabilities(t *testing.T) {
 		want     string
 	}{
 		{"empty registry", func(s *server) {}, `{"logging":{}}`},
-		{"tools only", func(s *server) { s.addTool(tool{Name: "t", Call: noop}) }, `{"logging":{},"tools":{}}`},
-		{"resources only", func(s *server) { s.addResource(resource{URI: "x://a", Name: "a"}) }, `{"logging":{},"resources":{}}`},
-		{"templates only", func(s *server) { s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read}) }, `{"logging":{},"resources":{}}`},
+		{"tools only", func(s *server) { s.addTool(tool{Name: "t", Call: noop}) }, `{"logging":{},"tools":{"listChanged":true}}`},
+		{"resources only", func(s *server) { s.addResource(resource{URI: "x://a", Name: "a"}) }, `{"logging":{},"resources":{"listChanged":true,"subscribe":true}}`},
+		{"templates only", func(s *server) { s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read}) }, `{"logging":{},"resources":{"listChanged":true,"subscribe":true}}`},
 		{"prompt without completer", func(s *server) {
 			s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}}, Get: get})
-		}, `{"logging":{},"prompts":{}}`},
+		}, `{"logging":{},"prompts":{"listChanged":true}}`},
 		{"prompt with completer", func(s *server) {
 			s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: complete}}, Get: get})
-		}, `{"logging":{},"prompts":{},"completions":{}}`},
+		}, `{"logging":{},"prompts":{"listChanged":true},"completions":{}}`},
 		{"template with completer", func(s *server) {
 			s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read, Complete: map[string]completer{"a": complete}})
-		}, `{"logging":{},"resources":{},"completions":{}}`},
+		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 		{"tool removed", func(s *server) { s.addTool(tool{Name: "t", Call: noop}); s.removeTool("t") }, `{"logging":{}}`},
-		{"demo", registerDemo, `{"logging":{},"tools":{},"prompts":{},"resources":{},"completions":{}}`},
+		{"demo", func(s *server) { t.Cleanup(registerDemo(s)) }, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newEmptyServer(t)

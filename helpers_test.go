@@ -59,7 +59,7 @@ func newTestServer(tb testing.TB, withTest bool, args ...string) (*server, *sync
 	}
 	logs := &syncBuffer{}
 	s := newServer(cfg, log.New(logs, "", 0))
-	registerDemo(s)
+	tb.Cleanup(registerDemo(s))
 	if withTest {
 		registerTestRegistry(s)
 	}

@@ -64,7 +64,7 @@ func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testH
 func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
 	tb.Helper()
 	s := newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}}, log.New(io.Discard, "", 0))
-	registerDemo(s)
+	tb.Cleanup(registerDemo(s))
 	tt := &testHTTPTools{started: make(chan struct{}, 1), cancelled: make(chan error, 1), release: make(chan struct{})}
 	s.addTool(tool{
 		Name:        "hdr",

@@ -48,6 +48,9 @@
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
 //	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
+//	-max-subscriptions N  subscriptions/listen requests open at once, 1 to 128 (default 32)
+//	-max-subscription-uris N
+//	                      resourceSubscriptions per listen request (default 256)
 //
 // # Environment
 //
@@ -55,12 +58,24 @@
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //
+// # Subscriptions
+//
+// A client that sends subscriptions/listen is acknowledged with
+// notifications/subscriptions/acknowledged, then told when the tool,
+// prompt or resource lists change and when a watched resource is updated,
+// each notification tagged with the listen request's id. On stdio it ends
+// when the client sends notifications/cancelled for that id, or when the
+// server shuts down (standard input ends, or SIGINT/SIGTERM): the listen
+// request is then answered with a result, the graceful closure.
+//
 // # State
 //
-// The registry of tools, prompts and resources lives in memory and is
-// built at start-up. A legacy session (negotiated version, client
+// The registry of tools, prompts and resources lives in memory. It is
+// built at start-up and may change while serving (the demo's
+// toggle_extra_tool). A legacy session (negotiated version, client
 // capabilities, log level) lives in memory for the life of the stdio
-// connection. No state is written anywhere.
+// connection. No state is written anywhere; subscriptions end with the
+// process.
 //
 // When a tool, prompt or resource needs more from the client (a user's
 // answer, a model completion, the client's roots), the server answers
@@ -154,7 +169,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
 	}
 	s := newServer(cfg, logger)
-	registerBuiltin(s)
+	stop := registerBuiltin(s)
+	defer stop()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
 	}
@@ -173,6 +189,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the legacy initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
+	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
+	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	httpCfg := httpFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
@@ -192,6 +210,15 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *stateTTL <= 0 {
 		return config{}, nil, errors.New("-state-ttl must be positive")
 	}
+	// Each open subscription holds a stdio request slot for its lifetime.
+	// The reader stops reading while every slot is taken, so at least half
+	// stay free for requests that end: cancellations are always read.
+	if *maxSubs < 1 || *maxSubs > maxInFlight/2 {
+		return config{}, nil, fmt.Errorf("-max-subscriptions must be between 1 and %d", maxInFlight/2)
+	}
+	if *maxSubURIs < 1 {
+		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
+	}
 	stateKey, err := loadStateKey(*stateKeyFile, getenv)
 	if err != nil {
 		return config{}, nil, err
@@ -207,6 +234,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		stateKey:   stateKey,
 		stateTTL:   *stateTTL,
 		modernOnly: *modernOnly,
+
+		maxSubscriptions:    *maxSubs,
+		maxSubscriptionURIs: *maxSubURIs,
 	}, httpCfg, nil
 }
 

@@ -40,7 +40,7 @@ const (
 func newTestMRTRServer(tb testing.TB, key []byte, now time.Time) *server {
 	tb.Helper()
 	s := newServer(config{stateKey: key, now: func() time.Time { return now }}, log.New(io.Discard, "", 0))
-	registerDemo(s)
+	tb.Cleanup(registerDemo(s))
 	registerMRTRFixtures(s)
 	return s
 }

@@ -40,7 +40,8 @@ type server struct {
 	modernOnly     bool      // the legacy (initialize) era is off
 	log            *log.Logger
 	refs           refCounter
-	states         stateSealer // signs and verifies MRTR requestState
+	states         stateSealer      // signs and verifies MRTR requestState
+	subs           *subscriptionHub // open subscriptions/listen requests
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -58,6 +59,10 @@ type config struct {
 	stateKey []byte
 	stateTTL time.Duration
 	now      func() time.Time
+	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
+	// 0 means the default.
+	maxSubscriptions    int
+	maxSubscriptionURIs int
 }
 
 // newServer returns a server with an empty registry.
@@ -70,6 +75,7 @@ func newServer(cfg config, logger *log.Logger) *server {
 		modernOnly:   cfg.modernOnly,
 		log:          logger,
 		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
+		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
 	}
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{})
@@ -79,13 +85,26 @@ func newServer(cfg config, logger *log.Logger) *server {
 // registry returns the current snapshot. Callers must not modify it.
 func (s *server) registry() *registry { return s.reg.Load() }
 
-// update applies change to a copy of the registry and publishes the copy.
+// update applies change to a copy of the registry, stores the copy, and
+// then announces the lists that changed to subscribers: a client that
+// re-lists on the notification sees the new snapshot or a later one.
+// Readers never see a half-made change; a change that panics (a duplicate
+// registration) stores nothing.
 func (s *server) update(change func(r *registry)) {
+	prev, next := s.swap(change)
+	s.publishChanges(prev, next)
+}
+
+// swap stores change applied to a copy of the current snapshot and
+// returns both snapshots. Writers are serialised; readers never wait.
+func (s *server) swap(change func(r *registry)) (prev, next *registry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := s.reg.Load().clone()
+	prev = s.reg.Load()
+	next = prev.clone()
 	change(next)
 	s.reg.Store(next)
+	return prev, next
 }
 
 // registry is one immutable snapshot of what the server offers, in
@@ -146,24 +165,37 @@ func (r *registry) resource(uri string) *resource {
 
 // capabilities encodes ServerCapabilities for what this snapshot serves,
 // in version's shape (completions exists from 2025-03-26).
+// In the modern era subscriptions/listen delivers list changes and
+// resource updates (subscriptions.go), so listChanged and subscribe are
+// advertised there. Legacy delivery (notifications to the session,
+// resources/subscribe) is not built yet, so legacy versions get neither.
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 func (r *registry) capabilities(version string) json.RawMessage {
+	live := isModern(version)
 	var b bytes.Buffer
 	b.WriteString(`{"logging":{}`)
 	if len(r.tools) > 0 {
-		b.WriteString(`,"tools":{}`)
+		b.WriteString(pick(live, `,"tools":{"listChanged":true}`, `,"tools":{}`))
 	}
 	if len(r.prompts) > 0 {
-		b.WriteString(`,"prompts":{}`)
+		b.WriteString(pick(live, `,"prompts":{"listChanged":true}`, `,"prompts":{}`))
 	}
 	if len(r.resources) > 0 || len(r.templates) > 0 {
-		b.WriteString(`,"resources":{}`)
+		b.WriteString(pick(live, `,"resources":{"subscribe":true,"listChanged":true}`, `,"resources":{}`))
 	}
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// pick returns a when cond holds, b otherwise.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // hasCompleters reports whether any prompt argument or template variable

@@ -28,6 +28,7 @@ type request struct {
 	// session is the legacy session a legacy-era request is served in;
 	// nil in the modern era.
 	session *session
+	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any

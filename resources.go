@@ -135,6 +135,22 @@ func (s *server) addTemplate(t resourceTemplate) {
 	})
 }
 
+// removeTemplate unregisters the template uriTemplate; it reports whether
+// it existed.
+func (s *server) removeTemplate(uriTemplate string) bool {
+	found := false
+	s.update(func(reg *registry) {
+		for i, t := range reg.templates {
+			if t.URITemplate == uriTemplate {
+				reg.templates = append(reg.templates[:i], reg.templates[i+1:]...)
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}
+
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -222,6 +222,7 @@ var methods = map[string]method{
 	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"subscriptions/listen":      {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: legacyEra},
 }
@@ -258,6 +259,11 @@ type exchange struct {
 	// calls it once _meta is known to be complete, before version
 	// negotiation; a non-nil error is the answer.
 	check func(req *request) *rpcError
+	// closing is closed when the transport shuts down gracefully, before
+	// it cancels the requests in flight: a long-lived request
+	// (subscriptions/listen) then ends with its graceful result instead of
+	// an error. nil when the transport never shuts down gracefully.
+	closing <-chan struct{}
 }
 
 // dispatch serves one request or notification and returns the encoded
@@ -283,7 +289,7 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 		}
 		return nil, 0
 	}
-	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal}
+	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal, closing: ex.closing}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()

@@ -28,8 +28,9 @@ const maxInFlight = 256
 // stdioConn is one stdio connection: a reader (the serve loop), one
 // goroutine per request in flight, and one writer lock.
 type stdioConn struct {
-	s   *server
-	out io.Writer
+	s       *server
+	out     io.Writer
+	closing <-chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
 	// session is the connection's legacy-era session: stdio is one
 	// connection per process, so one initialize serves it all.
 	session *session
@@ -52,8 +53,41 @@ type stdioCall struct {
 // serveStdio serves in until EOF (or ctx ends), then waits for every
 // request already read and writes its response before returning: a client
 // that closes stdin after its last request still gets every answer.
+//
+// Both EOF and ctx ending shut the connection down gracefully: closing is
+// closed first, so each open subscriptions/listen writes its
+// graceful-closure result and ends instead of holding the drain open
+// forever. EOF is the spec's primary graceful-shutdown signal on stdio
+// (the client closes stdin, then waits for the server to exit, still
+// reading stdout), so it is treated like a signal, not as a vanished
+// client. On ctx ending, the requests in flight are then cancelled.
+// [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
+// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, maxInFlight)}
+	// Requests run under connCtx, cancelled only after closing is closed,
+	// so a listen request can tell shutdown from its own cancellation.
+	// ctx ending cancels them even during the EOF drain.
+	connCtx, cancelConn := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelConn()
+	closing := make(chan struct{})
+	c.closing = closing
+	var closeOnce sync.Once
+	shutdown := func() { closeOnce.Do(func() { close(closing) }) }
+	// watcher carries ctx ending into closing and connCtx, in the read
+	// loop and during the EOF drain alike; it ends with serveStdio.
+	var watcher sync.WaitGroup
+	served := make(chan struct{})
+	watcher.Go(func() {
+		select {
+		case <-ctx.Done():
+			shutdown()
+			cancelConn()
+		case <-served:
+		}
+	})
+	defer watcher.Wait()
+	defer close(served)
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
@@ -68,10 +102,13 @@ loop:
 		select {
 		case line, ok := <-lines:
 			if !ok {
+				shutdown()
 				break loop
 			}
-			c.handleLine(ctx, line)
+			c.handleLine(connCtx, line)
 		case <-ctx.Done():
+			shutdown()
+			cancelConn()
 			// A reader blocked in Read cannot be interrupted portably; a
 			// deadline unblocks it where the input supports one (pipes,
 			// files), and process exit ends it otherwise.
@@ -186,7 +223,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		defer func() { <-c.slots }()
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
-		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send, session: c.session})
+		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()

@@ -1,0 +1,467 @@
+// Live registries and subscriptions/listen: the hub that fans registry
+// changes and resource updates out to open subscriptions, whatever the
+// transport, and the handler of the long-lived listen request.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/tools#list-changed-notification,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#list-changed-notification,
+// https://modelcontextprotocol.io/specification/2026-07-28/server/resources#subscriptions
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// The notifications a subscription carries.
+const (
+	methodSubscriptionsListen       = "subscriptions/listen"
+	methodSubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
+	methodToolsListChanged          = "notifications/tools/list_changed"
+	methodPromptsListChanged        = "notifications/prompts/list_changed"
+	methodResourcesListChanged      = "notifications/resources/list_changed"
+	methodResourcesUpdated          = "notifications/resources/updated"
+)
+
+// Limits on what subscriptions may hold.
+const (
+	// defaultMaxSubscriptions bounds the subscriptions open at once across
+	// the server (-max-subscriptions). Each one holds a request slot on its
+	// transport for as long as it lives, so the bound must stay well under
+	// maxInFlight or subscriptions alone could starve a stdio connection.
+	defaultMaxSubscriptions = 32
+	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
+	// request (-max-subscription-uris): every publish looks each URI up.
+	defaultMaxSubscriptionURIs = 256
+	// maxSubscriptionURIBytes bounds one watched URI. Real URIs are far
+	// shorter; the bound keeps a subscription's memory to
+	// maxURIs*maxSubscriptionURIBytes however long the listen line is.
+	maxSubscriptionURIBytes = 4096
+)
+
+// noticeKind is one type of event a subscription may opt in to.
+type noticeKind uint8
+
+// The four notification types of a SubscriptionFilter.
+const (
+	noticeToolsListChanged noticeKind = iota
+	noticePromptsListChanged
+	noticeResourcesListChanged
+	noticeResourceUpdated
+)
+
+// noticeMethods spells each kind on the wire, indexed by noticeKind.
+var noticeMethods = [...]string{
+	methodToolsListChanged,
+	methodPromptsListChanged,
+	methodResourcesListChanged,
+	methodResourcesUpdated,
+}
+
+// notice is one event published to the hub: a list changed, or the
+// resource uri was updated. It is comparable, so pending sets key on it.
+type notice struct {
+	kind noticeKind
+	uri  string // noticeResourceUpdated only
+}
+
+// subscriptionFilter is a decoded SubscriptionFilter: what a listen request
+// asked for, then what the server honours.
+// [§Notification Filter]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter
+type subscriptionFilter struct {
+	tools, prompts, resources bool
+	uris                      []string // deduplicated, in request order
+}
+
+// subscriptionFilterWire is SubscriptionFilter as the acknowledgement
+// shows it; types not honoured are omitted.
+type subscriptionFilterWire struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// filterMembers are the SubscriptionFilter members this server knows.
+var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"}
+
+// parseSubscriptionFilter decodes params.notifications. Unknown members
+// (types of a later revision) are ignored, and so left out of the
+// acknowledgement; a member imitating a known one by case folding is
+// refused like every other imitation.
+func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcError) {
+	var f subscriptionFilter
+	if raw == nil {
+		return f, invalidParams("invalid params: notifications is required")
+	}
+	if jsonKind(raw) != '{' {
+		return f, invalidParams("invalid params: notifications must be an object")
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return f, invalidParams("invalid params: notifications must be an object")
+	}
+	for _, m := range members {
+		var flag *bool
+		switch m.name {
+		case "toolsListChanged":
+			flag = &f.tools
+		case "promptsListChanged":
+			flag = &f.prompts
+		case "resourcesListChanged":
+			flag = &f.resources
+		case "resourceSubscriptions":
+			uris, rerr := parseWatchedURIs(m.value, maxURIs)
+			if rerr != nil {
+				return f, rerr
+			}
+			f.uris = uris
+			continue
+		default:
+			if known := foldedName(m.name, filterMembers...); known != "" {
+				return f, newError(codeInvalidRequest, "invalid request: notifications member %q is not %q", m.name, known)
+			}
+			continue
+		}
+		switch string(bytes.TrimSpace(m.value)) {
+		case "true":
+			*flag = true
+		case "false":
+			*flag = false
+		default:
+			return f, invalidParams("invalid params: notifications.%s must be a boolean", m.name)
+		}
+	}
+	return f, nil
+}
+
+// parseWatchedURIs decodes resourceSubscriptions: an array of at most
+// maxURIs non-empty strings, duplicates dropped.
+func parseWatchedURIs(raw []byte, maxURIs int) ([]string, *rpcError) {
+	if jsonKind(raw) != '[' {
+		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+	}
+	uris := []string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		uri, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+		}
+		if uri == "" || len(uri) > maxSubscriptionURIBytes {
+			return nil, invalidParams("invalid params: notifications.resourceSubscriptions: a URI must have 1 to %d bytes", maxSubscriptionURIBytes)
+		}
+		if slices.Contains(uris, uri) {
+			continue
+		}
+		if len(uris) == maxURIs {
+			return nil, &rpcError{
+				Code:    codeInvalidParams,
+				Message: fmt.Sprintf("invalid params: notifications.resourceSubscriptions: more than %d URIs", maxURIs),
+				Data:    map[string]int{"maxUris": maxURIs},
+			}
+		}
+		uris = append(uris, uri)
+	}
+	return uris, nil
+}
+
+// honoured narrows f to what reg supports: a list-changed type is
+// honoured when its capability is advertised, resource updates when the
+// resources capability is (it carries subscribe: true). The schema's
+// example omits promptsListChanged "when the server has no prompts".
+// [§Acknowledgment]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment
+func (f subscriptionFilter) honoured(reg *registry) subscriptionFilter {
+	hasResources := len(reg.resources) > 0 || len(reg.templates) > 0
+	out := subscriptionFilter{
+		tools:     f.tools && len(reg.tools) > 0,
+		prompts:   f.prompts && len(reg.prompts) > 0,
+		resources: f.resources && hasResources,
+	}
+	if hasResources && len(f.uris) > 0 {
+		out.uris = f.uris
+	}
+	return out
+}
+
+// wire returns f as the acknowledgement shows it.
+func (f subscriptionFilter) wire() subscriptionFilterWire {
+	return subscriptionFilterWire{
+		ToolsListChanged:      f.tools,
+		PromptsListChanged:    f.prompts,
+		ResourcesListChanged:  f.resources,
+		ResourceSubscriptions: f.uris,
+	}
+}
+
+// subscription is one open subscriptions/listen request. Its handler
+// goroutine owns it; the hub only appends to pending and wakes it.
+//
+// Slow readers: pending is a set, not a queue. A notice already pending
+// is not queued again, because list_changed and resources/updated carry
+// nothing but "look again": delivering one of two identical undelivered
+// notices loses no information. So pending never holds more than
+// 3+len(uris) entries, whatever the publish rate and however slowly the
+// client reads; nothing is dropped that the client could tell apart, and
+// a subscription is never closed for being slow. A reader that never
+// reads blocks only its own writer (stdio: the shared pipe, which is the
+// transport's backpressure; HTTP: its own stream).
+type subscription struct {
+	id   []byte // the listen request's raw JSON-RPC id, byte for byte
+	want subscriptionFilter
+	uris map[string]bool // want.uris as a set
+	wake chan struct{}   // capacity 1: pending became non-empty
+
+	pending []notice        // guarded by the hub's mu
+	queued  map[notice]bool // guarded by the hub's mu; the members of pending
+}
+
+// wants reports whether the subscription opted in to n.
+func (sub *subscription) wants(n notice) bool {
+	switch n.kind {
+	case noticeToolsListChanged:
+		return sub.want.tools
+	case noticePromptsListChanged:
+		return sub.want.prompts
+	case noticeResourcesListChanged:
+		return sub.want.resources
+	default:
+		return sub.uris[n.uri]
+	}
+}
+
+// subscriptionHub fans notices out to the open subscriptions. It knows
+// nothing of transports: a subscription's handler writes through its
+// request's send function, whatever carries it. One per server.
+type subscriptionHub struct {
+	maxSubs int // open subscriptions at once
+	maxURIs int // resourceSubscriptions per subscription
+
+	mu   sync.Mutex      // guards subs, and pending and queued of each subscription in subs
+	subs []*subscription // in opening order
+}
+
+// newSubscriptionHub returns a hub with the given limits; 0 means the default.
+func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
+	if maxSubs <= 0 {
+		maxSubs = defaultMaxSubscriptions
+	}
+	if maxURIs <= 0 {
+		maxURIs = defaultMaxSubscriptionURIs
+	}
+	return &subscriptionHub{maxSubs: maxSubs, maxURIs: maxURIs}
+}
+
+// open registers a subscription for the listen request id, or refuses it
+// when maxSubs are open. The caller must close it.
+func (h *subscriptionHub) open(id []byte, want subscriptionFilter) (*subscription, *rpcError) {
+	sub := &subscription{id: id, want: want, uris: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
+	for _, u := range want.uris {
+		sub.uris[u] = true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) >= h.maxSubs {
+		// No MCP code exists for exhaustion and -32020..-32099 are the
+		// spec's alone, so this is the JSON-RPC internal error, with data
+		// saying which limit was hit.
+		return nil, &rpcError{
+			Code:    codeInternalError,
+			Message: fmt.Sprintf("subscriptions/listen: too many open subscriptions (limit %d)", h.maxSubs),
+			Data:    map[string]int{"maxSubscriptions": h.maxSubs},
+		}
+	}
+	h.subs = append(h.subs, sub)
+	return sub, nil
+}
+
+// close removes sub from the hub; later notices no longer reach it.
+func (h *subscriptionHub) close(sub *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i := slices.Index(h.subs, sub); i >= 0 {
+		h.subs = slices.Delete(h.subs, i, i+1)
+	}
+}
+
+// publish hands n to every open subscription that opted in to it. It never
+// blocks on a subscriber.
+func (h *subscriptionHub) publish(n notice) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, sub := range h.subs {
+		if !sub.wants(n) || sub.queued[n] {
+			continue
+		}
+		sub.pending = append(sub.pending, n)
+		sub.queued[n] = true
+		select {
+		case sub.wake <- struct{}{}:
+		default: // already awake
+		}
+	}
+}
+
+// take returns and clears sub's pending notices, oldest first.
+func (h *subscriptionHub) take(sub *subscription) []notice {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := sub.pending
+	sub.pending = nil
+	clear(sub.queued)
+	return out
+}
+
+// count returns the number of open subscriptions.
+func (h *subscriptionHub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// resourceUpdated tells subscribers of uri that its contents changed. A
+// resource's owner calls it after the change is visible to resources/read.
+// Only exact URI matches are notified: the spec allows announcing a
+// sub-resource of a watched URI, which this server does not do.
+// [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#subscriptions
+func (s *server) resourceUpdated(uri string) {
+	s.subs.publish(notice{kind: noticeResourceUpdated, uri: uri})
+}
+
+// listChanged announces that a list changed without changing the registry
+// (the conformance triggers); update announces real changes itself.
+func (s *server) listChanged(kind noticeKind) {
+	s.subs.publish(notice{kind: kind})
+}
+
+// publishChanges announces which lists differ between two snapshots. It
+// runs after next is stored, so a client that re-lists on the
+// notification sees next or a later snapshot. Template changes are
+// announced as resources/list_changed: templates belong to the resources
+// capability, which has no list_changed of its own for them.
+func (s *server) publishChanges(prev, next *registry) {
+	if !slices.Equal(prev.tools, next.tools) {
+		s.subs.publish(notice{kind: noticeToolsListChanged})
+	}
+	if !slices.Equal(prev.prompts, next.prompts) {
+		s.subs.publish(notice{kind: noticePromptsListChanged})
+	}
+	if !slices.Equal(prev.resources, next.resources) || !slices.Equal(prev.templates, next.templates) {
+		s.subs.publish(notice{kind: noticeResourcesListChanged})
+	}
+}
+
+// handleSubscriptionsListen serves subscriptions/listen: it acknowledges
+// the honoured filter, then writes each notice through req.send until the
+// client cancels (ctx ends: nothing more is written) or the transport
+// shuts down (req.closing: the graceful-closure result is returned).
+// [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
+func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (result, error) {
+	if req.send == nil {
+		return result{}, newError(codeMethodNotFound, "method not found: %s needs a transport that streams notifications", methodSubscriptionsListen)
+	}
+	asked, rerr := parseSubscriptionFilter(req.param("notifications"), s.subs.maxURIs)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	sub, rerr := s.subs.open(req.id, asked.honoured(s.registry()))
+	if rerr != nil {
+		return result{}, rerr
+	}
+	defer s.subs.close(sub)
+	// The acknowledgement goes first: notices published from now on wait
+	// in pending until this goroutine, after the ack, delivers them.
+	req.send(sub.encodeAck())
+	flush := func() {
+		for _, n := range s.subs.take(sub) {
+			req.send(sub.encode(n))
+		}
+	}
+	for {
+		select {
+		case <-sub.wake:
+			flush()
+		case <-req.closing:
+			flush()
+			return sub.closure(), nil
+		case <-ctx.Done():
+			// A transport closes closing before it cancels requests on
+			// shutdown, so this tells shutdown from the client cancelling.
+			select {
+			case <-req.closing:
+				return sub.closure(), nil
+			default:
+			}
+			// The client cancelled (stdio) or went away (HTTP): the
+			// transport writes nothing more for this request. An
+			// *rpcError keeps the dispatcher from logging a normal end as
+			// an internal failure.
+			return result{}, newError(codeInternalError, "%s: cancelled", methodSubscriptionsListen)
+		}
+	}
+}
+
+// closure is SubscriptionsListenResult: the graceful end of the
+// subscription, tagged with its id (the dispatcher adds resultType and
+// serverInfo).
+// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
+func (sub *subscription) closure() result {
+	return result{meta: sub.metaMember()}
+}
+
+// metaMember is the `"io.modelcontextprotocol/subscriptionId":id` member
+// every message of the subscription carries.
+func (sub *subscription) metaMember() []byte {
+	b := make([]byte, 0, len(metaSubscriptionID)+len(sub.id)+3)
+	b = append(b, '"')
+	b = append(b, metaSubscriptionID...)
+	b = append(b, `":`...)
+	return append(b, sub.id...)
+}
+
+// encodeAck writes notifications/subscriptions/acknowledged.
+func (sub *subscription) encodeAck() []byte {
+	filter, err := json.Marshal(sub.want.wire())
+	if err != nil {
+		panic("encodeAck: " + err.Error()) // bools and strings always encode
+	}
+	return sub.encodeNotice(methodSubscriptionsAcknowledged, `"notifications":`, filter)
+}
+
+// encode writes the notification for n, tagged with the subscription id.
+func (sub *subscription) encode(n notice) []byte {
+	if n.kind != noticeResourceUpdated {
+		return sub.encodeNotice(noticeMethods[n.kind], "", nil)
+	}
+	uri, err := json.Marshal(n.uri)
+	if err != nil {
+		panic("encode notice: " + err.Error()) // strings always encode
+	}
+	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
+}
+
+// encodeNotice writes {"jsonrpc","method","params":{"_meta":{id},name value}}.
+func (sub *subscription) encodeNotice(method, name string, value []byte) []byte {
+	b := make([]byte, 0, 128+len(sub.id)+len(value))
+	b = append(b, `{"jsonrpc":"2.0","method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":{"_meta":{`...)
+	b = append(b, sub.metaMember()...)
+	b = append(b, '}')
+	if name != "" {
+		b = append(b, ',')
+		b = append(b, name...)
+		b = append(b, value...)
+	}
+	return append(b, "}}\n"...)
+}
