@@ -1,9 +1,11 @@
-//go:build !conformance
+//go:build !conformance && !bench
 
 // The registry the product binary serves: the demo.
 
 package main
 
 // registerBuiltin fills s with what this build serves. The conformance
-// build (-tags conformance) replaces it with the suite's fixtures.
-func registerBuiltin(s *server) { registerDemo(s) }
+// build (-tags conformance) replaces it with the suite's fixtures and the
+// benchmark build (-tags bench, benchtools.go) adds filler tools; getenv is
+// run's, for builds that read their setup from the environment.
+func registerBuiltin(s *server, getenv func(string) string) { registerDemo(s) }

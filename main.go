@@ -94,6 +94,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
 	s := newServer(config{cache: cacheHint{TTL: *cacheTTL, Scope: *cacheScope}, pageSize: *pageSize}, logger)
-	registerBuiltin(s)
+	registerBuiltin(s, getenv)
 	return s.serveStdio(ctx, stdin, stdout)
 }
