@@ -243,7 +243,9 @@ func (c *jsonChecker) object(depth int) error {
 		c.pos++
 		return nil
 	}
-	var small [smallObjectKeys]string
+	// Keys are compared as bytes: the raw bytes when the key has no
+	// escapes (the common case, and no allocation), else its decoded form.
+	var small [smallObjectKeys][]byte
 	keys := small[:0]
 	var many map[string]struct{}
 	for {
@@ -251,27 +253,28 @@ func (c *jsonChecker) object(depth int) error {
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
 			return errJSONSyntax
 		}
-		raw, escaped, err := c.str()
+		key, escaped, err := c.str()
 		if err != nil {
 			return err
 		}
-		key := string(raw)
 		if escaped {
-			if key, err = unquoteJSON(raw); err != nil {
+			s, err := unquoteJSON(key)
+			if err != nil {
 				return err
 			}
+			key = []byte(s)
 		}
-		if strings.IndexByte(key, 0) >= 0 {
+		if bytes.IndexByte(key, 0) >= 0 {
 			return &jsonShapeError{"object key contains NUL"}
 		}
 		if many != nil {
-			if _, dup := many[key]; dup {
+			if _, dup := many[string(key)]; dup {
 				return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
 			}
-			many[key] = struct{}{}
+			many[string(key)] = struct{}{}
 		} else {
 			for _, k := range keys {
-				if k == key {
+				if bytes.Equal(k, key) {
 					return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
 				}
 			}
@@ -279,7 +282,7 @@ func (c *jsonChecker) object(depth int) error {
 			if len(keys) == smallObjectKeys {
 				many = make(map[string]struct{}, 2*smallObjectKeys)
 				for _, k := range keys {
-					many[k] = struct{}{}
+					many[string(k)] = struct{}{}
 				}
 			}
 		}
