@@ -334,14 +334,17 @@ type member struct {
 }
 
 // objectMembers returns the members of the JSON object raw, which checkJSON
-// has accepted. It returns an error when raw is not an object.
+// has accepted. It returns an error when raw is not an object. Values are
+// crossed with skipChecked, not validated again, and the protocol's own
+// member names are shared strings: decoding a message walks its bytes
+// once more and allocates little besides the result.
 func objectMembers(raw []byte) ([]member, error) {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
 	}
 	c := jsonChecker{data: raw, pos: 1}
-	var out []member
+	out := make([]member, 0, 8) // enough for any MCP object: one allocation
 	for {
 		c.skipSpace()
 		if c.pos >= len(raw) {
@@ -358,20 +361,101 @@ func objectMembers(raw []byte) ([]member, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := string(keyRaw)
-		if escaped {
+		name, known := memberNames[string(keyRaw)]
+		switch {
+		case escaped:
 			if name, err = unquoteJSON(keyRaw); err != nil {
 				return nil, err
 			}
+		case !known:
+			name = string(keyRaw)
 		}
 		c.skipSpace()
 		c.pos++ // :
 		c.skipSpace()
 		start := c.pos
-		if err := c.value(0); err != nil {
+		if err := c.skipChecked(); err != nil {
 			return nil, err
 		}
 		out = append(out, member{name: name, value: raw[start:c.pos]})
+	}
+}
+
+// memberNames maps the member names MCP messages use to a shared copy, so
+// that objectMembers does not allocate them for every message. A name
+// missing here is only allocated, never misread.
+var memberNames = internTable(
+	"jsonrpc", "id", "method", "params", "result", "error",
+	"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
+	"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
+	"requestId", "reason", "inputResponses", "requestState",
+)
+
+// internTable returns a map from each name to itself.
+func internTable(names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = n
+	}
+	return m
+}
+
+// skipChecked moves c past one value of JSON that checkJSON has accepted.
+// It does not validate again: it tracks nesting and crosses strings with
+// skipString, so a large string argument costs a memchr, not a byte loop.
+func (c *jsonChecker) skipChecked() error {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return errJSONSyntax
+	}
+	switch c.data[c.pos] {
+	case '"':
+		return c.skipString()
+	case '{', '[':
+	default:
+		return c.value(0) // a number or a literal: short
+	}
+	depth := 0
+	for c.pos < len(c.data) {
+		switch c.data[c.pos] {
+		case '"':
+			if err := c.skipString(); err != nil {
+				return err
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				c.pos++
+				return nil
+			}
+		}
+		c.pos++
+	}
+	return errJSONSyntax
+}
+
+// skipString moves c past the string whose opening quote is at c.pos: to
+// the first quote not escaped by an odd run of backslashes.
+func (c *jsonChecker) skipString() error {
+	i := c.pos + 1
+	for {
+		j := bytes.IndexByte(c.data[i:], '"')
+		if j < 0 {
+			return errJSONSyntax
+		}
+		i += j
+		k := i
+		for k > c.pos+1 && c.data[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			c.pos = i + 1
+			return nil
+		}
+		i++
 	}
 }
 
