@@ -45,3 +45,26 @@ func TestObjectMembersMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeCheckedMatchesEncodingJSON(t *testing.T) {
+	values := append([]string{`[]`, `[1,"a",[null,true,false]]`, `"x\"y"`, `-12.5e-3`, `null`, ` true `},
+		fastPathObjects...)
+	for _, in := range values {
+		if err := checkJSON([]byte(in)); err != nil {
+			t.Fatalf("checkJSON(%s) = %v", in, err)
+		}
+		got, err := decodeChecked([]byte(in))
+		if err != nil {
+			t.Fatalf("decodeChecked(%s) = %v", in, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader([]byte(in)))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeChecked(%s)\n got: %#v\nwant: %#v", in, got, want)
+		}
+	}
+}

@@ -459,6 +459,114 @@ func (c *jsonChecker) skipString() error {
 	}
 }
 
+// decodeChecked decodes one JSON value that checkJSON has accepted into
+// the values encoding/json produces with UseNumber: map[string]any, []any,
+// string, json.Number, bool and nil. It walks the bytes once, without
+// reflection; checkJSON has already bounded the depth and refused
+// duplicate keys, so maps compare keys exactly.
+func decodeChecked(raw []byte) (any, error) {
+	c := jsonChecker{data: raw}
+	v, err := c.decode()
+	if err != nil {
+		return nil, err
+	}
+	c.skipSpace()
+	if c.pos != len(raw) {
+		return nil, errJSONSyntax
+	}
+	return v, nil
+}
+
+func (c *jsonChecker) decode() (any, error) {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return nil, errJSONSyntax
+	}
+	switch b := c.data[c.pos]; {
+	case b == '{':
+		obj := map[string]any{}
+		c.pos++
+		for {
+			c.skipSpace()
+			if c.pos >= len(c.data) {
+				return nil, errJSONSyntax
+			}
+			if c.data[c.pos] == '}' {
+				c.pos++
+				return obj, nil
+			}
+			if c.data[c.pos] == ',' {
+				c.pos++
+				c.skipSpace()
+			}
+			key, err := c.decodeString()
+			if err != nil {
+				return nil, err
+			}
+			c.skipSpace()
+			if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+				return nil, errJSONSyntax
+			}
+			c.pos++
+			if obj[key], err = c.decode(); err != nil {
+				return nil, err
+			}
+		}
+	case b == '[':
+		arr := []any{}
+		c.pos++
+		for {
+			c.skipSpace()
+			if c.pos >= len(c.data) {
+				return nil, errJSONSyntax
+			}
+			if c.data[c.pos] == ']' {
+				c.pos++
+				return arr, nil
+			}
+			if c.data[c.pos] == ',' {
+				c.pos++
+			}
+			v, err := c.decode()
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+	case b == '"':
+		return c.decodeString()
+	case b == 't':
+		return true, c.literal("true")
+	case b == 'f':
+		return false, c.literal("false")
+	case b == 'n':
+		return nil, c.literal("null")
+	default:
+		start := c.pos
+		if err := c.number(); err != nil {
+			return nil, err
+		}
+		return json.Number(c.data[start:c.pos]), nil
+	}
+}
+
+// decodeString decodes the string at c.pos. A string without escapes (the
+// common case) is found with memchr and copied once.
+func (c *jsonChecker) decodeString() (string, error) {
+	if c.pos >= len(c.data) || c.data[c.pos] != '"' {
+		return "", errJSONSyntax
+	}
+	start := c.pos + 1
+	if err := c.skipString(); err != nil {
+		return "", err
+	}
+	raw := c.data[start : c.pos-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), nil
+	}
+	return unquoteJSON(raw)
+}
+
 // errNotObject reports a value that should have been a JSON object.
 var errNotObject = errors.New("not an object")
 
