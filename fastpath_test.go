@@ -68,3 +68,33 @@ func TestDecodeCheckedMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestToolResultMatchesEncodingJSON(t *testing.T) {
+	for _, r := range []*toolResult{
+		{},
+		textResult("hi <b>&</b> \u2028 \"q\""),
+		errorResult("failed"),
+		{Content: []content{textContent("a"), imageContent([]byte{1, 2}, "image/png"),
+			linkContent(resourceLink{URI: "demo://x", Name: "x"})}, StructuredContent: map[string]any{"sum": 3}},
+	} {
+		got, err := r.result(version20260728)
+		if err != nil {
+			t.Fatalf("result() = %v", err)
+		}
+		c := r.Content
+		if c == nil {
+			c = []content{}
+		}
+		want, err := json.Marshal(struct {
+			Content           []content `json:"content"`
+			StructuredContent any       `json:"structuredContent,omitempty"`
+			IsError           bool      `json:"isError,omitempty"`
+		}{c, r.StructuredContent, r.IsError})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.body.(json.RawMessage), want) {
+			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
+		}
+	}
+}
