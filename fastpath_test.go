@@ -6,7 +6,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -97,4 +102,49 @@ func TestToolResultMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
 		}
 	}
+}
+
+// countingWriter records each Write it receives.
+type countingWriter struct {
+	mu     sync.Mutex // guards writes, buf
+	writes int
+	buf    bytes.Buffer
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	return w.buf.Write(p)
+}
+
+func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
+	const writers, lines = 8, 200
+	out := &countingWriter{}
+	c := &stdioConn{s: newServer(config{}, log.New(io.Discard, "", 0)), out: out}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range lines {
+				c.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`+"\n", w, i))
+			}
+		})
+	}
+	wg.Wait()
+	next := make([]int, writers)
+	got := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
+	for _, line := range got {
+		var w, i int
+		if _, err := fmt.Sscanf(line, `{"w":%d,"i":%d}`, &w, &i); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if i != next[w] {
+			t.Fatalf("writer %d: line %d after %d, want in order", w, i, next[w]-1)
+		}
+		next[w]++
+	}
+	if len(got) != writers*lines {
+		t.Errorf("got %d lines, want %d", len(got), writers*lines)
+	}
+	t.Logf("%d lines in %d writes", len(got), out.writes)
 }
