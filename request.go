@@ -76,6 +76,7 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 	if err != nil {
 		return newError(codeInvalidRequest, "invalid request: params must be an object")
 	}
+	r.params = members[:0] // filtered in place: members is ours
 	for _, mem := range members {
 		if mem.name == "_meta" {
 			if rerr := r.meta.parse(mem.value); rerr != nil {
