@@ -104,12 +104,20 @@ func BenchmarkToolsList1000(b *testing.B) {
 func BenchmarkStdioPipelined(b *testing.B) {
 	for _, depth := range []int{1, 32} {
 		b.Run("k="+strconv.Itoa(depth), func(b *testing.B) {
-			benchStdio(b, newBenchServer(b, 20), depth)
+			benchStdio(b, newBenchServer(b, 20), depth, benchCall)
 		})
 	}
 }
 
-func benchStdio(b *testing.B, s *server, depth int) {
+// BenchmarkStdio1MiB is the harness's payload=1m echo over stdio, k=1.
+func BenchmarkStdio1MiB(b *testing.B) {
+	line := strings.Replace(benchCall, strings.Repeat("x", 32), strings.Repeat("x", 1<<20), 1)
+	benchStdio(b, newBenchServer(b, 20), 1, line)
+}
+
+// benchStdio sends request (whose id must be 7) b.N times with depth
+// requests in flight.
+func benchStdio(b *testing.B, s *server, depth int, request string) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	served := make(chan error, 1)
@@ -120,7 +128,7 @@ func benchStdio(b *testing.B, s *server, depth int) {
 	go func() {
 		r := bufio.NewReaderSize(outR, 64<<10)
 		for {
-			line, err := r.ReadSlice('\n')
+			line, err := r.ReadBytes('\n')
 			if err != nil {
 				readErr <- err
 				return
@@ -133,7 +141,7 @@ func benchStdio(b *testing.B, s *server, depth int) {
 		}
 	}()
 
-	prefix, suffix, _ := strings.Cut(benchCall, `"id":7`)
+	prefix, suffix, _ := strings.Cut(request, `"id":7`)
 	w := bufio.NewWriterSize(inW, 64<<10)
 	var line []byte
 	inFlight := 0

@@ -117,15 +117,19 @@ func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
 			line, send, tooLong = nil, true, false
 		} else {
 			line = chunk
+			owned := false // chunk is the reader's buffer; long is ours
 			if long != nil {
-				line, long = append(long, chunk...), nil
+				line, long, owned = append(long, chunk...), nil, true
 			}
 			line = bytes.TrimRight(line, "\r\n")
 			switch {
 			case len(line) > maxLineBytes:
 				line, send = nil, true
 			case len(bytes.TrimSpace(line)) > 0:
-				line, send = bytes.Clone(line), true
+				if !owned {
+					line = bytes.Clone(line)
+				}
+				send = true
 			}
 		}
 		if send {

@@ -29,7 +29,17 @@ harness="$repo/tools/bench/harness/run.sh"
 export BENCH_BIN="${BENCH_BIN:-${TMPDIR:-/tmp}/baremcp-bench}"
 mkdir -p "$BENCH_BIN"
 bin="$BENCH_BIN/baremcp-bench"
-rounds=3 dur=2s warm=1s budget=570
+rounds=3 dur=2s warm=1s budget=570 extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds)   rounds="$2"; shift 2 ;;
+    --duration) dur="$2"; shift 2 ;;
+    --warmup)   warm="$2"; shift 2 ;;
+    --budget)   budget="$2"; shift 2 ;;
+    -h|--help)  sed -n '2,27p' "$0"; exit 0 ;;
+    *)          extra+=("$1"); shift ;;
+  esac
+done
 
 echo "# building $bin (-tags bench)" >&2
 (cd "$repo" && go build -tags bench -o "$bin" .)
@@ -97,7 +107,6 @@ group() {
     --out "$out" "${args[@]}" "${extra[@]}" > /dev/null
   files+=("$out")
 }
-extra=("$@")
 start=$(date +%s)
 [ ${#stdio_w[@]} -eq 0 ] || group '$BENCH_FLOOR' "$bin" "${stdio_w[@]}"
 [ ${#http_w[@]} -eq 0 ] || group '$BENCH_FLOOR' "$bin"' -http $BENCH_ADDR' "${http_w[@]}"
