@@ -92,7 +92,15 @@ fi
 
 cells=$(( rounds * 2 * (${#stdio_w[@]} + ${#http_w[@]} + ${#payload_w[@]}) ))
 [ "$cells" -gt 0 ] || { echo "nothing to measure: the binary serves neither stdio nor HTTP" >&2; exit 1; }
-echo "# $cells cells in all" >&2
+# About 3.6 s per cell measured on the 2-core machine (2 s + 1 s warm-up,
+# start-up, idle RSS sample, stop); refuse a run that cannot fit.
+secs() { case "$1" in *ms) echo "scale=3; ${1%ms}/1000" | bc ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; }
+est=$(echo "$cells * ($(secs "$dur") + $(secs "$warm") + 1)" | bc | cut -d. -f1)
+echo "# $cells cells in all, about ${est}s" >&2
+if [ "$est" -gt "$budget" ]; then
+  echo "estimate ${est}s exceeds --budget ${budget}s: lower --rounds or --duration" >&2
+  exit 2
+fi
 
 # group runs the harness for one server command over workloads; its table
 # is left for the combined report below. The floor is always named floor so
