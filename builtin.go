@@ -1,4 +1,4 @@
-//go:build !conformance
+//go:build !conformance && !bench
 
 // The registry the product binary serves: the demo.
 
@@ -6,5 +6,7 @@ package main
 
 // registerBuiltin fills s with what this build serves and starts what the
 // registry runs in the background; stop ends it. The conformance build
-// (-tags conformance) replaces it with the suite's fixtures.
-func registerBuiltin(s *server) (stop func()) { return registerDemo(s) }
+// (-tags conformance) replaces it with the suite's fixtures and the
+// benchmark build (-tags bench, benchtools.go) adds filler tools; getenv is
+// run's, for builds that read their setup from the environment.
+func registerBuiltin(s *server, getenv func(string) string) (stop func()) { return registerDemo(s) }

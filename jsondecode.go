@@ -243,7 +243,9 @@ func (c *jsonChecker) object(depth int) error {
 		c.pos++
 		return nil
 	}
-	var small [smallObjectKeys]string
+	// Keys are compared as bytes: the raw bytes when the key has no
+	// escapes (the common case, and no allocation), else its decoded form.
+	var small [smallObjectKeys][]byte
 	keys := small[:0]
 	var many map[string]struct{}
 	for {
@@ -251,27 +253,28 @@ func (c *jsonChecker) object(depth int) error {
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
 			return errJSONSyntax
 		}
-		raw, escaped, err := c.str()
+		key, escaped, err := c.str()
 		if err != nil {
 			return err
 		}
-		key := string(raw)
 		if escaped {
-			if key, err = unquoteJSON(raw); err != nil {
+			s, err := unquoteJSON(key)
+			if err != nil {
 				return err
 			}
+			key = []byte(s)
 		}
-		if strings.IndexByte(key, 0) >= 0 {
+		if bytes.IndexByte(key, 0) >= 0 {
 			return &jsonShapeError{"object key contains NUL"}
 		}
 		if many != nil {
-			if _, dup := many[key]; dup {
+			if _, dup := many[string(key)]; dup {
 				return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
 			}
-			many[key] = struct{}{}
+			many[string(key)] = struct{}{}
 		} else {
 			for _, k := range keys {
-				if k == key {
+				if bytes.Equal(k, key) {
 					return &jsonShapeError{fmt.Sprintf("duplicate key %q", key)}
 				}
 			}
@@ -279,7 +282,7 @@ func (c *jsonChecker) object(depth int) error {
 			if len(keys) == smallObjectKeys {
 				many = make(map[string]struct{}, 2*smallObjectKeys)
 				for _, k := range keys {
-					many[k] = struct{}{}
+					many[string(k)] = struct{}{}
 				}
 			}
 		}
@@ -331,14 +334,17 @@ type member struct {
 }
 
 // objectMembers returns the members of the JSON object raw, which checkJSON
-// has accepted. It returns an error when raw is not an object.
+// has accepted. It returns an error when raw is not an object. Values are
+// crossed with skipChecked, not validated again, and the protocol's own
+// member names are shared strings: decoding a message walks its bytes
+// once more and allocates little besides the result.
 func objectMembers(raw []byte) ([]member, error) {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, errNotObject
 	}
 	c := jsonChecker{data: raw, pos: 1}
-	var out []member
+	out := make([]member, 0, 8) // enough for any MCP object: one allocation
 	for {
 		c.skipSpace()
 		if c.pos >= len(raw) {
@@ -355,21 +361,210 @@ func objectMembers(raw []byte) ([]member, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := string(keyRaw)
-		if escaped {
+		name, known := memberNames[string(keyRaw)]
+		switch {
+		case escaped:
 			if name, err = unquoteJSON(keyRaw); err != nil {
 				return nil, err
 			}
+		case !known:
+			name = string(keyRaw)
 		}
 		c.skipSpace()
 		c.pos++ // :
 		c.skipSpace()
 		start := c.pos
-		if err := c.value(0); err != nil {
+		if err := c.skipChecked(); err != nil {
 			return nil, err
 		}
 		out = append(out, member{name: name, value: raw[start:c.pos]})
 	}
+}
+
+// memberNames maps the member names MCP messages use to a shared copy, so
+// that objectMembers does not allocate them for every message. A name
+// missing here is only allocated, never misread.
+var memberNames = internTable(
+	"jsonrpc", "id", "method", "params", "result", "error",
+	"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
+	"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
+	"requestId", "reason", "inputResponses", "requestState",
+)
+
+// internTable returns a map from each name to itself.
+func internTable(names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = n
+	}
+	return m
+}
+
+// skipChecked moves c past one value of JSON that checkJSON has accepted.
+// It does not validate again: it tracks nesting and crosses strings with
+// skipString, so a large string argument costs a memchr, not a byte loop.
+func (c *jsonChecker) skipChecked() error {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return errJSONSyntax
+	}
+	switch c.data[c.pos] {
+	case '"':
+		return c.skipString()
+	case '{', '[':
+	default:
+		return c.value(0) // a number or a literal: short
+	}
+	depth := 0
+	for c.pos < len(c.data) {
+		switch c.data[c.pos] {
+		case '"':
+			if err := c.skipString(); err != nil {
+				return err
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				c.pos++
+				return nil
+			}
+		}
+		c.pos++
+	}
+	return errJSONSyntax
+}
+
+// skipString moves c past the string whose opening quote is at c.pos: to
+// the first quote not escaped by an odd run of backslashes.
+func (c *jsonChecker) skipString() error {
+	i := c.pos + 1
+	for {
+		j := bytes.IndexByte(c.data[i:], '"')
+		if j < 0 {
+			return errJSONSyntax
+		}
+		i += j
+		k := i
+		for k > c.pos+1 && c.data[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			c.pos = i + 1
+			return nil
+		}
+		i++
+	}
+}
+
+// decodeChecked decodes one JSON value that checkJSON has accepted into
+// the values encoding/json produces with UseNumber: map[string]any, []any,
+// string, json.Number, bool and nil. It walks the bytes once, without
+// reflection; checkJSON has already bounded the depth and refused
+// duplicate keys, so maps compare keys exactly.
+func decodeChecked(raw []byte) (any, error) {
+	c := jsonChecker{data: raw}
+	v, err := c.decode()
+	if err != nil {
+		return nil, err
+	}
+	c.skipSpace()
+	if c.pos != len(raw) {
+		return nil, errJSONSyntax
+	}
+	return v, nil
+}
+
+func (c *jsonChecker) decode() (any, error) {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return nil, errJSONSyntax
+	}
+	switch b := c.data[c.pos]; {
+	case b == '{':
+		obj := map[string]any{}
+		c.pos++
+		for {
+			c.skipSpace()
+			if c.pos >= len(c.data) {
+				return nil, errJSONSyntax
+			}
+			if c.data[c.pos] == '}' {
+				c.pos++
+				return obj, nil
+			}
+			if c.data[c.pos] == ',' {
+				c.pos++
+				c.skipSpace()
+			}
+			key, err := c.decodeString()
+			if err != nil {
+				return nil, err
+			}
+			c.skipSpace()
+			if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+				return nil, errJSONSyntax
+			}
+			c.pos++
+			if obj[key], err = c.decode(); err != nil {
+				return nil, err
+			}
+		}
+	case b == '[':
+		arr := []any{}
+		c.pos++
+		for {
+			c.skipSpace()
+			if c.pos >= len(c.data) {
+				return nil, errJSONSyntax
+			}
+			if c.data[c.pos] == ']' {
+				c.pos++
+				return arr, nil
+			}
+			if c.data[c.pos] == ',' {
+				c.pos++
+			}
+			v, err := c.decode()
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+	case b == '"':
+		return c.decodeString()
+	case b == 't':
+		return true, c.literal("true")
+	case b == 'f':
+		return false, c.literal("false")
+	case b == 'n':
+		return nil, c.literal("null")
+	default:
+		start := c.pos
+		if err := c.number(); err != nil {
+			return nil, err
+		}
+		return json.Number(c.data[start:c.pos]), nil
+	}
+}
+
+// decodeString decodes the string at c.pos. A string without escapes (the
+// common case) is found with memchr and copied once.
+func (c *jsonChecker) decodeString() (string, error) {
+	if c.pos >= len(c.data) || c.data[c.pos] != '"' {
+		return "", errJSONSyntax
+	}
+	start := c.pos + 1
+	if err := c.skipString(); err != nil {
+		return "", err
+	}
+	raw := c.data[start : c.pos-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), nil
+	}
+	return unquoteJSON(raw)
 }
 
 // errNotObject reports a value that should have been a JSON object.

@@ -83,6 +83,7 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 	if err != nil {
 		return newError(codeInvalidRequest, "invalid request: params must be an object")
 	}
+	r.params = members[:0] // filtered in place: members is ours
 	for _, mem := range members {
 		if mem.name == "_meta" {
 			if rerr := r.meta.parse(mem.value); rerr != nil {
@@ -303,11 +304,11 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	if jsonKind(raw) != '{' {
 		return nil, invalidParams("invalid params: arguments must be an object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var args map[string]any
-	if err := dec.Decode(&args); err != nil {
+	// raw is part of a message checkJSON accepted: decodeChecked is
+	// encoding/json with UseNumber, minus the reflection.
+	v, err := decodeChecked(raw)
+	if err != nil {
 		return nil, invalidParams("invalid params: arguments: %v", err)
 	}
-	return args, nil
+	return v.(map[string]any), nil
 }

@@ -35,7 +35,10 @@ type stdioConn struct {
 	// connection per process, so one initialize serves it all.
 	session *session
 
-	writeMu sync.Mutex // guards out: one message per Write, never interleaved
+	writeMu  sync.Mutex // guards flushing, queued, spare
+	flushing bool       // a goroutine is writing to out; others queue
+	queued   []byte     // complete lines waiting for the next Write
+	spare    []byte     // the previous batch's buffer, reused
 
 	mu       sync.Mutex            // guards inFlight
 	inFlight map[string]*stdioCall // by request id key
@@ -154,15 +157,19 @@ func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
 			line, send, tooLong = nil, true, false
 		} else {
 			line = chunk
+			owned := false // chunk is the reader's buffer; long is ours
 			if long != nil {
-				line, long = append(long, chunk...), nil
+				line, long, owned = append(long, chunk...), nil, true
 			}
 			line = bytes.TrimRight(line, "\r\n")
 			switch {
 			case len(line) > maxLineBytes:
 				line, send = nil, true
 			case len(bytes.TrimSpace(line)) > 0:
-				line, send = bytes.Clone(line), true
+				if !owned {
+					line = bytes.Clone(line)
+				}
+				send = true
 			}
 		}
 		if send {
@@ -262,8 +269,8 @@ func (c *stdioConn) cancel(params []byte) {
 }
 
 // writeUnlessCancelled writes b unless the call was cancelled. The check
-// and the write happen under the call's lock, so nothing is written for a
-// request after its cancellation was handled.
+// and the write (or queueing, see write) happen under the call's lock, so
+// nothing is sent for a request after its cancellation was handled.
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 	call.mu.Lock()
 	defer call.mu.Unlock()
@@ -273,12 +280,42 @@ func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 	c.write(b)
 }
 
-// write sends one complete message line.
+// maxSpareBytes bounds the batch buffer kept for reuse, so that one huge
+// response does not pin its size for the life of the connection.
+const maxSpareBytes = 64 << 10
+
+// write sends one complete message line. When no other goroutine is
+// writing, b goes out at once in its own Write; lines completed while a
+// Write is in progress are queued and go out together in the next one. So
+// an idle connection answers without delay, and a busy one makes one
+// system call for many responses instead of one each. Lines are never
+// interleaved and keep the order in which write was called. The writing
+// goroutine is always one that called write (a request's, or the serve
+// loop), so serveStdio's wait for its requests also waits for the queue.
 func (c *stdioConn) write(b []byte) {
 	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if _, err := c.out.Write(b); err != nil {
-		c.s.log.Printf("stdio: write: %v", err)
+	if c.flushing {
+		c.queued = append(c.queued, b...)
+		c.writeMu.Unlock()
+		return
+	}
+	c.flushing = true
+	ours := false // b is the caller's until it is a batch of queued lines
+	for {
+		c.writeMu.Unlock()
+		if _, err := c.out.Write(b); err != nil {
+			c.s.log.Printf("stdio: write: %v", err)
+		}
+		c.writeMu.Lock()
+		if ours && cap(b) <= maxSpareBytes {
+			c.spare = b[:0]
+		}
+		if len(c.queued) == 0 {
+			c.flushing = false
+			c.writeMu.Unlock()
+			return
+		}
+		b, c.queued, c.spare, ours = c.queued, c.spare, nil, true
 	}
 }
 

@@ -184,7 +184,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	}
 	if t.input != nil {
 		if err := t.input.validate(args); err != nil {
-			return result{body: errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).wire(req.version)}, nil
+			return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
 		}
 	}
 	req.args = args
@@ -200,12 +200,12 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
 		}
-		return result{body: errorResult(err.Error()).wire(req.version)}, nil
+		return errorResult(err.Error()).result(req.version)
 	}
 	if res == nil {
 		return result{}, fmt.Errorf("tool %s returned no result", name)
 	}
-	return result{body: res.wire(req.version)}, nil
+	return res.result(req.version)
 }
 
 // toolResult is what a tool returns: content blocks for the model, and
@@ -216,26 +216,37 @@ type toolResult struct {
 	IsError           bool
 }
 
-// toolResultWire is CallToolResult without the stamped members.
-type toolResultWire struct {
-	Content           []content `json:"content"`
-	StructuredContent any       `json:"structuredContent,omitempty"`
-	IsError           bool      `json:"isError,omitempty"`
-}
-
-// wire returns r as the given protocol version shows it: content blocks
-// the version does not define are downgraded (contentFor), and
-// structuredContent exists from 2025-06-18.
-func (r *toolResult) wire(version string) toolResultWire {
-	c := contentFor(version, r.Content)
-	if c == nil {
-		c = []content{}
+// result encodes r as CallToolResult, as the given protocol version shows
+// it, without the stamped members: content blocks the version does not
+// define are downgraded (contentFor), and structuredContent exists from
+// 2025-06-18. Each content block is appended as its MarshalJSON writes it:
+// json.Marshal of a struct holding the blocks would re-scan and compact
+// every block's output, which was the largest single cost of echoing 1 MiB.
+func (r *toolResult) result(version string) (result, error) {
+	b := append(make([]byte, 0, 64), `{"content":[`...)
+	for i, c := range contentFor(version, r.Content) {
+		block, err := c.MarshalJSON()
+		if err != nil {
+			return result{}, fmt.Errorf("encode tool result: %w", err)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, block...)
 	}
-	w := toolResultWire{Content: c, IsError: r.IsError}
-	if atLeast(version, version20250618) {
-		w.StructuredContent = r.StructuredContent
+	b = append(b, ']')
+	if r.StructuredContent != nil && atLeast(version, version20250618) {
+		sc, err := json.Marshal(r.StructuredContent)
+		if err != nil {
+			return result{}, fmt.Errorf("encode tool result: %w", err)
+		}
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
 	}
-	return w
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return result{body: json.RawMessage(append(b, '}'))}, nil
 }
 
 // textResult is a result with one text block.

@@ -1,0 +1,183 @@
+// Benchmarks of the hot path: the envelope decoder, the dispatcher, list
+// results, and the stdio transport end to end. They assert nothing about
+// time (CI machines differ); docs/PERFORMANCE.md records their numbers.
+//
+//	go test -run '^$' -bench . -benchmem
+//	go test -run '^$' -bench StdioPipelined -cpuprofile cpu.out
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchMeta is the _meta every modern request carries.
+const benchMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0.1.0"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// benchCall is the harness's tools/call request: echo with a 32-byte message.
+var benchCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` +
+	strings.Repeat("x", 32) + `"},` + benchMeta + `}}`
+
+// benchList is the harness's tools/list request.
+const benchList = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + benchMeta + `}}`
+
+// newBenchServer returns the demo server padded with filler tools up to
+// tools in all, like the bench build (benchtools.go) with BENCH_TOOLS set.
+func newBenchServer(tb testing.TB, tools int) *server {
+	tb.Helper()
+	s := newServer(config{cache: cacheHint{Scope: scopePublic}}, log.New(io.Discard, "", 0))
+	tb.Cleanup(registerDemo(s))
+	for i := len(s.registry().tools); i < tools; i++ {
+		s.addTool(tool{
+			Name:        fmt.Sprintf("filler_%04d", i),
+			Description: fmt.Sprintf("Filler tool %d for benchmarks: looks up a record by id and returns it as text.", i),
+			InputSchema: `{"type":"object","properties":{"id":{"type":"string","description":"Record id"},` +
+				`"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["id"],"additionalProperties":false}`,
+			Call: func(ctx context.Context, req *request) (*toolResult, error) {
+				return textResult("record " + req.String("id")), nil
+			},
+		})
+	}
+	return s
+}
+
+// benchDispatch parses and dispatches line b.N times, checking the first
+// reply is a result.
+func benchDispatch(b *testing.B, s *server, line string) {
+	b.Helper()
+	data := []byte(line)
+	ctx := b.Context()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for i := 0; b.Loop(); i++ {
+		msg, rerr := parseMessage(data)
+		if rerr != nil {
+			b.Fatalf("parseMessage: %v", rerr)
+		}
+		reply := s.dispatch(ctx, &msg, exchange{})
+		if i == 0 && !bytes.Contains(reply, []byte(`"result"`)) {
+			b.Fatalf("dispatch(%.80s) = %.200s, want a result", line, reply)
+		}
+	}
+}
+
+func BenchmarkParseMessage(b *testing.B) {
+	data := []byte(benchCall)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, rerr := parseMessage(data); rerr != nil {
+			b.Fatal(rerr)
+		}
+	}
+}
+
+func BenchmarkDispatchToolsCall(b *testing.B) {
+	benchDispatch(b, newBenchServer(b, 20), benchCall)
+}
+
+func BenchmarkDispatchToolsCall1MiB(b *testing.B) {
+	line := strings.Replace(benchCall, strings.Repeat("x", 32), strings.Repeat("x", 1<<20), 1)
+	benchDispatch(b, newBenchServer(b, 20), line)
+}
+
+func BenchmarkToolsList20(b *testing.B) {
+	benchDispatch(b, newBenchServer(b, 20), benchList)
+}
+
+func BenchmarkToolsList1000(b *testing.B) {
+	benchDispatch(b, newBenchServer(b, 1000), benchList)
+}
+
+// BenchmarkStdioPipelined drives serveStdio through pipes like the
+// harness's stdio k=32 cell: 32 requests in flight, one reader of replies.
+func BenchmarkStdioPipelined(b *testing.B) {
+	for _, depth := range []int{1, 32} {
+		b.Run("k="+strconv.Itoa(depth), func(b *testing.B) {
+			benchStdio(b, newBenchServer(b, 20), depth, benchCall)
+		})
+	}
+}
+
+// BenchmarkStdio1MiB is the harness's payload=1m echo over stdio, k=1.
+func BenchmarkStdio1MiB(b *testing.B) {
+	line := strings.Replace(benchCall, strings.Repeat("x", 32), strings.Repeat("x", 1<<20), 1)
+	benchStdio(b, newBenchServer(b, 20), 1, line)
+}
+
+// benchStdio sends request (whose id must be 7) b.N times with depth
+// requests in flight.
+func benchStdio(b *testing.B, s *server, depth int, request string) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- s.serveStdio(b.Context(), inR, outW) }()
+
+	replies := make(chan struct{}, depth)
+	readErr := make(chan error, 1)
+	go func() {
+		r := bufio.NewReaderSize(outR, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				readErr <- err
+				return
+			}
+			if !bytes.Contains(line, []byte(`"result"`)) {
+				readErr <- fmt.Errorf("reply %.200s, want a result", line)
+				return
+			}
+			replies <- struct{}{}
+		}
+	}()
+
+	prefix, suffix, _ := strings.Cut(request, `"id":7`)
+	w := bufio.NewWriterSize(inW, 64<<10)
+	var line []byte
+	inFlight := 0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for inFlight >= depth {
+			if err := w.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			select {
+			case <-replies:
+				inFlight--
+			case err := <-readErr:
+				b.Fatal(err)
+			}
+		}
+		line = append(line[:0], prefix...)
+		line = append(line, `"id":`...)
+		line = strconv.AppendInt(line, int64(i), 10)
+		line = append(line, suffix...)
+		line = append(line, '\n')
+		w.Write(line)
+		inFlight++
+	}
+	w.Flush()
+	for ; inFlight > 0; inFlight-- {
+		select {
+		case <-replies:
+		case err := <-readErr:
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	inW.Close()
+	if err := <-served; err != nil {
+		b.Fatal(err)
+	}
+	outW.Close()
+}
