@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -58,18 +59,126 @@ const (
 // keeps it only when negotiated() is no longer ""). Modern requests never
 // read it. It is safe for concurrent use: requests on one connection run
 // concurrently.
+//
+// It also carries what server-to-client traffic needs (bridge.go): the
+// requests in flight to the client (pending), the counter their ids come
+// from, and push, the session's own channel to the client (stdout on
+// stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized
+	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming
 	version      string          // negotiated protocol version; "" until initialize succeeds
 	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
 	clientInfo   json.RawMessage // the client's Implementation
 	level        logLevel        // minimum level set by logging/setLevel
 	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
 	initialized  bool            // notifications/initialized arrived
+
+	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
+	nextID   uint64                             // last server-to-client request number
+	inFlight map[string]context.CancelCauseFunc // HTTP: client requests running, by idKey (stdio keeps its own)
+
+	// sink, when set (stdio), writes a message to the connection; it is
+	// set before the session is shared and never changes.
+	sink func(msg []byte)
+	// queue holds messages for the HTTP GET stream, bounded by
+	// sessionQueueLen; push drops what does not fit.
+	queue     chan []byte
+	streaming bool // an HTTP GET stream is open (guarded by mu)
+
+	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
+	// set before the session is shared and never change.
+	id, principal string
+
+	endOnce sync.Once
+	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
 }
 
+// sessionQueueLen bounds the messages waiting for an HTTP session's GET
+// stream. Server-initiated messages are rare (list changes, cancellations
+// of server requests); a client that never opens the stream loses them
+// rather than growing the server's memory.
+const sessionQueueLen = 64
+
 // newSession returns a session before initialize.
-func newSession() *session { return &session{} }
+func newSession() *session {
+	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{})}
+}
+
+// push sends msg to the client outside any request: on stdio it is a
+// line on stdout, on HTTP an event on the session's GET stream (queued
+// until one is open). It reports false when the message was dropped
+// because the queue is full. It never blocks.
+// [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
+func (c *session) push(msg []byte) bool {
+	if c.sink != nil {
+		c.sink(msg)
+		return true
+	}
+	select {
+	case <-c.done:
+		return false
+	default:
+	}
+	select {
+	case c.queue <- msg:
+		return true
+	default:
+		return false
+	}
+}
+
+// end terminates the session: waiting bridges fail, the GET stream
+// closes, and HTTP requests in flight are cancelled. It is idempotent.
+func (c *session) end() {
+	c.endOnce.Do(func() {
+		close(c.done)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, cancel := range c.inFlight {
+			cancel(errSessionEnded)
+		}
+	})
+}
+
+// track records an HTTP request in flight under its id so that
+// notifications/cancelled and the session's end can cancel it; the
+// returned function forgets it. ok is false when the id is already in
+// flight: ids must be unique among a session's running requests.
+func (c *session) track(id []byte, cancel context.CancelCauseFunc) (untrack func(), ok bool) {
+	key := idKey(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.inFlight[key]; dup {
+		return nil, false
+	}
+	if c.inFlight == nil {
+		c.inFlight = map[string]context.CancelCauseFunc{}
+	}
+	c.inFlight[key] = cancel
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.inFlight, key)
+	}, true
+}
+
+// cancelRequest cancels the HTTP request in flight with idKey key, if
+// any, with errRequestCancelled as the cause.
+func (c *session) cancelRequest(key string) bool {
+	c.mu.Lock()
+	cancel := c.inFlight[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(errRequestCancelled)
+	}
+	return cancel != nil
+}
+
+// The causes a legacy HTTP request's context may be cancelled with.
+var (
+	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
+	errSessionEnded     = errors.New("the session ended")
+)
 
 // negotiated returns the session's protocol version, "" before initialize
 // (or for a nil session: a transport without legacy sessions).

@@ -88,7 +88,10 @@ type httpConfig struct {
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
 	tokenFile      string
-	token          string // the bearer token; "" turns authentication off
+	token          string           // the bearer token; "" turns authentication off
+	maxSessions    int              // legacy sessions open at once
+	sessionIdle    time.Duration    // a legacy session unused this long ends
+	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 }
 
 // httpFlags registers the HTTP flags on fs and returns where they land.
@@ -106,6 +109,8 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
+	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "legacy (initialize) sessions open at once, at most `n`")
+	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a legacy session unused for `duration`")
 	return c
 }
 
@@ -117,6 +122,9 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	}
 	if c.requestTimeout < 0 || c.drainTimeout < 0 {
 		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
+	}
+	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
+		return errors.New("-max-sessions and -session-idle must be positive")
 	}
 	addr, err := httpListenAddr(c.addr)
 	if err != nil {
@@ -207,6 +215,9 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 		return err
 	case <-ctx.Done():
 	}
+	// Legacy sessions end first: their GET streams would otherwise hold
+	// the drain open until it times out.
+	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(drain); err != nil {
@@ -229,11 +240,20 @@ type httpTransport struct {
 	cop       *http.CrossOriginProtection
 	tokenSum  [sha256.Size]byte // sha256 of the bearer token
 	principal string            // the identity a valid token grants
+	sessions  *sessionStore     // legacy sessions (legacyhttp.go)
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
 	t := &httpTransport{s: s, cfg: cfg, origins: map[string]bool{}, cop: http.NewCrossOriginProtection()}
+	maxSessions, idle := cfg.maxSessions, cfg.sessionIdle
+	if maxSessions <= 0 {
+		maxSessions = defaultMaxSessions
+	}
+	if idle <= 0 {
+		idle = defaultSessionIdle
+	}
+	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
 		t.loopback = tcp.IP.IsLoopback()
@@ -318,8 +338,15 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Add("Vary", "Origin")
+		if !t.s.modernOnly {
+			h.Set("Access-Control-Expose-Headers", headerSessionID)
+		}
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", http.MethodPost)
+			if t.s.modernOnly {
+				h.Set("Access-Control-Allow-Methods", http.MethodPost)
+			} else {
+				h.Set("Access-Control-Allow-Methods", "POST, GET, DELETE")
+			}
 			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
@@ -332,13 +359,21 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
 		return
 	}
-	switch r.Method {
-	case http.MethodPost:
+	switch {
+	case r.Method == http.MethodPost:
 		t.post(w, r, principal)
+	case r.Method == http.MethodGet && !t.s.modernOnly:
+		t.getStream(w, r, principal)
+	case r.Method == http.MethodDelete && !t.s.modernOnly:
+		t.deleteSession(w, r, principal)
 	default:
-		// [§Backward Compatibility]: this revision has no GET stream and no
-		// sessions to DELETE.
-		w.Header().Set("Allow", http.MethodPost)
+		// [§Backward Compatibility]: the modern revision has no GET
+		// stream and no sessions to DELETE; the legacy ones do.
+		if t.s.modernOnly {
+			w.Header().Set("Allow", http.MethodPost)
+		} else {
+			w.Header().Set("Allow", "POST, GET, DELETE")
+		}
 		writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: use POST"))
 	}
 }
@@ -396,6 +431,9 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	switch {
 	case rerr != nil:
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+		return
+	case !t.s.modernOnly && isLegacyHTTP(r.Header, &msg):
+		t.postLegacy(w, r, rc, &msg, principal)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
@@ -555,15 +593,30 @@ func (c *httpCall) finish(reply []byte, code int) {
 	writeJSON(c.w, httpStatus(code), reply)
 }
 
+// abandon ends the call without a reply (the client cancelled the
+// request): a stream already open just ends; otherwise an empty stream is
+// sent, since an HTTP request needs some response.
+func (c *httpCall) abandon() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done || c.conn.Err() != nil {
+		c.done = true
+		return
+	}
+	c.done = true
+	if !c.streaming {
+		h := c.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		c.w.WriteHeader(http.StatusOK)
+		_ = c.rc.Flush()
+	}
+}
+
 // eventLocked writes one SSE event carrying msg and flushes it. A write
 // error (the client left) ends the call.
 func (c *httpCall) eventLocked(msg []byte) {
-	msg = oneLine(msg)
-	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, msg...) // ends in "\n"
-	buf = append(buf, '\n')
-	if _, err := c.w.Write(buf); err != nil {
+	if _, err := c.w.Write(sseEvent(msg)); err != nil {
 		c.done = true
 		return
 	}

@@ -15,8 +15,12 @@
 //
 // Side by side with it, it serves the legacy revisions 2025-11-25,
 // 2025-06-18 and 2024-11-05 to clients that open with initialize: the
-// handshake opens a session for the stdio connection, and requests without
-// the modern _meta are then answered in the negotiated revision's shape.
+// handshake opens a session (for the stdio connection, or per
+// Mcp-Session-Id over HTTP), and requests without the modern _meta are then
+// answered in the negotiated revision's shape. When a tool, prompt or
+// resource asks for input, a legacy client is sent real elicitation/create,
+// sampling/createMessage or roots/list requests and the handler runs again
+// with its answers.
 // A request that carries io.modelcontextprotocol/protocolVersion in _meta
 // is always served as modern, before or after initialize.
 //
@@ -27,8 +31,13 @@
 // With -http it serves Streamable HTTP instead: each JSON-RPC request is
 // one POST to /mcp, answered with application/json, or with a
 // text/event-stream carrying the request's progress and log notifications
-// and then its response. A notification POST gets 202. GET and DELETE get
-// 405. Closing the response cancels the request. On SIGINT or SIGTERM it
+// and then its response. A notification POST gets 202. Closing the response
+// cancels the request. Legacy clients get the 2025-11-25 transport:
+// initialize returns an Mcp-Session-Id that later requests carry (missing:
+// 400, unknown or ended: 404), GET with it opens the session's event stream,
+// DELETE ends it, and the client's answers to server requests are POSTed
+// back (202). Without a session GET gets 405; with -modern-only GET and
+// DELETE get 405 and session ids are ignored. On SIGINT or SIGTERM it
 // stops accepting, lets requests in flight finish (up to -shutdown-timeout),
 // and exits 0.
 //
@@ -46,6 +55,10 @@
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
 //	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
+//	-max-sessions N       legacy HTTP sessions open at once (default 1000)
+//	-session-idle D       end a legacy HTTP session unused for D (default 30m)
+//	-input-timeout D      how long a legacy client has to answer the server's elicitation,
+//	                      sampling or roots requests (default 5m)
 //	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
 //	-max-subscriptions N  subscriptions/listen requests open at once, 1 to 128 (default 32)
@@ -73,9 +86,10 @@
 // The registry of tools, prompts and resources lives in memory. It is
 // built at start-up and may change while serving (the demo's
 // toggle_extra_tool). A legacy session (negotiated version, client
-// capabilities, log level) lives in memory for the life of the stdio
-// connection. No state is written anywhere; subscriptions end with the
-// process.
+// capabilities, log level, server requests awaiting an answer) lives in
+// memory for the life of the stdio connection, or over HTTP until DELETE,
+// -session-idle without use, or shutdown. No state is written anywhere;
+// subscriptions end with the process.
 //
 // When a tool, prompt or resource needs more from the client (a user's
 // answer, a model completion, the client's roots), the server answers
@@ -191,6 +205,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
+	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a legacy client has to answer the server's elicitation, sampling or roots requests")
 	httpCfg := httpFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
@@ -219,6 +234,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *maxSubURIs < 1 {
 		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
 	}
+	if *inputTimeout <= 0 {
+		return config{}, nil, errors.New("-input-timeout must be positive")
+	}
 	stateKey, err := loadStateKey(*stateKeyFile, getenv)
 	if err != nil {
 		return config{}, nil, err
@@ -229,11 +247,12 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		}
 	}
 	return config{
-		cache:      cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
-		pageSize:   *pageSize,
-		stateKey:   stateKey,
-		stateTTL:   *stateTTL,
-		modernOnly: *modernOnly,
+		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
+		pageSize:     *pageSize,
+		stateKey:     stateKey,
+		stateTTL:     *stateTTL,
+		modernOnly:   *modernOnly,
+		inputTimeout: *inputTimeout,
 
 		maxSubscriptions:    *maxSubs,
 		maxSubscriptionURIs: *maxSubURIs,

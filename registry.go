@@ -42,6 +42,7 @@ type server struct {
 	refs           refCounter
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
+	inputTimeout   time.Duration    // how long a legacy client has to answer one bridged round
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -63,6 +64,9 @@ type config struct {
 	// 0 means the default.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
+	// inputTimeout bounds one round of bridged server-to-client requests
+	// (bridge.go); 0 means defaultInputTimeout.
+	inputTimeout time.Duration
 }
 
 // newServer returns a server with an empty registry.
@@ -76,6 +80,10 @@ func newServer(cfg config, logger *log.Logger) *server {
 		log:          logger,
 		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
 		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
+		inputTimeout: cfg.inputTimeout,
+	}
+	if s.inputTimeout <= 0 {
+		s.inputTimeout = defaultInputTimeout
 	}
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{})

@@ -317,7 +317,13 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	}
 	res, err := m.handle(s, ctx, req)
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
-		res, err = s.inputRequiredResult(req, m, need)
+		if req.session != nil {
+			// A legacy client cannot retry with inputResponses: ask it
+			// with real requests instead (bridge.go).
+			res, err = s.bridgeInput(ctx, req, m, need)
+		} else {
+			res, err = s.inputRequiredResult(req, m, need)
+		}
 	}
 	if err != nil {
 		return fail(s.peerError(msg.method, err))

@@ -91,6 +91,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	})
 	defer watcher.Wait()
 	defer close(served)
+	c.session.sink = c.write
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
@@ -121,6 +122,9 @@ loop:
 			break loop
 		}
 	}
+	// No answer to a server-to-client request can arrive any more: fail
+	// the requests waiting for one rather than letting them time out.
+	c.session.end()
 	c.wg.Wait()
 	select {
 	case err = <-readErr:
@@ -201,7 +205,10 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}
 	switch {
 	case msg.isResponse():
-		c.s.log.Printf("stdio: ignoring a response from the client (id %s)", msg.id)
+		// The answer to a bridged server-to-client request (bridge.go).
+		if !c.session.deliver(&msg) {
+			c.s.log.Printf("stdio: ignoring a response to no pending request (id %s)", msg.id)
+		}
 		return
 	case msg.isNotification():
 		if msg.method == "notifications/cancelled" {
@@ -245,27 +252,37 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 // notifications are ignored, as the spec asks.
 // [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
 func (c *stdioConn) cancel(params []byte) {
-	if params == nil {
+	key, ok := cancelledRequest(params)
+	if !ok {
 		return
+	}
+	c.mu.Lock()
+	call := c.inFlight[key]
+	c.mu.Unlock()
+	if call != nil {
+		call.mu.Lock()
+		call.cancelled = true
+		call.mu.Unlock()
+		call.cancel()
+	}
+}
+
+// cancelledRequest returns the idKey of the requestId a
+// notifications/cancelled names; ok is false when it names none.
+func cancelledRequest(params []byte) (key string, ok bool) {
+	if params == nil {
+		return "", false
 	}
 	members, err := objectMembers(params)
 	if err != nil {
-		return
+		return "", false
 	}
 	for _, m := range members {
-		if m.name != "requestId" || (jsonKind(m.value) != '"' && !isJSONInteger(m.value)) {
-			continue
-		}
-		c.mu.Lock()
-		call := c.inFlight[idKey(bytes.TrimSpace(m.value))]
-		c.mu.Unlock()
-		if call != nil {
-			call.mu.Lock()
-			call.cancelled = true
-			call.mu.Unlock()
-			call.cancel()
+		if m.name == "requestId" && (jsonKind(m.value) == '"' || isJSONInteger(m.value)) {
+			return idKey(bytes.TrimSpace(m.value)), true
 		}
 	}
+	return "", false
 }
 
 // writeUnlessCancelled writes b unless the call was cancelled. The check

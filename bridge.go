@@ -1,0 +1,297 @@
+// MRTR bridging for the legacy era: a handler that asks for input with
+// req.NeedInput is served to a legacy client by sending that era's real
+// server-to-client requests (elicitation/create, sampling/createMessage,
+// roots/list), waiting for the client's responses, and running the handler
+// again with them as the round's answers, round after round, until it
+// completes. One handler serves both eras.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
+// https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation,
+// https://modelcontextprotocol.io/specification/2025-11-25/client/sampling,
+// https://modelcontextprotocol.io/specification/2025-11-25/client/roots,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation,
+// https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+const (
+	// defaultInputTimeout bounds how long a legacy client has to answer one
+	// round of server-to-client requests. An elicitation waits for a
+	// person, so it is minutes, not seconds; -request-timeout (HTTP) and
+	// cancellation still end the whole request sooner.
+	defaultInputTimeout = 5 * time.Minute
+
+	// maxBridgeRounds bounds the rounds of one legacy request, like the
+	// official clients' default for modern input_required retries, so a
+	// handler that keeps asking cannot hold a request (and a client's
+	// attention) forever.
+	maxBridgeRounds = 10
+
+	// serverRequestPrefix starts the id of every server-to-client request.
+	// Ids are strings, so they cannot equal any integer id, and they are
+	// numbered per session; requests in the two directions have separate
+	// id spaces anyway, the prefix makes a mix-up visible in a trace.
+	serverRequestPrefix = "baremcp-"
+)
+
+// bridgeInput serves a legacy request whose handler returned need: it asks
+// the client through real requests and re-enters the handler with the
+// answers until the handler completes, fails, or the bridge gives up.
+// Every failure of the bridge itself is -32603 with a message saying what
+// happened: the request could not be completed, and the handler never
+// saw a decision it could turn into a tool error (a decline, by contrast,
+// is an answer and reaches the handler).
+func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
+	for round := 1; ; round++ {
+		if !m.mrtr {
+			return result{}, fmt.Errorf("handler asked for input on %s, which may not return input_required", req.method)
+		}
+		if round > maxBridgeRounds {
+			return result{}, newError(codeInternalError, "%s: the handler asked for input more than %d times", req.method, maxBridgeRounds)
+		}
+		seen := map[string]bool{}
+		var missing []string
+		for _, q := range need.requests {
+			if q.err != nil {
+				return result{}, q.err
+			}
+			if q.key == "" || seen[q.key] {
+				return result{}, fmt.Errorf("input request key %q is empty or repeated", q.key)
+			}
+			seen[q.key] = true
+			missing = append(missing, req.session.missingFor(req.version, q)...)
+		}
+		if len(missing) > 0 {
+			rerr := missingCapabilityError(missing)
+			if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
+				rerr.Message += " (protocol version " + req.version + " has no elicitation)"
+			} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
+				rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
+			}
+			return result{}, rerr
+		}
+		fresh, err := s.ask(ctx, req, need.requests)
+		if err != nil {
+			return result{}, err
+		}
+		answers := map[string]*inputResponse{}
+		for key, a := range req.input.answers {
+			if !seen[key] {
+				answers[key] = a
+			}
+		}
+		for key, a := range fresh {
+			answers[key] = a
+		}
+		req.input = inputRound{answers: answers, data: need.data, binding: req.input.binding}
+		res, err := m.handle(s, ctx, req)
+		if !errors.As(err, &need) {
+			return res, err
+		}
+	}
+}
+
+// missingFor names the capabilities q needs that the session's client did
+// not declare at initialize, or that version does not define: elicitation
+// exists from 2025-06-18, its url mode from 2025-11-25.
+func (c *session) missingFor(version string, q inputRequest) []string {
+	caps := clientCaps(c.clientCapabilities())
+	if q.method == methodElicit {
+		if !atLeast(version, version20250618) {
+			caps.elicitForm, caps.elicitURL = false, false
+		} else if !atLeast(version, version20251125) {
+			caps.elicitURL = false
+		}
+	}
+	return missingCapability(caps, q)
+}
+
+// ask sends one round of requests to the client on the request's own
+// stream and waits for every answer, for at most s.inputTimeout. A client
+// error, a malformed answer, the timeout, the request's cancellation or
+// the session's end fail the round; requests still unanswered then are
+// cancelled towards the client.
+// [§Timeouts]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts
+func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[string]*inputResponse, error) {
+	if len(qs) == 0 {
+		return nil, nil // a state-only round: run again at once
+	}
+	if req.send == nil {
+		return nil, errors.New("bridge: the transport gave the request no stream")
+	}
+	sess := req.session
+	answers := make(chan *message, len(qs))
+	byID := map[string]inputRequest{}
+	ids := make([]string, len(qs))
+	msgs := make([][]byte, len(qs))
+	sess.mu.Lock()
+	if sess.pending == nil {
+		sess.pending = map[string]chan<- *message{}
+	}
+	for i, q := range qs {
+		sess.nextID++
+		ids[i] = strconv.Quote(serverRequestPrefix + strconv.FormatUint(sess.nextID, 10))
+		sess.pending[idKey([]byte(ids[i]))] = answers
+		byID[idKey([]byte(ids[i]))] = q
+	}
+	sess.mu.Unlock()
+	defer func() {
+		// Whatever is still pending was never answered: forget it, and
+		// tell the client to stop working on it.
+		sess.mu.Lock()
+		var abandoned []string
+		for _, id := range ids {
+			if _, ok := sess.pending[idKey([]byte(id))]; ok {
+				delete(sess.pending, idKey([]byte(id)))
+				abandoned = append(abandoned, id)
+			}
+		}
+		sess.mu.Unlock()
+		for _, id := range abandoned {
+			sess.push(encodeNotification("notifications/cancelled", cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
+		}
+	}()
+	for i, q := range qs {
+		params, err := legacyInputParams(req.version, q)
+		if err != nil {
+			return nil, err
+		}
+		msgs[i] = encodeRequest([]byte(ids[i]), q.method, params)
+	}
+	for _, msg := range msgs {
+		req.send(msg)
+	}
+	timer := time.NewTimer(s.inputTimeout)
+	defer timer.Stop()
+	got := map[string]*inputResponse{}
+	for len(got) < len(qs) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-sess.done:
+			return nil, newError(codeInternalError, "%s: the session ended while waiting for the client", req.method)
+		case <-timer.C:
+			var waiting []string
+			for _, q := range qs {
+				if got[q.key] == nil {
+					waiting = append(waiting, q.method)
+				}
+			}
+			return nil, newError(codeInternalError, "%s: the client did not answer %v within %v", req.method, waiting, s.inputTimeout)
+		case msg := <-answers:
+			q := byID[idKey(msg.id)]
+			if msg.errorValue != nil {
+				return nil, clientRefused(req.method, q.method, msg.errorValue)
+			}
+			a, err := parseInputResponse(q.method, q.schema, msg.result)
+			if err != nil {
+				return nil, newError(codeInternalError, "%s: the client's answer to %s is invalid: %v", req.method, q.method, err)
+			}
+			got[q.key] = a
+		}
+	}
+	return got, nil
+}
+
+// deliver hands a response the client sent to the bridge waiting for it.
+// It reports false when no request with that id is pending (never sent,
+// already answered, or abandoned). It never blocks: the waiting channel
+// has room for every answer of its round.
+func (c *session) deliver(msg *message) bool {
+	key := idKey(msg.id)
+	c.mu.Lock()
+	ch, ok := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if ok {
+		ch <- msg
+	}
+	return ok
+}
+
+// maxClientErrorText bounds how much of the client's error message is
+// quoted back in the request's own error.
+const maxClientErrorText = 200
+
+// clientRefused is the error of a request whose server-to-client request
+// the client answered with a JSON-RPC error (for example a user who
+// rejected a sampling request). The client's code and message are
+// quoted: they are the client's own words, going back to it.
+func clientRefused(method, asked string, raw []byte) *rpcError {
+	var e struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	if len(e.Message) > maxClientErrorText {
+		e.Message = e.Message[:maxClientErrorText]
+	}
+	return &rpcError{
+		Code:    codeInternalError,
+		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, e.Code, e.Message),
+	}
+}
+
+// legacyInputParams returns q's params as version defines them: before
+// 2025-11-25 an elicitation has no mode member; a 2025-11-25 url mode
+// elicitation needs an elicitationId, unique per request.
+// [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
+// [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
+func legacyInputParams(version string, q inputRequest) (json.RawMessage, error) {
+	if q.method != methodElicit {
+		return q.params, nil
+	}
+	members, err := objectMembers(q.params)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: %s params: %w", q.method, err)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, m := range members {
+		if m.name == "mode" && !atLeast(version, version20251125) {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(m.name))
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	if q.mode == elicitModeURL {
+		b.WriteString(`,"elicitationId":`)
+		b.WriteString(strconv.Quote(rand.Text()))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// cancelledParams is the params of notifications/cancelled.
+type cancelledParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// encodeRequest writes a server-to-client request line.
+func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
+	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"method":`...)
+	out = strconv.AppendQuote(out, method)
+	out = append(out, `,"params":`...)
+	out = append(out, params...)
+	out = append(out, "}\n"...)
+	return out
+}

@@ -1,0 +1,457 @@
+// The legacy era over Streamable HTTP (revisions 2025-03-26 to 2025-11-25):
+// sessions minted by initialize and named by Mcp-Session-Id, the
+// standalone GET stream, DELETE, the MCP-Protocol-Version header of
+// 2025-06-18 on, and the client's responses to server-to-client requests
+// POSTed back. It shares the endpoint, and every check that runs before
+// the method (Host, Origin, authentication, body cap), with the modern era.
+//
+// Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#backward-compatibility.
+
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// headerSessionID names the legacy session header.
+const headerSessionID = "Mcp-Session-Id"
+
+const (
+	// defaultMaxSessions bounds the legacy sessions open at once: each
+	// holds a little memory and possibly a GET stream, and initialize is
+	// unauthenticated when no token is configured.
+	defaultMaxSessions = 1000
+
+	// defaultSessionIdle is how long a legacy session may go unused (no
+	// request running, no GET stream open) before it is ended.
+	defaultSessionIdle = 30 * time.Minute
+)
+
+// isLegacyVersion reports whether v names an initialize-era revision,
+// served or not (2025-03-26 is recognised, never negotiated).
+func isLegacyVersion(v string) bool {
+	switch v {
+	case version20241105, version20250326, version20250618, version20251125:
+		return true
+	}
+	return false
+}
+
+// isLegacyHTTP classifies one POSTed message, as the dual-era rules ask:
+// initialize, a session id, or a legacy MCP-Protocol-Version header make
+// it legacy, and so does a message with neither the header nor a _meta
+// protocol version (such a client predates 2025-06-18). Everything else
+// is modern and validated as such.
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
+func isLegacyHTTP(h http.Header, msg *message) bool {
+	if msg.method == methodInitialize || len(h.Values(headerSessionID)) > 0 {
+		return true
+	}
+	v := strings.Trim(h.Get(headerProtocolVersion), " \t")
+	if isLegacyVersion(v) {
+		return true
+	}
+	return v == "" && !metaHasVersion(msg.params)
+}
+
+// metaHasVersion reports whether params carries a _meta object with a
+// protocol version member, whatever its value.
+func metaHasVersion(params []byte) bool {
+	members, err := objectMembers(params)
+	if err != nil {
+		return false
+	}
+	for _, m := range members {
+		if m.name != "_meta" {
+			continue
+		}
+		inner, err := objectMembers(m.value)
+		if err != nil {
+			return true // malformed _meta: let modern validation say so
+		}
+		for _, im := range inner {
+			if im.name == metaProtocolVersion {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sessionStore holds the legacy sessions of one HTTP endpoint. Expired
+// sessions are swept lazily (when a session is looked up or added), so it
+// owns no goroutine; closeAll ends them all when the server stops.
+type sessionStore struct {
+	max  int
+	idle time.Duration
+	now  func() time.Time
+
+	mu     sync.Mutex // guards byID, closed
+	byID   map[string]*sessionEntry
+	closed bool
+}
+
+// sessionEntry is one session and its use, for idle expiry.
+type sessionEntry struct {
+	sess     *session
+	lastUsed time.Time
+	active   int // requests running and GET streams open
+}
+
+// newSessionStore returns an empty store.
+func newSessionStore(max int, idle time.Duration, now func() time.Time) *sessionStore {
+	if now == nil {
+		now = time.Now
+	}
+	return &sessionStore{max: max, idle: idle, now: now, byID: map[string]*sessionEntry{}}
+}
+
+// expiredLocked reports whether e has been idle too long.
+func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
+	return e.active == 0 && now.Sub(e.lastUsed) > st.idle
+}
+
+// sweepLocked ends the expired sessions.
+func (st *sessionStore) sweepLocked(now time.Time) {
+	for id, e := range st.byID {
+		if st.expiredLocked(e, now) {
+			delete(st.byID, id)
+			e.sess.end()
+		}
+	}
+}
+
+// add stores sess under its id. It reports false when the store is full
+// (after sweeping) or closed.
+func (st *sessionStore) add(sess *session) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := st.now()
+	st.sweepLocked(now)
+	if st.closed || len(st.byID) >= st.max {
+		return false
+	}
+	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: now}
+	return true
+}
+
+// full reports whether add would fail now.
+func (st *sessionStore) full() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(st.now())
+	return st.closed || len(st.byID) >= st.max
+}
+
+// acquire returns the live session id opened by principal and marks it in
+// use until release; nil when there is none (never existed, ended,
+// expired, or opened by another principal: all look the same).
+func (st *sessionStore) acquire(id, principal string) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e := st.byID[id]
+	if e == nil || e.sess.principal != principal {
+		return nil
+	}
+	now := st.now()
+	if st.expiredLocked(e, now) {
+		delete(st.byID, id)
+		e.sess.end()
+		return nil
+	}
+	e.active++
+	e.lastUsed = now
+	return e.sess
+}
+
+// release ends one use that acquire began.
+func (st *sessionStore) release(sess *session) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e := st.byID[sess.id]; e != nil && e.sess == sess {
+		e.active--
+		e.lastUsed = st.now()
+	}
+}
+
+// remove ends the session id of principal; false when there is none.
+func (st *sessionStore) remove(id, principal string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e := st.byID[id]
+	if e == nil || e.sess.principal != principal {
+		return false
+	}
+	delete(st.byID, id)
+	e.sess.end()
+	return true
+}
+
+// closeAll ends every session and refuses new ones: GET streams close,
+// so a graceful shutdown does not wait for them.
+func (st *sessionStore) closeAll() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closed = true
+	for id, e := range st.byID {
+		delete(st.byID, id)
+		e.sess.end()
+	}
+}
+
+// legacySessionRequired is the 400 for a legacy message without a session.
+func legacySessionRequired() *rpcError {
+	return newError(codeInvalidRequest, "bad request: %s header is required: send initialize first, or carry %s in _meta", headerSessionID, metaProtocolVersion)
+}
+
+// legacySessionNotFound is the 404 for an unknown, ended or expired
+// session: the client must initialize again.
+func legacySessionNotFound() *rpcError {
+	return newError(codeInvalidRequest, "session not found: initialize a new session")
+}
+
+// session finds the session a legacy request names and checks its
+// MCP-Protocol-Version header, which must be absent or equal the
+// negotiated version. On failure it has answered and returns nil. The
+// caller releases a returned session.
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principal string, id []byte) *session {
+	ids := r.Header.Values(headerSessionID)
+	switch {
+	case len(ids) == 0:
+		writeHTTPError(w, http.StatusBadRequest, legacySessionRequired(), id)
+		return nil
+	case len(ids) > 1:
+		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s header appears more than once", headerSessionID), id)
+		return nil
+	}
+	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), principal)
+	if sess == nil {
+		writeHTTPError(w, http.StatusNotFound, legacySessionNotFound(), id)
+		return nil
+	}
+	if vs := r.Header.Values(headerProtocolVersion); len(vs) > 0 {
+		if v := strings.Trim(vs[0], " \t"); len(vs) > 1 || v != sess.negotiated() {
+			t.sessions.release(sess)
+			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s %q is not this session's protocol version %s", headerProtocolVersion, v, sess.negotiated()), id)
+			return nil
+		}
+	}
+	return sess
+}
+
+// postLegacy serves one legacy-era POST: initialize opens a session; a
+// response from the client goes to the bridge waiting for it; a
+// notification is handled and answered 202; a request is served in its
+// session like the modern ones, on a JSON body or an SSE stream.
+// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
+	if msg.method == methodInitialize && !msg.isNotification() {
+		t.initialize(w, r, rc, msg, principal)
+		return
+	}
+	sess := t.session(w, r, principal, msg.id)
+	if sess == nil {
+		return
+	}
+	defer t.sessions.release(sess)
+	switch {
+	case msg.isResponse():
+		if !sess.deliver(msg) {
+			t.s.log.Printf("http: session response to no pending request (id %s)", msg.id)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case msg.isNotification():
+		if msg.method == "notifications/cancelled" {
+			if key, ok := cancelledRequest(msg.params); ok {
+				sess.cancelRequest(key)
+			}
+		} else {
+			t.s.dispatch(r.Context(), msg, exchange{principal: principal, session: sess})
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	untrack, ok := sess.track(msg.id, cancel)
+	if !ok {
+		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id), msg.id)
+		return
+	}
+	defer untrack()
+	if t.cfg.requestTimeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, t.cfg.requestTimeout)
+		defer stop()
+	}
+	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	// check runs only if the request turns out modern (modern _meta
+	// inside a session); legacy requests never meet the modern headers.
+	reply, code := t.s.dispatchCode(ctx, msg, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header)})
+	if errors.Is(context.Cause(ctx), errRequestCancelled) {
+		// The client cancelled it: no response is sent.
+		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
+		call.abandon()
+		return
+	}
+	call.finish(reply, legacyStatusCode(msg, code))
+}
+
+// legacyStatusCode is the code whose HTTP status answers a reply in a
+// session: a JSON-RPC error is a response like any other in the legacy
+// revisions, so it travels with 200 (clients of that era treat any other
+// status as a transport failure); only a request served as modern (it
+// carries the modern _meta) gets the modern era's status mapping.
+// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+func legacyStatusCode(msg *message, code int) int {
+	if metaHasVersion(msg.params) {
+		return code
+	}
+	return 0
+}
+
+// initialize serves initialize on HTTP: a fresh session negotiates, and
+// is kept (its id in the response header) only if the handshake
+// succeeded. A request that already names a session is refused: a
+// session is initialized once.
+// [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
+	if len(r.Header.Values(headerSessionID)) > 0 {
+		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), msg.id)
+		return
+	}
+	if t.sessions.full() {
+		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+		return
+	}
+	sess := newSession()
+	// 128 random bits in base32: visible ASCII, unguessable.
+	sess.id, sess.principal = rand.Text(), principal
+	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	reply, code := t.s.dispatchCode(r.Context(), msg, exchange{send: call.notify, principal: principal, session: sess})
+	if sess.negotiated() != "" {
+		if !t.sessions.add(sess) {
+			sess.end()
+			writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+			return
+		}
+		w.Header().Set(headerSessionID, sess.id)
+	}
+	call.finish(reply, legacyStatusCode(msg, code))
+}
+
+// getStream serves GET: the session's standalone SSE stream, carrying what
+// session.push queues until the client leaves or the session ends. One
+// stream per session at a time; a second gets 409. Without a session
+// there is no stream to offer: 405, as the modern revision answers.
+// [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
+func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, principal string) {
+	if len(r.Header.Values(headerSessionID)) == 0 {
+		w.Header().Set("Allow", http.MethodPost)
+		writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: GET needs an %s", headerSessionID))
+		return
+	}
+	if !acceptsSSE(r.Header.Values("Accept")) {
+		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept text/event-stream"))
+		return
+	}
+	sess := t.session(w, r, principal, nil)
+	if sess == nil {
+		return
+	}
+	defer t.sessions.release(sess)
+	if !sess.openStream() {
+		writeHTTPError(w, http.StatusConflict, newError(codeInvalidRequest, "conflict: this session's GET stream is already open"))
+		return
+	}
+	defer sess.closeStream()
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	for {
+		select {
+		case msg := <-sess.queue:
+			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-sess.done:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// deleteSession serves DELETE: the session ends, and later requests
+// naming it get 404.
+// [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, principal string) {
+	sess := t.session(w, r, principal, nil)
+	if sess == nil {
+		return
+	}
+	t.sessions.release(sess)
+	t.sessions.remove(sess.id, principal)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// openStream claims the session's one GET stream; false if it is taken.
+func (c *session) openStream() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.streaming {
+		return false
+	}
+	c.streaming = true
+	return true
+}
+
+// closeStream releases the GET stream.
+func (c *session) closeStream() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.streaming = false
+}
+
+// acceptsSSE reports whether the Accept header admits text/event-stream.
+func acceptsSSE(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "*/*", "text/*", "text/event-stream":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sseEvent is msg (a message line) as one SSE event.
+func sseEvent(msg []byte) []byte {
+	msg = oneLine(msg)
+	buf := make([]byte, 0, len(msg)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, msg...) // ends in "\n"
+	return append(buf, '\n')
+}
