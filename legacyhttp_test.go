@@ -1,0 +1,451 @@
+// Tests of the legacy era over Streamable HTTP: transcripts per legacy
+// revision (testdata/legacy-http/*.txt, checked against each revision's
+// schema.json), the session lifecycle, the GET stream, and -modern-only.
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// legacyHTTPClient is a legacy client of a test server: after initialize
+// it sends the session id and the negotiated version on every request,
+// as the official clients do. Lines carrying the modern _meta are sent as
+// a modern client sends them, without session.
+type legacyHTTPClient struct {
+	tb      testing.TB
+	ts      *httptest.Server
+	sid     string
+	version string
+}
+
+func newLegacyHTTPClient(tb testing.TB, ts *httptest.Server) *legacyHTTPClient {
+	return &legacyHTTPClient{tb: tb, ts: ts}
+}
+
+// request builds the POST of body (or, for body "GET" or "DELETE", that
+// method) with edits applied as newTestHTTPRequest does.
+func (c *legacyHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
+	c.tb.Helper()
+	if metaHasVersion([]byte(paramsOf(body))) {
+		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
+	}
+	method := http.MethodPost
+	if body == http.MethodGet || body == http.MethodDelete {
+		method, body = body, ""
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.ts.URL+httpPath, strings.NewReader(body))
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else if method == http.MethodGet {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if c.sid != "" {
+		req.Header.Set(headerSessionID, c.sid)
+		req.Header.Set(headerProtocolVersion, c.version)
+	}
+	for _, e := range edits {
+		if name, ok := strings.CutPrefix(e, "-"); ok {
+			req.Header.Del(name)
+			continue
+		}
+		name, value, _ := strings.Cut(e, ":")
+		req.Header.Set(name, strings.TrimSpace(value))
+	}
+	return req
+}
+
+// paramsOf returns the raw params of a message line, nil if none.
+func paramsOf(line string) []byte {
+	msg, rerr := parseMessage([]byte(line))
+	if rerr != nil {
+		return nil
+	}
+	return msg.params
+}
+
+// post sends body and returns the status, the headers, and the messages
+// of the response (a JSON body, or each SSE event's data).
+func (c *legacyHTTPClient) post(body string, edits ...string) (int, http.Header, []string) {
+	c.tb.Helper()
+	resp, err := c.ts.Client().Do(c.request(c.tb.Context(), body, edits...))
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var lines []string
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		lines = readSSE(c.tb, resp.Body)
+	} else if b, _ := io.ReadAll(resp.Body); len(strings.TrimSpace(string(b))) > 0 {
+		lines = []string{strings.TrimSpace(string(b))}
+	}
+	return resp.StatusCode, resp.Header, lines
+}
+
+// open sends a request and returns the response unread.
+func (c *legacyHTTPClient) open(body string) *http.Response {
+	c.tb.Helper()
+	return c.openContext(c.tb.Context(), body)
+}
+
+func (c *legacyHTTPClient) openContext(ctx context.Context, body string, edits ...string) *http.Response {
+	c.tb.Helper()
+	resp, err := c.ts.Client().Do(c.request(ctx, body, edits...))
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	return resp
+}
+
+// initialize sends an initialize line and keeps the session it opens.
+func (c *legacyHTTPClient) initialize(line string) []string {
+	c.tb.Helper()
+	c.sid = ""
+	status, h, out := c.post(line)
+	if status != http.StatusOK || h.Get(headerSessionID) == "" {
+		c.tb.Fatalf("initialize: status %d, session %q: %v", status, h.Get(headerSessionID), out)
+	}
+	c.sid = h.Get(headerSessionID)
+	c.version = legacyVersionOf(out)
+	if status, _, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
+		c.tb.Fatalf("notifications/initialized: status %d, want 202", status)
+	}
+	return out
+}
+
+// legacyVersionOf returns the protocolVersion of an initialize result.
+var protocolVersionRE = regexp.MustCompile(`"protocolVersion":"([^"]+)"`)
+
+func legacyVersionOf(out []string) string {
+	for _, l := range out {
+		if m := protocolVersionRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// TestLegacyHTTPTranscripts plays testdata/legacy-http/*.txt. Each client
+// line is one POST (or "DELETE"); the server lines are "HTTP status" (with
+// "+session" when the response minted a session id) followed by the
+// messages of the response. Lines with modern _meta are sent as a modern
+// client sends them, so one endpoint serves both eras in one transcript.
+// -update-legacy rewrites the server sections.
+func TestLegacyHTTPTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/legacy-http/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := parseClassicTranscript(t, string(data))
+			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, tr.fixtures, tr.modernOnly), &httpConfig{})
+			c := newLegacyHTTPClient(t, ts)
+			version, schemas := "", map[string]legacySchema{}
+			for i, st := range tr.steps {
+				var got []string
+				for _, line := range st.client {
+					if strings.HasPrefix(line, "#") {
+						continue
+					}
+					status, h, out := c.post(line)
+					head := fmt.Sprintf("HTTP %d", status)
+					if sid := h.Get(headerSessionID); sid != "" {
+						head += " +session"
+						c.sid = sid
+						c.version = legacyVersionOf(out)
+					}
+					if strings.HasPrefix(line, "{") {
+						version = checkLegacyShapes(t, line, out, version, schemas)
+					}
+					got = append(append(got, head), out...)
+				}
+				if *updateLegacy {
+					tr.steps[i].server = got
+					continue
+				}
+				if len(got) != len(st.server) || !sameHTTPLines(t, got, st.server) {
+					t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
+						strings.Join(got, "\n"), strings.Join(st.server, "\n"))
+				}
+			}
+			if *updateLegacy {
+				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// sameHTTPLines compares status lines exactly and messages as JSON.
+func sameHTTPLines(tb testing.TB, got, want []string) bool {
+	tb.Helper()
+	for i := range got {
+		if strings.HasPrefix(want[i], "HTTP ") {
+			if got[i] != want[i] {
+				return false
+			}
+		} else if !classicSameJSON(tb, got[i], want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// fakeClock is a clock tests advance by hand.
+type fakeClock struct {
+	mu  sync.Mutex // guards now
+	now time.Time
+}
+
+func (f *fakeClock) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *fakeClock) advance(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now = f.now.Add(d)
+}
+
+// TestLegacyHTTPSessions checks the session rules one per row: each row
+// gets a fresh server and an initialized 2025-11-25 session, then sends
+// its requests; the last one's status and error code are checked.
+func TestLegacyHTTPSessions(t *testing.T) {
+	const (
+		list = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
+		init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	)
+	for _, tt := range []struct {
+		name   string
+		cfg    httpConfig
+		setup  func(c *legacyHTTPClient, clock *fakeClock)
+		body   string
+		edits  []string
+		status int
+		code   int
+	}{
+		{name: "session request is served", body: list, status: 200},
+		{name: "absent version header uses the session's", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 200},
+		{name: "missing session id is 400", body: list, edits: []string{"-Mcp-Session-Id"}, status: 400, code: -32600},
+		{name: "unknown session id is 404", body: list, edits: []string{"Mcp-Session-Id: nope"}, status: 404, code: -32600},
+		{name: "another version header is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-06-18"}, status: 400, code: -32600},
+		{name: "2025-03-26 header is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-03-26"}, status: 400, code: -32600},
+		{name: "modern header in a session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 400, code: -32600},
+		{name: "JSON-RPC errors in a session are 200", body: `{"jsonrpc":"2.0","id":5,"method":"nope"}`, status: 200, code: -32601},
+		{name: "notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, status: 202},
+		{name: "unmatched response is 202", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, status: 202},
+		{name: "response without session is 400", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, edits: []string{"-Mcp-Session-Id", "-MCP-Protocol-Version"}, status: 400, code: -32600},
+		{name: "initialize with a session id is 400", body: init, status: 400, code: -32600},
+		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + testMeta + `}}`, status: 404, code: -32601},
+		{name: "DELETE ends the session", body: http.MethodDelete, status: 204},
+		{name: "deleted session is 404", setup: func(c *legacyHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: list, status: 404, code: -32600},
+		{name: "deleted session DELETE is 404", setup: func(c *legacyHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: http.MethodDelete, status: 404, code: -32600},
+		{name: "DELETE without session is 400", body: http.MethodDelete, edits: []string{"-Mcp-Session-Id"}, status: 400, code: -32600},
+		{name: "used session does not expire", cfg: httpConfig{sessionIdle: time.Minute},
+			setup: func(c *legacyHTTPClient, clock *fakeClock) {
+				clock.advance(50 * time.Second)
+				c.post(list)
+				clock.advance(50 * time.Second)
+			}, body: list, status: 200},
+		{name: "idle session expires", cfg: httpConfig{sessionIdle: time.Minute},
+			setup: func(c *legacyHTTPClient, clock *fakeClock) { clock.advance(61 * time.Second) }, body: list, status: 404, code: -32600},
+		{name: "sessions are capped", cfg: httpConfig{maxSessions: 1}, body: init, edits: []string{"-Mcp-Session-Id"}, status: 503, code: -32600},
+		{name: "expired sessions free their slot", cfg: httpConfig{maxSessions: 1, sessionIdle: time.Minute},
+			setup: func(c *legacyHTTPClient, clock *fakeClock) { clock.advance(2 * time.Minute) }, body: init, edits: []string{"-Mcp-Session-Id"}, status: 200},
+		{name: "failed initialize opens no session", cfg: httpConfig{maxSessions: 2},
+			setup: func(c *legacyHTTPClient, _ *fakeClock) {
+				c.sid = ""
+				c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
+			}, body: init, status: 200},
+		{name: "GET without session is 405", body: http.MethodGet, edits: []string{"-Mcp-Session-Id"}, status: 405, code: -32600},
+		{name: "GET without SSE accept is 406", body: http.MethodGet, edits: []string{"Accept: application/json"}, status: 406, code: -32600},
+		{name: "GET with unknown session is 404", body: http.MethodGet, edits: []string{"Mcp-Session-Id: nope"}, status: 404, code: -32600},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			cfg := tt.cfg
+			cfg.now = clock.Now
+			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &cfg)
+			c := newLegacyHTTPClient(t, ts)
+			c.initialize(init)
+			if tt.setup != nil {
+				tt.setup(c, clock)
+			}
+			status, _, out := c.post(tt.body, tt.edits...)
+			if status != tt.status {
+				t.Errorf("status = %d, want %d\n%v", status, tt.status, out)
+			}
+			code := 0
+			if len(out) == 1 {
+				if m := regexp.MustCompile(`"error":\{"code":(-?\d+)`).FindStringSubmatch(out[0]); m != nil {
+					fmt.Sscan(m[1], &code)
+				}
+			}
+			if code != tt.code {
+				t.Errorf("error code = %d, want %d\n%v", code, tt.code, out)
+			}
+		})
+	}
+}
+
+// TestLegacyHTTPSessionID checks that session ids are visible ASCII and
+// differ between sessions.
+func TestLegacyHTTPSessionID(t *testing.T) {
+	ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	seen := map[string]bool{}
+	for range 20 {
+		c := newLegacyHTTPClient(t, ts)
+		c.initialize(bridgeInit(version20251125, `{}`))
+		if !regexp.MustCompile(`^[\x21-\x7e]{16,}$`).MatchString(c.sid) || seen[c.sid] {
+			t.Fatalf("session id %q: want 16+ visible ASCII characters, unique", c.sid)
+		}
+		seen[c.sid] = true
+	}
+}
+
+// TestLegacyHTTPGetStream checks the standalone stream: what the session
+// pushes arrives as events, a second stream is refused, and DELETE ends
+// the stream.
+func TestLegacyHTTPGetStream(t *testing.T) {
+	ts, tr := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	c := newLegacyHTTPClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	tr.sessions.mu.Lock()
+	sess := tr.sessions.byID[c.sid].sess
+	tr.sessions.mu.Unlock()
+	// Queued before the stream opens: delivered when it does.
+	sess.push(encodeNotification("notifications/tools/list_changed", struct{}{}))
+	resp := c.open(http.MethodGet)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("GET: status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	r := bufio.NewReader(resp.Body)
+	for _, want := range []string{"notifications/tools/list_changed", "notifications/resources/list_changed"} {
+		if want != "notifications/tools/list_changed" {
+			sess.push(encodeNotification(want, struct{}{}))
+		}
+		ev, ok := nextSSE(r)
+		if !ok || ev != `{"jsonrpc":"2.0","method":"`+want+`","params":{}}` {
+			t.Fatalf("event = %q, want %s", ev, want)
+		}
+	}
+	if status, _, _ := c.post(http.MethodGet); status != http.StatusConflict {
+		t.Errorf("second GET: status %d, want 409", status)
+	}
+	if status, _, _ := c.post(http.MethodDelete); status != http.StatusNoContent {
+		t.Errorf("DELETE: status %d, want 204", status)
+	}
+	if ev, ok := nextSSE(r); ok {
+		t.Errorf("after DELETE the stream carried %q, want its end", ev)
+	}
+}
+
+// TestLegacyHTTPQueueBounded checks that push never blocks and drops what
+// does not fit.
+func TestLegacyHTTPQueueBounded(t *testing.T) {
+	sess := newSession()
+	for i := range sessionQueueLen {
+		if !sess.push([]byte("x\n")) {
+			t.Fatalf("push %d dropped, want queued", i)
+		}
+	}
+	if sess.push([]byte("x\n")) {
+		t.Error("push past the bound was queued, want dropped")
+	}
+	sess.end()
+	if sess.push([]byte("x\n")) {
+		t.Error("push after end was queued")
+	}
+}
+
+// TestLegacyHTTPModernOnly checks -modern-only on HTTP: initialize is the
+// -32601 naming the supported versions, session ids are ignored, GET and
+// DELETE are 405.
+func TestLegacyHTTPModernOnly(t *testing.T) {
+	ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, true), &httpConfig{})
+	c := newLegacyHTTPClient(t, ts)
+	status, h, out := c.post(bridgeInit(version20251125, `{}`))
+	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
+		!strings.Contains(out[0], `"code":-32601`) || !strings.Contains(out[0], `supported protocol versions: 2026-07-28`) {
+		t.Errorf("initialize: status %d, session %q, %v", status, h.Get(headerSessionID), out)
+	}
+	status, _, out = c.post(rpcBody("tools/list", ""), "Mcp-Session-Id: abc")
+	if status != 200 {
+		t.Errorf("modern request with a session id: status %d, want 200 (id ignored)\n%v", status, out)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		if status, _, _ := c.post(m, "Mcp-Session-Id: abc"); status != 405 {
+			t.Errorf("%s: status %d, want 405", m, status)
+		}
+	}
+}
+
+// TestLegacyHTTPShutdownEndsStreams checks that closing the store ends an
+// open GET stream, so a graceful shutdown does not wait for it.
+func TestLegacyHTTPShutdownEndsStreams(t *testing.T) {
+	ts, tr := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	c := newLegacyHTTPClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	resp := c.open(http.MethodGet)
+	defer resp.Body.Close()
+	tr.sessions.closeAll()
+	if _, ok := nextSSE(bufio.NewReader(resp.Body)); ok {
+		t.Error("stream carried an event, want its end")
+	}
+	c.sid = ""
+	if status, _, _ := c.post(bridgeInit(version20251125, `{}`)); status != 503 {
+		t.Errorf("initialize after shutdown: status %d, want 503", status)
+	}
+}
+
+// TestLegacyHTTPCancelled checks notifications/cancelled over HTTP: the
+// request is cancelled and its stream ends without a response.
+func TestLegacyHTTPCancelled(t *testing.T) {
+	s, tt := newTestHTTPRegistry(t)
+	s.log = log.New(io.Discard, "", 0)
+	ts, _ := newTestLegacyHTTPServer(t, s, &httpConfig{})
+	c := newLegacyHTTPClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	done := make(chan []string)
+	go func() {
+		_, _, out := c.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`)
+		done <- out
+	}()
+	mustReceive(t, tt.started)
+	if status, _, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); status != 202 {
+		t.Fatalf("cancel: status %d, want 202", status)
+	}
+	if err := mustReceive(t, tt.cancelled); err == nil {
+		t.Error("handler context not cancelled")
+	}
+	if out := mustReceive(t, done); len(out) != 0 {
+		t.Errorf("cancelled request answered %v, want nothing", out)
+	}
+}
