@@ -15,7 +15,8 @@
 // https://modelcontextprotocol.io/specification/2025-11-25/server,
 // SEP-2322 (MRTR), SEP-1034 (elicitation defaults), SEP-1330 (elicitation
 // enums), SEP-2243 (x-mcp-header), SEP-2106 (JSON Schema 2020-12).
-// Expected behaviour per scenario: tools/conformance/README.md.
+// What each scenario checks: the suite's sources, in
+// tools/conformance/node_modules/@modelcontextprotocol/conformance/dist/.
 
 package main
 
