@@ -1,0 +1,93 @@
+//go:build conformance
+
+// Tests for the conformance fixtures: they register, keep the shapes the
+// suite relies on beyond single outputs, and every fixture that asks the
+// client builds a request the dispatcher accepts. The suite itself is the
+// real test (tools/conformance/check.sh). Run with
+// go test -tags conformance -run Fixture .
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"testing"
+)
+
+// newTestFixtureServer returns a server serving the conformance fixtures.
+func newTestFixtureServer(tb testing.TB) *server {
+	tb.Helper()
+	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
+	tb.Cleanup(registerBuiltin(s, func(string) string { return "" }))
+	return s
+}
+
+func TestFixtureRegistry(t *testing.T) {
+	reg := newTestFixtureServer(t).registry()
+	// http-header-validation calls tools[0] with arguments {}.
+	if got := reg.tools[0].Name; got != "test_simple_text" {
+		t.Errorf("tools[0] = %s, want test_simple_text", got)
+	}
+	// caching reads resources[0].
+	if got := reg.resources[0].URI; got != "test://static-text" {
+		t.Errorf("resources[0] = %s, want test://static-text", got)
+	}
+	// tools-list and prompts-list require a description on every item.
+	for _, tl := range reg.tools {
+		if tl.Description == "" {
+			t.Errorf("tool %s has no description", tl.Name)
+		}
+	}
+	for _, p := range reg.prompts {
+		if p.Description == "" {
+			t.Errorf("prompt %s has no description", p.Name)
+		}
+	}
+}
+
+func TestFixtureAsksValidInput(t *testing.T) {
+	s := newTestFixtureServer(t)
+	for _, tt := range []struct {
+		method, name, args string
+	}{
+		{"tools/call", "test_sampling", `{"prompt":"hi"}`},
+		{"tools/call", "test_elicitation", `{"message":"hi"}`},
+		{"tools/call", "test_elicitation_sep1034_defaults", `{}`},
+		{"tools/call", "test_elicitation_sep1330_enums", `{}`},
+		{"tools/call", "test_missing_capability", `{}`},
+		{"tools/call", "test_streaming_elicitation", `{}`},
+		{"tools/call", "test_input_required_result_elicitation", `{}`},
+		{"tools/call", "test_input_required_result_sampling", `{}`},
+		{"tools/call", "test_input_required_result_list_roots", `{}`},
+		{"tools/call", "test_input_required_result_request_state", `{}`},
+		{"tools/call", "test_input_required_result_multiple_inputs", `{}`},
+		{"tools/call", "test_input_required_result_multi_round", `{}`},
+		{"tools/call", "test_input_required_result_tampered_state", `{}`},
+		{"tools/call", "test_input_required_result_capabilities", `{}`},
+		{"prompts/get", "test_input_required_result_prompt", `{}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			line := mrtrLine(1, tt.method, fmt.Sprintf(`"name":%q,"arguments":%s`, tt.name, tt.args), capsAll)
+			res := mustResult(t, serveLine(t, s, line))
+			if res["resultType"] != "input_required" {
+				t.Errorf("%s %s = %s, want an input_required result", tt.method, tt.name, mustJSON(t, res))
+			}
+		})
+	}
+}
+
+func TestFixtureTriggersRestoreLists(t *testing.T) {
+	s := newTestFixtureServer(t)
+	before := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
+	beforePrompts := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
+	for _, name := range []string{"test_trigger_tool_change", "test_trigger_prompt_change"} {
+		mustResult(t, serveLine(t, s, mrtrLine(3, "tools/call", fmt.Sprintf(`"name":%q`, name), capsAll)))
+	}
+	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(4, "tools/list", "", capsAll)))); after != before {
+		t.Errorf("tools/list changed after the triggers:\n got %s\nwant %s", after, before)
+	}
+	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
+		t.Errorf("prompts/list changed after the triggers:\n got %s\nwant %s", after, beforePrompts)
+	}
+}
