@@ -65,7 +65,7 @@ const (
 // from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming
+	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
 	version      string          // negotiated protocol version; "" until initialize succeeds
 	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
 	clientInfo   json.RawMessage // the client's Implementation
@@ -85,6 +85,15 @@ type session struct {
 	queue     chan []byte
 	streaming bool // an HTTP GET stream is open (guarded by mu)
 
+	// watch is the session's registration for list changes and
+	// resources/subscribe (subscriptions.go), nil until watchSession; hub
+	// is where it is registered. end removes it.
+	watch *subscription
+	hub   *subscriptionHub
+	// wake (capacity 1) is signalled when watch has notices pending for
+	// the HTTP GET stream.
+	wake chan struct{}
+
 	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
 	// set before the session is shared and never change.
 	id, principal string
@@ -101,7 +110,7 @@ const sessionQueueLen = 64
 
 // newSession returns a session before initialize.
 func newSession() *session {
-	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{})}
+	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // push sends msg to the client outside any request: on stdio it is a
@@ -128,7 +137,8 @@ func (c *session) push(msg []byte) bool {
 }
 
 // end terminates the session: waiting bridges fail, the GET stream
-// closes, and HTTP requests in flight are cancelled. It is idempotent.
+// closes, HTTP requests in flight are cancelled, and the session stops
+// receiving list changes and resource updates. It is idempotent.
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
@@ -136,6 +146,9 @@ func (c *session) end() {
 		defer c.mu.Unlock()
 		for _, cancel := range c.inFlight {
 			cancel(errSessionEnded)
+		}
+		if c.watch != nil {
+			c.hub.unwatch(c.watch)
 		}
 	})
 }
@@ -362,9 +375,13 @@ type initializeResult struct {
 	Instructions    string          `json:"instructions,omitempty"`
 }
 
-// handleInitialized records notifications/initialized.
+// handleInitialized records notifications/initialized; from now on the
+// session is told of list changes (subscriptions.go).
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
 	req.session.markInitialized()
+	if req.session.isInitialized() {
+		s.watchSession(req.session)
+	}
 	return result{}, nil
 }
 

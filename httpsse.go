@@ -66,6 +66,13 @@ const (
 	// defaultDrainTimeout bounds how long shutdown waits for requests in
 	// flight before cancelling them.
 	defaultDrainTimeout = 10 * time.Second
+
+	// defaultKeepAlive is how often a long-lived stream (a
+	// subscriptions/listen response, a legacy GET stream) carries an SSE
+	// comment when nothing else flows: well under the idle timeouts of
+	// common proxies (nginx: 60s) and clients.
+	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
+	defaultKeepAlive = 15 * time.Second
 )
 
 // envToken names the environment variable that may hold the bearer token.
@@ -91,6 +98,7 @@ type httpConfig struct {
 	token          string           // the bearer token; "" turns authentication off
 	maxSessions    int              // legacy sessions open at once
 	sessionIdle    time.Duration    // a legacy session unused this long ends
+	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
 	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 }
 
@@ -111,6 +119,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "legacy (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a legacy session unused for `duration`")
+	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
 
@@ -125,6 +134,9 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	}
 	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
 		return errors.New("-max-sessions and -session-idle must be positive")
+	}
+	if c.keepAlive <= 0 {
+		return errors.New("-sse-keepalive must be positive")
 	}
 	addr, err := httpListenAddr(c.addr)
 	if err != nil {
@@ -215,8 +227,11 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 		return err
 	case <-ctx.Done():
 	}
-	// Legacy sessions end first: their GET streams would otherwise hold
-	// the drain open until it times out.
+	// Open subscriptions/listen requests end first, with their graceful
+	// result, and legacy sessions with them: these streams would otherwise
+	// hold the drain open until it times out. Request contexts hang off
+	// base, not ctx, so closing is what tells a listen to end.
+	close(t.closing)
 	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
 	defer cancel()
@@ -241,11 +256,18 @@ type httpTransport struct {
 	tokenSum  [sha256.Size]byte // sha256 of the bearer token
 	principal string            // the identity a valid token grants
 	sessions  *sessionStore     // legacy sessions (legacyhttp.go)
+	keepAlive time.Duration     // SSE comment interval on long-lived streams
+	// closing is closed when serveHTTP begins shutting down; every
+	// exchange carries it (subscriptions/listen ends gracefully on it).
+	closing chan struct{}
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
-	t := &httpTransport{s: s, cfg: cfg, origins: map[string]bool{}, cop: http.NewCrossOriginProtection()}
+	t := &httpTransport{s: s, cfg: cfg, origins: map[string]bool{}, cop: http.NewCrossOriginProtection(), keepAlive: cfg.keepAlive, closing: make(chan struct{})}
+	if t.keepAlive <= 0 {
+		t.keepAlive = defaultKeepAlive
+	}
 	maxSessions, idle := cfg.maxSessions, cfg.sessionIdle
 	if maxSessions <= 0 {
 		maxSessions = defaultMaxSessions
@@ -448,13 +470,19 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		return
 	}
 	ctx := r.Context()
-	if t.cfg.requestTimeout > 0 {
+	long := msg.method == methodSubscriptionsListen
+	if t.cfg.requestTimeout > 0 && !long {
+		// A listen request lives until the client closes it or the server
+		// shuts down: that is what it is for.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.cfg.requestTimeout)
 		defer cancel()
 	}
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply, code := t.s.dispatchCode(ctx, &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header)})
+	if long {
+		defer call.keepAlive(t.keepAlive)()
+	}
+	reply, code := t.s.dispatchCode(ctx, &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, code)
 }
 
@@ -610,6 +638,53 @@ func (c *httpCall) abandon() {
 		h.Set("Cache-Control", "no-cache")
 		c.w.WriteHeader(http.StatusOK)
 		_ = c.rc.Flush()
+	}
+}
+
+// keepAlive sends an SSE comment on the call's stream every interval,
+// once the stream is open and until the call ends, so that proxies and
+// clients do not close a quiet listen stream as idle. The returned stop
+// ends the timer's goroutine and waits for it: the call owns it.
+// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
+func (c *httpCall) keepAlive(interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				c.comment()
+			case <-done:
+				return
+			case <-c.conn.Done():
+				return
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// sseKeepAlive is the SSE comment keep-alives send; clients ignore it.
+const sseKeepAlive = ": keep-alive\n\n"
+
+// comment writes a keep-alive comment if the stream is open and live.
+func (c *httpCall) comment() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.streaming || c.done || c.conn.Err() != nil {
+		return
+	}
+	if _, err := io.WriteString(c.w, sseKeepAlive); err != nil {
+		c.done = true
+		return
+	}
+	if err := c.rc.Flush(); err != nil {
+		c.done = true
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -298,7 +299,7 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *h
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); legacy requests never meet the modern headers.
-	reply, code := t.s.dispatchCode(ctx, msg, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header)})
+	reply, code := t.s.dispatchCode(ctx, msg, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
@@ -352,7 +353,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 }
 
 // getStream serves GET: the session's standalone SSE stream, carrying what
-// session.push queues until the client leaves or the session ends. One
+// session.push queues and the session's list changes and resource updates
+// (subscriptions.go), with a keep-alive comment every -sse-keepalive,
+// until the client leaves or the session ends. One
 // stream per session at a time; a second gets 409. Without a session
 // there is no stream to offer: 405, as the modern revision answers.
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
@@ -385,10 +388,25 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 	if rc.Flush() != nil {
 		return
 	}
+	tick := time.NewTicker(t.keepAlive)
+	defer tick.Stop()
 	for {
 		select {
 		case msg := <-sess.queue:
 			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-sess.wake:
+			for _, msg := range t.s.sessionNotices(sess) {
+				if _, err := w.Write(sseEvent(msg)); err != nil {
+					return
+				}
+			}
+			if rc.Flush() != nil {
+				return
+			}
+		case <-tick.C:
+			if _, err := io.WriteString(w, sseKeepAlive); err != nil || rc.Flush() != nil {
 				return
 			}
 		case <-sess.done:

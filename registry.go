@@ -172,38 +172,30 @@ func (r *registry) resource(uri string) *resource {
 }
 
 // capabilities encodes ServerCapabilities for what this snapshot serves,
-// in version's shape (completions exists from 2025-03-26).
-// In the modern era subscriptions/listen delivers list changes and
-// resource updates (subscriptions.go), so listChanged and subscribe are
-// advertised there. Legacy delivery (notifications to the session,
-// resources/subscribe) is not built yet, so legacy versions get neither.
+// in version's shape (completions exists from 2025-03-26). listChanged
+// and subscribe are advertised in both eras because both deliver them
+// (subscriptions.go): in the modern era through subscriptions/listen, in
+// the legacy era to the session (stdout on stdio, the GET stream on
+// HTTP) and through resources/subscribe.
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
+// [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities
 func (r *registry) capabilities(version string) json.RawMessage {
-	live := isModern(version)
 	var b bytes.Buffer
 	b.WriteString(`{"logging":{}`)
 	if len(r.tools) > 0 {
-		b.WriteString(pick(live, `,"tools":{"listChanged":true}`, `,"tools":{}`))
+		b.WriteString(`,"tools":{"listChanged":true}`)
 	}
 	if len(r.prompts) > 0 {
-		b.WriteString(pick(live, `,"prompts":{"listChanged":true}`, `,"prompts":{}`))
+		b.WriteString(`,"prompts":{"listChanged":true}`)
 	}
 	if len(r.resources) > 0 || len(r.templates) > 0 {
-		b.WriteString(pick(live, `,"resources":{"subscribe":true,"listChanged":true}`, `,"resources":{}`))
+		b.WriteString(`,"resources":{"subscribe":true,"listChanged":true}`)
 	}
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// pick returns a when cond holds, b otherwise.
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
 }
 
 // hasCompleters reports whether any prompt argument or template variable

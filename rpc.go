@@ -219,6 +219,8 @@ var methods = map[string]method{
 	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
 	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
+	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: legacyEra},
+	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: legacyEra},
 	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},

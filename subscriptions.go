@@ -217,10 +217,13 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 // reads blocks only its own writer (stdio: the shared pipe, which is the
 // transport's backpressure; HTTP: its own stream).
 type subscription struct {
-	id   []byte // the listen request's raw JSON-RPC id, byte for byte
-	want subscriptionFilter
-	uris map[string]bool // want.uris as a set
-	wake chan struct{}   // capacity 1: pending became non-empty
+	id []byte // the listen request's raw JSON-RPC id, byte for byte; nil for a legacy session
+	// session is the legacy session this watcher delivers to (see
+	// watchSession); nil for a listen request.
+	session *session
+	want    subscriptionFilter
+	uris    map[string]bool // want.uris as a set; a legacy session's resources/subscribe set (guarded by the hub's mu)
+	wake    chan struct{}   // capacity 1: pending became non-empty
 
 	pending []notice        // guarded by the hub's mu
 	queued  map[notice]bool // guarded by the hub's mu; the members of pending
@@ -247,8 +250,9 @@ type subscriptionHub struct {
 	maxSubs int // open subscriptions at once
 	maxURIs int // resourceSubscriptions per subscription
 
-	mu   sync.Mutex      // guards subs, and pending and queued of each subscription in subs
-	subs []*subscription // in opening order
+	mu     sync.Mutex      // guards subs, legacy, and pending, queued and uris of each subscription in them
+	subs   []*subscription // open listen requests, in opening order
+	legacy []*subscription // watchers of initialized legacy sessions (bounded by the transports' session limits)
 }
 
 // newSubscriptionHub returns a hub with the given limits; 0 means the default.
@@ -294,21 +298,52 @@ func (h *subscriptionHub) close(sub *subscription) {
 	}
 }
 
-// publish hands n to every open subscription that opted in to it. It never
-// blocks on a subscriber.
+// publish hands n to every open subscription and legacy session that
+// opted in to it. It never blocks on a listen subscriber or an HTTP
+// session. A stdio session is written to directly, outside the hub's
+// lock: stdout is that transport's backpressure, as for any response.
 func (h *subscriptionHub) publish(n notice) {
+	var direct []*session
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for _, sub := range h.subs {
-		if !sub.wants(n) || sub.queued[n] {
-			continue
+		if sub.wants(n) {
+			sub.queueLocked(n)
 		}
-		sub.pending = append(sub.pending, n)
-		sub.queued[n] = true
+	}
+	for _, w := range h.legacy {
+		switch {
+		case !w.wants(n):
+		case w.session.sink != nil:
+			direct = append(direct, w.session)
+		default:
+			w.queueLocked(n)
+		}
+	}
+	h.mu.Unlock()
+	if len(direct) == 0 {
+		return
+	}
+	msg := encodeLegacyNotice(n)
+	for _, sess := range direct {
 		select {
-		case sub.wake <- struct{}{}:
-		default: // already awake
+		case <-sess.done: // ended since: its transport writes nothing more
+		default:
+			sess.push(msg)
 		}
+	}
+}
+
+// queueLocked adds n to sub's pending set, unless it is there already,
+// and wakes sub's reader.
+func (sub *subscription) queueLocked(n notice) {
+	if sub.queued[n] {
+		return
+	}
+	sub.pending = append(sub.pending, n)
+	sub.queued[n] = true
+	select {
+	case sub.wake <- struct{}{}:
+	default: // already awake
 	}
 }
 
@@ -327,6 +362,13 @@ func (h *subscriptionHub) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.subs)
+}
+
+// legacyCount returns the number of legacy sessions watched.
+func (h *subscriptionHub) legacyCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.legacy)
 }
 
 // resourceUpdated tells subscribers of uri that its contents changed. A
@@ -464,4 +506,167 @@ func (sub *subscription) encodeNotice(method, name string, value []byte) []byte 
 		b = append(b, value...)
 	}
 	return append(b, "}}\n"...)
+}
+
+// The legacy era (2025-11-25 and earlier) has no listen request: a server
+// that advertises listChanged sends list changes to every session, and
+// resources/subscribe adds a URI to the session's watched set for
+// notifications/resources/updated. Each initialized legacy session has
+// one watcher in the hub, a subscription with no id that is never
+// acknowledged and whose notices carry no subscriptionId. On stdio its
+// notices are written as lines at once; on HTTP they wait in its pending
+// set (coalesced like a listen request's, so bounded by 3 + watched URIs
+// however long the client stays away) until the session's GET stream
+// takes them.
+// [§List Changed Notification]: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification
+// [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
+// [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
+
+// The legacy-only methods of resource subscriptions.
+const (
+	methodResourcesSubscribe   = "resources/subscribe"
+	methodResourcesUnsubscribe = "resources/unsubscribe"
+)
+
+// watchSession returns sess's watcher, registering it with the hub the
+// first time: from notifications/initialized (list changes are sent once
+// the client said it is ready; a change before that is one its first
+// list already shows), or from resources/subscribe when that arrives
+// first. It returns nil when the session has ended; the session's end
+// unregisters it (session.end), so nothing outlives the session.
+func (s *server) watchSession(sess *session) *subscription {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.watch != nil {
+		return sess.watch
+	}
+	select {
+	case <-sess.done:
+		return nil
+	default:
+	}
+	// The types honoured are those the capabilities advertise for this
+	// registry: a server without prompts sends no prompts/list_changed.
+	all := subscriptionFilter{tools: true, prompts: true, resources: true}
+	w := &subscription{session: sess, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
+	s.subs.mu.Lock()
+	s.subs.legacy = append(s.subs.legacy, w)
+	s.subs.mu.Unlock()
+	sess.watch, sess.hub = w, s.subs
+	return w
+}
+
+// unwatch removes a legacy session's watcher. Lock order: a session's mu,
+// then the hub's.
+func (h *subscriptionHub) unwatch(w *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i := slices.Index(h.legacy, w); i >= 0 {
+		h.legacy = slices.Delete(h.legacy, i, i+1)
+	}
+}
+
+// handleResourcesSubscribe serves resources/subscribe: uri joins the
+// session's watched set, at most -max-subscription-uris of them. A URI
+// the server cannot read (no resource, no template matches) is the
+// legacy resource-not-found error, -32002 with the URI in data, as for
+// resources/read: watching it could never yield an update. Subscribing
+// twice is not an error.
+// [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
+// [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
+func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (result, error) {
+	uri, rerr := watchedURI(req)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	if !s.registry().knows(uri) {
+		return result{}, s.resourceNotFound(req, uri)
+	}
+	w := s.watchSession(req.session)
+	if w == nil {
+		return result{}, newError(codeInvalidRequest, "invalid request: the session ended")
+	}
+	h := s.subs
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !w.uris[uri] && len(w.uris) >= h.maxURIs {
+		return result{}, &rpcError{
+			Code:    codeInvalidParams,
+			Message: fmt.Sprintf("invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs),
+			Data:    map[string]int{"maxUris": h.maxURIs},
+		}
+	}
+	w.uris[uri] = true
+	return result{}, nil
+}
+
+// handleResourcesUnsubscribe serves resources/unsubscribe: uri leaves the
+// session's watched set. A URI not watched is not an error: the outcome
+// the client asked for holds.
+func (s *server) handleResourcesUnsubscribe(ctx context.Context, req *request) (result, error) {
+	uri, rerr := watchedURI(req)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	req.session.mu.Lock()
+	w := req.session.watch
+	req.session.mu.Unlock()
+	if w != nil {
+		s.subs.mu.Lock()
+		delete(w.uris, uri)
+		s.subs.mu.Unlock()
+	}
+	return result{}, nil
+}
+
+// watchedURI reads params.uri of resources/subscribe and unsubscribe.
+func watchedURI(req *request) (string, *rpcError) {
+	uri, rerr := req.stringParam("uri")
+	if rerr != nil {
+		return "", rerr
+	}
+	if uri == "" || len(uri) > maxSubscriptionURIBytes {
+		return "", invalidParams("invalid params: uri must have 1 to %d bytes", maxSubscriptionURIBytes)
+	}
+	return uri, nil
+}
+
+// knows reports whether resources/read could find uri: a resource with
+// that URI, or a template matching it.
+func (r *registry) knows(uri string) bool {
+	if r.resource(uri) != nil {
+		return true
+	}
+	for _, t := range r.templates {
+		if _, ok := t.compiled.match(uri); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionNotices takes the notices waiting for sess's HTTP GET stream,
+// encoded; nil when the session is not watched.
+func (s *server) sessionNotices(sess *session) [][]byte {
+	sess.mu.Lock()
+	w := sess.watch
+	sess.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	pending := s.subs.take(w)
+	out := make([][]byte, len(pending))
+	for i, n := range pending {
+		out[i] = encodeLegacyNotice(n)
+	}
+	return out
+}
+
+// encodeLegacyNotice writes n as the legacy revisions spell it: no
+// subscriptionId, and list_changed without params.
+func encodeLegacyNotice(n notice) []byte {
+	if n.kind == noticeResourceUpdated {
+		return encodeNotification(methodResourcesUpdated, map[string]string{"uri": n.uri})
+	}
+	return []byte(`{"jsonrpc":"2.0","method":"` + noticeMethods[n.kind] + `"}` + "\n")
 }

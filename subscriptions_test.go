@@ -476,8 +476,9 @@ func TestCapabilitiesAdvertiseSubscriptions(t *testing.T) {
 	defer stop()
 	for _, tt := range []struct{ version, want string }{
 		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
-		// Legacy delivery is not built yet: nothing is promised there.
-		{"2025-11-25", `{"logging":{},"tools":{},"prompts":{},"resources":{},"completions":{}}`},
+		// Legacy sessions get list changes and resources/subscribe too.
+		{"2025-11-25", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
+		{"2024-11-05", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`},
 	} {
 		if got := string(s.registry().capabilities(tt.version)); got != tt.want {
 			t.Errorf("capabilities(%q) = %s, want %s", tt.version, got, tt.want)
