@@ -57,11 +57,14 @@
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
 //	-max-sessions N       legacy HTTP sessions open at once (default 1000)
 //	-session-idle D       end a legacy HTTP session unused for D (default 30m)
+//	-sse-keepalive D      send an SSE comment on long-lived HTTP streams (subscriptions/listen,
+//	                      the legacy GET stream) every D (default 15s)
 //	-input-timeout D      how long a legacy client has to answer the server's elicitation,
 //	                      sampling or roots requests (default 5m)
 //	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
-//	-max-subscriptions N  subscriptions/listen requests open at once, 1 to 128 (default 32)
+//	-max-subscriptions N  subscriptions/listen requests open at once across the server,
+//	                      1 to 128 (default 32)
 //	-max-subscription-uris N
 //	                      resourceSubscriptions per listen request (default 256)
 //
@@ -76,10 +79,21 @@
 // A client that sends subscriptions/listen is acknowledged with
 // notifications/subscriptions/acknowledged, then told when the tool,
 // prompt or resource lists change and when a watched resource is updated,
-// each notification tagged with the listen request's id. On stdio it ends
-// when the client sends notifications/cancelled for that id, or when the
-// server shuts down (standard input ends, or SIGINT/SIGTERM): the listen
-// request is then answered with a result, the graceful closure.
+// each notification tagged with the listen request's id. Over HTTP the
+// response is an event stream that stays open, with a keep-alive comment
+// every -sse-keepalive. It ends when the client sends
+// notifications/cancelled for that id (stdio) or closes the stream
+// (HTTP), or when the server shuts down (standard input ends, or
+// SIGINT/SIGTERM): the listen request is then answered with a result, the
+// graceful closure.
+//
+// Legacy sessions are told of list changes once the client has sent
+// notifications/initialized (notifications/tools/list_changed and the
+// like: a line on stdio, an event on the session's GET stream over HTTP),
+// and of updates to the resources they watch with resources/subscribe
+// (notifications/resources/updated). Try it with the demo: call
+// toggle_extra_tool, or watch demo://clock, which changes every few
+// seconds.
 //
 // # State
 //
