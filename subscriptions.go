@@ -32,8 +32,9 @@ const (
 // Limits on what subscriptions may hold.
 const (
 	// defaultMaxSubscriptions bounds the subscriptions open at once across
-	// the server (-max-subscriptions). Each one holds a request slot on its
-	// transport for as long as it lives, so the bound must stay well under
+	// the server (-max-subscriptions), whatever the transport. Each one
+	// holds a request slot on stdio (an HTTP connection and goroutine on
+	// HTTP) for as long as it lives, so the bound must stay well under
 	// maxInFlight or subscriptions alone could starve a stdio connection.
 	defaultMaxSubscriptions = 32
 	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
@@ -243,9 +244,11 @@ func (sub *subscription) wants(n notice) bool {
 	}
 }
 
-// subscriptionHub fans notices out to the open subscriptions. It knows
-// nothing of transports: a subscription's handler writes through its
-// request's send function, whatever carries it. One per server.
+// subscriptionHub fans notices out to the open subscriptions and to the
+// legacy sessions' watchers. A listen subscription's handler writes
+// through its request's send function, whatever carries it; a legacy
+// session is written to through its sink (stdio) or drained by its GET
+// stream (HTTP). One per server.
 type subscriptionHub struct {
 	maxSubs int // open subscriptions at once
 	maxURIs int // resourceSubscriptions per subscription
