@@ -12,6 +12,9 @@ import (
 	"strconv"
 )
 
+// builtinIsDemo is true: the bench build serves the demo plus fillers.
+const builtinIsDemo = true
+
 // registerBuiltin registers the demo, whose echo tool the harness calls,
 // then BENCH_TOOLS - 1 filler tools: the harness's contract is that
 // tools/list answers exactly BENCH_TOOLS tools. The demo's other tools

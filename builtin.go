@@ -9,4 +9,8 @@ package main
 // (-tags conformance) replaces it with the suite's fixtures and the
 // benchmark build (-tags bench, benchtools.go) adds filler tools; getenv is
 // run's, for builds that read their setup from the environment.
+// builtinIsDemo reports that run serves the demo registry; tests that
+// drive run with demo tools skip themselves in other builds.
+const builtinIsDemo = true
+
 func registerBuiltin(s *server, getenv func(string) string) (stop func()) { return registerDemo(s) }

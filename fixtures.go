@@ -29,6 +29,9 @@ import (
 	"time"
 )
 
+// builtinIsDemo is false: run serves the fixtures, not the demo.
+const builtinIsDemo = false
+
 // registerBuiltin fills s with the conformance fixtures; nothing runs in
 // the background, so stop does nothing.
 func registerBuiltin(s *server, getenv func(string) string) (stop func()) {

@@ -855,6 +855,9 @@ func TestLoadStateKey(t *testing.T) {
 // TestRunStateFlags checks the flags through run: a bad TTL or key fails
 // at start-up; an environment key makes state portable across runs.
 func TestRunStateFlags(t *testing.T) {
+	if !builtinIsDemo {
+		t.Skip("drives run, which serves the demo registry only in the default build")
+	}
 	noEnv := func(string) string { return "" }
 	for _, args := range [][]string{{"-state-ttl", "0"}, {"-state-key-file", filepath.Join(t.TempDir(), "nope")}} {
 		if err := run(t.Context(), args, strings.NewReader(""), io.Discard, io.Discard, noEnv); err == nil {
