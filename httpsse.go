@@ -96,6 +96,7 @@ type httpConfig struct {
 	drainTimeout   time.Duration
 	tokenFile      string
 	token          string           // the bearer token; "" turns authentication off
+	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
 	maxSessions    int              // legacy sessions open at once
 	sessionIdle    time.Duration    // a legacy session unused this long ends
 	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
@@ -198,6 +199,12 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	defer cancelBase()
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, t)
+	debugRoutes(mux)
+	maxConns := cfg.maxConnections
+	if maxConns <= 0 {
+		maxConns = defaultMaxConnections
+	}
+	ln = newLimitListener(ln, maxConns)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
@@ -260,6 +267,9 @@ type httpTransport struct {
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
+	slots   chan struct{} // s.maxRequests tokens: requests served at once
+	// queueWait is how long a request waits for a slot (httpQueueWait).
+	queueWait time.Duration
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
@@ -276,6 +286,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
+	t.slots, t.queueWait = make(chan struct{}, s.maxRequests), httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
 		t.loopback = tcp.IP.IsLoopback()
@@ -434,21 +445,34 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
 		return
 	}
+	// The slot is taken before the body is read, so that bodies in memory
+	// are bounded by -max-requests × -max-body, not by the connections.
+	if !t.acquire(r.Context()) {
+		w.Header().Set("Retry-After", "1")
+		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
+		return
+	}
+	defer func() { <-t.slots }()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.cfg.maxBody))
-	// The deadline also applies to the server's background read that
-	// notices a client disconnect; lift it.
-	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
 		} else {
+			// A body cut off by its read deadline (slowloris) must not be
+			// drained afterwards: net/http would read the rest, without a
+			// deadline, before answering. Closing skips that.
+			w.Header().Set("Connection", "close")
 			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
 		}
 		return
 	}
+	// The deadline also applies to the server's background read that
+	// notices a client disconnect; lift it. On a failed read it stays, so
+	// net/http's drain of the unread body cannot hang on a slow client.
+	_ = rc.SetReadDeadline(time.Time{})
 	msg, rerr := parseMessage(body)
 	switch {
 	case rerr != nil:
@@ -469,21 +493,37 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ctx := r.Context()
-	long := msg.method == methodSubscriptionsListen
-	if t.cfg.requestTimeout > 0 && !long {
-		// A listen request lives until the client closes it or the server
-		// shuts down: that is what it is for.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.cfg.requestTimeout)
-		defer cancel()
-	}
+	// The request timeout (-request-timeout) is applied by dispatch, which
+	// exempts subscriptions/listen.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	if long {
+	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.dispatchCode(ctx, &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.dispatchCode(r.Context(), &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, code)
+}
+
+// acquire takes one of the slots that bound the requests served at once,
+// waiting up to t.queueWait; false means the server is busy (or the client
+// left while waiting).
+func (t *httpTransport) acquire(ctx context.Context) bool {
+	select {
+	case t.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if t.queueWait <= 0 {
+		return false
+	}
+	timer := time.NewTimer(t.queueWait)
+	defer timer.Stop()
+	select {
+	case t.slots <- struct{}{}:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // acceptsMCP reports whether the Accept header lets the server answer with
@@ -529,6 +569,10 @@ func httpStatus(code int) int {
 		return http.StatusBadRequest
 	case codeInternalError:
 		return http.StatusInternalServerError
+	case codeRateLimited:
+		return http.StatusTooManyRequests
+	case codeServerBusy:
+		return http.StatusServiceUnavailable
 	}
 	// An application-defined error is an answer like any other.
 	return http.StatusOK
@@ -618,7 +662,34 @@ func (c *httpCall) finish(reply []byte, code int) {
 		c.eventLocked(reply)
 		return
 	}
+	if code == codeRateLimited {
+		c.w.Header().Set("Retry-After", retryAfter(reply))
+	}
+	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply)
+}
+
+// retryAfter returns the Retry-After seconds (at least 1) for a
+// rate-limited reply, from its error.data.retryAfterMs.
+func retryAfter(reply []byte) string {
+	v := reply
+	for _, name := range []string{"error", "data", "retryAfterMs"} {
+		members, err := objectMembers(v)
+		if err != nil {
+			return "1"
+		}
+		v = nil
+		for _, m := range members {
+			if m.name == name {
+				v = m.value
+			}
+		}
+	}
+	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+	if err != nil || ms <= 0 {
+		return "1"
+	}
+	return strconv.FormatInt((ms+999)/1000, 10)
 }
 
 // abandon ends the call without a reply (the client cancelled the
@@ -679,6 +750,7 @@ func (c *httpCall) comment() {
 	if !c.streaming || c.done || c.conn.Err() != nil {
 		return
 	}
+	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	if _, err := io.WriteString(c.w, sseKeepAlive); err != nil {
 		c.done = true
 		return
@@ -691,6 +763,7 @@ func (c *httpCall) comment() {
 // eventLocked writes one SSE event carrying msg and flushes it. A write
 // error (the client left) ends the call.
 func (c *httpCall) eventLocked(msg []byte) {
+	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	if _, err := c.w.Write(sseEvent(msg)); err != nil {
 		c.done = true
 		return

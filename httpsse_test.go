@@ -50,6 +50,7 @@ func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testH
 		cfg.maxBody = defaultMaxBodyBytes
 	}
 	s, tt := newTestHTTPRegistry(tb)
+	s.requestTimeout = cfg.requestTimeout // applied by dispatch, not the transport
 	ts := httptest.NewUnstartedServer(nil)
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, newHTTPTransport(s, cfg, ts.Listener.Addr()))

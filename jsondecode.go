@@ -229,6 +229,12 @@ func (c *jsonChecker) array(depth int) error {
 	}
 }
 
+// maxObjectKeys bounds the members of one object in a peer message (tool
+// arguments included), and so the duplicate-key set checkJSON builds for
+// it. Ten thousand is far beyond any MCP object or realistic argument
+// map; the body and line caps bound the total.
+const maxObjectKeys = 10000
+
 // smallObjectKeys is how many keys an object may have before duplicate
 // detection switches from a linear scan to a map.
 const smallObjectKeys = 16
@@ -248,7 +254,11 @@ func (c *jsonChecker) object(depth int) error {
 	var small [smallObjectKeys][]byte
 	keys := small[:0]
 	var many map[string]struct{}
+	nkeys := 0
 	for {
+		if nkeys++; nkeys > maxObjectKeys {
+			return &jsonShapeError{fmt.Sprintf("object with more than %d members", maxObjectKeys)}
+		}
 		c.skipSpace()
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
 			return errJSONSyntax

@@ -291,11 +291,7 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *h
 		return
 	}
 	defer untrack()
-	if t.cfg.requestTimeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, t.cfg.requestTimeout)
-		defer stop()
-	}
+	// The request timeout (-request-timeout) is applied by dispatch.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); legacy requests never meet the modern headers.

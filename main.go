@@ -51,7 +51,17 @@
 //	-allow-origin ORIGIN  also accept browser requests from ORIGIN
 //	                      (scheme://host[:port]); repeatable
 //	-max-body BYTES       largest request body (default 4194304)
-//	-request-timeout D    cancel a request after D; 0 means never (default 5m)
+//	-request-timeout D    cancel a request after D (stdio and HTTP; not subscriptions/listen);
+//	                      its answer is -32603 "request timed out"; 0 means never (default 5m)
+//	-max-requests N       requests served at once: per stdio connection (reading
+//	                      pauses) and in total over HTTP (a request waits up to 2s,
+//	                      then gets 503 with code -31503) (default 256)
+//	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
+//	-rate-limit R         tools/call per second per principal (the bearer identity
+//	                      on HTTP, the process on stdio); over it a call gets
+//	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 0)
+//	-rate-burst N         calls a principal may make at once before -rate-limit
+//	                      applies; 0 means max(1, R) (default 0)
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
 //	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
 //	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
@@ -221,6 +231,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a legacy client has to answer the server's elicitation, sampling or roots requests")
 	httpCfg := httpFlags(fs)
+	limits := limitFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -239,11 +250,19 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *stateTTL <= 0 {
 		return config{}, nil, errors.New("-state-ttl must be positive")
 	}
-	// Each open subscription holds a stdio request slot for its lifetime.
-	// The reader stops reading while every slot is taken, so at least half
-	// stay free for requests that end: cancellations are always read.
-	if *maxSubs < 1 || *maxSubs > maxInFlight/2 {
-		return config{}, nil, fmt.Errorf("-max-subscriptions must be between 1 and %d", maxInFlight/2)
+	if err := limits.check(); err != nil {
+		return config{}, nil, err
+	}
+	if httpCfg.requestTimeout < 0 {
+		return config{}, nil, errors.New("-request-timeout must not be negative")
+	}
+	httpCfg.maxConnections = limits.maxConnections
+	// Each open subscription holds a request slot (-max-requests) for its
+	// lifetime. The stdio reader stops reading while every slot is taken,
+	// so at least half stay free for requests that end: cancellations are
+	// always read.
+	if *maxSubs < 1 || *maxSubs > limits.maxRequests/2 {
+		return config{}, nil, fmt.Errorf("-max-subscriptions must be between 1 and %d", limits.maxRequests/2)
 	}
 	if *maxSubURIs < 1 {
 		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
@@ -270,6 +289,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 
 		maxSubscriptions:    *maxSubs,
 		maxSubscriptionURIs: *maxSubURIs,
+
+		// The request timeout is registered with the HTTP flags; it
+		// applies to stdio too.
+		requestTimeout: httpCfg.requestTimeout,
+		maxRequests:    limits.maxRequests,
+		rate:           limits.rate,
+		burst:          limits.burst,
 	}, httpCfg, nil
 }
 

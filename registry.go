@@ -43,6 +43,9 @@ type server struct {
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
 	inputTimeout   time.Duration    // how long a legacy client has to answer one bridged round
+	maxRequests    int              // requests served at once (limits.go)
+	requestTimeout time.Duration
+	limiter        *rateLimiter // tools/call per principal; nil is off
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -67,6 +70,14 @@ type config struct {
 	// inputTimeout bounds one round of bridged server-to-client requests
 	// (bridge.go); 0 means defaultInputTimeout.
 	inputTimeout time.Duration
+	// maxRequests bounds the requests served at once (0 means
+	// defaultMaxRequests); requestTimeout cancels a request after it (0
+	// means never); rate and burst set the tools/call rate limit per
+	// principal (rate 0 is off). See limits.go.
+	maxRequests    int
+	requestTimeout time.Duration
+	rate           float64
+	burst          int
 }
 
 // newServer returns a server with an empty registry.
@@ -85,6 +96,11 @@ func newServer(cfg config, logger *log.Logger) *server {
 	if s.inputTimeout <= 0 {
 		s.inputTimeout = defaultInputTimeout
 	}
+	s.maxRequests, s.requestTimeout = cfg.maxRequests, cfg.requestTimeout
+	if s.maxRequests <= 0 {
+		s.maxRequests = defaultMaxRequests
+	}
+	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{})
 	return s

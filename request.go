@@ -160,7 +160,9 @@ func (r *request) param(name string) []byte {
 	return nil
 }
 
-// stringParam returns a required string member of params.
+// stringParam returns a required string member of params, at most
+// maxParamStringBytes long (names and URIs are looked up, and echoed in
+// errors).
 func (r *request) stringParam(name string) (string, *rpcError) {
 	raw := r.param(name)
 	if raw == nil {
@@ -169,6 +171,9 @@ func (r *request) stringParam(name string) (string, *rpcError) {
 	s, ok := jsonString(raw)
 	if !ok {
 		return "", invalidParams("invalid params: %s must be a string", name)
+	}
+	if len(s) > maxParamStringBytes {
+		return "", invalidParams("invalid params: %s longer than %d bytes", name, maxParamStringBytes)
 	}
 	return s, nil
 }

@@ -206,6 +206,9 @@ type method struct {
 	// input_required (mrtr.go); no other method may.
 	// [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
 	mrtr bool
+	// rateLimited methods take a token from the caller's bucket (limits.go).
+	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+	rateLimited bool
 }
 
 // methods is the entire JSON-RPC surface of both eras, one line per method.
@@ -215,7 +218,7 @@ var methods = map[string]method{
 	"ping":                      {handle: (*server).handlePing, era: legacyEra, beforeInitialize: true},
 	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: legacyEra},
 	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
+	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
 	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
 	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
@@ -281,6 +284,16 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 // reply, 0 for a result or no reply: HTTP maps it to a status.
 func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (reply []byte, code int) {
 	m, known := methods[msg.method]
+	defer func() {
+		if p := recover(); p != nil {
+			ref := s.nextRef()
+			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, msg.method, p, debug.Stack())
+			reply, code = encodeError(msg.id, errInternal), codeInternalError
+			if msg.isNotification() {
+				reply, code = nil, 0
+			}
+		}
+	}()
 	if msg.isNotification() {
 		// Notifications are never answered, whatever their content.
 		if known && m.notification && m.handle != nil {
@@ -292,13 +305,6 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 		return nil, 0
 	}
 	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal, closing: ex.closing}
-	defer func() {
-		if p := recover(); p != nil {
-			ref := s.nextRef()
-			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, msg.method, p, debug.Stack())
-			reply, code = encodeError(msg.id, errInternal), codeInternalError
-		}
-	}()
 	fail := func(e *rpcError) ([]byte, int) { return encodeError(msg.id, e), e.Code }
 	if !known || m.notification {
 		if known {
@@ -312,10 +318,22 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
 		return fail(rerr)
 	}
+	if m.rateLimited && s.limiter != nil {
+		if ok, retry := s.limiter.allow(ex.principal); !ok {
+			return fail(rateLimited(retry))
+		}
+	}
 	if m.mrtr {
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(rerr)
 		}
+	}
+	if msg.method != methodSubscriptionsListen {
+		// A listen request lives until the client closes it or the
+		// transport shuts down: that is what it is for.
+		var cancel context.CancelFunc
+		ctx, cancel = withRequestTimeout(ctx, s.requestTimeout)
+		defer cancel()
 	}
 	res, err := m.handle(s, ctx, req)
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
@@ -328,6 +346,9 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 		}
 	}
 	if err != nil {
+		if timedOut := s.requestTimedOut(ctx, msg.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
+			return fail(timedOut)
+		}
 		return fail(s.peerError(msg.method, err))
 	}
 	if m.cacheable && !res.inputRequired && res.cache == nil {

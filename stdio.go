@@ -42,7 +42,7 @@ type stdioConn struct {
 
 	mu       sync.Mutex            // guards inFlight
 	inFlight map[string]*stdioCall // by request id key
-	slots    chan struct{}         // maxInFlight tokens
+	slots    chan struct{}         // s.maxRequests tokens (-max-requests)
 	wg       sync.WaitGroup        // requests in flight
 }
 
@@ -67,7 +67,7 @@ type stdioCall struct {
 // [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{}, slots: make(chan struct{}, s.maxRequests)}
 	// Requests run under connCtx, cancelled only after closing is closed,
 	// so a listen request can tell shutdown from its own cancellation.
 	// ctx ending cancels them even during the EOF drain.

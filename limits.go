@@ -1,0 +1,284 @@
+// Operating limits that are not a property of one transport: how many
+// requests run at once, how fast a principal may invoke tools, how many
+// HTTP connections are open, and how long a request may run. Every limit
+// is a named constant or a flag, listed with its value in
+// docs/RELIABILITY.md.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+// (servers MUST rate limit tool invocations),
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	// defaultMaxRequests bounds the requests served at once: per stdio
+	// connection (the reader stops reading: backpressure through the
+	// pipe) and in total over HTTP (a request waits up to httpQueueWait,
+	// then gets 503). Each request in flight holds at most one message
+	// (maxLineBytes or -max-body) and one goroutine.
+	defaultMaxRequests = maxInFlight
+
+	// defaultMaxConnections bounds the open HTTP connections, and so the
+	// connection goroutines and header buffers. Beyond it the listener
+	// stops accepting; new connections wait in the kernel's backlog.
+	defaultMaxConnections = 1024
+
+	// httpQueueWait bounds how long an HTTP request waits for one of the
+	// -max-requests slots before it is refused with 503: long enough to
+	// smooth a burst, short enough that a client is not left hanging.
+	httpQueueWait = 2 * time.Second
+
+	// httpWriteTimeout bounds one write to an HTTP client (a response, or
+	// one SSE event). A client that stops reading its stream would
+	// otherwise block the request's goroutine for as long as it keeps the
+	// connection open.
+	httpWriteTimeout = 30 * time.Second
+
+	// maxRateBuckets bounds the principals the rate limiter remembers.
+	// Past it, buckets that have refilled (indistinguishable from new
+	// ones) are dropped; if none has, new principals share one overflow
+	// bucket, so a flood of identities cannot grow the map.
+	maxRateBuckets = 4096
+
+	// maxParamStringBytes bounds a string parameter the server looks up:
+	// tool and prompt names, resource URIs, versions, levels. It equals
+	// maxURILength, the longest URI a resource read accepts.
+	maxParamStringBytes = maxURILength
+)
+
+// JSON-RPC error codes this server allocates for overload. The spec
+// reserves -32020..-32099 for its own codes (emitting others there is
+// forbidden) and says new implementations SHOULD NOT use the legacy
+// -32000..-32019; codes for purposes it does not define SHOULD be
+// allocated outside -32768..-32000. These are, and end in the HTTP status
+// that carries them (429, 503) so that they are easy to recognise.
+//
+// A rate-limited tools/call is a protocol error, not a tool result with
+// isError: the tool never ran, so there is nothing for the model to
+// correct; the client (not the model) should back off, as data.retryAfterMs
+// and, over HTTP, 429 with Retry-After tell it.
+// [§Error Codes]: https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
+const (
+	codeRateLimited = -31429
+	codeServerBusy  = -31503
+)
+
+// limitConfig is the limits set on the command line.
+type limitConfig struct {
+	maxRequests    int
+	maxConnections int
+	rate           float64 // tool calls per second per principal; 0 is off
+	burst          int
+}
+
+// limitFlags registers the limit flags on fs and returns where they land.
+func limitFlags(fs *flag.FlagSet) *limitConfig {
+	c := &limitConfig{}
+	fs.IntVar(&c.maxRequests, "max-requests", defaultMaxRequests, "requests served at once: per stdio connection, and in total over HTTP (`n`)")
+	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
+	fs.Func("rate-limit", "tools/call invocations per second per principal (`rate`, e.g. 20 or 20/s); 0 turns rate limiting off (default 0)", func(v string) error {
+		r, err := strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
+		if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+			return fmt.Errorf("want a non-negative number of calls per second, got %q", v)
+		}
+		c.rate = r
+		return nil
+	})
+	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a principal may make at once before -rate-limit applies (`n`); 0 means max(1, rate)")
+	return c
+}
+
+// check reports a flag value that cannot work.
+func (c *limitConfig) check() error {
+	if c.maxRequests <= 0 || c.maxConnections <= 0 {
+		return errors.New("-max-requests and -max-connections must be positive")
+	}
+	if c.burst < 0 {
+		return errors.New("-rate-burst must not be negative")
+	}
+	return nil
+}
+
+// rateLimiter is one token bucket per principal. It is safe for
+// concurrent use.
+// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+type rateLimiter struct {
+	rate       float64 // tokens added per second
+	burst      float64 // bucket size
+	maxBuckets int     // maxRateBuckets; tests lower it
+	now        func() time.Time
+
+	mu       sync.Mutex // guards buckets, overflow
+	buckets  map[string]*tokenBucket
+	overflow tokenBucket // shared by principals beyond maxBuckets
+}
+
+// tokenBucket is one principal's allowance as of last.
+type tokenBucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// newRateLimiter returns a limiter for rate calls per second with the
+// given burst (0 means max(1, rate)), or nil when rate is 0 (off).
+func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter {
+	if rate <= 0 {
+		return nil
+	}
+	if now == nil {
+		now = time.Now
+	}
+	b := float64(burst)
+	if burst == 0 {
+		b = math.Max(1, math.Ceil(rate))
+	}
+	return &rateLimiter{rate: rate, burst: b, maxBuckets: maxRateBuckets, now: now, buckets: map[string]*tokenBucket{}}
+}
+
+// allow takes a token from principal's bucket. When there is none it
+// returns false and how long until there is one.
+func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	b := l.buckets[principal]
+	if b == nil {
+		if len(l.buckets) >= l.maxBuckets {
+			l.sweepLocked(now)
+		}
+		if len(l.buckets) < l.maxBuckets {
+			b = &tokenBucket{tokens: l.burst, last: now}
+			l.buckets[principal] = b
+		} else {
+			b = &l.overflow
+			if b.last.IsZero() {
+				b.tokens, b.last = l.burst, now
+			}
+		}
+	}
+	l.refill(b, now)
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, max(wait, time.Millisecond)
+}
+
+// refill adds the tokens earned since b.last, up to the burst.
+func (l *rateLimiter) refill(b *tokenBucket, now time.Time) {
+	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
+		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
+		b.last = now
+	}
+}
+
+// sweepLocked drops the buckets that have refilled: a full bucket is the
+// same as a new one, so forgetting it changes nothing for its principal.
+func (l *rateLimiter) sweepLocked(now time.Time) {
+	for p, b := range l.buckets {
+		if l.refill(b, now); b.tokens >= l.burst {
+			delete(l.buckets, p)
+		}
+	}
+}
+
+// rateLimited is the error of a call over its principal's rate.
+func rateLimited(retry time.Duration) *rpcError {
+	ms := retry.Milliseconds()
+	return &rpcError{Code: codeRateLimited, Message: fmt.Sprintf("rate limited: retry after %d ms", ms),
+		Data: map[string]int64{"retryAfterMs": ms}}
+}
+
+// timeoutCause is the cause of a request context cancelled by the request
+// timeout; dispatch answers it with requestTimedOut.
+type timeoutCause struct{ after time.Duration }
+
+func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }
+
+// withRequestTimeout returns ctx bounded by d (0 means unbounded), with a
+// cause dispatch recognises.
+// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, &timeoutCause{after: d})
+}
+
+// requestTimedOut is the answer to a request whose handler gave up because
+// the request timeout expired: -32603 for that request only, naming the
+// timeout and a reference to the server's log line.
+func (s *server) requestTimedOut(ctx context.Context, method string) *rpcError {
+	var tc *timeoutCause
+	if !errors.As(context.Cause(ctx), &tc) {
+		return nil
+	}
+	ref := s.nextRef()
+	s.log.Printf("ref=%d %s: %v", ref, method, tc)
+	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
+		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
+}
+
+// limitListener accepts at most n connections at a time; Accept waits for
+// one to close before accepting more. Close unblocks a waiting Accept.
+type limitListener struct {
+	net.Listener
+	slots     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// newLimitListener wraps ln to hold at most n connections open.
+func newLimitListener(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+// Accept waits for a free slot, then accepts.
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+// Close closes the listener and wakes a waiting Accept.
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitConn frees its listener slot once, on the first Close.
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

@@ -1,0 +1,502 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hardMeta is params._meta of a modern request.
+const hardMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// hardLine is a modern request line with the given id, method and params
+// members (without _meta).
+func hardLine(id int, method, params string) string {
+	if params != "" {
+		params += ","
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, hardMeta)
+}
+
+// hardTools are the channels of the test tools newTestHardServer adds.
+type hardTools struct {
+	started chan struct{} // gate: a call is running
+	release chan struct{} // gate: each receive lets one call return
+}
+
+// newTestHardServer is the demo registry plus a gate tool (returns when
+// released or cancelled), a stubborn tool (returns only once its context
+// ends) and a boom tool (panics), with cfg; logs go to logs when non-nil.
+func newTestHardServer(tb testing.TB, cfg config, logs io.Writer) (*server, *hardTools) {
+	tb.Helper()
+	if logs == nil {
+		logs = io.Discard
+	}
+	s := newServer(cfg, log.New(logs, "", 0))
+	registerDemo(s)
+	ht := &hardTools{started: make(chan struct{}, 1024), release: make(chan struct{})}
+	s.addTool(tool{Name: "gate", Description: "Returns when released.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		ht.started <- struct{}{}
+		select {
+		case <-ht.release:
+			return textResult("released"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}})
+	s.addTool(tool{Name: "stubborn", Description: "Waits for its context to end.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		<-ctx.Done()
+		return nil, fmt.Errorf("gave up: %w", ctx.Err())
+	}})
+	s.addTool(tool{Name: "boom", Description: "Panics.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		panic("secret internal detail")
+	}})
+	return s, ht
+}
+
+// hardDispatch parses and dispatches one line and returns the reply's
+// error code (0 for a result) and message.
+func hardDispatch(tb testing.TB, s *server, principal, line string) (int, string) {
+	tb.Helper()
+	msg, rerr := parseMessage([]byte(line))
+	if rerr != nil {
+		return rerr.Code, rerr.Message
+	}
+	reply := s.dispatch(tb.Context(), &msg, exchange{send: func([]byte) {}, principal: principal})
+	return replyError(tb, reply)
+}
+
+// replyError returns the error code and message of a response line, 0 and
+// "" for a result.
+func replyError(tb testing.TB, reply []byte) (int, string) {
+	tb.Helper()
+	var r struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(reply, &r); err != nil {
+		tb.Fatalf("reply %q is not JSON: %v", reply, err)
+	}
+	if r.Error == nil {
+		return 0, ""
+	}
+	return r.Error.Code, r.Error.Message
+}
+
+// nested returns a value nested depth levels deep ([[...]]).
+func nested(depth int) string {
+	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+}
+
+// objectWithKeys returns a JSON object with n distinct members.
+func objectWithKeys(n int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":0`, i)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// TestLimitsAtBoundary sends each named limit's largest accepted input and
+// one more: the first is served, the second refused with a message naming
+// the limit.
+func TestLimitsAtBoundary(t *testing.T) {
+	s, _ := newTestHardServer(t, config{}, nil)
+	for _, tt := range []struct {
+		name     string
+		line     string
+		wantCode int
+		wantMsg  string // substring of the error message; "" with code 0
+	}{
+		// Tool arguments sit at depth 3 (message, params, arguments).
+		{"depth at maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-3)+`}`), 0, ""},
+		{"depth over maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-2)+`}`), codeInvalidRequest, "nested deeper than 64"},
+		// The checker stops at the level that is too deep: what follows is
+		// never read (here it is not even JSON).
+		{"depth refused before the rest is read", `{"a":` + strings.Repeat("[", maxJSONDepth+1) + "\x01 not json", codeInvalidRequest, "nested deeper"},
+		{"keys at maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+strings.Replace(objectWithKeys(maxObjectKeys), `"k0":0`, `"message":"x"`, 1)), 0, ""},
+		{"keys over maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+objectWithKeys(maxObjectKeys+1)), codeInvalidRequest, "more than 10000 members"},
+		{"name at maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes)+`"`), codeInvalidParams, "unknown tool"},
+		{"name over maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
+		{"uri at maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
+		{"uri over maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
+		{"requestState at maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
+		{"requestState over maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, msg := hardDispatch(t, s, "", tt.line)
+			if code != tt.wantCode || !strings.Contains(msg, tt.wantMsg) {
+				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// TestStdioLineLimit checks maxLineBytes on stdio: a line of exactly the
+// limit is served, one byte more is refused, and the next line is served.
+func TestStdioLineLimit(t *testing.T) {
+	s, _ := newTestHardServer(t, config{}, nil)
+	line := func(n int) string {
+		l := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		return strings.Replace(l, "PAD", strings.Repeat("x", n-len(l)+3), 1)
+	}
+	in := line(maxLineBytes) + "\n" + line(maxLineBytes+1) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"after"}`) + "\n"
+	var out bytes.Buffer
+	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	replies := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(replies) != 3 {
+		t.Fatalf("%d replies, want 3", len(replies))
+	}
+	var codes []int
+	for _, r := range replies {
+		code, _ := replyError(t, []byte(r))
+		codes = append(codes, code)
+	}
+	// Requests run concurrently: order the answers by kind.
+	if fmt.Sprint(sortedInts(codes)) != fmt.Sprint([]int{codeInvalidRequest, 0, 0}) {
+		t.Errorf("codes %v, want one -32600 (the long line) and two results", codes)
+	}
+}
+
+func sortedInts(v []int) []int {
+	out := append([]int(nil), v...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// TestHTTPBodyLimit checks -max-body at the limit and one byte over.
+func TestHTTPBodyLimit(t *testing.T) {
+	body := func(n int) string {
+		b := rpcBody("tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		return strings.Replace(b, "PAD", strings.Repeat("x", n-len(b)+3), 1)
+	}
+	const limit = 4096
+	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: limit})
+	for _, tt := range []struct {
+		name   string
+		size   int
+		status int
+	}{
+		{"body at -max-body", limit, 200},
+		{"body over -max-body", limit + 1, 413},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body(tt.size), nil))
+			if got.status != tt.status {
+				t.Errorf("status %d, want %d: %s", got.status, tt.status, got.body)
+			}
+		})
+	}
+}
+
+// TestStdioMaxRequests checks -max-requests on stdio: n requests run at
+// once and the n+1st starts only when one of them ends.
+func TestStdioMaxRequests(t *testing.T) {
+	const n = 4
+	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.serveStdio(t.Context(), inR, outW); outW.Close() }()
+	replies := make(chan string, n+1)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, maxLineBytes)
+		for sc.Scan() {
+			replies <- sc.Text()
+		}
+		close(replies)
+	}()
+	go func() {
+		for i := 1; i <= n+1; i++ {
+			fmt.Fprintln(inW, hardLine(i, "tools/call", `"name":"gate"`))
+		}
+	}()
+	for range n {
+		mustReceive(t, ht.started)
+	}
+	select {
+	case <-ht.started:
+		t.Fatalf("request %d started while %d were in flight", n+1, n)
+	case <-time.After(50 * time.Millisecond):
+		// Not proof of absence, but a wrong limit shows at once.
+	}
+	ht.release <- struct{}{}
+	mustReceive(t, replies)
+	mustReceive(t, ht.started) // the n+1st now runs
+	for range n {
+		ht.release <- struct{}{}
+	}
+	inW.Close()
+	if err := mustReceive(t, done); err != nil {
+		t.Fatal(err)
+	}
+	count := 1
+	for range replies {
+		count++
+	}
+	if count != n+1 {
+		t.Errorf("%d replies, want %d", count, n+1)
+	}
+}
+
+// TestHTTPMaxRequests checks the server-wide bound over HTTP: n requests
+// run at once; the n+1st waits for a slot, then gets 503 -31503 with
+// Retry-After.
+func TestHTTPMaxRequests(t *testing.T) {
+	const n = 2
+	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
+	ts := httptest.NewUnstartedServer(nil)
+	tr := newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, ts.Listener.Addr())
+	tr.queueWait = 10 * time.Millisecond
+	ts.Config.Handler = tr
+	ts.Start()
+	t.Cleanup(ts.Close)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil))
+			if err != nil || got.status != 200 {
+				t.Errorf("request within the limit: %v %d", err, got.status)
+			}
+		})
+	}
+	for range n {
+		mustReceive(t, ht.started)
+	}
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	if got.status != 503 || got.code != codeServerBusy || got.header.Get("Retry-After") == "" {
+		t.Errorf("request over the limit: status %d code %d Retry-After %q, want 503 %d set", got.status, got.code, got.header.Get("Retry-After"), codeServerBusy)
+	}
+	for range n {
+		ht.release <- struct{}{}
+	}
+	wg.Wait()
+	got = mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	if got.status != 200 {
+		t.Errorf("after the burst: status %d, want 200", got.status)
+	}
+}
+
+// TestLimitListener checks -max-connections: the n+1st connection is
+// accepted only once one of the first n closes.
+func TestLimitListener(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := newLimitListener(inner, 2)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 3)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for range 3 {
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	first := mustReceive(t, accepted)
+	mustReceive(t, accepted)
+	select {
+	case <-accepted:
+		t.Fatal("third connection accepted while two were open")
+	case <-time.After(50 * time.Millisecond):
+	}
+	first.Close()
+	mustReceive(t, accepted).Close()
+}
+
+// TestRateLimit checks the token bucket: burst calls pass, the next is
+// -31429 with retryAfterMs, principals have their own buckets, time
+// refills them, and other methods are not limited.
+func TestRateLimit(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s, _ := newTestHardServer(t, config{rate: 2, burst: 3, now: clock}, nil)
+	call := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	for i := range 3 {
+		if code, msg := hardDispatch(t, s, "alice", call); code != 0 {
+			t.Fatalf("call %d within burst: %d %s", i+1, code, msg)
+		}
+	}
+	if code, msg := hardDispatch(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
+		t.Errorf("call over burst: %d %q, want %d %q", code, msg, codeRateLimited, "rate limited: retry after 500 ms")
+	}
+	if code, _ := hardDispatch(t, s, "alice", hardLine(2, "tools/list", "")); code != 0 {
+		t.Errorf("tools/list is rate limited: %d", code)
+	}
+	if code, _ := hardDispatch(t, s, "bob", call); code != 0 {
+		t.Errorf("another principal shares alice's bucket: %d", code)
+	}
+	mu.Lock()
+	now = now.Add(500 * time.Millisecond)
+	mu.Unlock()
+	if code, _ := hardDispatch(t, s, "alice", call); code != 0 {
+		t.Errorf("after refill: %d", code)
+	}
+}
+
+// TestRateLimitHTTP checks the HTTP face of a rate-limited call: 429 with
+// Retry-After and the JSON-RPC error.
+func TestRateLimitHTTP(t *testing.T) {
+	s, _ := newTestHardServer(t, config{rate: 0.1, burst: 1}, nil)
+	ts := httptest.NewServer(newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, nil))
+	t.Cleanup(ts.Close)
+	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil)); got.status != 200 {
+		t.Fatalf("first call: %d %s", got.status, got.body)
+	}
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil))
+	if got.status != 429 || got.code != codeRateLimited || got.header.Get("Retry-After") != "10" {
+		t.Errorf("second call: status %d code %d Retry-After %q, want 429 %d 10", got.status, got.code, got.header.Get("Retry-After"), codeRateLimited)
+	}
+}
+
+// TestRateLimiterBounded checks that the bucket map never grows past its
+// bound: refilled buckets are swept, and principals past the bound share
+// the overflow bucket.
+func TestRateLimiterBounded(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newRateLimiter(1, 1, func() time.Time { return now })
+	l.maxBuckets = 4
+	for i := range 4 {
+		l.allow(fmt.Sprint("p", i))
+	}
+	if ok, _ := l.allow("p-new"); !ok {
+		t.Errorf("first principal past the bound: refused by a fresh overflow bucket")
+	}
+	if ok, _ := l.allow("p-newer"); ok {
+		t.Errorf("overflow bucket is not shared")
+	}
+	if len(l.buckets) != 4 {
+		t.Errorf("%d buckets, want 4", len(l.buckets))
+	}
+	now = now.Add(time.Second) // every bucket refills and can be swept
+	if ok, _ := l.allow("p-later"); !ok || len(l.buckets) != 1 {
+		t.Errorf("after refill: ok %v, %d buckets, want true and 1", ok, len(l.buckets))
+	}
+}
+
+// TestRequestTimeoutStdio checks -request-timeout on stdio: a handler that
+// runs past it gets -32603 "request timed out" with a reference to the
+// log, for that request only.
+func TestRequestTimeoutStdio(t *testing.T) {
+	var logs syncBuffer
+	s, _ := newTestHardServer(t, config{requestTimeout: 20 * time.Millisecond}, &logs)
+	in := hardLine(1, "tools/call", `"name":"stubborn"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	var out bytes.Buffer
+	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	var sawTimeout, sawEcho bool
+	for r := range strings.Lines(out.String()) {
+		var m struct {
+			ID    int `json:"id"`
+			Error *struct {
+				Code    int              `json:"code"`
+				Message string           `json:"message"`
+				Data    map[string]int64 `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(r), &m); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case m.ID == 1 && m.Error != nil && m.Error.Code == codeInternalError && m.Error.Message == "request timed out after 20ms" && m.Error.Data["timeoutMs"] == 20:
+			sawTimeout = true
+			if want := fmt.Sprintf("ref=%d ", m.Error.Data["ref"]); !strings.Contains(logs.String(), want) {
+				t.Errorf("log %q has no %q", logs.String(), want)
+			}
+			if strings.Contains(r, "gave up") {
+				t.Errorf("handler's error text reached the peer: %s", r)
+			}
+		case m.ID == 2 && m.Error == nil:
+			sawEcho = true
+		default:
+			t.Errorf("unexpected reply %s", r)
+		}
+	}
+	if !sawTimeout || !sawEcho {
+		t.Errorf("timeout answered %v, other request answered %v:\n%s", sawTimeout, sawEcho, out.String())
+	}
+}
+
+// TestPanicIsolated checks that a panicking handler costs only its own
+// request: -32603 without internals, a log line with a reference, and the
+// next request served.
+func TestPanicIsolated(t *testing.T) {
+	var logs syncBuffer
+	s, _ := newTestHardServer(t, config{}, &logs)
+	in := hardLine(1, "tools/call", `"name":"boom"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	var out bytes.Buffer
+	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "secret") || strings.Contains(out.String(), "goroutine") {
+		t.Errorf("internals reached the peer: %s", out.String())
+	}
+	if !strings.Contains(out.String(), `"id":1,"error":{"code":-32603,"message":"internal error"}`) || !strings.Contains(out.String(), `"text":"fine"`) {
+		t.Errorf("replies:\n%s", out.String())
+	}
+	if !strings.Contains(logs.String(), "ref=1 panic in tools/call: secret internal detail") {
+		t.Errorf("log has no reference: %s", logs.String())
+	}
+}
+
+// TestLimitFlags checks the limit flags' validation.
+func TestLimitFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-max-requests", "0"}, "-max-requests and -max-connections must be positive"},
+		{[]string{"-max-connections", "-1"}, "-max-requests and -max-connections must be positive"},
+		{[]string{"-rate-limit", "x"}, "want a non-negative number"},
+		{[]string{"-rate-limit", "-1"}, "want a non-negative number"},
+		{[]string{"-rate-burst", "-1"}, "-rate-burst must not be negative"},
+		{[]string{"-request-timeout", "-1s"}, "-request-timeout must not be negative"},
+	} {
+		err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("run(%q) = %v, want %q", tt.args, err, tt.wantErr)
+		}
+	}
+	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
+		t.Errorf("valid limit flags: %v", err)
+	}
+}
