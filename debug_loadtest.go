@@ -1,21 +1,25 @@
 // Debug routes, compiled in only for the load and fault tests
 // (tools/loadtest builds baremcp with -tags loadtest): the load program
 // reads the server's goroutine count and heap from /debug/stats to check
-// for leaks. A normal build has no such route (debug_off.go).
+// for leaks, and calls the flood tool to fill an SSE stream nobody reads.
+// A normal build has neither (debug_off.go).
 
 //go:build loadtest
 
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 )
 
-// debugRoutes adds GET /debug/stats: goroutines and heap, as JSON. With
-// ?gc=1 it collects garbage first, so heap figures compare across samples.
-func debugRoutes(mux *http.ServeMux) {
+// debugRoutes adds GET /debug/stats (goroutines and heap, as JSON; ?gc=1
+// collects garbage first, so heap figures compare across samples) and the
+// flood tool.
+func debugRoutes(mux *http.ServeMux, s *server) {
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("gc") == "1" {
 			runtime.GC()
@@ -25,5 +29,21 @@ func debugRoutes(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"goroutines":%d,"heapInuse":%d,"heapObjects":%d,"sys":%d}`+"\n",
 			runtime.NumGoroutine(), ms.HeapInuse, ms.HeapObjects, ms.Sys)
+	})
+	s.addTool(tool{
+		Name:        "flood",
+		Description: "Sends n progress notifications of size bytes each, then returns (load tests only).",
+		InputSchema: `{"type":"object","properties":{"n":{"type":"integer","minimum":1},"size":{"type":"integer","minimum":1,"maximum":65536}},"required":["n","size"]}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			msg := strings.Repeat("x", int(req.Int("size")))
+			n := req.Int("n")
+			for i := int64(1); i <= n; i++ {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				req.Progress(float64(i), float64(n), msg)
+			}
+			return textResult(fmt.Sprintf("sent %d", n)), nil
+		},
 	})
 }

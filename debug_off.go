@@ -7,5 +7,5 @@ package main
 
 import "net/http"
 
-// debugRoutes adds nothing to mux in a normal build.
-func debugRoutes(mux *http.ServeMux) {}
+// debugRoutes adds nothing in a normal build.
+func debugRoutes(mux *http.ServeMux, s *server) {}

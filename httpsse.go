@@ -199,7 +199,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	defer cancelBase()
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, t)
-	debugRoutes(mux)
+	debugRoutes(mux, s)
 	maxConns := cfg.maxConnections
 	if maxConns <= 0 {
 		maxConns = defaultMaxConnections

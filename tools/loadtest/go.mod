@@ -1,0 +1,3 @@
+module baremcp/tools/loadtest
+
+go 1.26
