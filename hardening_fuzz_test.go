@@ -316,10 +316,20 @@ func FuzzTemplateRead(f *testing.F) {
 			b.WriteString(ut.literals[i] + vars[v])
 		}
 		b.WriteString(ut.literals[len(ut.vars)])
-		if want := strings.ToValidUTF8(uri, "\uFFFD"); b.String() != want || r.Result.Contents[0].URI != want {
+		// The server saw the URI as JSON carried it: each invalid UTF-8
+		// byte became one U+FFFD.
+		var want string
+		_ = json.Unmarshal(mustMarshalString(uri), &want)
+		if b.String() != want || r.Result.Contents[0].URI != want {
 			t.Errorf("%q matched %q as %v, which expands to %q", uri, template, vars, b.String())
 		}
 	})
+}
+
+// mustMarshalString is the JSON encoding of s.
+func mustMarshalString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
 
 func FuzzBase64Header(f *testing.F) {

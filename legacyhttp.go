@@ -386,13 +386,18 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
+	// Each write is bounded (httpWriteTimeout): a client that stops
+	// reading ends its stream instead of holding this goroutine.
+	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
 	for {
 		select {
 		case msg := <-sess.queue:
+			arm()
 			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
 				return
 			}
 		case <-sess.wake:
+			arm()
 			for _, msg := range t.s.sessionNotices(sess) {
 				if _, err := w.Write(sseEvent(msg)); err != nil {
 					return
@@ -402,6 +407,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 				return
 			}
 		case <-tick.C:
+			arm()
 			if _, err := io.WriteString(w, sseKeepAlive); err != nil || rc.Flush() != nil {
 				return
 			}
