@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -205,7 +206,34 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if res == nil {
 		return result{}, fmt.Errorf("tool %s returned no result", name)
 	}
+	if t.output != nil && !res.IsError {
+		// A result that breaks the tool's own outputSchema is a server bug:
+		// logged in full, -32603 to the client.
+		// [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
+		if err := conforms(t.output, res.StructuredContent); err != nil {
+			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", name, err)
+		}
+	}
 	return res.result(req.version)
+}
+
+// conforms validates a Go value a tool produced against a compiled schema,
+// seeing it as a client will: encoded, then decoded.
+func conforms(sc *schema, v any) error {
+	if v == nil {
+		return errors.New("no structuredContent")
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var decoded any
+	if err := dec.Decode(&decoded); err != nil {
+		return err
+	}
+	return sc.validate(decoded)
 }
 
 // toolResult is what a tool returns: content blocks for the model, and
