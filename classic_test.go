@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -22,8 +21,6 @@ import (
 	"testing"
 	"time"
 )
-
-var updateLegacy = flag.Bool("update-legacy", false, "rewrite the server sections of testdata/legacy/*.txt")
 
 // classicWait bounds every wait for a server line; reaching it is a failure.
 const classicWait = 10 * time.Second
@@ -204,79 +201,11 @@ func classicResponseID(line string) []byte {
 	return msg.id
 }
 
-// classicTranscript is one parsed testdata/legacy file.
-type classicTranscript struct {
-	header     string
-	fixtures   bool // "registry: legacy"
-	modernOnly bool // "flags: -modern-only"
-	steps      []classicStep
-}
-
-// classicStep is one client section and the server lines answering it.
-type classicStep struct {
-	client, server []string
-}
-
-func parseClassicTranscript(tb testing.TB, data string) classicTranscript {
-	tb.Helper()
-	var tr classicTranscript
-	section := ""
-	for line := range strings.Lines(data) {
-		line = strings.TrimSuffix(line, "\n")
-		switch line {
-		case "-- client --":
-			tr.steps = append(tr.steps, classicStep{})
-			section = "client"
-			continue
-		case "-- server --":
-			if len(tr.steps) == 0 {
-				tb.Fatal("transcript: -- server -- before -- client --")
-			}
-			section = "server"
-			continue
-		}
-		switch section {
-		case "":
-			tr.header += line + "\n"
-			tr.fixtures = tr.fixtures || strings.TrimSpace(line) == "registry: legacy"
-			tr.modernOnly = tr.modernOnly || strings.TrimSpace(line) == "flags: -modern-only"
-		case "client":
-			if strings.TrimSpace(line) != "" {
-				tr.steps[len(tr.steps)-1].client = append(tr.steps[len(tr.steps)-1].client, line)
-			}
-		case "server":
-			if strings.TrimSpace(line) != "" {
-				tr.steps[len(tr.steps)-1].server = append(tr.steps[len(tr.steps)-1].server, line)
-			}
-		}
-	}
-	return tr
-}
-
-func (tr classicTranscript) format() string {
-	var b strings.Builder
-	b.WriteString(tr.header)
-	for i, st := range tr.steps {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("-- client --\n")
-		for _, l := range st.client {
-			b.WriteString(l + "\n")
-		}
-		b.WriteString("-- server --\n")
-		for _, l := range st.server {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
-}
-
 // TestLegacyTranscripts plays testdata/legacy/*.txt on stdio. Client lines
 // are sent one at a time, each after the answers to the previous one, so
 // the server lines are in a fixed order. Every line the server writes in
 // answer to a legacy request after initialize is checked against the
-// negotiated revision's schema.json. -update-legacy rewrites the server
+// negotiated revision's schema.json. -update rewrites the server
 // sections.
 func TestLegacyTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/legacy/*.txt")
@@ -290,20 +219,17 @@ func TestLegacyTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := parseClassicTranscript(t, string(data))
-			c := newClassicConn(t, newClassicServer(t, tr.fixtures, tr.modernOnly))
+			tr := parseTranscript(t, string(data))
+			c := newClassicConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
 			version, schemas := "", map[string]legacySchema{}
 			for i, st := range tr.steps {
 				var got []string
-				for _, line := range st.client {
-					if strings.HasPrefix(line, "#") {
-						continue
-					}
+				for _, line := range st.sent() {
 					out := c.exchange(line)
 					version = checkLegacyShapes(t, line, out, version, schemas)
 					got = append(got, out...)
 				}
-				if *updateLegacy {
+				if *update {
 					tr.steps[i].server = got
 					continue
 				}
@@ -315,7 +241,7 @@ func TestLegacyTranscripts(t *testing.T) {
 			if rest := c.close(); len(rest) > 0 {
 				t.Errorf("after the last step the server wrote:\n%s", strings.Join(rest, "\n"))
 			}
-			if *updateLegacy {
+			if *update {
 				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
 					t.Fatal(err)
 				}

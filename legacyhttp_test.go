@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -147,7 +148,7 @@ func legacyVersionOf(out []string) string {
 // "+session" when the response minted a session id) followed by the
 // messages of the response. Lines with modern _meta are sent as a modern
 // client sends them, so one endpoint serves both eras in one transcript.
-// -update-legacy rewrites the server sections.
+// -update rewrites the server sections.
 func TestLegacyHTTPTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/legacy-http/*.txt")
 	if err != nil || len(files) == 0 {
@@ -160,16 +161,13 @@ func TestLegacyHTTPTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := parseClassicTranscript(t, string(data))
-			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, tr.fixtures, tr.modernOnly), &httpConfig{})
+			tr := parseTranscript(t, string(data))
+			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
 			c := newLegacyHTTPClient(t, ts)
 			version, schemas := "", map[string]legacySchema{}
 			for i, st := range tr.steps {
 				var got []string
-				for _, line := range st.client {
-					if strings.HasPrefix(line, "#") {
-						continue
-					}
+				for _, line := range st.sent() {
 					status, h, out := c.post(line)
 					head := fmt.Sprintf("HTTP %d", status)
 					if sid := h.Get(headerSessionID); sid != "" {
@@ -182,7 +180,7 @@ func TestLegacyHTTPTranscripts(t *testing.T) {
 					}
 					got = append(append(got, head), out...)
 				}
-				if *updateLegacy {
+				if *update {
 					tr.steps[i].server = got
 					continue
 				}
@@ -191,7 +189,7 @@ func TestLegacyHTTPTranscripts(t *testing.T) {
 						strings.Join(got, "\n"), strings.Join(st.server, "\n"))
 				}
 			}
-			if *updateLegacy {
+			if *update {
 				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
 					t.Fatal(err)
 				}

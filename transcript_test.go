@@ -1,5 +1,7 @@
-// The transcript runner: testdata/*.txt are conversations with the real
-// stdio loop (server.serveStdio), one spec area per file.
+// The transcript format and the modern-era runner: testdata/*.txt are
+// conversations with the real stdio loop (server.serveStdio), one spec area
+// per file. The legacy runners (testdata/legacy on stdio, classic_test.go;
+// testdata/legacy-http over HTTP, legacyhttp_test.go) read the same format.
 //
 // A transcript is a prose header, then steps. Each step is a "-- client --"
 // section (lines sent to stdin; "#" lines are comments, blank lines are
@@ -32,7 +34,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the server sections of testdata/*.txt")
+var update = flag.Bool("update", false, "rewrite the server sections of the transcripts under testdata")
 
 const (
 	transcriptSync      = `"transcript sync"`
@@ -41,9 +43,9 @@ const (
 
 // transcript is one parsed testdata file.
 type transcript struct {
-	header   string // verbatim, up to the first step
-	flags    []string
-	withTest bool
+	header   string   // verbatim, up to the first step
+	flags    []string // "flags:" directives
+	registry string   // "registry:" directive: "test" adds the test tools, "legacy" the legacy fixtures
 	steps    []transcriptStep
 }
 
@@ -89,8 +91,8 @@ func parseTranscript(tb testing.TB, data string) transcript {
 			if f, ok := strings.CutPrefix(line, "flags:"); ok {
 				t.flags = append(t.flags, strings.Fields(f)...)
 			}
-			if r, ok := strings.CutPrefix(line, "registry:"); ok && strings.TrimSpace(r) == "test" {
-				t.withTest = true
+			if r, ok := strings.CutPrefix(line, "registry:"); ok {
+				t.registry = strings.TrimSpace(r)
 			}
 		case "client":
 			if strings.TrimSpace(line) != "" || len(cur.client) > 0 {
@@ -168,7 +170,7 @@ func TestTranscripts(t *testing.T) {
 // lines the server wrote.
 func runTranscript(tb testing.TB, tr transcript) [][]string {
 	tb.Helper()
-	s, _ := newTestServer(tb, tr.withTest, tr.flags...)
+	s, _ := newTestServer(tb, tr.registry == "test", tr.flags...)
 	c := newTestConn(tb, s)
 	var out [][]string
 	for _, st := range tr.steps {
