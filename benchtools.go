@@ -9,6 +9,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"strconv"
 )
 
@@ -20,8 +22,15 @@ const builtinIsDemo = true
 // tools/list answers exactly BENCH_TOOLS tools. The demo's other tools
 // count towards that total, so fewer fillers are added. BENCH_TOOLS
 // unset or empty means no fillers.
+//
+// BENCH_CPUPROFILE=path writes a CPU profile of the whole process life to
+// path (stopped when run returns, which SIGTERM from the harness causes):
+// the way to profile a harness cell as the harness drives it.
 func registerBuiltin(s *server, getenv func(string) string) (stop func()) {
 	stop = registerDemo(s)
+	if path := getenv("BENCH_CPUPROFILE"); path != "" {
+		stop = profileCPU(path, stop)
+	}
 	v := getenv("BENCH_TOOLS")
 	if v == "" {
 		return stop
@@ -51,5 +60,22 @@ func benchFiller(i int) tool {
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			return textResult("record " + req.String("id")), nil
 		},
+	}
+}
+
+// profileCPU starts a CPU profile into path and returns stop extended to
+// end it. A profile that cannot start is a benchmark setup error.
+func profileCPU(path string, stop func()) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		panic(fmt.Sprintf("BENCH_CPUPROFILE: %v", err))
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		panic(fmt.Sprintf("BENCH_CPUPROFILE: %v", err))
+	}
+	return func() {
+		stop()
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
