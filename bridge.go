@@ -94,7 +94,7 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 		for key, a := range fresh {
 			answers[key] = a
 		}
-		req.input = inputRound{answers: answers, data: need.data, binding: req.input.binding}
+		req.input = inputRound{answers: answers, data: need.data}
 		res, err := m.handle(s, ctx, req)
 		if !errors.As(err, &need) {
 			return res, err

@@ -295,7 +295,6 @@ func (r *request) CanAsk(q inputRequest) bool {
 type inputRound struct {
 	answers map[string]*inputResponse
 	data    string
-	binding [sha256.Size]byte // digest of method, target, arguments, principal
 }
 
 // ---------------------------------------------------------------------------
@@ -312,8 +311,12 @@ const maxRequestStateBytes = 256 << 10
 // before any of it is parsed, and inputResponses is checked against what
 // the previous round asked.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
+//
+// The request's binding (requestBinding) is computed only where state is
+// opened or sealed: it re-encodes the arguments canonically and hashes
+// them, which was more than half the CPU of an ordinary 1 MiB tools/call
+// that carries no state and asks for no input (issue 8).
 func (s *server) beginInput(req *request) *rpcError {
-	req.input.binding = requestBinding(req)
 	var st statePayload
 	if raw := req.param("requestState"); raw != nil && jsonKind(raw) != 'n' {
 		token, ok := jsonString(raw)
@@ -321,7 +324,7 @@ func (s *server) beginInput(req *request) *rpcError {
 			return invalidParams("invalid params: requestState must be a string")
 		}
 		var rerr *rpcError
-		if st, rerr = s.states.open(token, req.input.binding); rerr != nil {
+		if st, rerr = s.states.open(token, requestBinding(req)); rerr != nil {
 			return rerr
 		}
 	}
@@ -420,7 +423,7 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 		}
 		body.WriteString(`},`)
 	}
-	token, err := s.states.seal(next, req.input.binding)
+	token, err := s.states.seal(next, requestBinding(req))
 	if err != nil {
 		return result{}, err
 	}
