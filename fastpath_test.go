@@ -78,6 +78,12 @@ func TestToolResultMatchesEncodingJSON(t *testing.T) {
 	for _, r := range []*toolResult{
 		{},
 		textResult("hi <b>&</b> \u2028 \"q\""),
+		textResult(strings.Repeat("plain ascii text ", 100)),
+		textResult(""),
+		textResult("tab\tnewline\n nul\x00 del\x7f back\\slash"),
+		textResult("é ü 中文 😀 invalid\xff\xfe utf-8 \u2029"),
+		{Content: []content{textContent("one"), textContent("two <"), {Type: "text", Text: "annotated",
+			Annotations: &annotations{Audience: []string{"user"}}}}},
 		errorResult("failed"),
 		{Content: []content{textContent("a"), imageContent([]byte{1, 2}, "image/png"),
 			linkContent(resourceLink{URI: "demo://x", Name: "x"})}, StructuredContent: map[string]any{"sum": 3}},

@@ -155,12 +155,30 @@ func scanNumber(d []byte, i int) (int, bool) {
 	return i, true
 }
 
+// plainStringByte marks the bytes a JSON string holds as they are: all but
+// the quote, the backslash and control characters. UTF-8 is not checked
+// here (encoding/json does not refuse invalid UTF-8 either).
+var plainStringByte = func() (t [256]bool) {
+	for b := range t {
+		t[b] = b >= 0x20 && b != '"' && b != '\\'
+	}
+	return t
+}()
+
 // str scans a string starting at the opening quote and returns its raw
-// bytes (quotes excluded) and whether it contains escapes.
+// bytes (quotes excluded) and whether it contains escapes. Runs of plain
+// bytes are crossed by a table lookup per byte: a large argument is one
+// long run, and the switch alone cost ~2.5 cycles per byte on 1 MiB.
 func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
 	start := c.pos + 1
 	i := start
 	for i < len(c.data) {
+		for i < len(c.data) && plainStringByte[c.data[i]] {
+			i++
+		}
+		if i == len(c.data) {
+			break
+		}
 		switch b := c.data[i]; {
 		case b == '"':
 			c.pos = i + 1
