@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 )
 
 // fastPathObjects are checked JSON objects with the shapes the fast paths
@@ -153,4 +154,27 @@ func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
 		t.Errorf("got %d lines, want %d", len(got), writers*lines)
 	}
 	t.Logf("%d lines in %d writes", len(got), out.writes)
+}
+
+func TestReadBodyMatchesReadAll(t *testing.T) {
+	big := strings.Repeat("x", 3*readBodyFirst+5)
+	for _, tt := range []struct {
+		name string
+		body string
+		size int64
+	}{
+		{"empty", "", 0},
+		{"small exact", `{"a":1}`, 7},
+		{"large exact", big, int64(len(big))},
+		{"unknown length", big, -1},
+		{"overstated length", `{"a":1}`, 1 << 20},
+		{"understated length", big, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size)
+			if err != nil || string(got) != tt.body {
+				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
+			}
+		})
+	}
 }

@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -432,8 +433,7 @@ func (t *httpTransport) authenticate(r *http.Request) (principal string, ok bool
 // post serves one JSON-RPC message.
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal string) {
-	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" ||
-		(params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
 		return
 	}
@@ -455,7 +455,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	defer func() { <-t.slots }()
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.cfg.maxBody))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -526,11 +526,61 @@ func (t *httpTransport) acquire(ctx context.Context) bool {
 	return false
 }
 
+// isJSONContentType reports whether a request's Content-Type is
+// application/json, with no charset or charset utf-8. The exact values
+// clients send are recognised without mime.ParseMediaType, which allocates
+// a parameter map on every request; anything else is parsed in full.
+func isJSONContentType(v string) bool {
+	switch v {
+	case "application/json", "application/json; charset=utf-8":
+		return true
+	}
+	mt, params, err := mime.ParseMediaType(v)
+	return err == nil && mt == "application/json" &&
+		(params["charset"] == "" || strings.EqualFold(params["charset"], "utf-8"))
+}
+
+// readBody reads a request body whose Content-Length is size (-1 when
+// unknown). io.ReadAll starts at 512 bytes and grows by a quarter at a
+// time, which copied a 1 MiB body about five times over; here the buffer
+// doubles, and stops at size+1 (room for the Read that reports EOF), so a
+// truthful 1 MiB body is copied at most twice more. The length is the
+// peer's word, so it never sizes an allocation alone: the buffer starts at
+// readBodyFirst and is at most twice what has actually arrived.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			more := len(b) // double
+			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
+				more = int(rest) // the announced end
+			}
+			b = slices.Grow(b, more)
+		}
+	}
+}
+
+// readBodyFirst is readBody's first buffer: most requests fit in it.
+const readBodyFirst = 64 << 10
+
 // acceptsMCP reports whether the Accept header lets the server answer with
 // either content type a request may get. No Accept at all accepts
-// anything (RFC 9110 §12.5.1); otherwise both types must be covered.
+// anything (RFC 9110 §12.5.1); otherwise both types must be covered. The
+// value the MCP clients send is recognised without parsing: parsing each
+// part with mime.ParseMediaType allocated a map per part per request.
 func acceptsMCP(values []string) bool {
 	if len(values) == 0 {
+		return true
+	}
+	if len(values) == 1 && (values[0] == "application/json, text/event-stream" || values[0] == "text/event-stream, application/json") {
 		return true
 	}
 	var jsonOK, sseOK bool
