@@ -181,3 +181,21 @@ func benchStdio(b *testing.B, s *server, depth int, request string) {
 	}
 	outW.Close()
 }
+
+// BenchmarkSSEEvent frames a typical tools/call reply as one SSE event,
+// as httpCall.eventLocked does for a request that streamed notifications.
+func BenchmarkSSEEvent(b *testing.B) {
+	s := newBenchServer(b, 20)
+	msg, rerr := parseMessage([]byte(benchCall))
+	if rerr != nil {
+		b.Fatal(rerr)
+	}
+	reply := s.dispatch(b.Context(), &msg, exchange{})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(reply)))
+	for b.Loop() {
+		if ev := sseEvent(reply); len(ev) <= len(reply) {
+			b.Fatalf("sseEvent = %q", ev)
+		}
+	}
+}
