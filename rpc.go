@@ -61,6 +61,10 @@ var (
 	errInternal       = &rpcError{Code: codeInternalError, Message: "internal error"}
 )
 
+// errCancelled answers a request whose handler stopped because its context
+// was cancelled (notifications/cancelled, a closed stream, shutdown).
+var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
+
 // newError builds a peer-facing error. The message is formatted like every
 // error here: lowercase, no trailing punctuation.
 func newError(code int, format string, args ...any) *rpcError {
@@ -348,6 +352,11 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	if err != nil {
 		if timedOut := s.requestTimedOut(ctx, msg.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
 			return fail(timedOut)
+		}
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// The client cancelled, or the transport is shutting down: the
+			// answer is rarely delivered, and it is no server fault to log.
+			return fail(errCancelled)
 		}
 		return fail(s.peerError(msg.method, err))
 	}

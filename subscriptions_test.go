@@ -510,7 +510,7 @@ func TestStdioShutdownDuringDrain(t *testing.T) {
 		}
 		synctest.Wait() // slow is waiting for its first step; the clock is stopped
 		p.cancel()
-		want := []string{`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"internal error","data":{"ref":1}}}`}
+		want := []string{`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"request cancelled"}}`}
 		if got := p.drain(); !slices.Equal(got, want) {
 			t.Errorf("after ctx ended got %q, want %q", got, want)
 		}

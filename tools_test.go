@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,29 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 				t.Errorf("tools/call = %s, want code %d", got, tt.wantCode)
 			}
 		})
+	}
+}
+
+// TestCancelledHandlerIsNotAnInternalError: a handler that stops because
+// the client cancelled is answered "request cancelled" (when an answer is
+// still written at all) and is not logged as a server fault.
+func TestCancelledHandlerIsNotAnInternalError(t *testing.T) {
+	s, logs := newEmptyServer(t)
+	s.addTool(tool{Name: "wait", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	msg, rerr := parseMessage([]byte(req("1", "tools/call", `"name":"wait"`)))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	got := string(s.dispatch(ctx, &msg, exchange{}))
+	if !strings.Contains(got, `"message":"request cancelled"`) {
+		t.Errorf("dispatch = %s, want request cancelled", got)
+	}
+	if l := logs.String(); strings.Contains(l, "ref=") {
+		t.Errorf("cancellation logged as an internal error: %s", l)
 	}
 }
