@@ -214,7 +214,7 @@ func TestBridgeStdio(t *testing.T) {
 	for _, tt := range bridgeScripts {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := newClassicConn(t, newBridgeServer(t, tt.timeout))
+			c := newTestConn(t, newBridgeServer(t, tt.timeout))
 			c.send(bridgeInit(tt.version, tt.caps))
 			c.recv()
 			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -283,8 +283,8 @@ func TestBridgeHTTP(t *testing.T) {
 						if !bridgeLineMatches(t, got, msg) {
 							t.Fatalf("server sent\n%s\nwant\n%s", got, msg)
 						}
-					case <-time.After(classicWait):
-						t.Fatalf("no server message within %v; want\n%s", classicWait, msg)
+					case <-time.After(testWait):
+						t.Fatalf("no server message within %v; want\n%s", testWait, msg)
 					}
 				}
 			}
@@ -310,7 +310,7 @@ func TestBridgeHTTPDisconnect(t *testing.T) {
 	tr.sessions.mu.Unlock()
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(classicWait)
+	deadline := time.Now().Add(testWait)
 	for {
 		sess.mu.Lock()
 		n := len(sess.pending)

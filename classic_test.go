@@ -6,7 +6,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,9 +20,6 @@ import (
 	"testing"
 	"time"
 )
-
-// classicWait bounds every wait for a server line; reaching it is a failure.
-const classicWait = 10 * time.Second
 
 // classicSync is a line the stdio reader answers at once (-32600), so a
 // reply to it shows every earlier notification was handled.
@@ -96,79 +92,10 @@ func registerLegacyFixtures(s *server) {
 	})
 }
 
-// classicConn is a stdio connection to a server under test.
-type classicConn struct {
-	tb    testing.TB
-	in    *io.PipeWriter
-	lines chan string
-	done  chan error
-}
-
-// newClassicConn serves s on a fresh stdio connection; stdin is closed
-// and the server awaited at cleanup.
-func newClassicConn(tb testing.TB, s *server) *classicConn {
-	tb.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c := &classicConn{tb: tb, in: inW, lines: make(chan string, 1024), done: make(chan error, 1)}
-	go func() {
-		err := s.serveStdio(context.Background(), inR, outW)
-		outW.Close()
-		c.done <- err
-	}()
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, maxLineBytes+1024)
-		for sc.Scan() {
-			c.lines <- sc.Text()
-		}
-		close(c.lines)
-	}()
-	tb.Cleanup(func() { c.close() })
-	return c
-}
-
-func (c *classicConn) send(line string) {
-	c.tb.Helper()
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		c.tb.Fatalf("send %s: %v", line, err)
-	}
-}
-
-func (c *classicConn) recv() string {
-	c.tb.Helper()
-	select {
-	case line, ok := <-c.lines:
-		if !ok {
-			c.tb.Fatal("server closed stdout")
-		}
-		return line
-	case <-time.After(classicWait):
-		c.tb.Fatalf("no server line within %v", classicWait)
-		return ""
-	}
-}
-
-// close ends stdin, waits for the server, and returns what it wrote last.
-func (c *classicConn) close() []string {
-	c.in.Close()
-	var rest []string
-	for line := range c.lines {
-		rest = append(rest, line)
-	}
-	if c.done != nil {
-		if err := <-c.done; err != nil {
-			c.tb.Errorf("serveStdio: %v", err)
-		}
-		c.done = nil
-	}
-	return rest
-}
-
 // exchange sends line and returns every line the server wrote in answer,
 // in order: for a request, until its response; for a notification, until
 // the reader has handled it.
-func (c *classicConn) exchange(line string) []string {
+func (c *testConn) exchange(line string) []string {
 	c.tb.Helper()
 	var id []byte
 	if msg, err := parseMessage([]byte(line)); err == nil && msg.hasMethod {
@@ -220,7 +147,7 @@ func TestLegacyTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := parseTranscript(t, string(data))
-			c := newClassicConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
+			c := newTestConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
 			version, schemas := "", map[string]legacySchema{}
 			for i, st := range tr.steps {
 				var got []string
@@ -728,7 +655,7 @@ func TestModernOnlyFlag(t *testing.T) {
 // request of a legacy session and that nothing is written for it.
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
 func TestLegacyCancellation(t *testing.T) {
-	c := newClassicConn(t, newClassicServer(t, false, false))
+	c := newTestConn(t, newClassicServer(t, false, false))
 	c.exchange(classicInitialize(1, version20251125))
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":100},"_meta":{"progressToken":"p"}}}`)
 	if got := c.recv(); !strings.Contains(got, `"notifications/progress"`) {

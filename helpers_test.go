@@ -234,26 +234,41 @@ func splitLines(s string) []string {
 	return out
 }
 
-// testConn is a live stdio connection to a server: lines written to the
-// server's stdin one at a time, lines read from its stdout as they come.
+// testConn is a live stdio connection to a serve function: lines written
+// to its stdin one at a time, lines read from its stdout as they come. Its
+// waits are bounded by testWait on the clock of whoever calls, so inside a
+// testing/synctest bubble a missing line fails at once instead of hanging.
 type testConn struct {
-	tb    testing.TB
-	in    *io.PipeWriter
-	lines chan string // server output, closed after serveStdio returned
-	done  chan error  // serveStdio's result
+	tb     testing.TB
+	in     *io.PipeWriter     // serve's stdin; close it for EOF
+	lines  chan string        // serve's stdout lines, closed after serve returned
+	served chan error         // serve's result
+	cancel context.CancelFunc // ends serve's context
+
+	once     sync.Once
+	err      error // serve's result, once awaited
+	finished bool  // the test awaited serve itself
 }
 
-// newTestConn starts s.serveStdio on pipes. The connection is closed (and
-// serveStdio awaited) when the test ends.
+// newTestConn serves s.serveStdio on a fresh connection.
 func newTestConn(tb testing.TB, s *server) *testConn {
 	tb.Helper()
+	return newTestServeConn(tb, s.serveStdio)
+}
+
+// newTestServeConn starts serve on fresh pipes with a context that cancel
+// ends. When the test ends, stdin is closed, the context cancelled and
+// serve awaited (its error reported unless the test awaited it itself).
+func newTestServeConn(tb testing.TB, serve func(ctx context.Context, in io.Reader, out io.Writer) error) *testConn {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &testConn{tb: tb, in: inW, lines: make(chan string, 1024), done: make(chan error, 1)}
+	c := &testConn{tb: tb, in: inW, lines: make(chan string, 4096), served: make(chan error, 1), cancel: cancel}
 	go func() {
-		err := s.serveStdio(context.Background(), inR, outW)
+		err := serve(ctx, inR, outW)
 		outW.Close()
-		c.done <- err
+		c.served <- err
 	}()
 	go func() {
 		defer close(c.lines)
@@ -263,7 +278,14 @@ func newTestConn(tb testing.TB, s *server) *testConn {
 			c.lines <- sc.Text()
 		}
 	}()
-	tb.Cleanup(func() { c.in.Close() })
+	tb.Cleanup(func() {
+		if c.finished {
+			return
+		}
+		if err := c.finish(); err != nil {
+			tb.Errorf("serve = %v", err)
+		}
+	})
 	return c
 }
 
@@ -271,7 +293,7 @@ func newTestConn(tb testing.TB, s *server) *testConn {
 func (c *testConn) send(line string) {
 	c.tb.Helper()
 	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		c.tb.Fatalf("send: %v", err)
+		c.tb.Fatalf("send %.200s: %v", line, err)
 	}
 }
 
@@ -285,30 +307,71 @@ func (c *testConn) recv() string {
 		}
 		return line
 	case <-time.After(testWait):
-		c.tb.Fatal("recv: no line from the server")
+		c.tb.Fatalf("recv: no line from the server within %v", testWait)
 	}
 	return ""
 }
 
-// close ends stdin, waits for serveStdio to return and returns the lines it
-// wrote since the last recv.
-func (c *testConn) close() []string {
+// drain returns every line until stdout ends (serve has returned).
+func (c *testConn) drain() []string {
 	c.tb.Helper()
-	c.in.Close()
-	var rest []string
+	var out []string
 	deadline := time.After(testWait)
 	for {
 		select {
 		case line, ok := <-c.lines:
 			if !ok {
-				if err := <-c.done; err != nil {
-					c.tb.Errorf("serveStdio = %v", err)
-				}
-				return rest
+				return out
 			}
-			rest = append(rest, line)
+			out = append(out, line)
 		case <-deadline:
-			c.tb.Fatal("close: serveStdio did not return")
+			c.tb.Fatalf("drain: stdout did not end; got %q", out)
+		}
+	}
+}
+
+// wait returns serve's result, which the stdout reader has seen end.
+func (c *testConn) wait() error {
+	c.once.Do(func() {
+		select {
+		case c.err = <-c.served:
+		case <-time.After(testWait):
+			c.err = errors.New("serve did not return")
+		}
+	})
+	return c.err
+}
+
+// close ends stdin, waits for serve to drain and return, reports its error
+// and returns the lines it wrote since the last recv.
+func (c *testConn) close() []string {
+	c.tb.Helper()
+	c.finished = true
+	c.in.Close()
+	rest := c.drain()
+	if err := c.wait(); err != nil {
+		c.tb.Errorf("serve = %v", err)
+	}
+	return rest
+}
+
+// finish closes stdin, cancels serve's context, discards what serve still
+// writes and returns what serve returned. Later calls return the same. It
+// never blocks past testWait, so a failed test ends instead of hanging (in
+// a bubble, whatever is still blocked is then reported as a deadlock).
+func (c *testConn) finish() error {
+	c.finished = true
+	c.in.Close()
+	c.cancel()
+	deadline := time.After(testWait)
+	for {
+		select {
+		case _, ok := <-c.lines:
+			if !ok {
+				return c.wait()
+			}
+		case <-deadline:
+			return errors.New("serve did not return after stdin closed")
 		}
 	}
 }

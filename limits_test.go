@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -219,22 +218,10 @@ func TestHTTPBodyLimit(t *testing.T) {
 func TestStdioMaxRequests(t *testing.T) {
 	const n = 4
 	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- s.serveStdio(t.Context(), inR, outW); outW.Close() }()
-	replies := make(chan string, n+1)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, maxLineBytes)
-		for sc.Scan() {
-			replies <- sc.Text()
-		}
-		close(replies)
-	}()
+	c := newTestConn(t, s)
 	go func() {
 		for i := 1; i <= n+1; i++ {
-			fmt.Fprintln(inW, hardLine(i, "tools/call", `"name":"gate"`))
+			fmt.Fprintln(c.in, hardLine(i, "tools/call", `"name":"gate"`))
 		}
 	}()
 	for range n {
@@ -247,20 +234,12 @@ func TestStdioMaxRequests(t *testing.T) {
 		// Not proof of absence, but a wrong limit shows at once.
 	}
 	ht.release <- struct{}{}
-	mustReceive(t, replies)
+	c.recv()
 	mustReceive(t, ht.started) // the n+1st now runs
 	for range n {
 		ht.release <- struct{}{}
 	}
-	inW.Close()
-	if err := mustReceive(t, done); err != nil {
-		t.Fatal(err)
-	}
-	count := 1
-	for range replies {
-		count++
-	}
-	if count != n+1 {
+	if count := 1 + len(c.close()); count != n+1 {
 		t.Errorf("%d replies, want %d", count, n+1)
 	}
 }

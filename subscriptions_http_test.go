@@ -84,7 +84,7 @@ func (st *sseStream) next(t *testing.T) (ev string, ok bool) {
 	select {
 	case ev, ok = <-st.events:
 		return ev, ok
-	case <-time.After(recvTimeout):
+	case <-time.After(testWait):
 		t.Fatal("no event within the deadline")
 		return "", false
 	}
@@ -94,7 +94,7 @@ func (st *sseStream) next(t *testing.T) (ev string, ok bool) {
 // server notices a disconnect on its own schedule.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(recvTimeout); !cond(); runtime.Gosched() {
+	for deadline := time.Now().Add(testWait); !cond(); runtime.Gosched() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)
 		}
@@ -419,7 +419,7 @@ func TestLegacyNotificationsStdio(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, stop := newTestSubServer(t, tt.cfg)
 				defer stop()
-				p := newTestStdioPipe(t, s.serveStdio)
+				p := newTestServeConn(t, s.serveStdio)
 				defer p.finish()
 				for i, st := range tt.steps {
 					p.send(subExpand(st.send))
@@ -436,7 +436,7 @@ func TestLegacyNotificationsStdio(t *testing.T) {
 					if st.quiet {
 						synctest.Wait()
 						select {
-						case l := <-p.out:
+						case l := <-p.lines:
 							t.Fatalf("step %d: unexpected %s", i, l)
 						default:
 						}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -13,7 +11,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 )
 
 // subMeta is the _meta every modern request in these tests carries ($M).
@@ -24,113 +21,6 @@ const subMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"
 func subExpand(line string) string {
 	line = strings.ReplaceAll(line, "$M", subMeta)
 	return strings.ReplaceAll(line, "$S", `"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"`+serverVersion+`"}`)
-}
-
-// recvTimeout bounds a wait for one message. Inside a synctest bubble the
-// clock is fake, so a missing message fails at once instead of hanging.
-const recvTimeout = 10 * time.Second
-
-// stdioPipe is one stdio connection driven line by line: the test writes
-// stdin and reads stdout through pipes while serve runs.
-type stdioPipe struct {
-	t      testing.TB
-	in     *io.PipeWriter
-	out    chan string // stdout lines; closed when stdout ends
-	served chan error  // what serve returned
-	cancel context.CancelFunc
-
-	once sync.Once
-	err  error // what serve returned, once finished
-}
-
-// newTestStdioPipe starts serve on fresh pipes. Call finish before the
-// test ends.
-func newTestStdioPipe(t testing.TB, serve func(ctx context.Context, in io.Reader, out io.Writer) error) *stdioPipe {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &stdioPipe{t: t, in: inW, out: make(chan string, 4096), served: make(chan error, 1), cancel: cancel}
-	go func() {
-		err := serve(ctx, inR, outW)
-		outW.Close()
-		p.served <- err
-	}()
-	go func() {
-		defer close(p.out)
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, maxLineBytes)
-		for sc.Scan() {
-			p.out <- sc.Text()
-		}
-	}()
-	return p
-}
-
-// send writes one line to stdin.
-func (p *stdioPipe) send(line string) {
-	p.t.Helper()
-	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
-		p.t.Fatalf("write stdin: %v", err)
-	}
-}
-
-// recv returns the next stdout line.
-func (p *stdioPipe) recv() string {
-	p.t.Helper()
-	select {
-	case l, ok := <-p.out:
-		if !ok {
-			p.t.Fatal("stdout ended, want another message")
-		}
-		return l
-	case <-time.After(recvTimeout):
-		p.t.Fatal("no message within the deadline")
-	}
-	return ""
-}
-
-// drain returns every line until stdout ends (serve has returned).
-func (p *stdioPipe) drain() []string {
-	p.t.Helper()
-	var out []string
-	for {
-		select {
-		case l, ok := <-p.out:
-			if !ok {
-				return out
-			}
-			out = append(out, l)
-		case <-time.After(recvTimeout):
-			p.t.Fatalf("stdout did not end; got %q", out)
-			return out
-		}
-	}
-}
-
-// finish closes stdin, drains stdout and returns what serve returned. It
-// may be called again; later calls return the same. It never blocks past
-// the deadline, so a failed test ends instead of hanging (in a bubble,
-// whatever is still blocked is then reported as a deadlock).
-func (p *stdioPipe) finish() error {
-	p.once.Do(func() {
-		p.in.Close()
-		p.cancel()
-		deadline := time.After(recvTimeout)
-		for {
-			select {
-			case <-p.out:
-			case p.err = <-p.served:
-				for range p.out {
-				}
-				return
-			case <-deadline:
-				p.err = errors.New("serve did not return after stdin closed")
-				return
-			}
-		}
-	})
-	return p.err
 }
 
 // newTestSubServer returns a server with the demo registry, the
@@ -292,7 +182,7 @@ func TestSubscriptionsListenStdio(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, stop := newTestSubServer(t, tt.cfg)
 				defer stop()
-				p := newTestStdioPipe(t, s.serveStdio)
+				p := newTestServeConn(t, s.serveStdio)
 				defer p.finish()
 				for i, st := range tt.steps {
 					var got []string
@@ -321,7 +211,7 @@ func TestSubscriptionsListenStdio(t *testing.T) {
 					if st.quiet {
 						synctest.Wait()
 						select {
-						case l, ok := <-p.out:
+						case l, ok := <-p.lines:
 							if ok {
 								t.Fatalf("step %d: unexpected message %s", i, l)
 							}
@@ -497,7 +387,7 @@ func TestStdioShutdownDuringDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, stop := newTestSubServer(t, config{})
 		defer stop()
-		p := newTestStdioPipe(t, s.serveStdio)
+		p := newTestServeConn(t, s.serveStdio)
 		defer p.finish()
 		p.send(subExpand(listenTools))
 		if got, want := p.recv(), subExpand(ackTools1); got != want {
@@ -547,7 +437,7 @@ func TestRunSubscriptionFlags(t *testing.T) {
 // subscription allowed and one URI per subscription.
 func TestRunSubscriptionLimitFlag(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := newTestStdioPipe(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
+		p := newTestServeConn(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
 			return run(ctx, []string{"-max-subscriptions", "1", "-max-subscription-uris", "1"}, in, out, io.Discard, func(string) string { return "" })
 		})
 		defer p.finish()
@@ -583,7 +473,7 @@ func TestRegistryChurnUnderLoad(t *testing.T) {
 	s, stop := newTestSubServer(t, config{})
 	defer stop()
 	static := toolNames(t, s.registry())
-	p := newTestStdioPipe(t, s.serveStdio)
+	p := newTestServeConn(t, s.serveStdio)
 	defer p.finish()
 	p.send(subExpand(listenTools))
 	if got, want := p.recv(), subExpand(ackTools1); got != want {
