@@ -206,7 +206,7 @@ func bridgeLineMatches(tb testing.TB, got, want string) bool {
 		prefix, suffix, _ := strings.Cut(want, `"*"`)
 		return strings.HasPrefix(got, prefix) && strings.HasSuffix(got, suffix)
 	}
-	return classicSameJSON(tb, got, want)
+	return sameJSON(tb, got, want)
 }
 
 // TestBridgeStdio plays every bridge script on stdio.

@@ -111,21 +111,12 @@ func (c *testConn) exchange(line string) []string {
 			synced = true
 			continue
 		}
-		if rid := classicResponseID(l); rid != nil && id != nil && idKey(rid) == idKey(id) {
+		if rid := responseID(l); rid != nil && id != nil && idKey(rid) == idKey(id) {
 			answered = true
 		}
 		got = append(got, l)
 	}
 	return got
-}
-
-// classicResponseID returns the id of a response line, nil otherwise.
-func classicResponseID(line string) []byte {
-	msg, err := parseMessage([]byte(line))
-	if err != nil || !msg.isResponse() {
-		return nil
-	}
-	return msg.id
 }
 
 // TestLegacyTranscripts plays testdata/legacy/*.txt on stdio. Client lines
@@ -160,7 +151,7 @@ func TestLegacyTranscripts(t *testing.T) {
 					tr.steps[i].server = got
 					continue
 				}
-				if !classicSameLines(t, got, st.server) {
+				if !sameLines(t, got, st.server, false) {
 					t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
 						strings.Join(got, "\n"), strings.Join(st.server, "\n"))
 				}
@@ -175,23 +166,6 @@ func TestLegacyTranscripts(t *testing.T) {
 			}
 		})
 	}
-}
-
-func classicSameLines(tb testing.TB, got, want []string) bool {
-	tb.Helper()
-	return slices.EqualFunc(got, want, func(a, b string) bool { return classicSameJSON(tb, a, b) })
-}
-
-// classicSameJSON compares two JSON texts as values.
-func classicSameJSON(tb testing.TB, a, b string) bool {
-	tb.Helper()
-	var va, vb any
-	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
-		return a == b
-	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return bytes.Equal(ja, jb)
 }
 
 // legacyResultDefs names the schema definition of each method's result.
@@ -644,7 +618,7 @@ func TestModernOnlyFlag(t *testing.T) {
 			if err := run(t.Context(), tt.args, stdin, &stdout, io.Discard, func(string) string { return "" }); err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			if got := strings.TrimSpace(stdout.String()); !classicSameJSON(t, got, tt.want) {
+			if got := strings.TrimSpace(stdout.String()); !sameJSON(t, got, tt.want) {
 				t.Errorf("run(%q) wrote\n%s\nwant\n%s", tt.args, got, tt.want)
 			}
 		})

@@ -407,6 +407,16 @@ func sameJSON(tb testing.TB, a, b string) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
+// mustJSON encodes v for comparisons and messages.
+func mustJSON(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
 // mustDecode decodes line as a JSON object.
 func mustDecode(tb testing.TB, line string) map[string]any {
 	tb.Helper()

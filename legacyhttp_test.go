@@ -206,7 +206,7 @@ func sameHTTPLines(tb testing.TB, got, want []string) bool {
 			if got[i] != want[i] {
 				return false
 			}
-		} else if !classicSameJSON(tb, got[i], want[i]) {
+		} else if !sameJSON(tb, got[i], want[i]) {
 			return false
 		}
 	}

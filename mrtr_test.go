@@ -161,20 +161,17 @@ func mrtrLine(id int, method, params, caps string) string {
 // decoded (notifications are skipped).
 func serveLine(tb testing.TB, s *server, line string) map[string]any {
 	tb.Helper()
-	var out bytes.Buffer
-	if err := s.serveStdio(tb.Context(), strings.NewReader(line+"\n"), &out); err != nil {
-		tb.Fatalf("serveStdio: %v", err)
-	}
-	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+	out := serveAll(tb, s, line+"\n")
+	for _, l := range out {
 		var m map[string]any
-		if err := json.Unmarshal(l, &m); err != nil {
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			tb.Fatalf("response %s: %v", l, err)
 		}
 		if _, isNote := m["method"]; !isNote {
 			return m
 		}
 	}
-	tb.Fatalf("no response to %s; got %s", line, out.Bytes())
+	tb.Fatalf("no response to %s; got %q", line, out)
 	return nil
 }
 
@@ -200,26 +197,6 @@ func mustState(tb testing.TB, resp map[string]any) string {
 		tb.Fatalf("no requestState in %s", mustJSON(tb, resp))
 	}
 	return st
-}
-
-// mustJSON encodes v for comparisons and messages.
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
-
-// mrtrSameJSON reports whether got (a decoded value) equals the JSON text want.
-func mrtrSameJSON(tb testing.TB, got any, want string) bool {
-	tb.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		tb.Fatalf("bad want %s: %v", want, err)
-	}
-	return mustJSON(tb, got) == mustJSON(tb, w)
 }
 
 // retryParams adds inputResponses and requestState to the original params.
@@ -274,7 +251,7 @@ func TestInputRequestWire(t *testing.T) {
 			resp := serveLine(t, s, mrtrLine(1, tt.method, tt.params, capsAll))
 			mustState(t, resp)
 			res := mustResult(t, resp)
-			if !mrtrSameJSON(t, res["inputRequests"], tt.want) {
+			if !sameJSON(t, mustJSON(t, res["inputRequests"]), tt.want) {
 				t.Errorf("inputRequests\n got: %s\nwant: %s", mustJSON(t, res["inputRequests"]), tt.want)
 			}
 			for _, k := range []string{"ttlMs", "cacheScope"} {
@@ -385,7 +362,7 @@ func TestRoundTrip(t *testing.T) {
 			if res["resultType"] != "complete" {
 				t.Fatalf("final resultType = %v: %s", res["resultType"], mustJSON(t, resp))
 			}
-			if !mrtrSameJSON(t, res[tt.member], tt.want) {
+			if !sameJSON(t, mustJSON(t, res[tt.member]), tt.want) {
 				t.Errorf("final %s\n got: %s\nwant: %s", tt.member, mustJSON(t, res[tt.member]), tt.want)
 			}
 		})
@@ -465,7 +442,7 @@ func TestCapabilityGating(t *testing.T) {
 				mustState(t, resp)
 				return
 			}
-			if !mrtrSameJSON(t, resp["error"], tt.want) {
+			if !sameJSON(t, mustJSON(t, resp["error"]), tt.want) {
 				t.Errorf("error\n got: %s\nwant: %s", mustJSON(t, resp["error"]), tt.want)
 			}
 		})
