@@ -10,7 +10,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -241,7 +240,7 @@ func TestBridgeHTTP(t *testing.T) {
 	for _, tt := range bridgeScripts {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ts, _ := newTestLegacyHTTPServer(t, newBridgeServer(t, tt.timeout), &httpConfig{})
+			ts, _ := newTestHTTPTransport(t, newBridgeServer(t, tt.timeout), &httpConfig{})
 			c := newLegacyHTTPClient(t, ts)
 			c.initialize(bridgeInit(tt.version, tt.caps))
 			lines := make(chan string, 64)
@@ -296,7 +295,7 @@ func TestBridgeHTTP(t *testing.T) {
 // waiting bridge and removes its pending entry.
 func TestBridgeHTTPDisconnect(t *testing.T) {
 	s := newBridgeServer(t, 0)
-	ts, tr := newTestLegacyHTTPServer(t, s, &httpConfig{})
+	ts, tr := newTestHTTPTransport(t, s, &httpConfig{})
 	c := newLegacyHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{"roots":{}}`))
 	ctx, cancel := context.WithCancel(t.Context())
@@ -344,23 +343,4 @@ func nextSSE(r *bufio.Reader) (string, bool) {
 			return "", false
 		}
 	}
-}
-
-// newTestLegacyHTTPServer serves s over a loopback listener with cfg.
-func newTestLegacyHTTPServer(tb testing.TB, s *server, cfg *httpConfig) (*httptest.Server, *httpTransport) {
-	tb.Helper()
-	if cfg.maxBody == 0 {
-		cfg.maxBody = defaultMaxBodyBytes
-	}
-	ts := httptest.NewUnstartedServer(nil)
-	t := newHTTPTransport(s, cfg, ts.Listener.Addr())
-	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
-	ts.Config.Handler = mux
-	ts.Start()
-	tb.Cleanup(func() {
-		t.sessions.closeAll()
-		ts.Close()
-	})
-	return ts, t
 }

@@ -43,21 +43,36 @@ type testHTTPTools struct {
 // loopback listener. cfg may be nil for the defaults.
 func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testHTTPTools) {
 	tb.Helper()
+	s, tt := newTestHTTPRegistry(tb)
+	if cfg != nil {
+		s.requestTimeout = cfg.requestTimeout // applied by dispatch, not the transport
+	}
+	ts, _ := newTestHTTPTransport(tb, s, cfg)
+	return ts, tt
+}
+
+// newTestHTTPTransport serves s at httpPath over a loopback listener with
+// cfg (nil for the defaults; a zero maxBody is the default). When the test
+// ends, every legacy session is closed, then the listener.
+func newTestHTTPTransport(tb testing.TB, s *server, cfg *httpConfig) (*httptest.Server, *httpTransport) {
+	tb.Helper()
 	if cfg == nil {
 		cfg = &httpConfig{}
 	}
 	if cfg.maxBody == 0 {
 		cfg.maxBody = defaultMaxBodyBytes
 	}
-	s, tt := newTestHTTPRegistry(tb)
-	s.requestTimeout = cfg.requestTimeout // applied by dispatch, not the transport
 	ts := httptest.NewUnstartedServer(nil)
+	t := newHTTPTransport(s, cfg, ts.Listener.Addr())
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, newHTTPTransport(s, cfg, ts.Listener.Addr()))
+	mux.Handle(httpPath, t)
 	ts.Config.Handler = mux
 	ts.Start()
-	tb.Cleanup(ts.Close)
-	return ts, tt
+	tb.Cleanup(func() {
+		t.sessions.closeAll()
+		ts.Close()
+	})
+	return ts, t
 }
 
 // newTestHTTPRegistry builds a server with the demo registry and the tools

@@ -162,7 +162,7 @@ func TestLegacyHTTPTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := parseTranscript(t, string(data))
-			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
+			ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
 			c := newLegacyHTTPClient(t, ts)
 			version, schemas := "", map[string]legacySchema{}
 			for i, st := range tr.steps {
@@ -289,7 +289,7 @@ func TestLegacyHTTPSessions(t *testing.T) {
 			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			cfg := tt.cfg
 			cfg.now = clock.Now
-			ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &cfg)
+			ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &cfg)
 			c := newLegacyHTTPClient(t, ts)
 			c.initialize(init)
 			if tt.setup != nil {
@@ -315,7 +315,7 @@ func TestLegacyHTTPSessions(t *testing.T) {
 // TestLegacyHTTPSessionID checks that session ids are visible ASCII and
 // differ between sessions.
 func TestLegacyHTTPSessionID(t *testing.T) {
-	ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
 	seen := map[string]bool{}
 	for range 20 {
 		c := newLegacyHTTPClient(t, ts)
@@ -331,7 +331,7 @@ func TestLegacyHTTPSessionID(t *testing.T) {
 // pushes arrives as events, a second stream is refused, and DELETE ends
 // the stream.
 func TestLegacyHTTPGetStream(t *testing.T) {
-	ts, tr := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
 	c := newLegacyHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	tr.sessions.mu.Lock()
@@ -387,7 +387,7 @@ func TestLegacyHTTPQueueBounded(t *testing.T) {
 // -32601 naming the supported versions, session ids are ignored, GET and
 // DELETE are 405.
 func TestLegacyHTTPModernOnly(t *testing.T) {
-	ts, _ := newTestLegacyHTTPServer(t, newClassicServer(t, false, true), &httpConfig{})
+	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, true), &httpConfig{})
 	c := newLegacyHTTPClient(t, ts)
 	status, h, out := c.post(bridgeInit(version20251125, `{}`))
 	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
@@ -408,7 +408,7 @@ func TestLegacyHTTPModernOnly(t *testing.T) {
 // TestLegacyHTTPShutdownEndsStreams checks that closing the store ends an
 // open GET stream, so a graceful shutdown does not wait for it.
 func TestLegacyHTTPShutdownEndsStreams(t *testing.T) {
-	ts, tr := newTestLegacyHTTPServer(t, newClassicServer(t, false, false), &httpConfig{})
+	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
 	c := newLegacyHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	resp := c.open(http.MethodGet)
@@ -428,7 +428,7 @@ func TestLegacyHTTPShutdownEndsStreams(t *testing.T) {
 func TestLegacyHTTPCancelled(t *testing.T) {
 	s, tt := newTestHTTPRegistry(t)
 	s.log = log.New(io.Discard, "", 0)
-	ts, _ := newTestLegacyHTTPServer(t, s, &httpConfig{})
+	ts, _ := newTestHTTPTransport(t, s, &httpConfig{})
 	c := newLegacyHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	done := make(chan []string)

@@ -354,8 +354,7 @@ func TestRateLimit(t *testing.T) {
 // Retry-After and the JSON-RPC error.
 func TestRateLimitHTTP(t *testing.T) {
 	s, _ := newTestHardServer(t, config{rate: 0.1, burst: 1}, nil)
-	ts := httptest.NewServer(newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, nil))
-	t.Cleanup(ts.Close)
+	ts, _ := newTestHTTPTransport(t, s, nil)
 	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil)); got.status != 200 {
 		t.Fatalf("first call: %d %s", got.status, got.body)

@@ -16,12 +16,7 @@ func newTestMRTRHTTPServer(tb testing.TB) *httptest.Server {
 	tb.Helper()
 	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
 	tb.Cleanup(registerDemo(s))
-	ts := httptest.NewUnstartedServer(nil)
-	mux := http.NewServeMux()
-	mux.Handle(httpPath, newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, ts.Listener.Addr()))
-	ts.Config.Handler = mux
-	ts.Start()
-	tb.Cleanup(ts.Close)
+	ts, _ := newTestHTTPTransport(tb, s, nil)
 	return ts
 }
 

@@ -20,7 +20,7 @@ func newTestSubHTTP(t *testing.T, cfg config, hcfg *httpConfig) (*server, *httpt
 	t.Helper()
 	s, stopDemo := newTestSubServer(t, cfg)
 	t.Cleanup(stopDemo)
-	ts, _ := newTestLegacyHTTPServer(t, s, hcfg)
+	ts, _ := newTestHTTPTransport(t, s, hcfg)
 	return s, ts
 }
 
@@ -524,7 +524,7 @@ func TestLegacySessionEndReleases(t *testing.T) {
 	s, stop := newTestSubServer(t, config{})
 	defer stop()
 	clock := &fakeClock{now: time.Unix(0, 0)}
-	ts, tr := newTestLegacyHTTPServer(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
+	ts, tr := newTestHTTPTransport(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
 	for range 3 {
 		c := newLegacyHTTPClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
