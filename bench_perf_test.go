@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,8 +34,7 @@ const benchList = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + b
 // tools in all, like the bench build (benchtools.go) with BENCH_TOOLS set.
 func newBenchServer(tb testing.TB, tools int) *server {
 	tb.Helper()
-	s := newServer(config{cache: cacheHint{Scope: scopePublic}}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
+	s := newTestDemoServer(tb, config{cache: cacheHint{Scope: scopePublic}}, nil)
 	for i := len(s.registry().tools); i < tools; i++ {
 		s.addTool(tool{
 			Name:        fmt.Sprintf("filler_%04d", i),

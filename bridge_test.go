@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"log"
 	"net/http"
 	"runtime"
 	"strings"
@@ -191,8 +190,7 @@ func newBridgeServer(tb testing.TB, timeout time.Duration) *server {
 	if timeout == 0 {
 		timeout = time.Minute
 	}
-	s := newServer(config{inputTimeout: timeout}, log.New(io.Discard, "", 0))
-	registerDemo(s)
+	s := newTestDemoServer(tb, config{inputTimeout: timeout}, nil)
 	registerBridgeFixtures(s)
 	return s
 }

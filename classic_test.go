@@ -11,14 +11,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // classicSync is a line the stdio reader answers at once (-32600), so a
@@ -33,8 +31,7 @@ const (
 // content kind that some legacy revision lacks.
 func newClassicServer(tb testing.TB, fixtures, modernOnly bool) *server {
 	tb.Helper()
-	s := newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}, modernOnly: modernOnly}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
+	s := newTestDemoServer(tb, config{cache: testCache, modernOnly: modernOnly}, nil)
 	if fixtures {
 		registerLegacyFixtures(s)
 	}

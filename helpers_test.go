@@ -58,12 +58,28 @@ func newTestServer(tb testing.TB, withTest bool, args ...string) (*server, *sync
 		tb.Fatalf("parseFlags(%q) = %v", args, err)
 	}
 	logs := &syncBuffer{}
-	s := newServer(cfg, log.New(logs, "", 0))
-	tb.Cleanup(registerDemo(s))
+	s := newTestDemoServer(tb, cfg, logs)
 	if withTest {
 		registerTestRegistry(s)
 	}
 	return s, logs
+}
+
+// testCache is the cache hint of the test servers that do not take the
+// flags' default.
+var testCache = cacheHint{TTL: time.Minute, Scope: scopePublic}
+
+// newTestDemoServer returns a server configured by cfg with the demo
+// registry, logging to logs (nil for nowhere). The demo's clock stops when
+// the test ends.
+func newTestDemoServer(tb testing.TB, cfg config, logs io.Writer) *server {
+	tb.Helper()
+	if logs == nil {
+		logs = io.Discard
+	}
+	s := newServer(cfg, log.New(logs, "", 0))
+	tb.Cleanup(registerDemo(s))
+	return s
 }
 
 // newEmptyServer returns a server with an empty registry, logging to the
@@ -71,7 +87,7 @@ func newTestServer(tb testing.TB, withTest bool, args ...string) (*server, *sync
 func newEmptyServer(tb testing.TB) (*server, *syncBuffer) {
 	tb.Helper()
 	logs := &syncBuffer{}
-	return newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}}, log.New(logs, "", 0)), logs
+	return newServer(config{cache: testCache}, log.New(logs, "", 0)), logs
 }
 
 // testPNG is the content of the test image and blob blocks.

@@ -79,8 +79,7 @@ func newTestHTTPTransport(tb testing.TB, s *server, cfg *httpConfig) (*httptest.
 // the HTTP tests need.
 func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
 	tb.Helper()
-	s := newServer(config{cache: cacheHint{TTL: time.Minute, Scope: scopePublic}}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
+	s := newTestDemoServer(tb, config{cache: testCache}, nil)
 	tt := &testHTTPTools{started: make(chan struct{}, 1), cancelled: make(chan error, 1), release: make(chan struct{})}
 	s.addTool(tool{
 		Name:        "hdr",

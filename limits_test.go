@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http/httptest"
 	"strings"
@@ -38,11 +37,7 @@ type hardTools struct {
 // ends) and a boom tool (panics), with cfg; logs go to logs when non-nil.
 func newTestHardServer(tb testing.TB, cfg config, logs io.Writer) (*server, *hardTools) {
 	tb.Helper()
-	if logs == nil {
-		logs = io.Discard
-	}
-	s := newServer(cfg, log.New(logs, "", 0))
-	registerDemo(s)
+	s := newTestDemoServer(tb, cfg, logs)
 	ht := &hardTools{started: make(chan struct{}, 1024), release: make(chan struct{})}
 	s.addTool(tool{Name: "gate", Description: "Returns when released.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
 		ht.started <- struct{}{}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,9 +12,7 @@ import (
 // key, so that two servers accept each other's state like two replicas.
 func newTestMRTRHTTPServer(tb testing.TB) *httptest.Server {
 	tb.Helper()
-	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
-	ts, _ := newTestHTTPTransport(tb, s, nil)
+	ts, _ := newTestHTTPTransport(tb, newTestDemoServer(tb, config{stateKey: testStateKey}, nil), nil)
 	return ts
 }
 

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,8 +38,7 @@ const (
 // signing state with key and reading time from now.
 func newTestMRTRServer(tb testing.TB, key []byte, now time.Time) *server {
 	tb.Helper()
-	s := newServer(config{stateKey: key, now: func() time.Time { return now }}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
+	s := newTestDemoServer(tb, config{stateKey: key, now: func() time.Time { return now }}, nil)
 	registerMRTRFixtures(s)
 	return s
 }
