@@ -123,46 +123,34 @@ func (c *testConn) exchange(line string) []string {
 // negotiated revision's schema.json. -update rewrites the server
 // sections.
 func TestLegacyTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/legacy/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := parseTranscript(t, string(data))
-			c := newTestConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
-			version, schemas := "", map[string]legacySchema{}
-			for i, st := range tr.steps {
-				var got []string
-				for _, line := range st.sent() {
-					out := c.exchange(line)
-					version = checkLegacyShapes(t, line, out, version, schemas)
-					got = append(got, out...)
-				}
-				if *update {
-					tr.steps[i].server = got
-					continue
-				}
-				if !sameLines(t, got, st.server, false) {
-					t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
-						strings.Join(got, "\n"), strings.Join(st.server, "\n"))
-				}
-			}
-			if rest := c.close(); len(rest) > 0 {
-				t.Errorf("after the last step the server wrote:\n%s", strings.Join(rest, "\n"))
+	forEachTranscript(t, "testdata/legacy/*.txt", func(t *testing.T, file string, tr transcript) {
+		c := newTestConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
+		version, schemas := "", map[string]legacySchema{}
+		for i, st := range tr.steps {
+			var got []string
+			for _, line := range st.sent() {
+				out := c.exchange(line)
+				version = checkLegacyShapes(t, line, out, version, schemas)
+				got = append(got, out...)
 			}
 			if *update {
-				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				tr.steps[i].server = got
+				continue
 			}
-		})
-	}
+			if !sameLines(t, got, st.server, false) {
+				t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
+					strings.Join(got, "\n"), strings.Join(st.server, "\n"))
+			}
+		}
+		if rest := c.close(); len(rest) > 0 {
+			t.Errorf("after the last step the server wrote:\n%s", strings.Join(rest, "\n"))
+		}
+		if *update {
+			if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
 
 // legacyResultDefs names the schema definition of each method's result.

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -150,52 +149,40 @@ func legacyVersionOf(out []string) string {
 // client sends them, so one endpoint serves both eras in one transcript.
 // -update rewrites the server sections.
 func TestLegacyHTTPTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/legacy-http/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := parseTranscript(t, string(data))
-			ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
-			c := newLegacyHTTPClient(t, ts)
-			version, schemas := "", map[string]legacySchema{}
-			for i, st := range tr.steps {
-				var got []string
-				for _, line := range st.sent() {
-					status, h, out := c.post(line)
-					head := fmt.Sprintf("HTTP %d", status)
-					if sid := h.Get(headerSessionID); sid != "" {
-						head += " +session"
-						c.sid = sid
-						c.version = legacyVersionOf(out)
-					}
-					if strings.HasPrefix(line, "{") {
-						version = checkLegacyShapes(t, line, out, version, schemas)
-					}
-					got = append(append(got, head), out...)
+	forEachTranscript(t, "testdata/legacy-http/*.txt", func(t *testing.T, file string, tr transcript) {
+		ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
+		c := newLegacyHTTPClient(t, ts)
+		version, schemas := "", map[string]legacySchema{}
+		for i, st := range tr.steps {
+			var got []string
+			for _, line := range st.sent() {
+				status, h, out := c.post(line)
+				head := fmt.Sprintf("HTTP %d", status)
+				if sid := h.Get(headerSessionID); sid != "" {
+					head += " +session"
+					c.sid = sid
+					c.version = legacyVersionOf(out)
 				}
-				if *update {
-					tr.steps[i].server = got
-					continue
+				if strings.HasPrefix(line, "{") {
+					version = checkLegacyShapes(t, line, out, version, schemas)
 				}
-				if len(got) != len(st.server) || !sameHTTPLines(t, got, st.server) {
-					t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
-						strings.Join(got, "\n"), strings.Join(st.server, "\n"))
-				}
+				got = append(append(got, head), out...)
 			}
 			if *update {
-				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				tr.steps[i].server = got
+				continue
 			}
-		})
-	}
+			if len(got) != len(st.server) || !sameHTTPLines(t, got, st.server) {
+				t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
+					strings.Join(got, "\n"), strings.Join(st.server, "\n"))
+			}
+		}
+		if *update {
+			if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
 
 // sameHTTPLines compares status lines exactly and messages as JSON.

@@ -133,8 +133,11 @@ func (t transcript) format() string {
 	return b.String()
 }
 
-func TestTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
+// forEachTranscript runs f in a parallel subtest, named after the file,
+// for every transcript file pattern matches, failing when none does.
+func forEachTranscript(t *testing.T, pattern string, f func(t *testing.T, file string, tr transcript)) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
 	}
@@ -145,25 +148,30 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := parseTranscript(t, string(data))
-			got := runTranscript(t, tr)
-			if *update {
-				for i := range tr.steps {
-					tr.steps[i].server = got[i]
-				}
-				if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			for i, st := range tr.steps {
-				if !sameLines(t, got[i], st.server, len(st.sent()) > 1) {
-					t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1,
-						strings.Join(st.client, "\n"), strings.Join(got[i], "\n"), strings.Join(st.server, "\n"))
-				}
-			}
+			f(t, file, parseTranscript(t, string(data)))
 		})
 	}
+}
+
+func TestTranscripts(t *testing.T) {
+	forEachTranscript(t, "testdata/*.txt", func(t *testing.T, file string, tr transcript) {
+		got := runTranscript(t, tr)
+		if *update {
+			for i := range tr.steps {
+				tr.steps[i].server = got[i]
+			}
+			if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		for i, st := range tr.steps {
+			if !sameLines(t, got[i], st.server, len(st.sent()) > 1) {
+				t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1,
+					strings.Join(st.client, "\n"), strings.Join(got[i], "\n"), strings.Join(st.server, "\n"))
+			}
+		}
+	})
 }
 
 // runTranscript plays tr against a fresh server and returns, per step, the
