@@ -44,6 +44,13 @@ type stdioConn struct {
 	inFlight map[string]*stdioCall // by request id key
 	slots    chan struct{}         // s.maxRequests tokens (-max-requests)
 	wg       sync.WaitGroup        // requests in flight
+
+	// lines, held and hasHeld belong to the serve loop's goroutine:
+	// lines is what readLines sends; held is a line read while waiting
+	// for a slot (acquireSlot), to be handled next.
+	lines   <-chan []byte
+	held    []byte
+	hasHeld bool
 }
 
 // stdioCall is one request in flight on stdio.
@@ -93,6 +100,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer close(served)
 	c.session.sink = c.write
 	lines := make(chan []byte)
+	c.lines = lines
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
 	defer close(done)
@@ -110,6 +118,11 @@ loop:
 				break loop
 			}
 			c.handleLine(connCtx, line)
+			for c.hasHeld {
+				held := c.held
+				c.held, c.hasHeld = nil, false
+				c.handleLine(connCtx, held)
+			}
 		case <-ctx.Done():
 			shutdown()
 			cancelConn()
@@ -230,7 +243,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
-	c.slots <- struct{}{}
+	c.acquireSlot()
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -245,6 +258,57 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 			c.writeUnlessCancelled(call, reply)
 		}
 	}()
+}
+
+// acquireSlot takes a request slot. While every slot is taken it keeps
+// reading the lines that can free one without taking one: the client's
+// answers to bridged server-to-client requests (bridge.go), and
+// notifications/cancelled. Blocking the reader outright left a request
+// waiting for an answer that was never read, until -input-timeout. The
+// first other line read meanwhile is held for the serve loop, and reading
+// stops there until a slot frees: the backpressure stays one line deep.
+func (c *stdioConn) acquireSlot() {
+	select {
+	case c.slots <- struct{}{}:
+		return
+	default:
+	}
+	lines := c.lines
+	for {
+		select {
+		case c.slots <- struct{}{}:
+			return
+		case line, ok := <-lines:
+			switch {
+			case !ok:
+				lines = nil // the serve loop sees the end itself
+			case !c.handleControl(line):
+				c.held, c.hasHeld, lines = line, true, nil
+			}
+		}
+	}
+}
+
+// handleControl serves line if it is a response to a server request or a
+// notifications/cancelled, and reports whether it was one.
+func (c *stdioConn) handleControl(line []byte) bool {
+	if line == nil {
+		return false
+	}
+	msg, rerr := parseMessage(line)
+	switch {
+	case rerr != nil:
+		return false
+	case msg.isResponse():
+		if !c.session.deliver(&msg) {
+			c.s.log.Printf("stdio: ignoring a response to no pending request (id %s)", msg.id)
+		}
+		return true
+	case msg.isNotification() && msg.method == "notifications/cancelled":
+		c.cancel(msg.params)
+		return true
+	}
+	return false
 }
 
 // cancel handles notifications/cancelled: the request's context is

@@ -1,0 +1,138 @@
+// Tests for defects found in the pre-release review. They use their own
+// small stdio harness so they do not depend on the shared test helpers.
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reviewConn is a live stdio connection for the review tests.
+type reviewConn struct {
+	tb    testing.TB
+	in    chan string // lines for the server's stdin, written in order
+	lines chan string
+	done  chan error
+}
+
+// newReviewConn serves s on pipes until the test ends.
+func newReviewConn(tb testing.TB, s *server) *reviewConn {
+	tb.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &reviewConn{tb: tb, in: make(chan string, 64), lines: make(chan string, 64), done: make(chan error, 1)}
+	// The writer does not block the test: a server that stops reading
+	// must fail a recv, not hang a send.
+	go func() {
+		defer inW.Close()
+		for line := range c.in {
+			if _, err := io.WriteString(inW, line+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		err := s.serveStdio(ctx, inR, outW)
+		outW.Close()
+		c.done <- err
+	}()
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		close(c.in)
+		inR.Close()
+		for range c.lines {
+		}
+		<-c.done
+	})
+	return c
+}
+
+func (c *reviewConn) send(line string) {
+	c.in <- line
+}
+
+// recv returns the next line, or fails the test after wait.
+func (c *reviewConn) recv(wait time.Duration) string {
+	c.tb.Helper()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			c.tb.Fatal("recv: the server closed its output")
+		}
+		return line
+	case <-time.After(wait):
+		c.tb.Fatal("recv: no line from the server")
+	}
+	return ""
+}
+
+// newReviewServer returns a demo server configured by args.
+func newReviewServer(tb testing.TB, args ...string) *server {
+	tb.Helper()
+	cfg, _, err := parseFlags(args, io.Discard, func(string) string { return "" })
+	if err != nil {
+		tb.Fatalf("parseFlags(%q) = %v", args, err)
+	}
+	s := newServer(cfg, log.New(io.Discard, "", 0))
+	tb.Cleanup(registerDemo(s))
+	return s
+}
+
+// TestStdioAnswersReadWhileRequestSlotsAreFull: when every request slot is
+// held by a bridged legacy request waiting for the client's answer, the
+// stdio reader must still read those answers. Blocking it on a slot for
+// the next request left the answers unread until -input-timeout.
+func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		next string // the request that finds every slot taken
+	}{
+		{"next is a ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`},
+		{"next is another bridged call", `{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newReviewServer(t, "-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")
+			c := newReviewConn(t, s)
+			const wait = 5 * time.Second
+			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+			c.recv(wait)
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/a"}}}`)
+			c.send(`{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/b"}}}`)
+			var asks []string
+			for len(asks) < 2 {
+				line := c.recv(wait)
+				if strings.Contains(line, `"elicitation/create"`) {
+					asks = append(asks, line)
+				}
+			}
+			c.send(tt.next)
+			for _, ask := range asks {
+				id := jsonPath(mustDecode(t, ask), "id").(string)
+				c.send(`{"jsonrpc":"2.0","id":"` + id + `","result":{"action":"accept","content":{"confirm":false}}}`)
+			}
+			got := map[string]bool{}
+			for !got["c1"] || !got["c2"] {
+				line := c.recv(wait)
+				if id, ok := jsonPath(mustDecode(t, line), "id").(string); ok && strings.Contains(line, `"result"`) {
+					got[id] = true
+				}
+			}
+		})
+	}
+}
