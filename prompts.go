@@ -202,21 +202,9 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	if argName == "" {
 		return result{}, invalidParams("invalid params: argument.name is required")
 	}
-	var ctxArgs map[string]string
-	if raw := req.param("context"); raw != nil {
-		c, rerr := objectParam(raw, "context", "arguments")
-		if rerr != nil {
-			return result{}, rerr
-		}
-		_ = c
-		members, _ := objectMembers(raw)
-		for _, m := range members {
-			if m.name == "arguments" {
-				if ctxArgs, rerr = stringArguments(m.value); rerr != nil {
-					return result{}, rerr
-				}
-			}
-		}
+	ctxArgs, rerr := completionContext(req.param("context"))
+	if rerr != nil {
+		return result{}, rerr
 	}
 	var complete completer
 	switch ref["type"] {
@@ -257,6 +245,31 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 		c.Values, c.HasMore = values[:maxCompletions], true
 	}
 	return result{body: completeResult{Completion: c}}, nil
+}
+
+// completionContext decodes the optional context of completion/complete:
+// an object whose arguments member maps names to string values.
+func completionContext(raw []byte) (map[string]string, *rpcError) {
+	if raw == nil || jsonKind(raw) == 'n' {
+		return nil, nil
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, invalidParams("invalid params: context must be an object")
+	}
+	for _, m := range members {
+		if known := foldedName(m.name, "arguments"); known != "" {
+			return nil, newError(codeInvalidRequest, "invalid request: context member %q is not %q", m.name, known)
+		}
+		if m.name == "arguments" {
+			args, rerr := stringArguments(m.value)
+			if rerr != nil {
+				return nil, invalidParams("invalid params: context.arguments must be an object of strings")
+			}
+			return args, nil
+		}
+	}
+	return nil, nil
 }
 
 // objectParam decodes an object param whose members used here are

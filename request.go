@@ -133,7 +133,7 @@ func (m *requestMeta) parse(raw []byte) *rpcError {
 			s, _ := jsonString(mem.value)
 			lvl, ok := parseLogLevel(s)
 			if !ok {
-				return invalidParams("invalid params: unknown log level %s", bytes.TrimSpace(mem.value))
+				return invalidParams("invalid params: unknown log level %.40s", bytes.TrimSpace(mem.value))
 			}
 			m.logLevel, m.hasLogLevel = lvl, true
 		case "progressToken":

@@ -63,3 +63,37 @@ func TestCancelledHandlerIsNotAnInternalError(t *testing.T) {
 		t.Errorf("cancellation logged as an internal error: %s", l)
 	}
 }
+
+// TestCompletionContextErrors: a malformed completion context is -32602
+// with a message that names what is wrong.
+func TestCompletionContextErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, context, want string
+	}{
+		{"context not an object", `[]`, "context must be an object"},
+		{"arguments an array", `{"arguments":[]}`, "context.arguments must be an object of strings"},
+		{"arguments a number", `{"arguments":5}`, "context.arguments must be an object of strings"},
+		{"argument value not a string", `{"arguments":{"a":1}}`, "context.arguments must be an object of strings"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestServer(t, false)
+			got := serveOne(t, s, req("1", "completion/complete",
+				`"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"},"context":`+tt.context))
+			if errorCode(t, got) != codeInvalidParams || !strings.Contains(got, tt.want) {
+				t.Errorf("completion/complete with context %s = %s, want -32602 %q", tt.context, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnknownLogLevelEchoBounded: the error for an unknown log level
+// quotes at most a bounded prefix of what the client sent.
+func TestUnknownLogLevelEchoBounded(t *testing.T) {
+	s, _ := newTestServer(t, false)
+	long := strings.Repeat("x", 10000)
+	line := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"` + long + `"}}}`
+	got := serveOne(t, s, line)
+	if errorCode(t, got) != codeInvalidParams || len(got) > 300 {
+		t.Errorf("unknown log level answered with %d bytes: %.200s", len(got), got)
+	}
+}
