@@ -1,5 +1,7 @@
-// Tests for defects found in the pre-release review. They use their own
-// small stdio harness so they do not depend on the shared test helpers.
+// Tests for defects found in the pre-release review. The stdio connection
+// here differs from testConn on purpose: its send never blocks, so a server
+// that stops reading its input (the defect tested below) fails a recv
+// instead of hanging the test.
 
 package main
 
@@ -7,7 +9,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"log"
 	"strings"
 	"testing"
 	"time"
@@ -81,18 +82,6 @@ func (c *reviewConn) recv(wait time.Duration) string {
 	return ""
 }
 
-// newReviewServer returns a demo server configured by args.
-func newReviewServer(tb testing.TB, args ...string) *server {
-	tb.Helper()
-	cfg, _, err := parseFlags(args, io.Discard, func(string) string { return "" })
-	if err != nil {
-		tb.Fatalf("parseFlags(%q) = %v", args, err)
-	}
-	s := newServer(cfg, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerDemo(s))
-	return s
-}
-
 // TestStdioAnswersReadWhileRequestSlotsAreFull: when every request slot is
 // held by a bridged legacy request waiting for the client's answer, the
 // stdio reader must still read those answers. Blocking it on a slot for
@@ -106,7 +95,7 @@ func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
 		{"next is another bridged call", `{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newReviewServer(t, "-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")
+			s, _ := newTestServer(t, false, "-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")
 			c := newReviewConn(t, s)
 			const wait = 5 * time.Second
 			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
