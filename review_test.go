@@ -7,9 +7,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -123,5 +125,71 @@ func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// stallingWriter blocks its first Write until release is closed, as a
+// client that stops reading stdout would; it signals stalled on entry.
+type stallingWriter struct {
+	once    sync.Once
+	stalled chan struct{}
+	release chan struct{}
+	mu      sync.Mutex // guards buf
+	buf     bytes.Buffer
+}
+
+func (w *stallingWriter) Write(p []byte) (int, error) {
+	first := false
+	w.once.Do(func() { first = true })
+	if first {
+		close(w.stalled)
+		<-w.release
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// TestStdioCancelWhileStdoutStalls: a notifications/cancelled for a request
+// whose own write is stuck on a stalled stdout is still handled, and the
+// reader goes on to the next line: no lock is held across the Write.
+func TestStdioCancelWhileStdoutStalls(t *testing.T) {
+	s, _ := newEmptyServer(t)
+	ran := make(chan struct{})
+	s.addTool(tool{Name: "chatty", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		req.Progress(1, 2, "first") // stalls in Write
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	s.addTool(tool{Name: "mark", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		close(ran)
+		return textResult("ok"), nil
+	}})
+	out := &stallingWriter{stalled: make(chan struct{}), release: make(chan struct{})}
+	inR, inW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- s.serveStdio(t.Context(), inR, out) }()
+	meta := `"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	write := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"chatty",` + meta + `}}`)
+	<-out.stalled
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`)
+	write(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"mark",` + meta + `}}`)
+	select {
+	case <-ran:
+	case <-time.After(testWait):
+		t.Fatal("the reader did not reach the next request while stdout stalled")
+	}
+	close(out.release)
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("serveStdio = %v", err)
+	}
+	if got := out.buf.String(); strings.Contains(got, `"id":"a"`) {
+		t.Errorf("a response was written for the cancelled request: %s", got)
 	}
 }

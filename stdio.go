@@ -388,15 +388,21 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 }
 
 // writeUnlessCancelled writes b unless the call was cancelled. The check
-// and the write (or queueing, see write) happen under the call's lock, so
-// nothing is sent for a request after its cancellation was handled.
+// and the queueing of b happen under the call's lock, so nothing is sent
+// for a request after its cancellation was handled; the Write itself
+// happens after the lock is released, so a stalled stdout never blocks
+// the reader handling a notifications/cancelled.
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 	call.mu.Lock()
-	defer call.mu.Unlock()
 	if call.cancelled {
+		call.mu.Unlock()
 		return
 	}
-	c.write(b)
+	writeNow := c.enqueue(b)
+	call.mu.Unlock()
+	if writeNow {
+		c.flush(b)
+	}
 }
 
 // maxSpareBytes bounds the batch buffer kept for reuse, so that one huge
@@ -408,20 +414,33 @@ const maxSpareBytes = 64 << 10
 // Write is in progress are queued and go out together in the next one. So
 // an idle connection answers without delay, and a busy one makes one
 // system call for many responses instead of one each. Lines are never
-// interleaved and keep the order in which write was called. The writing
+// interleaved and keep the order in which they were enqueued. The writing
 // goroutine is always one that called write (a request's, or the serve
 // loop), so serveStdio's wait for its requests also waits for the queue.
 func (c *stdioConn) write(b []byte) {
+	if c.enqueue(b) {
+		c.flush(b)
+	}
+}
+
+// enqueue claims the writer for b (writeNow: the caller must flush b), or
+// appends b to the batch the goroutine writing now sends next.
+func (c *stdioConn) enqueue(b []byte) (writeNow bool) {
 	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
 	if c.flushing {
 		c.queued = append(c.queued, b...)
-		c.writeMu.Unlock()
-		return
+		return false
 	}
 	c.flushing = true
+	return true
+}
+
+// flush writes b, then every batch queued meanwhile, until none is left;
+// only the goroutine enqueue told to write calls it.
+func (c *stdioConn) flush(b []byte) {
 	ours := false // b is the caller's until it is a batch of queued lines
 	for {
-		c.writeMu.Unlock()
 		if _, err := c.out.Write(b); err != nil {
 			c.s.log.Printf("stdio: write: %v", err)
 		}
@@ -435,6 +454,7 @@ func (c *stdioConn) write(b []byte) {
 			return
 		}
 		b, c.queued, c.spare, ours = c.queued, c.spare, nil, true
+		c.writeMu.Unlock()
 	}
 }
 
