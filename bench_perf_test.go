@@ -197,3 +197,10 @@ func BenchmarkSSEEvent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDispatchToolsCallLastOf1000 calls the last of 1000 tools: the
+// lookup by name must not grow with the registry.
+func BenchmarkDispatchToolsCallLastOf1000(b *testing.B) {
+	line := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"filler_0999","arguments":{"id":"x"},` + benchMeta + `}}`
+	benchDispatch(b, newBenchServer(b, 1000), line)
+}

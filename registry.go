@@ -102,7 +102,7 @@ func newServer(cfg config, logger *log.Logger) *server {
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
-	s.reg.Store(&registry{})
+	s.reg.Store(&registry{published: true})
 	return s
 }
 
@@ -127,6 +127,7 @@ func (s *server) swap(change func(r *registry)) (prev, next *registry) {
 	prev = s.reg.Load()
 	next = prev.clone()
 	change(next)
+	next.published = true
 	s.reg.Store(next)
 	return prev, next
 }
@@ -138,6 +139,14 @@ type registry struct {
 	prompts   []*prompt
 	resources []*resource
 	templates []*resourceTemplate
+
+	// published is set before the snapshot is stored; from then on the
+	// snapshot is immutable and indexOnce may build the lookup maps.
+	published     bool
+	indexOnce     sync.Once
+	toolByName    map[string]*tool
+	promptByName  map[string]*prompt
+	resourceByURI map[string]*resource
 
 	listMu sync.Mutex         // guards lists
 	lists  map[listKey][]byte // encoded list pages of this snapshot
@@ -160,7 +169,14 @@ func (r *registry) clone() *registry {
 	}
 }
 
+// tool, prompt and resource look an item up by name or URI. Inside an
+// update (a snapshot being built) they scan; on a published snapshot they
+// use its index, built on the first lookup, so a call costs the same
+// whatever the registry's size.
 func (r *registry) tool(name string) *tool {
+	if r.index() {
+		return r.toolByName[name]
+	}
 	for _, t := range r.tools {
 		if t.Name == name {
 			return t
@@ -170,6 +186,9 @@ func (r *registry) tool(name string) *tool {
 }
 
 func (r *registry) prompt(name string) *prompt {
+	if r.index() {
+		return r.promptByName[name]
+	}
 	for _, p := range r.prompts {
 		if p.Name == name {
 			return p
@@ -179,12 +198,38 @@ func (r *registry) prompt(name string) *prompt {
 }
 
 func (r *registry) resource(uri string) *resource {
+	if r.index() {
+		return r.resourceByURI[uri]
+	}
 	for _, res := range r.resources {
 		if res.URI == uri {
 			return res
 		}
 	}
 	return nil
+}
+
+// index builds the lookup maps of a published snapshot once and reports
+// whether they may be used; a snapshot still being built has none.
+func (r *registry) index() bool {
+	if !r.published {
+		return false
+	}
+	r.indexOnce.Do(func() {
+		r.toolByName = make(map[string]*tool, len(r.tools))
+		for _, t := range r.tools {
+			r.toolByName[t.Name] = t
+		}
+		r.promptByName = make(map[string]*prompt, len(r.prompts))
+		for _, p := range r.prompts {
+			r.promptByName[p.Name] = p
+		}
+		r.resourceByURI = make(map[string]*resource, len(r.resources))
+		for _, res := range r.resources {
+			r.resourceByURI[res.URI] = res
+		}
+	})
+	return true
 }
 
 // capabilities encodes ServerCapabilities for what this snapshot serves,
