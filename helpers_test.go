@@ -22,9 +22,6 @@ import (
 // metaJSON is the _meta every well-formed modern request in the tests carries.
 const metaJSON = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-// serverInfoMeta is the _meta every modern result carries.
-const serverInfoMeta = `{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}`
-
 // testWait bounds every wait for the server in tests: long enough for a
 // loaded CI machine under -race, short enough to fail a hung test quickly.
 const testWait = 10 * time.Second

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -198,5 +199,31 @@ func TestInternalErrorsCarryNoInternals(t *testing.T) {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)
 		}
+	}
+}
+
+// TestRPCErrorIsMatchesCodes: errors.Is matches an *rpcError against the
+// sentinel with the same code, whatever the message, and nothing else.
+func TestRPCErrorIsMatchesCodes(t *testing.T) {
+	sentinels := []*rpcError{errParse, errInvalidRequest, errMethodNotFound, errInvalidParams, errInternal}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want *rpcError
+	}{
+		{"parse error", newError(codeParseError, "parse error: x"), errParse},
+		{"invalid request", newError(codeInvalidRequest, "invalid request: batches are not supported"), errInvalidRequest},
+		{"method not found", newError(codeMethodNotFound, "method not found: nope"), errMethodNotFound},
+		{"invalid params", invalidParams("invalid params: x"), errInvalidParams},
+		{"internal error", errCancelled, errInternal},
+		{"wrapped", fmt.Errorf("dispatch: %w", invalidParams("invalid cursor")), errInvalidParams},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, s := range sentinels {
+				if got := errors.Is(tt.err, s); got != (s == tt.want) {
+					t.Errorf("errors.Is(%v, %v) = %v, want %v", tt.err, s, got, s == tt.want)
+				}
+			}
+		})
 	}
 }
