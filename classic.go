@@ -1,9 +1,14 @@
-// The legacy era, served side by side with the modern one: the initialize
+// The classic era, served side by side with the modern one: the initialize
 // handshake, the per-connection session it opens, ping, logging/setLevel,
-// and the dialect each legacy revision speaks.
+// and the dialect each classic revision speaks.
+//
+// "Classic" is this code's one word for what the 2026-07-28 specification
+// calls the legacy versions: the revisions that open with the initialize
+// handshake (2024-11-05 to 2025-11-25). File names (classic_*.go) and
+// identifiers use it throughout; "modern" is the per-request _meta era.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
-// (dual-era server), and the legacy revisions 2025-11-25, 2025-06-18 and
+// (dual-era server), and the classic revisions 2025-11-25, 2025-06-18 and
 // 2024-11-05: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping,
 // https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging.
@@ -19,27 +24,27 @@ import (
 	"sync"
 )
 
-// The legacy revisions. Versions are ISO dates, so they order as strings;
+// The classic revisions. Versions are ISO dates, so they order as strings;
 // atLeast relies on that.
 const (
 	version20241105 = "2024-11-05"
-	// version20250326 is not served (see legacyVersions); it is named
+	// version20250326 is not served (see classicVersions); it is named
 	// because features it introduced are gated on it.
 	version20250326 = "2025-03-26"
 	version20250618 = "2025-06-18"
 	version20251125 = "2025-11-25"
 )
 
-// legacyVersions lists the initialize-handshake versions served, newest
+// classicVersions lists the initialize-handshake versions served, newest
 // first. 2025-03-26 is left out on purpose: it required servers to accept
 // JSON-RPC batches, which this server refuses (batches were removed in
 // 2025-06-18), so a client offering it gets the newest version instead.
 // Recorded in docs/GAPS.md.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
-var legacyVersions = []string{version20251125, version20250618, version20241105}
+var classicVersions = []string{version20251125, version20250618, version20241105}
 
 // atLeast reports whether a message in version may use what revision
-// introduced. Every modern version is at least every legacy one.
+// introduced. Every modern version is at least every classic one.
 func atLeast(version, revision string) bool { return version >= revision }
 
 // era says which protocol era a method belongs to.
@@ -47,12 +52,12 @@ type era uint8
 
 // The eras a method can belong to. The zero value serves both.
 const (
-	bothEras  era = iota
-	modernEra     // only with per-request _meta (server/discover)
-	legacyEra     // only inside the initialize handshake era (ping, logging/setLevel)
+	bothEras   era = iota
+	modernEra      // only with per-request _meta (server/discover)
+	classicEra     // only inside the initialize handshake era (ping, logging/setLevel)
 )
 
-// session is the state one legacy-era connection negotiated: one per stdio
+// session is the state one classic-era connection negotiated: one per stdio
 // connection, one per Mcp-Session-Id on HTTP (the transport owns the
 // store and hands the session in through exchange.session; for an
 // initialize request without a session id it hands in a fresh one and
@@ -60,7 +65,7 @@ const (
 // read it. It is safe for concurrent use: requests on one connection run
 // concurrently.
 //
-// It also carries what server-to-client traffic needs (bridge.go): the
+// It also carries what server-to-client traffic needs (classic_classic_bridge.go): the
 // requests in flight to the client (pending), the counter their ids come
 // from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
@@ -187,14 +192,14 @@ func (c *session) cancelRequest(key string) bool {
 	return cancel != nil
 }
 
-// The causes a legacy HTTP request's context may be cancelled with.
+// The causes a classic HTTP request's context may be cancelled with.
 var (
 	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
 	errSessionEnded     = errors.New("the session ended")
 )
 
 // negotiated returns the session's protocol version, "" before initialize
-// (or for a nil session: a transport without legacy sessions).
+// (or for a nil session: a transport without classic sessions).
 func (c *session) negotiated() string {
 	if c == nil {
 		return ""
@@ -233,7 +238,7 @@ func (c *session) setLogLevel(l logLevel) {
 }
 
 // logLevel returns the minimum level to log at, and false while the
-// client has not asked for logs. The legacy spec lets the server choose
+// client has not asked for logs. The classic spec lets the server choose
 // before logging/setLevel; this one stays silent, as the modern era does
 // without a requested level.
 // [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
@@ -268,25 +273,25 @@ func (c *session) isInitialized() bool {
 
 // admitEra picks the era that serves req and enforces the method's era
 // flags; it is the one place they are enforced. A request is served in
-// the legacy era when it carries no io.modelcontextprotocol/protocolVersion
-// in _meta, the legacy era is on for this exchange (a session and no
-// -modern-only), and either the method is legacy-only or the session was
+// the classic era when it carries no io.modelcontextprotocol/protocolVersion
+// in _meta, the classic era is on for this exchange (a session and no
+// -modern-only), and either the method is classic-only or the session was
 // initialized. Everything else is modern and goes through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 	sess := ex.session
-	legacyOn := !s.modernOnly && sess != nil
+	classicOn := !s.modernOnly && sess != nil
 	version := sess.negotiated()
-	legacy := legacyOn && !req.meta.hasVersion && (m.era == legacyEra || version != "")
-	if !legacy {
-		if m.era == legacyEra {
-			return legacyOnly(req.method, legacyOn)
+	classic := classicOn && !req.meta.hasVersion && (m.era == classicEra || version != "")
+	if !classic {
+		if m.era == classicEra {
+			return classicOnly(req.method, classicOn)
 		}
 		rerr := s.admit(req, ex.check)
-		if rerr != nil && legacyOn && !req.meta.hasVersion && m.era != modernEra {
+		if rerr != nil && classicOn && !req.meta.hasVersion && m.era != modernEra {
 			// Before initialize a request without modern _meta is a
 			// malformed modern request, and the modern era requires
-			// -32602 for it; the legacy revisions leave pre-initialize
+			// -32602 for it; the classic revisions leave pre-initialize
 			// errors to the server. The message says both ways out.
 			// [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 			return invalidParams("invalid params: send initialize first, or carry %s in _meta", metaProtocolVersion)
@@ -303,19 +308,19 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 	return nil
 }
 
-// legacyOnly is the -32601 for a legacy-only method asked in the modern
-// era. For initialize it names the supported versions: a legacy client
+// classicOnly is the -32601 for a classic-only method asked in the modern
+// era. For initialize it names the supported versions: a classic client
 // has no fall-forward mechanism, and this may be the only diagnostic it
 // can show its user.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
-func legacyOnly(method string, legacyOn bool) *rpcError {
+func classicOnly(method string, classicOn bool) *rpcError {
 	if method != methodInitialize {
 		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", method, strings.Join(modernVersions, ", "))
 	}
 	supported := modernVersions
 	how := "send it without " + metaProtocolVersion + " in _meta"
-	if legacyOn {
-		supported = append(append([]string(nil), modernVersions...), legacyVersions...)
+	if classicOn {
+		supported = append(append([]string(nil), modernVersions...), classicVersions...)
 	} else {
 		how = "this server serves only per-request _meta versions"
 	}
@@ -326,11 +331,11 @@ func legacyOnly(method string, legacyOn bool) *rpcError {
 	}
 }
 
-// methodInitialize opens the legacy era.
+// methodInitialize opens the classic era.
 const methodInitialize = "initialize"
 
 // handleInitialize answers initialize: the offered version if served,
-// otherwise the newest legacy version (a counter-offer, not an error; the
+// otherwise the newest classic version (a counter-offer, not an error; the
 // client disconnects if it cannot speak it). It opens the session.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func (s *server) handleInitialize(ctx context.Context, req *request) (result, error) {
@@ -345,8 +350,8 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 	if jsonKind(info) != '{' {
 		return result{}, invalidParams("invalid params: clientInfo must be an object")
 	}
-	version := legacyVersions[0]
-	for _, v := range legacyVersions {
+	version := classicVersions[0]
+	for _, v := range classicVersions {
 		if v == offered {
 			version = v
 		}

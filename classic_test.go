@@ -1,5 +1,5 @@
-// Tests of the legacy era: transcripts per legacy revision on stdio
-// (testdata/legacy/*.txt), every legacy result and notification checked
+// Tests of the classic era: transcripts per classic revision on stdio
+// (testdata/classic/*.txt), every classic result and notification checked
 // against that revision's schema.json, and tables for version negotiation
 // and the per-method era rules.
 
@@ -22,25 +22,25 @@ import (
 // classicSync is a line the stdio reader answers at once (-32600), so a
 // reply to it shows every earlier notification was handled.
 const (
-	classicSync      = `"legacy sync"`
+	classicSync      = `"classic sync"`
 	classicSyncReply = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: message must be a JSON object"}}`
 )
 
 // newClassicServer returns a server with the demo registry and, when
-// fixtures is set, the legacy fixtures: one item with every field and
-// content kind that some legacy revision lacks.
+// fixtures is set, the classic fixtures: one item with every field and
+// content kind that some classic revision lacks.
 func newClassicServer(tb testing.TB, fixtures, modernOnly bool) *server {
 	tb.Helper()
 	s := newTestDemoServer(tb, config{cache: testCache, modernOnly: modernOnly}, nil)
 	if fixtures {
-		registerLegacyFixtures(s)
+		registerClassicFixtures(s)
 	}
 	return s
 }
 
-// registerLegacyFixtures adds items using title, icons, annotations,
+// registerClassicFixtures adds items using title, icons, annotations,
 // outputSchema, structuredContent, audio and resource_link.
-func registerLegacyFixtures(s *server) {
+func registerClassicFixtures(s *server) {
 	s.info.Title = "baremcp test"
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	icons := []icon{{Src: "https://example.com/icon.png", MimeType: "image/png", Sizes: []string{"48x48"}}}
@@ -116,21 +116,21 @@ func (c *testConn) exchange(line string) []string {
 	return got
 }
 
-// TestLegacyTranscripts plays testdata/legacy/*.txt on stdio. Client lines
+// TestClassicTranscripts plays testdata/classic/*.txt on stdio. Client lines
 // are sent one at a time, each after the answers to the previous one, so
 // the server lines are in a fixed order. Every line the server writes in
-// answer to a legacy request after initialize is checked against the
+// answer to a classic request after initialize is checked against the
 // negotiated revision's schema.json. -update rewrites the server
 // sections.
-func TestLegacyTranscripts(t *testing.T) {
-	forEachTranscript(t, "testdata/legacy/*.txt", func(t *testing.T, file string, tr transcript) {
-		c := newTestConn(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")))
-		version, schemas := "", map[string]legacySchema{}
+func TestClassicTranscripts(t *testing.T) {
+	forEachTranscript(t, "testdata/classic/*.txt", func(t *testing.T, file string, tr transcript) {
+		c := newTestConn(t, newClassicServer(t, tr.registry == "classic", slices.Contains(tr.flags, "-modern-only")))
+		version, schemas := "", map[string]classicSchema{}
 		for i, st := range tr.steps {
 			var got []string
 			for _, line := range st.sent() {
 				out := c.exchange(line)
-				version = checkLegacyShapes(t, line, out, version, schemas)
+				version = checkClassicShapes(t, line, out, version, schemas)
 				got = append(got, out...)
 			}
 			if *update {
@@ -153,8 +153,8 @@ func TestLegacyTranscripts(t *testing.T) {
 	})
 }
 
-// legacyResultDefs names the schema definition of each method's result.
-var legacyResultDefs = map[string]string{
+// classicResultDefs names the schema definition of each method's result.
+var classicResultDefs = map[string]string{
 	"initialize":               "InitializeResult",
 	"ping":                     "EmptyResult",
 	"logging/setLevel":         "EmptyResult",
@@ -168,18 +168,18 @@ var legacyResultDefs = map[string]string{
 	"completion/complete":      "CompleteResult",
 }
 
-// legacyNotificationDefs names the schema definition of each server
+// classicNotificationDefs names the schema definition of each server
 // notification.
-var legacyNotificationDefs = map[string]string{
+var classicNotificationDefs = map[string]string{
 	"notifications/message":  "LoggingMessageNotification",
 	"notifications/progress": "ProgressNotification",
 }
 
-// checkLegacyShapes validates out, the answer to the client line sent,
-// against version's schema when line is a legacy request and version is
+// checkClassicShapes validates out, the answer to the client line sent,
+// against version's schema when line is a classic request and version is
 // set. It returns the version negotiated so far (an initialize answer sets
 // it). schemas caches the loaded schemas by version.
-func checkLegacyShapes(tb testing.TB, line string, out []string, version string, schemas map[string]legacySchema) string {
+func checkClassicShapes(tb testing.TB, line string, out []string, version string, schemas map[string]classicSchema) string {
 	tb.Helper()
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil || !msg.hasMethod {
@@ -203,12 +203,12 @@ func checkLegacyShapes(tb testing.TB, line string, out []string, version string,
 		}
 		sc, ok := schemas[version]
 		if !ok {
-			sc = mustLoadLegacySchema(tb, version)
+			sc = mustLoadClassicSchema(tb, version)
 			schemas[version] = sc
 		}
 		switch {
 		case v["result"] != nil:
-			def, ok := legacyResultDefs[msg.method]
+			def, ok := classicResultDefs[msg.method]
 			if !ok {
 				tb.Errorf("%s: no schema definition for the result of %s", version, msg.method)
 				continue
@@ -217,7 +217,7 @@ func checkLegacyShapes(tb testing.TB, line string, out []string, version string,
 				tb.Errorf("%s %s result: %s\n%s", version, msg.method, p, l)
 			}
 		case v["method"] != nil:
-			def, ok := legacyNotificationDefs[v["method"].(string)]
+			def, ok := classicNotificationDefs[v["method"].(string)]
 			if !ok {
 				tb.Errorf("%s: unexpected notification %s", version, l)
 				continue
@@ -231,16 +231,16 @@ func checkLegacyShapes(tb testing.TB, line string, out []string, version string,
 	return version
 }
 
-// legacySchema is one revision's schema.json, for shape checks.
-type legacySchema struct {
+// classicSchema is one revision's schema.json, for shape checks.
+type classicSchema struct {
 	defs map[string]any
 }
 
-// mustLoadLegacySchema reads testdata/legacy/schema/VERSION.json, copied
+// mustLoadClassicSchema reads testdata/classic/schema/VERSION.json, copied
 // verbatim from the specification repository.
-func mustLoadLegacySchema(tb testing.TB, version string) legacySchema {
+func mustLoadClassicSchema(tb testing.TB, version string) classicSchema {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "legacy", "schema", version+".json"))
+	data, err := os.ReadFile(filepath.Join("testdata", "classic", "schema", version+".json"))
 	if err != nil {
 		tb.Fatalf("schema for %s: %v", version, err)
 	}
@@ -252,10 +252,10 @@ func mustLoadLegacySchema(tb testing.TB, version string) legacySchema {
 	if defs == nil {
 		defs, _ = root["$defs"].(map[string]any)
 	}
-	return legacySchema{defs: defs}
+	return classicSchema{defs: defs}
 }
 
-func (sc legacySchema) def(name string) map[string]any {
+func (sc classicSchema) def(name string) map[string]any {
 	d, _ := sc.defs[name].(map[string]any)
 	return d
 }
@@ -269,7 +269,7 @@ var opaqueMembers = []string{"inputSchema", "outputSchema", "structuredContent",
 // unless additionalProperties allows it, so a field from a later revision
 // is caught. It follows $ref, anyOf/oneOf/allOf, const, enum, type,
 // properties, required and items.
-func (sc legacySchema) check(path string, node map[string]any, v any) []string {
+func (sc classicSchema) check(path string, node map[string]any, v any) []string {
 	if node == nil {
 		return []string{path + ": no schema definition"}
 	}
@@ -393,10 +393,10 @@ func jsonTypeMatches(t any, v any) bool {
 	return true
 }
 
-// TestLegacySchemaCheckerCatchesLaterFields shows the shape check fails on
+// TestClassicSchemaCheckerCatchesLaterFields shows the shape check fails on
 // a field a revision does not define, so the transcripts' clean runs mean
 // something.
-func TestLegacySchemaCheckerCatchesLaterFields(t *testing.T) {
+func TestClassicSchemaCheckerCatchesLaterFields(t *testing.T) {
 	for _, tt := range []struct {
 		name, version, def, value string
 		ok                        bool
@@ -412,7 +412,7 @@ func TestLegacySchemaCheckerCatchesLaterFields(t *testing.T) {
 		{"missing required", version20251125, "Tool", `{"name":"a"}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := mustLoadLegacySchema(t, tt.version)
+			sc := mustLoadClassicSchema(t, tt.version)
 			var v any
 			if err := json.Unmarshal([]byte(tt.value), &v); err != nil {
 				t.Fatal(err)
@@ -458,7 +458,7 @@ func replyCode(v map[string]any) int {
 }
 
 // TestInitializeNegotiation checks the initialize rules: a served version
-// is answered as is, anything else with the newest legacy version, bad
+// is answered as is, anything else with the newest classic version, bad
 // params are -32602, and the handshake happens once.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func TestInitializeNegotiation(t *testing.T) {
@@ -512,11 +512,11 @@ func TestInitializeNegotiation(t *testing.T) {
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func TestEraRules(t *testing.T) {
 	const (
-		none  = iota // no session: a transport without legacy sessions
+		none  = iota // no session: a transport without classic sessions
 		fresh        // a session before initialize
 		open         // a session after initialize 2025-06-18
 	)
-	legacy := func(method, params string) string {
+	classic := func(method, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s}}`, method, params)
 	}
 	modern := func(method, params string) string {
@@ -535,25 +535,25 @@ func TestEraRules(t *testing.T) {
 	}{
 		{"modern request before initialize", modern("tools/list", ""), fresh, false, 0, true},
 		{"modern request in an open session stays modern", modern("tools/list", ""), open, false, 0, true},
-		{"legacy request in an open session", legacy("tools/list", ""), open, false, 0, false},
-		{"legacy request before initialize is refused", legacy("tools/list", ""), fresh, false, codeInvalidParams, false},
-		{"legacy request with progressToken only is legacy", legacy("tools/list", `"_meta":{"progressToken":1}`), fresh, false, codeInvalidParams, false},
-		{"ping before initialize", legacy("ping", ""), fresh, false, 0, false},
-		{"ping in an open session", legacy("ping", ""), open, false, 0, false},
+		{"classic request in an open session", classic("tools/list", ""), open, false, 0, false},
+		{"classic request before initialize is refused", classic("tools/list", ""), fresh, false, codeInvalidParams, false},
+		{"classic request with progressToken only is classic", classic("tools/list", `"_meta":{"progressToken":1}`), fresh, false, codeInvalidParams, false},
+		{"ping before initialize", classic("ping", ""), fresh, false, 0, false},
+		{"ping in an open session", classic("ping", ""), open, false, 0, false},
 		{"modern ping is unknown", modern("ping", ""), open, false, codeMethodNotFound, false},
 		{"modern logging/setLevel is unknown", modern("logging/setLevel", `"level":"info"`), open, false, codeMethodNotFound, false},
-		{"logging/setLevel before initialize", legacy("logging/setLevel", `"level":"info"`), fresh, false, codeInvalidParams, false},
-		{"logging/setLevel in an open session", legacy("logging/setLevel", `"level":"info"`), open, false, 0, false},
-		{"legacy server/discover in an open session is unknown", legacy("server/discover", ""), open, false, codeMethodNotFound, false},
-		{"server/discover without _meta before initialize is a bad modern request", legacy("server/discover", ""), fresh, false, codeInvalidParams, false},
+		{"logging/setLevel before initialize", classic("logging/setLevel", `"level":"info"`), fresh, false, codeInvalidParams, false},
+		{"logging/setLevel in an open session", classic("logging/setLevel", `"level":"info"`), open, false, 0, false},
+		{"classic server/discover in an open session is unknown", classic("server/discover", ""), open, false, codeMethodNotFound, false},
+		{"server/discover without _meta before initialize is a bad modern request", classic("server/discover", ""), fresh, false, codeInvalidParams, false},
 		{"modern server/discover in an open session", modern("server/discover", ""), open, false, 0, true},
-		{"modern-only: legacy initialize is unknown", classicInitialize(1, "2025-11-25"), fresh, true, codeMethodNotFound, false},
-		{"modern-only: ping is unknown", legacy("ping", ""), fresh, true, codeMethodNotFound, false},
-		{"modern-only: legacy request is a bad modern request", legacy("tools/list", ""), fresh, true, codeInvalidParams, false},
+		{"modern-only: classic initialize is unknown", classicInitialize(1, "2025-11-25"), fresh, true, codeMethodNotFound, false},
+		{"modern-only: ping is unknown", classic("ping", ""), fresh, true, codeMethodNotFound, false},
+		{"modern-only: classic request is a bad modern request", classic("tools/list", ""), fresh, true, codeInvalidParams, false},
 		{"modern-only: modern request", modern("tools/list", ""), fresh, true, 0, true},
 		{"no session: initialize is unknown", classicInitialize(1, "2025-11-25"), none, false, codeMethodNotFound, false},
-		{"no session: legacy request is a bad modern request", legacy("tools/list", ""), none, false, codeInvalidParams, false},
-		{"unknown method in an open session", legacy("nope", ""), open, false, codeMethodNotFound, false},
+		{"no session: classic request is a bad modern request", classic("tools/list", ""), none, false, codeInvalidParams, false},
+		{"unknown method in an open session", classic("nope", ""), open, false, codeMethodNotFound, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newClassicServer(t, false, tt.modernOnly)
@@ -583,7 +583,7 @@ func TestEraRules(t *testing.T) {
 
 // TestModernOnlyFlag runs the program with and without -modern-only: with
 // it, initialize is refused with an error naming the supported versions,
-// as a legacy client may have nothing else to show its user.
+// as a classic client may have nothing else to show its user.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func TestModernOnlyFlag(t *testing.T) {
 	if !builtinIsDemo {
@@ -610,10 +610,10 @@ func TestModernOnlyFlag(t *testing.T) {
 	}
 }
 
-// TestLegacyCancellation checks that notifications/cancelled stops a
-// request of a legacy session and that nothing is written for it.
+// TestClassicCancellation checks that notifications/cancelled stops a
+// request of a classic session and that nothing is written for it.
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
-func TestLegacyCancellation(t *testing.T) {
+func TestClassicCancellation(t *testing.T) {
 	c := newTestConn(t, newClassicServer(t, false, false))
 	c.exchange(classicInitialize(1, version20251125))
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":100},"_meta":{"progressToken":"p"}}}`)

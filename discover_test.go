@@ -96,8 +96,8 @@ var cacheableMethods = []string{"server/discover", "tools/list", "prompts/list",
 
 func TestEveryResultStamped(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(methods)) {
-		if methods[name].notification || methods[name].era == legacyEra {
-			// Legacy-era results are never stamped (classic_test.go).
+		if methods[name].notification || methods[name].era == classicEra {
+			// Classic-era results are never stamped (classic_test.go).
 			continue
 		}
 		t.Run(name, func(t *testing.T) {

@@ -8,7 +8,7 @@
 //
 // Every fixture uses the ordinary registration API, and every fixture that
 // needs the client (elicitation, sampling, roots) asks through MRTR
-// (req.NeedInput), in both eras: the legacy era turns NeedInput into real
+// (req.NeedInput), in both eras: the classic era turns NeedInput into real
 // server-to-client requests.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
@@ -60,7 +60,7 @@ const fixtureSchema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/sch
 	`"then":{"required":["phone"]},"else":{"required":["email"]},` +
 	`"additionalProperties":false}`
 
-// The elicitation schemas of the legacy elicitation scenarios.
+// The elicitation schemas of the classic elicitation scenarios.
 const (
 	fixtureElicitSchema = `{"type":"object","properties":{` +
 		`"username":{"type":"string","description":"User's response"},` +
@@ -159,7 +159,7 @@ func registerFixtures(s *server) {
 			return textResult("Logging test completed"), nil
 		}})
 
-	// Legacy-era client requests, asked through MRTR (tools-call-sampling,
+	// Classic-era client requests, asked through MRTR (tools-call-sampling,
 	// tools-call-elicitation, elicitation-sep1034-defaults,
 	// elicitation-sep1330-enums).
 	s.addTool(tool{Name: "test_sampling", Description: "Asks the client's model to answer a prompt",

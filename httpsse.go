@@ -69,7 +69,7 @@ const (
 	defaultDrainTimeout = 10 * time.Second
 
 	// defaultKeepAlive is how often a long-lived stream (a
-	// subscriptions/listen response, a legacy GET stream) carries an SSE
+	// subscriptions/listen response, a classic GET stream) carries an SSE
 	// comment when nothing else flows: well under the idle timeouts of
 	// common proxies (nginx: 60s) and clients.
 	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
@@ -98,8 +98,8 @@ type httpConfig struct {
 	tokenFile      string
 	token          string           // the bearer token; "" turns authentication off
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
-	maxSessions    int              // legacy sessions open at once
-	sessionIdle    time.Duration    // a legacy session unused this long ends
+	maxSessions    int              // classic sessions open at once
+	sessionIdle    time.Duration    // a classic session unused this long ends
 	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
 	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 }
@@ -119,8 +119,8 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
-	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "legacy (initialize) sessions open at once, at most `n`")
-	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a legacy session unused for `duration`")
+	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
+	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
@@ -236,7 +236,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	case <-ctx.Done():
 	}
 	// Open subscriptions/listen requests end first, with their graceful
-	// result, and legacy sessions with them: these streams would otherwise
+	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
 	// base, not ctx, so closing is what tells a listen to end.
 	close(t.closing)
@@ -263,7 +263,7 @@ type httpTransport struct {
 	cop       *http.CrossOriginProtection
 	tokenSum  [sha256.Size]byte // sha256 of the bearer token
 	principal string            // the identity a valid token grants
-	sessions  *sessionStore     // legacy sessions (legacyhttp.go)
+	sessions  *sessionStore     // classic sessions (classic_http.go)
 	keepAlive time.Duration     // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
@@ -402,7 +402,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.deleteSession(w, r, principal)
 	default:
 		// [§Backward Compatibility]: the modern revision has no GET
-		// stream and no sessions to DELETE; the legacy ones do.
+		// stream and no sessions to DELETE; the classic ones do.
 		if t.s.modernOnly {
 			w.Header().Set("Allow", http.MethodPost)
 		} else {
@@ -478,8 +478,8 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	case rerr != nil:
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
-	case !t.s.modernOnly && isLegacyHTTP(r.Header, &msg):
-		t.postLegacy(w, r, rc, &msg, principal)
+	case !t.s.modernOnly && isClassicHTTP(r.Header, &msg):
+		t.postClassic(w, r, rc, &msg, principal)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).

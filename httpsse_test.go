@@ -53,7 +53,7 @@ func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testH
 
 // newTestHTTPTransport serves s at httpPath over a loopback listener with
 // cfg (nil for the defaults; a zero maxBody is the default). When the test
-// ends, every legacy session is closed, then the listener.
+// ends, every classic session is closed, then the listener.
 func newTestHTTPTransport(tb testing.TB, s *server, cfg *httpConfig) (*httptest.Server, *httpTransport) {
 	tb.Helper()
 	if cfg == nil {
@@ -271,14 +271,14 @@ func TestHTTPRules(t *testing.T) {
 		{name: "notification is 202 without body", body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, status: 202},
 		{name: "unknown notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/whatever"}`, edits: []string{"-Mcp-Method"}, status: 202},
 		{name: "last event id is ignored", body: list, edits: []string{"Last-Event-ID: 7"}, status: 200, id: "1", ctype: "application/json"},
-		{name: "a session id makes a request legacy: unknown is 404", body: list, edits: []string{"Mcp-Session-Id: abc"}, status: 404, code: -32600, id: "1", ctype: "application/json"},
+		{name: "a session id makes a request classic: unknown is 404", body: list, edits: []string{"Mcp-Session-Id: abc"}, status: 404, code: -32600, id: "1", ctype: "application/json"},
 
 		// JSON-RPC errors: status from code, id echoed.
 		{name: "missing _meta is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "_meta without protocolVersion is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "missing _meta wins over header mismatch", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "version header differs from _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2026-01-01"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "legacy version header makes a request legacy: no session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
+		{name: "classic version header makes a request classic: no session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
 		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},

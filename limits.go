@@ -62,7 +62,7 @@ const (
 
 // JSON-RPC error codes this server allocates for overload. The spec
 // reserves -32020..-32099 for its own codes (emitting others there is
-// forbidden) and says new implementations SHOULD NOT use the legacy
+// forbidden) and says new implementations SHOULD NOT use the classic
 // -32000..-32019; codes for purposes it does not define SHOULD be
 // allocated outside -32768..-32000. These are, and end in the HTTP status
 // that carries them (429, 503) so that they are easy to recognise.

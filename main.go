@@ -13,12 +13,12 @@
 // params._meta, every result carries resultType and the server's identity,
 // and nothing is remembered between requests.
 //
-// Side by side with it, it serves the legacy revisions 2025-11-25,
+// Side by side with it, it serves the classic revisions 2025-11-25,
 // 2025-06-18 and 2024-11-05 to clients that open with initialize: the
 // handshake opens a session (for the stdio connection, or per
 // Mcp-Session-Id over HTTP), and requests without the modern _meta are then
 // answered in the negotiated revision's shape. When a tool, prompt or
-// resource asks for input, a legacy client is sent real elicitation/create,
+// resource asks for input, a classic client is sent real elicitation/create,
 // sampling/createMessage or roots/list requests and the handler runs again
 // with its answers.
 // A request that carries io.modelcontextprotocol/protocolVersion in _meta
@@ -32,7 +32,7 @@
 // one POST to /mcp, answered with application/json, or with a
 // text/event-stream carrying the request's progress and log notifications
 // and then its response. A notification POST gets 202. Closing the response
-// cancels the request. Legacy clients get the 2025-11-25 transport:
+// cancels the request. Classic clients get the 2025-11-25 transport:
 // initialize returns an Mcp-Session-Id that later requests carry (missing:
 // 400, unknown or ended: 404), GET with it opens the session's event stream,
 // DELETE ends it, and the client's answers to server requests are POSTed
@@ -64,12 +64,12 @@
 //	                      applies; 0 means max(1, R) (default 0)
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
 //	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
-//	-modern-only          refuse the legacy initialize handshake (its error names the supported versions)
-//	-max-sessions N       legacy HTTP sessions open at once (default 1000)
-//	-session-idle D       end a legacy HTTP session unused for D (default 30m)
+//	-modern-only          refuse the classic initialize handshake (its error names the supported versions)
+//	-max-sessions N       classic HTTP sessions open at once (default 1000)
+//	-session-idle D       end a classic HTTP session unused for D (default 30m)
 //	-sse-keepalive D      send an SSE comment on long-lived HTTP streams (subscriptions/listen,
-//	                      the legacy GET stream) every D (default 15s)
-//	-input-timeout D      how long a legacy client has to answer the server's elicitation,
+//	                      the classic GET stream) every D (default 15s)
+//	-input-timeout D      how long a classic client has to answer the server's elicitation,
 //	                      sampling or roots requests (default 5m)
 //	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
@@ -97,7 +97,7 @@
 // SIGINT/SIGTERM): the listen request is then answered with a result, the
 // graceful closure.
 //
-// Legacy sessions are told of list changes once the client has sent
+// Classic sessions are told of list changes once the client has sent
 // notifications/initialized (notifications/tools/list_changed and the
 // like: a line on stdio, an event on the session's GET stream over HTTP),
 // and of updates to the resources they watch with resources/subscribe
@@ -109,7 +109,7 @@
 //
 // The registry of tools, prompts and resources lives in memory. It is
 // built at start-up and may change while serving (the demo's
-// toggle_extra_tool). A legacy session (negotiated version, client
+// toggle_extra_tool). A classic session (negotiated version, client
 // capabilities, log level, server requests awaiting an answer) lives in
 // memory for the life of the stdio connection, or over HTTP until DELETE,
 // -session-idle without use, or shutdown. No state is written anywhere;
@@ -224,12 +224,12 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
-	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the legacy initialize handshake")
+	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
-	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a legacy client has to answer the server's elicitation, sampling or roots requests")
+	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
 	if err := fs.Parse(args); err != nil {

@@ -282,7 +282,7 @@ func (r *request) State() string { return r.input.data }
 
 // CanAsk reports whether this request's client capabilities allow q, so a
 // handler can choose among alternatives instead of failing with -32021.
-// In the legacy era they are what the client declared at initialize, and
+// In the classic era they are what the client declared at initialize, and
 // what the negotiated version defines.
 func (r *request) CanAsk(q inputRequest) bool {
 	if r.session != nil {

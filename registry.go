@@ -37,12 +37,12 @@ type server struct {
 	instructions   string
 	cache          cacheHint // default hints for cacheable results
 	pageSize       int       // list page size; 0 means one page
-	modernOnly     bool      // the legacy (initialize) era is off
+	modernOnly     bool      // the classic (initialize) era is off
 	log            *log.Logger
 	refs           refCounter
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
-	inputTimeout   time.Duration    // how long a legacy client has to answer one bridged round
+	inputTimeout   time.Duration    // how long a classic client has to answer one bridged round
 	maxRequests    int              // requests served at once (limits.go)
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
@@ -68,7 +68,7 @@ type config struct {
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	// inputTimeout bounds one round of bridged server-to-client requests
-	// (bridge.go); 0 means defaultInputTimeout.
+	// (classic_classic_bridge.go); 0 means defaultInputTimeout.
 	inputTimeout time.Duration
 	// maxRequests bounds the requests served at once (0 means
 	// defaultMaxRequests); requestTimeout cancels a request after it (0
@@ -236,7 +236,7 @@ func (r *registry) index() bool {
 // in version's shape (completions exists from 2025-03-26). listChanged
 // and subscribe are advertised in both eras because both deliver them
 // (subscriptions.go): in the modern era through subscriptions/listen, in
-// the legacy era to the session (stdout on stdio, the GET stream on
+// the classic era to the session (stdout on stdio, the GET stream on
 // HTTP) and through resources/subscribe.
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 // [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities

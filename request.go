@@ -25,7 +25,7 @@ type request struct {
 	principal string
 	server    *server
 	send      func(msg []byte)
-	// session is the legacy session a legacy-era request is served in;
+	// session is the classic session a classic-era request is served in;
 	// nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
@@ -242,7 +242,7 @@ type progressParams struct {
 
 // Log sends a notifications/message at level when the client opted in
 // with a log level at or below it; otherwise it does nothing. A modern
-// request opts in with its own _meta; a legacy one through its session's
+// request opts in with its own _meta; a classic one through its session's
 // logging/setLevel. data is any JSON-encodable value; keep secrets and
 // internals out of it.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging

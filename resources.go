@@ -264,7 +264,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 }
 
 // resourceNotFound is the error for an unknown URI in req's era: -32602
-// in the modern era, which forbids -32002; -32002 in the legacy revisions.
+// in the modern era, which forbids -32002; -32002 in the classic revisions.
 // [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
 func (s *server) resourceNotFound(req *request, uri string) *rpcError {
 	code := codeInvalidParams

@@ -85,7 +85,7 @@ func (c *reviewConn) recv(wait time.Duration) string {
 }
 
 // TestStdioAnswersReadWhileRequestSlotsAreFull: when every request slot is
-// held by a bridged legacy request waiting for the client's answer, the
+// held by a bridged classic request waiting for the client's answer, the
 // stdio reader must still read those answers. Blocking it on a slot for
 // the next request left the answers unread until -input-timeout.
 func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {

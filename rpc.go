@@ -30,7 +30,7 @@ const (
 	codeHeaderMismatch     = -32020
 	codeMissingCapability  = -32021
 	codeUnsupportedVersion = -32022
-	// codeResourceNotFound is the legacy (2025-11-25 and earlier) code for
+	// codeResourceNotFound is the classic (2025-11-25 and earlier) code for
 	// an unknown resource URI; 2026-07-28 forbids it and uses -32602.
 	codeResourceNotFound = -32002
 )
@@ -84,7 +84,7 @@ type message struct {
 	method     string
 	hasMethod  bool
 	params     []byte // raw JSON object, nil when absent
-	result     []byte // set on a response from the peer (legacy-era replies)
+	result     []byte // set on a response from the peer (classic-era replies)
 	errorValue []byte // set on an error response from the peer
 }
 
@@ -203,7 +203,7 @@ type method struct {
 	cacheable bool
 	// era is the protocol era the method exists in; admitEra enforces it.
 	era era
-	// beforeInitialize marks legacy methods served before the handshake.
+	// beforeInitialize marks classic methods served before the handshake.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	beforeInitialize bool
 	// mrtr methods read inputResponses/requestState and may answer
@@ -218,22 +218,22 @@ type method struct {
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
 	"server/discover":           {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: legacyEra, beforeInitialize: true},
-	"ping":                      {handle: (*server).handlePing, era: legacyEra, beforeInitialize: true},
-	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: legacyEra},
+	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"ping":                      {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
+	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
 	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
 	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
 	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
 	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: legacyEra},
-	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: legacyEra},
+	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
 	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
 	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
 	"subscriptions/listen":      {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
-	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: legacyEra},
+	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
 
 // result is what a method handler returns: the method's own result members,
@@ -259,9 +259,9 @@ type exchange struct {
 	send func(msg []byte)
 	// principal is the authenticated identity (HTTP bearer); "" otherwise.
 	principal string
-	// session is the legacy-era session the request belongs to (one per
+	// session is the classic-era session the request belongs to (one per
 	// stdio connection, one per Mcp-Session-Id on HTTP); nil turns the
-	// legacy era off for this exchange.
+	// classic era off for this exchange.
 	session *session
 	// check, when set, validates what the transport carries beside the
 	// message (HTTP's mirrored headers) against the parsed request. admit
@@ -342,8 +342,8 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	res, err := m.handle(s, ctx, req)
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
 		if req.session != nil {
-			// A legacy client cannot retry with inputResponses: ask it
-			// with real requests instead (bridge.go).
+			// A classic client cannot retry with inputResponses: ask it
+			// with real requests instead (classic_classic_bridge.go).
 			res, err = s.bridgeInput(ctx, req, m, need)
 		} else {
 			res, err = s.inputRequiredResult(req, m, need)

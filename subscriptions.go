@@ -218,12 +218,12 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 // reads blocks only its own writer (stdio: the shared pipe, which is the
 // transport's backpressure; HTTP: its own stream).
 type subscription struct {
-	id []byte // the listen request's raw JSON-RPC id, byte for byte; nil for a legacy session
-	// session is the legacy session this watcher delivers to (see
+	id []byte // the listen request's raw JSON-RPC id, byte for byte; nil for a classic session
+	// session is the classic session this watcher delivers to (see
 	// watchSession); nil for a listen request.
 	session *session
 	want    subscriptionFilter
-	uris    map[string]bool // want.uris as a set; a legacy session's resources/subscribe set (guarded by the hub's mu)
+	uris    map[string]bool // want.uris as a set; a classic session's resources/subscribe set (guarded by the hub's mu)
 	wake    chan struct{}   // capacity 1: pending became non-empty
 
 	pending []notice        // guarded by the hub's mu
@@ -245,17 +245,17 @@ func (sub *subscription) wants(n notice) bool {
 }
 
 // subscriptionHub fans notices out to the open subscriptions and to the
-// legacy sessions' watchers. A listen subscription's handler writes
-// through its request's send function, whatever carries it; a legacy
+// classic sessions' watchers. A listen subscription's handler writes
+// through its request's send function, whatever carries it; a classic
 // session is written to through its sink (stdio) or drained by its GET
 // stream (HTTP). One per server.
 type subscriptionHub struct {
 	maxSubs int // open subscriptions at once
 	maxURIs int // resourceSubscriptions per subscription
 
-	mu     sync.Mutex      // guards subs, legacy, and pending, queued and uris of each subscription in them
-	subs   []*subscription // open listen requests, in opening order
-	legacy []*subscription // watchers of initialized legacy sessions (bounded by the transports' session limits)
+	mu      sync.Mutex      // guards subs, classic, and pending, queued and uris of each subscription in them
+	subs    []*subscription // open listen requests, in opening order
+	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
 // newSubscriptionHub returns a hub with the given limits; 0 means the default.
@@ -301,7 +301,7 @@ func (h *subscriptionHub) close(sub *subscription) {
 	}
 }
 
-// publish hands n to every open subscription and legacy session that
+// publish hands n to every open subscription and classic session that
 // opted in to it. It never blocks on a listen subscriber or an HTTP
 // session. A stdio session is written to directly, outside the hub's
 // lock: stdout is that transport's backpressure, as for any response.
@@ -313,7 +313,7 @@ func (h *subscriptionHub) publish(n notice) {
 			sub.queueLocked(n)
 		}
 	}
-	for _, w := range h.legacy {
+	for _, w := range h.classic {
 		switch {
 		case !w.wants(n):
 		case w.session.sink != nil:
@@ -326,7 +326,7 @@ func (h *subscriptionHub) publish(n notice) {
 	if len(direct) == 0 {
 		return
 	}
-	msg := encodeLegacyNotice(n)
+	msg := encodeClassicNotice(n)
 	for _, sess := range direct {
 		select {
 		case <-sess.done: // ended since: its transport writes nothing more
@@ -367,11 +367,11 @@ func (h *subscriptionHub) count() int {
 	return len(h.subs)
 }
 
-// legacyCount returns the number of legacy sessions watched.
-func (h *subscriptionHub) legacyCount() int {
+// classicCount returns the number of classic sessions watched.
+func (h *subscriptionHub) classicCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.legacy)
+	return len(h.classic)
 }
 
 // resourceUpdated tells subscribers of uri that its contents changed. A
@@ -511,10 +511,10 @@ func (sub *subscription) encodeNotice(method, name string, value []byte) []byte 
 	return append(b, "}}\n"...)
 }
 
-// The legacy era (2025-11-25 and earlier) has no listen request: a server
+// The classic era (2025-11-25 and earlier) has no listen request: a server
 // that advertises listChanged sends list changes to every session, and
 // resources/subscribe adds a URI to the session's watched set for
-// notifications/resources/updated. Each initialized legacy session has
+// notifications/resources/updated. Each initialized classic session has
 // one watcher in the hub, a subscription with no id that is never
 // acknowledged and whose notices carry no subscriptionId. On stdio its
 // notices are written as lines at once; on HTTP they wait in its pending
@@ -525,7 +525,7 @@ func (sub *subscription) encodeNotice(method, name string, value []byte) []byte 
 // [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 
-// The legacy-only methods of resource subscriptions.
+// The classic-only methods of resource subscriptions.
 const (
 	methodResourcesSubscribe   = "resources/subscribe"
 	methodResourcesUnsubscribe = "resources/unsubscribe"
@@ -553,26 +553,26 @@ func (s *server) watchSession(sess *session) *subscription {
 	all := subscriptionFilter{tools: true, prompts: true, resources: true}
 	w := &subscription{session: sess, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
 	s.subs.mu.Lock()
-	s.subs.legacy = append(s.subs.legacy, w)
+	s.subs.classic = append(s.subs.classic, w)
 	s.subs.mu.Unlock()
 	sess.watch, sess.hub = w, s.subs
 	return w
 }
 
-// unwatch removes a legacy session's watcher. Lock order: a session's mu,
+// unwatch removes a classic session's watcher. Lock order: a session's mu,
 // then the hub's.
 func (h *subscriptionHub) unwatch(w *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if i := slices.Index(h.legacy, w); i >= 0 {
-		h.legacy = slices.Delete(h.legacy, i, i+1)
+	if i := slices.Index(h.classic, w); i >= 0 {
+		h.classic = slices.Delete(h.classic, i, i+1)
 	}
 }
 
 // handleResourcesSubscribe serves resources/subscribe: uri joins the
 // session's watched set, at most -max-subscription-uris of them. A URI
 // the server cannot read (no resource, no template matches) is the
-// legacy resource-not-found error, -32002 with the URI in data, as for
+// classic resource-not-found error, -32002 with the URI in data, as for
 // resources/read: watching it could never yield an update. Subscribing
 // twice is not an error.
 // [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
@@ -660,14 +660,14 @@ func (s *server) sessionNotices(sess *session) [][]byte {
 	pending := s.subs.take(w)
 	out := make([][]byte, len(pending))
 	for i, n := range pending {
-		out[i] = encodeLegacyNotice(n)
+		out[i] = encodeClassicNotice(n)
 	}
 	return out
 }
 
-// encodeLegacyNotice writes n as the legacy revisions spell it: no
+// encodeClassicNotice writes n as the classic revisions spell it: no
 // subscriptionId, and list_changed without params.
-func encodeLegacyNotice(n notice) []byte {
+func encodeClassicNotice(n notice) []byte {
 	if n.kind == noticeResourceUpdated {
 		return encodeNotification(methodResourcesUpdated, map[string]string{"uri": n.uri})
 	}

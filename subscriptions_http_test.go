@@ -262,11 +262,11 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 }
 
 // TestHTTPKeepAliveOnStreams checks that the real transport sends the
-// comments on a listen stream and on a legacy GET stream (a 1ms interval;
+// comments on a listen stream and on a classic GET stream (a 1ms interval;
 // the wait is for bytes on the wire).
 func TestHTTPKeepAliveOnStreams(t *testing.T) {
 	_, ts := newTestSubHTTP(t, config{}, &httpConfig{keepAlive: time.Millisecond})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	for _, tt := range []struct {
 		name string
@@ -279,7 +279,7 @@ func TestHTTPKeepAliveOnStreams(t *testing.T) {
 			}
 			return resp
 		}},
-		{"legacy GET stream", func() *http.Response { return c.open(http.MethodGet) }},
+		{"classic GET stream", func() *http.Response { return c.open(http.MethodGet) }},
 	} {
 		resp := tt.open()
 		r := bufio.NewReader(resp.Body)
@@ -319,67 +319,67 @@ func TestHTTPFlagsKeepAlive(t *testing.T) {
 	}
 }
 
-// legacyStep is one step of a legacy exchange: send a line, then read
+// classicStep is one step of a classic exchange: send a line, then read
 // exactly want, in any order. A want ending in "*" matches by prefix.
-type legacyStep struct {
+type classicStep struct {
 	send  string
 	want  []string
 	quiet bool // then nothing more is written once all is idle
 }
 
-// Lines of the legacy scripts.
+// Lines of the classic scripts.
 const (
-	legacyInit        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	legacyInitReply   = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}},*`
-	legacyInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	legacyToggle      = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"toggle_extra_tool","arguments":{}}}`
-	legacyToggled     = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"added the tool extra"}]*`
-	legacyToolsChange = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
-	legacySubWatched  = `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`
-	legacyUnsub       = `{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"test://watched-resource"}}`
-	legacyEmpty3      = `{"jsonrpc":"2.0","id":3,"result":{}}`
-	legacyTouch       = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"touch","arguments":{"uri":"test://watched-resource"}}}`
-	legacyTouched     = `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"touched"}]*`
-	legacyUpdated     = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched-resource"}}`
+	classicInit        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	classicInitReply   = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}},*`
+	classicInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	classicToggle      = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"toggle_extra_tool","arguments":{}}}`
+	classicToggled     = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"added the tool extra"}]*`
+	classicToolsChange = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+	classicSubWatched  = `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}}`
+	classicUnsub       = `{"jsonrpc":"2.0","id":3,"method":"resources/unsubscribe","params":{"uri":"test://watched-resource"}}`
+	classicEmpty3      = `{"jsonrpc":"2.0","id":3,"result":{}}`
+	classicTouch       = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"touch","arguments":{"uri":"test://watched-resource"}}}`
+	classicTouched     = `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"touched"}]*`
+	classicUpdated     = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched-resource"}}`
 )
 
-// legacyNotificationScripts are the legacy rules, each a script played on
+// classicNotificationScripts are the classic rules, each a script played on
 // stdio and over HTTP (where notifications arrive on the GET stream).
-var legacyNotificationScripts = []struct {
+var classicNotificationScripts = []struct {
 	name  string
 	cfg   config
-	steps []legacyStep
+	steps []classicStep
 }{
-	{"list changes only after notifications/initialized", config{}, []legacyStep{
-		{send: legacyInit, want: []string{legacyInitReply}},
-		{send: legacyToggle, want: []string{legacyToggled}, quiet: true},
-		{send: legacyInitialized},
-		{send: strings.ReplaceAll(legacyToggle, `"id":2`, `"id":5`), want: []string{legacyToolsChange, `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"removed the tool extra"}]*`}},
+	{"list changes only after notifications/initialized", config{}, []classicStep{
+		{send: classicInit, want: []string{classicInitReply}},
+		{send: classicToggle, want: []string{classicToggled}, quiet: true},
+		{send: classicInitialized},
+		{send: strings.ReplaceAll(classicToggle, `"id":2`, `"id":5`), want: []string{classicToolsChange, `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"removed the tool extra"}]*`}},
 	}},
-	{"subscribe, updated, unsubscribe", config{}, []legacyStep{
-		{send: legacyInit, want: []string{legacyInitReply}},
-		{send: legacyInitialized},
-		{send: legacyTouch, want: []string{legacyTouched}, quiet: true},
-		{send: legacySubWatched, want: []string{legacyEmpty3}},
-		{send: legacyTouch, want: []string{legacyUpdated, legacyTouched}},
-		{send: legacyUnsub, want: []string{legacyEmpty3}},
-		{send: legacyTouch, want: []string{legacyTouched}, quiet: true},
-		{send: legacyUnsub, want: []string{legacyEmpty3}},
+	{"subscribe, updated, unsubscribe", config{}, []classicStep{
+		{send: classicInit, want: []string{classicInitReply}},
+		{send: classicInitialized},
+		{send: classicTouch, want: []string{classicTouched}, quiet: true},
+		{send: classicSubWatched, want: []string{classicEmpty3}},
+		{send: classicTouch, want: []string{classicUpdated, classicTouched}},
+		{send: classicUnsub, want: []string{classicEmpty3}},
+		{send: classicTouch, want: []string{classicTouched}, quiet: true},
+		{send: classicUnsub, want: []string{classicEmpty3}},
 	}},
-	{"subscribe before initialized is served", config{}, []legacyStep{
-		{send: legacyInit, want: []string{legacyInitReply}},
-		{send: legacySubWatched, want: []string{legacyEmpty3}},
-		{send: legacyTouch, want: []string{legacyUpdated, legacyTouched}},
+	{"subscribe before initialized is served", config{}, []classicStep{
+		{send: classicInit, want: []string{classicInitReply}},
+		{send: classicSubWatched, want: []string{classicEmpty3}},
+		{send: classicTouch, want: []string{classicUpdated, classicTouched}},
 	}},
-	{"subscribe errors", config{maxSubscriptionURIs: 1}, []legacyStep{
-		{send: legacyInit, want: []string{legacyInitReply}},
-		{send: legacyInitialized},
+	{"subscribe errors", config{maxSubscriptionURIs: 1}, []classicStep{
+		{send: classicInit, want: []string{classicInitReply}},
+		{send: classicInitialized},
 		{send: `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://nope"}}`,
 			want: []string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"resource not found","data":{"uri":"test://nope"}}}`}},
 		{send: `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{}}`,
 			want: []string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,*`}},
-		{send: legacySubWatched, want: []string{legacyEmpty3}},
-		{send: legacySubWatched, want: []string{legacyEmpty3}},
+		{send: classicSubWatched, want: []string{classicEmpty3}},
+		{send: classicSubWatched, want: []string{classicEmpty3}},
 		{send: `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"demo://items/7"}}`,
 			want: []string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"invalid params: resources/subscribe: this session already watches 1 URIs","data":{"maxUris":1}}}`}},
 		{send: `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{$M,"uri":"test://watched-resource"}}`,
@@ -387,9 +387,9 @@ var legacyNotificationScripts = []struct {
 	}},
 }
 
-// legacyMatch reports whether got and want hold the same lines in any
+// classicMatch reports whether got and want hold the same lines in any
 // order, a want ending in "*" matching by prefix.
-func legacyMatch(got, want []string) bool {
+func classicMatch(got, want []string) bool {
 	if len(got) != len(want) {
 		return false
 	}
@@ -410,11 +410,11 @@ func legacyMatch(got, want []string) bool {
 	return true
 }
 
-// TestLegacyNotificationsStdio plays the legacy scripts on stdio: the
+// TestClassicNotificationsStdio plays the classic scripts on stdio: the
 // notifications are lines between the responses. EOF releases the
 // session's registration.
-func TestLegacyNotificationsStdio(t *testing.T) {
-	for _, tt := range legacyNotificationScripts {
+func TestClassicNotificationsStdio(t *testing.T) {
+	for _, tt := range classicNotificationScripts {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, stop := newTestSubServer(t, tt.cfg)
@@ -427,10 +427,10 @@ func TestLegacyNotificationsStdio(t *testing.T) {
 					for range st.want {
 						got = append(got, p.recv())
 					}
-					if st.send == legacyInitialized {
+					if st.send == classicInitialized {
 						synctest.Wait()
 					}
-					if !legacyMatch(got, st.want) {
+					if !classicMatch(got, st.want) {
 						t.Fatalf("step %d (%.60s):\n got: %q\nwant: %q", i, st.send, got, st.want)
 					}
 					if st.quiet {
@@ -445,31 +445,31 @@ func TestLegacyNotificationsStdio(t *testing.T) {
 				if err := p.finish(); err != nil {
 					t.Errorf("serveStdio = %v", err)
 				}
-				if n := s.subs.legacyCount(); n != 0 {
-					t.Errorf("%d legacy sessions still watched after EOF", n)
+				if n := s.subs.classicCount(); n != 0 {
+					t.Errorf("%d classic sessions still watched after EOF", n)
 				}
 			})
 		})
 	}
 }
 
-// TestLegacyNotificationsHTTP plays the legacy scripts over HTTP: each
+// TestClassicNotificationsHTTP plays the classic scripts over HTTP: each
 // line is a POST in the session, responses come back on the POST, and
 // notifications on the session's GET stream. DELETE releases the
 // session's registration.
-func TestLegacyNotificationsHTTP(t *testing.T) {
-	for _, tt := range legacyNotificationScripts {
+func TestClassicNotificationsHTTP(t *testing.T) {
+	for _, tt := range classicNotificationScripts {
 		t.Run(tt.name, func(t *testing.T) {
 			s, ts := newTestSubHTTP(t, tt.cfg, &httpConfig{})
-			c := newLegacyHTTPClient(t, ts)
+			c := newClassicHTTPClient(t, ts)
 			var get *sseStream
 			for i, st := range tt.steps {
 				line := subExpand(st.send)
 				var got []string
 				switch line {
-				case legacyInit:
+				case classicInit:
 					_, h, out := c.post(line)
-					c.sid, c.version = h.Get(headerSessionID), legacyVersionOf(out)
+					c.sid, c.version = h.Get(headerSessionID), classicVersionOf(out)
 					got = out
 					resp := c.open(http.MethodGet)
 					get = &sseStream{resp: resp, events: make(chan string, 64)}
@@ -497,7 +497,7 @@ func TestLegacyNotificationsHTTP(t *testing.T) {
 					}
 					got = append(got, ev)
 				}
-				if !legacyMatch(got, st.want) {
+				if !classicMatch(got, st.want) {
 					t.Fatalf("step %d (%.60s):\n got: %q\nwant: %q", i, line, got, st.want)
 				}
 				// A quiet step's stray notification would be read by a
@@ -506,8 +506,8 @@ func TestLegacyNotificationsHTTP(t *testing.T) {
 			if status, _, _ := c.post(http.MethodDelete); status != http.StatusNoContent {
 				t.Errorf("DELETE: status %d", status)
 			}
-			if n := s.subs.legacyCount(); n != 0 {
-				t.Errorf("%d legacy sessions still watched after DELETE", n)
+			if n := s.subs.classicCount(); n != 0 {
+				t.Errorf("%d classic sessions still watched after DELETE", n)
 			}
 			if _, ok := get.next(t); ok {
 				t.Errorf("GET stream carried an event after DELETE, want its end")
@@ -516,35 +516,35 @@ func TestLegacyNotificationsHTTP(t *testing.T) {
 	}
 }
 
-// TestLegacySessionEndReleases checks that every way a session ends
+// TestClassicSessionEndReleases checks that every way a session ends
 // releases its hub registration: idle expiry and shutdown on HTTP (EOF
 // on stdio and DELETE are in the script tests), and that a session that
 // ended cannot register again.
-func TestLegacySessionEndReleases(t *testing.T) {
+func TestClassicSessionEndReleases(t *testing.T) {
 	s, stop := newTestSubServer(t, config{})
 	defer stop()
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	ts, tr := newTestHTTPTransport(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
 	for range 3 {
-		c := newLegacyHTTPClient(t, ts)
+		c := newClassicHTTPClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
 	}
-	if n := s.subs.legacyCount(); n != 3 {
+	if n := s.subs.classicCount(); n != 3 {
 		t.Fatalf("%d sessions watched, want 3", n)
 	}
 	clock.advance(2 * time.Minute)
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`)) // sweeps the expired ones
-	if n := s.subs.legacyCount(); n != 1 {
+	if n := s.subs.classicCount(); n != 1 {
 		t.Errorf("after idle expiry: %d sessions watched, want 1", n)
 	}
 	tr.sessions.closeAll()
-	if n := s.subs.legacyCount(); n != 0 {
+	if n := s.subs.classicCount(); n != 0 {
 		t.Errorf("after shutdown: %d sessions watched, want 0", n)
 	}
 	sess := newSession()
 	sess.end()
-	if w := s.watchSession(sess); w != nil || s.subs.legacyCount() != 0 {
+	if w := s.watchSession(sess); w != nil || s.subs.classicCount() != 0 {
 		t.Errorf("an ended session registered")
 	}
 }

@@ -366,7 +366,7 @@ func TestCapabilitiesAdvertiseSubscriptions(t *testing.T) {
 	defer stop()
 	for _, tt := range []struct{ version, want string }{
 		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
-		// Legacy sessions get list changes and resources/subscribe too.
+		// Classic sessions get list changes and resources/subscribe too.
 		{"2025-11-25", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
 		{"2024-11-05", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`},
 	} {

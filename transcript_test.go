@@ -1,7 +1,7 @@
 // The transcript format and the modern-era runner: testdata/*.txt are
 // conversations with the real stdio loop (server.serveStdio), one spec area
-// per file. The legacy runners (testdata/legacy on stdio, classic_test.go;
-// testdata/legacy-http over HTTP, legacyhttp_test.go) read the same format.
+// per file. The classic runners (testdata/classic on stdio, classic_test.go;
+// testdata/classic-http over HTTP, classic_http_test.go) read the same format.
 //
 // A transcript is a prose header, then steps. Each step is a "-- client --"
 // section (lines sent to stdin; "#" lines are comments, blank lines are
@@ -45,7 +45,7 @@ const (
 type transcript struct {
 	header   string   // verbatim, up to the first step
 	flags    []string // "flags:" directives
-	registry string   // "registry:" directive: "test" adds the test tools, "legacy" the legacy fixtures
+	registry string   // "registry:" directive: "test" adds the test tools, "classic" the classic fixtures
 	steps    []transcriptStep
 }
 

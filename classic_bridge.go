@@ -1,5 +1,5 @@
-// MRTR bridging for the legacy era: a handler that asks for input with
-// req.NeedInput is served to a legacy client by sending that era's real
+// MRTR bridging for the classic era: a handler that asks for input with
+// req.NeedInput is served to a classic client by sending that era's real
 // server-to-client requests (elicitation/create, sampling/createMessage,
 // roots/list), waiting for the client's responses, and running the handler
 // again with them as the round's answers, round after round, until it
@@ -26,13 +26,13 @@ import (
 )
 
 const (
-	// defaultInputTimeout bounds how long a legacy client has to answer one
+	// defaultInputTimeout bounds how long a classic client has to answer one
 	// round of server-to-client requests. An elicitation waits for a
 	// person, so it is minutes, not seconds; -request-timeout (HTTP) and
 	// cancellation still end the whole request sooner.
 	defaultInputTimeout = 5 * time.Minute
 
-	// maxBridgeRounds bounds the rounds of one legacy request, like the
+	// maxBridgeRounds bounds the rounds of one classic request, like the
 	// official clients' default for modern input_required retries, so a
 	// handler that keeps asking cannot hold a request (and a client's
 	// attention) forever.
@@ -45,7 +45,7 @@ const (
 	serverRequestPrefix = "baremcp-"
 )
 
-// bridgeInput serves a legacy request whose handler returned need: it asks
+// bridgeInput serves a classic request whose handler returned need: it asks
 // the client through real requests and re-enters the handler with the
 // answers until the handler completes, fails, or the bridge gives up.
 // Every failure of the bridge itself is -32603 with a message saying what
@@ -163,7 +163,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		}
 	}()
 	for i, q := range qs {
-		params, err := legacyInputParams(req.version, q)
+		params, err := classicInputParams(req.version, q)
 		if err != nil {
 			return nil, err
 		}
@@ -243,12 +243,12 @@ func clientRefused(method, asked string, raw []byte) *rpcError {
 	}
 }
 
-// legacyInputParams returns q's params as version defines them: before
+// classicInputParams returns q's params as version defines them: before
 // 2025-11-25 an elicitation has no mode member; a 2025-11-25 url mode
 // elicitation needs an elicitationId, unique per request.
 // [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
 // [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
-func legacyInputParams(version string, q inputRequest) (json.RawMessage, error) {
+func classicInputParams(version string, q inputRequest) (json.RawMessage, error) {
 	if q.method != methodElicit {
 		return q.params, nil
 	}

@@ -1,5 +1,5 @@
-// Tests of the legacy era over Streamable HTTP: transcripts per legacy
-// revision (testdata/legacy-http/*.txt, checked against each revision's
+// Tests of the classic era over Streamable HTTP: transcripts per classic
+// revision (testdata/classic-http/*.txt, checked against each revision's
 // schema.json), the session lifecycle, the GET stream, and -modern-only.
 
 package main
@@ -21,24 +21,24 @@ import (
 	"time"
 )
 
-// legacyHTTPClient is a legacy client of a test server: after initialize
+// classicHTTPClient is a classic client of a test server: after initialize
 // it sends the session id and the negotiated version on every request,
 // as the official clients do. Lines carrying the modern _meta are sent as
 // a modern client sends them, without session.
-type legacyHTTPClient struct {
+type classicHTTPClient struct {
 	tb      testing.TB
 	ts      *httptest.Server
 	sid     string
 	version string
 }
 
-func newLegacyHTTPClient(tb testing.TB, ts *httptest.Server) *legacyHTTPClient {
-	return &legacyHTTPClient{tb: tb, ts: ts}
+func newClassicHTTPClient(tb testing.TB, ts *httptest.Server) *classicHTTPClient {
+	return &classicHTTPClient{tb: tb, ts: ts}
 }
 
 // request builds the POST of body (or, for body "GET" or "DELETE", that
 // method) with edits applied as newTestHTTPRequest does.
-func (c *legacyHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
+func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
 	if metaHasVersion([]byte(paramsOf(body))) {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
@@ -83,7 +83,7 @@ func paramsOf(line string) []byte {
 
 // post sends body and returns the status, the headers, and the messages
 // of the response (a JSON body, or each SSE event's data).
-func (c *legacyHTTPClient) post(body string, edits ...string) (int, http.Header, []string) {
+func (c *classicHTTPClient) post(body string, edits ...string) (int, http.Header, []string) {
 	c.tb.Helper()
 	resp, err := c.ts.Client().Do(c.request(c.tb.Context(), body, edits...))
 	if err != nil {
@@ -100,12 +100,12 @@ func (c *legacyHTTPClient) post(body string, edits ...string) (int, http.Header,
 }
 
 // open sends a request and returns the response unread.
-func (c *legacyHTTPClient) open(body string) *http.Response {
+func (c *classicHTTPClient) open(body string) *http.Response {
 	c.tb.Helper()
 	return c.openContext(c.tb.Context(), body)
 }
 
-func (c *legacyHTTPClient) openContext(ctx context.Context, body string, edits ...string) *http.Response {
+func (c *classicHTTPClient) openContext(ctx context.Context, body string, edits ...string) *http.Response {
 	c.tb.Helper()
 	resp, err := c.ts.Client().Do(c.request(ctx, body, edits...))
 	if err != nil {
@@ -115,7 +115,7 @@ func (c *legacyHTTPClient) openContext(ctx context.Context, body string, edits .
 }
 
 // initialize sends an initialize line and keeps the session it opens.
-func (c *legacyHTTPClient) initialize(line string) []string {
+func (c *classicHTTPClient) initialize(line string) []string {
 	c.tb.Helper()
 	c.sid = ""
 	status, h, out := c.post(line)
@@ -123,17 +123,17 @@ func (c *legacyHTTPClient) initialize(line string) []string {
 		c.tb.Fatalf("initialize: status %d, session %q: %v", status, h.Get(headerSessionID), out)
 	}
 	c.sid = h.Get(headerSessionID)
-	c.version = legacyVersionOf(out)
+	c.version = classicVersionOf(out)
 	if status, _, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
 		c.tb.Fatalf("notifications/initialized: status %d, want 202", status)
 	}
 	return out
 }
 
-// legacyVersionOf returns the protocolVersion of an initialize result.
+// classicVersionOf returns the protocolVersion of an initialize result.
 var protocolVersionRE = regexp.MustCompile(`"protocolVersion":"([^"]+)"`)
 
-func legacyVersionOf(out []string) string {
+func classicVersionOf(out []string) string {
 	for _, l := range out {
 		if m := protocolVersionRE.FindStringSubmatch(l); m != nil {
 			return m[1]
@@ -142,17 +142,17 @@ func legacyVersionOf(out []string) string {
 	return ""
 }
 
-// TestLegacyHTTPTranscripts plays testdata/legacy-http/*.txt. Each client
+// TestClassicHTTPTranscripts plays testdata/classic-http/*.txt. Each client
 // line is one POST (or "DELETE"); the server lines are "HTTP status" (with
 // "+session" when the response minted a session id) followed by the
 // messages of the response. Lines with modern _meta are sent as a modern
 // client sends them, so one endpoint serves both eras in one transcript.
 // -update rewrites the server sections.
-func TestLegacyHTTPTranscripts(t *testing.T) {
-	forEachTranscript(t, "testdata/legacy-http/*.txt", func(t *testing.T, file string, tr transcript) {
-		ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "legacy", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
-		c := newLegacyHTTPClient(t, ts)
-		version, schemas := "", map[string]legacySchema{}
+func TestClassicHTTPTranscripts(t *testing.T) {
+	forEachTranscript(t, "testdata/classic-http/*.txt", func(t *testing.T, file string, tr transcript) {
+		ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "classic", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
+		c := newClassicHTTPClient(t, ts)
+		version, schemas := "", map[string]classicSchema{}
 		for i, st := range tr.steps {
 			var got []string
 			for _, line := range st.sent() {
@@ -161,10 +161,10 @@ func TestLegacyHTTPTranscripts(t *testing.T) {
 				if sid := h.Get(headerSessionID); sid != "" {
 					head += " +session"
 					c.sid = sid
-					c.version = legacyVersionOf(out)
+					c.version = classicVersionOf(out)
 				}
 				if strings.HasPrefix(line, "{") {
-					version = checkLegacyShapes(t, line, out, version, schemas)
+					version = checkClassicShapes(t, line, out, version, schemas)
 				}
 				got = append(append(got, head), out...)
 			}
@@ -218,10 +218,10 @@ func (f *fakeClock) advance(d time.Duration) {
 	f.now = f.now.Add(d)
 }
 
-// TestLegacyHTTPSessions checks the session rules one per row: each row
+// TestClassicHTTPSessions checks the session rules one per row: each row
 // gets a fresh server and an initialized 2025-11-25 session, then sends
 // its requests; the last one's status and error code are checked.
-func TestLegacyHTTPSessions(t *testing.T) {
+func TestClassicHTTPSessions(t *testing.T) {
 	const (
 		list = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
 		init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -229,7 +229,7 @@ func TestLegacyHTTPSessions(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		cfg    httpConfig
-		setup  func(c *legacyHTTPClient, clock *fakeClock)
+		setup  func(c *classicHTTPClient, clock *fakeClock)
 		body   string
 		edits  []string
 		status int
@@ -249,22 +249,22 @@ func TestLegacyHTTPSessions(t *testing.T) {
 		{name: "initialize with a session id is 400", body: init, status: 400, code: -32600},
 		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + testMeta + `}}`, status: 404, code: -32601},
 		{name: "DELETE ends the session", body: http.MethodDelete, status: 204},
-		{name: "deleted session is 404", setup: func(c *legacyHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: list, status: 404, code: -32600},
-		{name: "deleted session DELETE is 404", setup: func(c *legacyHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: http.MethodDelete, status: 404, code: -32600},
+		{name: "deleted session is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: list, status: 404, code: -32600},
+		{name: "deleted session DELETE is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: http.MethodDelete, status: 404, code: -32600},
 		{name: "DELETE without session is 400", body: http.MethodDelete, edits: []string{"-Mcp-Session-Id"}, status: 400, code: -32600},
 		{name: "used session does not expire", cfg: httpConfig{sessionIdle: time.Minute},
-			setup: func(c *legacyHTTPClient, clock *fakeClock) {
+			setup: func(c *classicHTTPClient, clock *fakeClock) {
 				clock.advance(50 * time.Second)
 				c.post(list)
 				clock.advance(50 * time.Second)
 			}, body: list, status: 200},
 		{name: "idle session expires", cfg: httpConfig{sessionIdle: time.Minute},
-			setup: func(c *legacyHTTPClient, clock *fakeClock) { clock.advance(61 * time.Second) }, body: list, status: 404, code: -32600},
+			setup: func(c *classicHTTPClient, clock *fakeClock) { clock.advance(61 * time.Second) }, body: list, status: 404, code: -32600},
 		{name: "sessions are capped", cfg: httpConfig{maxSessions: 1}, body: init, edits: []string{"-Mcp-Session-Id"}, status: 503, code: -32600},
 		{name: "expired sessions free their slot", cfg: httpConfig{maxSessions: 1, sessionIdle: time.Minute},
-			setup: func(c *legacyHTTPClient, clock *fakeClock) { clock.advance(2 * time.Minute) }, body: init, edits: []string{"-Mcp-Session-Id"}, status: 200},
+			setup: func(c *classicHTTPClient, clock *fakeClock) { clock.advance(2 * time.Minute) }, body: init, edits: []string{"-Mcp-Session-Id"}, status: 200},
 		{name: "failed initialize opens no session", cfg: httpConfig{maxSessions: 2},
-			setup: func(c *legacyHTTPClient, _ *fakeClock) {
+			setup: func(c *classicHTTPClient, _ *fakeClock) {
 				c.sid = ""
 				c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
 			}, body: init, status: 200},
@@ -277,7 +277,7 @@ func TestLegacyHTTPSessions(t *testing.T) {
 			cfg := tt.cfg
 			cfg.now = clock.Now
 			ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &cfg)
-			c := newLegacyHTTPClient(t, ts)
+			c := newClassicHTTPClient(t, ts)
 			c.initialize(init)
 			if tt.setup != nil {
 				tt.setup(c, clock)
@@ -299,13 +299,13 @@ func TestLegacyHTTPSessions(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPSessionID checks that session ids are visible ASCII and
+// TestClassicHTTPSessionID checks that session ids are visible ASCII and
 // differ between sessions.
-func TestLegacyHTTPSessionID(t *testing.T) {
+func TestClassicHTTPSessionID(t *testing.T) {
 	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
 	seen := map[string]bool{}
 	for range 20 {
-		c := newLegacyHTTPClient(t, ts)
+		c := newClassicHTTPClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
 		if !regexp.MustCompile(`^[\x21-\x7e]{16,}$`).MatchString(c.sid) || seen[c.sid] {
 			t.Fatalf("session id %q: want 16+ visible ASCII characters, unique", c.sid)
@@ -314,12 +314,12 @@ func TestLegacyHTTPSessionID(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPGetStream checks the standalone stream: what the session
+// TestClassicHTTPGetStream checks the standalone stream: what the session
 // pushes arrives as events, a second stream is refused, and DELETE ends
 // the stream.
-func TestLegacyHTTPGetStream(t *testing.T) {
+func TestClassicHTTPGetStream(t *testing.T) {
 	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	tr.sessions.mu.Lock()
 	sess := tr.sessions.byID[c.sid].sess
@@ -352,9 +352,9 @@ func TestLegacyHTTPGetStream(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPQueueBounded checks that push never blocks and drops what
+// TestClassicHTTPQueueBounded checks that push never blocks and drops what
 // does not fit.
-func TestLegacyHTTPQueueBounded(t *testing.T) {
+func TestClassicHTTPQueueBounded(t *testing.T) {
 	sess := newSession()
 	for i := range sessionQueueLen {
 		if !sess.push([]byte("x\n")) {
@@ -370,12 +370,12 @@ func TestLegacyHTTPQueueBounded(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPModernOnly checks -modern-only on HTTP: initialize is the
+// TestClassicHTTPModernOnly checks -modern-only on HTTP: initialize is the
 // -32601 naming the supported versions, session ids are ignored, GET and
 // DELETE are 405.
-func TestLegacyHTTPModernOnly(t *testing.T) {
+func TestClassicHTTPModernOnly(t *testing.T) {
 	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, true), &httpConfig{})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	status, h, out := c.post(bridgeInit(version20251125, `{}`))
 	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
 		!strings.Contains(out[0], `"code":-32601`) || !strings.Contains(out[0], `supported protocol versions: 2026-07-28`) {
@@ -392,11 +392,11 @@ func TestLegacyHTTPModernOnly(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPShutdownEndsStreams checks that closing the store ends an
+// TestClassicHTTPShutdownEndsStreams checks that closing the store ends an
 // open GET stream, so a graceful shutdown does not wait for it.
-func TestLegacyHTTPShutdownEndsStreams(t *testing.T) {
+func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	resp := c.open(http.MethodGet)
 	defer resp.Body.Close()
@@ -410,13 +410,13 @@ func TestLegacyHTTPShutdownEndsStreams(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTPCancelled checks notifications/cancelled over HTTP: the
+// TestClassicHTTPCancelled checks notifications/cancelled over HTTP: the
 // request is cancelled and its stream ends without a response.
-func TestLegacyHTTPCancelled(t *testing.T) {
+func TestClassicHTTPCancelled(t *testing.T) {
 	s, tt := newTestHTTPRegistry(t)
 	s.log = log.New(io.Discard, "", 0)
 	ts, _ := newTestHTTPTransport(t, s, &httpConfig{})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	done := make(chan []string)
 	go func() {

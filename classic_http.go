@@ -1,4 +1,4 @@
-// The legacy era over Streamable HTTP (revisions 2025-03-26 to 2025-11-25):
+// The classic era over Streamable HTTP (revisions 2025-03-26 to 2025-11-25):
 // sessions minted by initialize and named by Mcp-Session-Id, the
 // standalone GET stream, DELETE, the MCP-Protocol-Version header of
 // 2025-06-18 on, and the client's responses to server-to-client requests
@@ -23,23 +23,23 @@ import (
 	"time"
 )
 
-// headerSessionID names the legacy session header.
+// headerSessionID names the classic session header.
 const headerSessionID = "Mcp-Session-Id"
 
 const (
-	// defaultMaxSessions bounds the legacy sessions open at once: each
+	// defaultMaxSessions bounds the classic sessions open at once: each
 	// holds a little memory and possibly a GET stream, and initialize is
 	// unauthenticated when no token is configured.
 	defaultMaxSessions = 1000
 
-	// defaultSessionIdle is how long a legacy session may go unused (no
+	// defaultSessionIdle is how long a classic session may go unused (no
 	// request running, no GET stream open) before it is ended.
 	defaultSessionIdle = 30 * time.Minute
 )
 
-// isLegacyVersion reports whether v names an initialize-era revision,
+// isClassicVersion reports whether v names an initialize-era revision,
 // served or not (2025-03-26 is recognised, never negotiated).
-func isLegacyVersion(v string) bool {
+func isClassicVersion(v string) bool {
 	switch v {
 	case version20241105, version20250326, version20250618, version20251125:
 		return true
@@ -47,18 +47,18 @@ func isLegacyVersion(v string) bool {
 	return false
 }
 
-// isLegacyHTTP classifies one POSTed message, as the dual-era rules ask:
-// initialize, a session id, or a legacy MCP-Protocol-Version header make
-// it legacy, and so does a message with neither the header nor a _meta
+// isClassicHTTP classifies one POSTed message, as the dual-era rules ask:
+// initialize, a session id, or a classic MCP-Protocol-Version header make
+// it classic, and so does a message with neither the header nor a _meta
 // protocol version (such a client predates 2025-06-18). Everything else
 // is modern and validated as such.
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
-func isLegacyHTTP(h http.Header, msg *message) bool {
+func isClassicHTTP(h http.Header, msg *message) bool {
 	if msg.method == methodInitialize || len(h.Values(headerSessionID)) > 0 {
 		return true
 	}
 	v := strings.Trim(h.Get(headerProtocolVersion), " \t")
-	if isLegacyVersion(v) {
+	if isClassicVersion(v) {
 		return true
 	}
 	return v == "" && !metaHasVersion(msg.params)
@@ -88,7 +88,7 @@ func metaHasVersion(params []byte) bool {
 	return false
 }
 
-// sessionStore holds the legacy sessions of one HTTP endpoint. Expired
+// sessionStore holds the classic sessions of one HTTP endpoint. Expired
 // sessions are swept lazily (when a session is looked up or added), so it
 // owns no goroutine; closeAll ends them all when the server stops.
 type sessionStore struct {
@@ -209,18 +209,18 @@ func (st *sessionStore) closeAll() {
 	}
 }
 
-// legacySessionRequired is the 400 for a legacy message without a session.
-func legacySessionRequired() *rpcError {
+// classicSessionRequired is the 400 for a classic message without a session.
+func classicSessionRequired() *rpcError {
 	return newError(codeInvalidRequest, "bad request: %s header is required: send initialize first, or carry %s in _meta", headerSessionID, metaProtocolVersion)
 }
 
-// legacySessionNotFound is the 404 for an unknown, ended or expired
+// classicSessionNotFound is the 404 for an unknown, ended or expired
 // session: the client must initialize again.
-func legacySessionNotFound() *rpcError {
+func classicSessionNotFound() *rpcError {
 	return newError(codeInvalidRequest, "session not found: initialize a new session")
 }
 
-// session finds the session a legacy request names and checks its
+// session finds the session a classic request names and checks its
 // MCP-Protocol-Version header, which must be absent or equal the
 // negotiated version. On failure it has answered and returns nil. The
 // caller releases a returned session.
@@ -229,7 +229,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 	ids := r.Header.Values(headerSessionID)
 	switch {
 	case len(ids) == 0:
-		writeHTTPError(w, http.StatusBadRequest, legacySessionRequired(), id)
+		writeHTTPError(w, http.StatusBadRequest, classicSessionRequired(), id)
 		return nil
 	case len(ids) > 1:
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s header appears more than once", headerSessionID), id)
@@ -237,7 +237,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 	}
 	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), principal)
 	if sess == nil {
-		writeHTTPError(w, http.StatusNotFound, legacySessionNotFound(), id)
+		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
 		return nil
 	}
 	if vs := r.Header.Values(headerProtocolVersion); len(vs) > 0 {
@@ -250,12 +250,12 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 	return sess
 }
 
-// postLegacy serves one legacy-era POST: initialize opens a session; a
+// postClassic serves one classic-era POST: initialize opens a session; a
 // response from the client goes to the bridge waiting for it; a
 // notification is handled and answered 202; a request is served in its
 // session like the modern ones, on a JSON body or an SSE stream.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
+func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
 	if msg.method == methodInitialize && !msg.isNotification() {
 		t.initialize(w, r, rc, msg, principal)
 		return
@@ -294,7 +294,7 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *h
 	// The request timeout (-request-timeout) is applied by dispatch.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	// check runs only if the request turns out modern (modern _meta
-	// inside a session); legacy requests never meet the modern headers.
+	// inside a session); classic requests never meet the modern headers.
 	reply, code := t.s.dispatchCode(ctx, msg, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
@@ -302,16 +302,16 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, rc *h
 		call.abandon()
 		return
 	}
-	call.finish(reply, legacyStatusCode(msg, code))
+	call.finish(reply, classicStatusCode(msg, code))
 }
 
-// legacyStatusCode is the code whose HTTP status answers a reply in a
-// session: a JSON-RPC error is a response like any other in the legacy
+// classicStatusCode is the code whose HTTP status answers a reply in a
+// session: a JSON-RPC error is a response like any other in the classic
 // revisions, so it travels with 200 (clients of that era treat any other
 // status as a transport failure); only a request served as modern (it
 // carries the modern _meta) gets the modern era's status mapping.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func legacyStatusCode(msg *message, code int) int {
+func classicStatusCode(msg *message, code int) int {
 	if metaHasVersion(msg.params) {
 		return code
 	}
@@ -345,7 +345,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 		}
 		w.Header().Set(headerSessionID, sess.id)
 	}
-	call.finish(reply, legacyStatusCode(msg, code))
+	call.finish(reply, classicStatusCode(msg, code))
 }
 
 // getStream serves GET: the session's standalone SSE stream, carrying what

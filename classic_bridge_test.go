@@ -239,7 +239,7 @@ func TestBridgeHTTP(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ts, _ := newTestHTTPTransport(t, newBridgeServer(t, tt.timeout), &httpConfig{})
-			c := newLegacyHTTPClient(t, ts)
+			c := newClassicHTTPClient(t, ts)
 			c.initialize(bridgeInit(tt.version, tt.caps))
 			lines := make(chan string, 64)
 			for line := range strings.Lines(strings.TrimSpace(tt.script)) {
@@ -294,7 +294,7 @@ func TestBridgeHTTP(t *testing.T) {
 func TestBridgeHTTPDisconnect(t *testing.T) {
 	s := newBridgeServer(t, 0)
 	ts, tr := newTestHTTPTransport(t, s, &httpConfig{})
-	c := newLegacyHTTPClient(t, ts)
+	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{"roots":{}}`))
 	ctx, cancel := context.WithCancel(t.Context())
 	resp := c.openContext(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_roots"}}`)
