@@ -65,7 +65,7 @@ const (
 // read it. It is safe for concurrent use: requests on one connection run
 // concurrently.
 //
-// It also carries what server-to-client traffic needs (classic_classic_bridge.go): the
+// It also carries what server-to-client traffic needs (classic_bridge.go): the
 // requests in flight to the client (pending), the counter their ids come
 // from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.

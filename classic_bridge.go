@@ -37,12 +37,6 @@ const (
 	// handler that keeps asking cannot hold a request (and a client's
 	// attention) forever.
 	maxBridgeRounds = 10
-
-	// serverRequestPrefix starts the id of every server-to-client request.
-	// Ids are strings, so they cannot equal any integer id, and they are
-	// numbered per session; requests in the two directions have separate
-	// id spaces anyway, the prefix makes a mix-up visible in a trace.
-	serverRequestPrefix = "baremcp-"
 )
 
 // bridgeInput serves a classic request whose handler returned need: it asks
@@ -118,7 +112,11 @@ func (c *session) missingFor(version string, q inputRequest) []string {
 }
 
 // ask sends one round of requests to the client on the request's own
-// stream and waits for every answer, for at most s.inputTimeout. A client
+// stream and waits for every answer, for at most s.inputTimeout. Their ids
+// are the server's name, a dash and a number counted per session: strings,
+// so they cannot equal any integer id; requests in the two directions
+// have separate id spaces anyway, the name makes a mix-up visible in a
+// trace. A client
 // error, a malformed answer, the timeout, the request's cancellation or
 // the session's end fail the round; requests still unanswered then are
 // cancelled towards the client.
@@ -141,7 +139,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	}
 	for i, q := range qs {
 		sess.nextID++
-		ids[i] = strconv.Quote(serverRequestPrefix + strconv.FormatUint(sess.nextID, 10))
+		ids[i] = strconv.Quote(s.info.Name + "-" + strconv.FormatUint(sess.nextID, 10))
 		sess.pending[idKey([]byte(ids[i]))] = answers
 		byID[idKey([]byte(ids[i]))] = q
 	}

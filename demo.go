@@ -16,7 +16,7 @@ import (
 )
 
 // demoInstructions tells a model what the demo server is for.
-const demoInstructions = "baremcp demo server: echo and add are instant; slow reports progress; " +
+const demoInstructions = serverName + " demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
@@ -173,7 +173,7 @@ func registerDemo(s *server) (stop func()) {
 		Title:       "About this server",
 		Description: "A short text resource.",
 		MimeType:    "text/plain",
-		Text:        "baremcp is a Model Context Protocol server in one dependency-free Go binary.\n",
+		Text:        serverName + " is a Model Context Protocol server in one dependency-free Go binary.\n",
 	})
 
 	logo, err := base64.StdEncoding.DecodeString(demoLogoPNG)

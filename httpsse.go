@@ -389,7 +389,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	principal, ok := t.authenticate(r)
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="baremcp"`)
+		w.Header().Set("WWW-Authenticate", "Bearer realm="+strconv.Quote(t.s.info.Name))
 		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
 		return
 	}

@@ -582,7 +582,7 @@ func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stat
 	}
 	// A purpose-bound key, so the operator's secret may serve other uses.
 	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte("baremcp requestState v1"))
+	mac.Write([]byte(serverName + " requestState v1"))
 	if ttl <= 0 {
 		ttl = defaultStateTTL
 	}

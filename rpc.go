@@ -343,7 +343,7 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
 		if req.session != nil {
 			// A classic client cannot retry with inputResponses: ask it
-			// with real requests instead (classic_classic_bridge.go).
+			// with real requests instead (classic_bridge.go).
 			res, err = s.bridgeInput(ctx, req, m, need)
 		} else {
 			res, err = s.inputRequiredResult(req, m, need)
