@@ -30,21 +30,19 @@ var benchCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":
 // benchList is the harness's tools/list request.
 const benchList = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + benchMeta + `}}`
 
-// newBenchServer returns the demo server padded with filler tools up to
-// tools in all, like the bench build (benchtools.go) with BENCH_TOOLS set.
+// newBenchServer returns a test server padded with filler tools up to
+// tools in all, like the bench build (registry_bench.go) with BENCH_TOOLS
+// set: each filler has a name, a sentence of description and a
+// two-property schema, about the size of a typical real tool.
 func newBenchServer(tb testing.TB, tools int) *server {
 	tb.Helper()
-	s := newTestDemoServer(tb, config{cache: cacheHint{Scope: scopePublic}}, nil)
+	s := newTestServer(tb, withFlags("-cache-ttl", "0"))
+	const schema = `{"type":"object","properties":{"id":{"type":"string","description":"Record id"},"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["id"],"additionalProperties":false}`
+	record := func(ctx context.Context, req *request) (*toolResult, error) {
+		return textResult("record " + req.String("id")), nil
+	}
 	for i := len(s.registry().tools); i < tools; i++ {
-		s.addTool(tool{
-			Name:        fmt.Sprintf("filler_%04d", i),
-			Description: fmt.Sprintf("Filler tool %d for benchmarks: looks up a record by id and returns it as text.", i),
-			InputSchema: `{"type":"object","properties":{"id":{"type":"string","description":"Record id"},` +
-				`"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["id"],"additionalProperties":false}`,
-			Call: func(ctx context.Context, req *request) (*toolResult, error) {
-				return textResult("record " + req.String("id")), nil
-			},
-		})
+		s.addTool(tool{Name: fmt.Sprintf("filler_%04d", i), Description: fmt.Sprintf("Filler tool %d for benchmarks: looks up a record by id and returns it as text.", i), InputSchema: schema, Call: record})
 	}
 	return s
 }

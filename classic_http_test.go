@@ -1,6 +1,6 @@
-// Tests of the classic era over Streamable HTTP: transcripts per classic
-// revision (testdata/classic-http/*.txt, checked against each revision's
-// schema.json), the session lifecycle, the GET stream, and -modern-only.
+// Tests of the classic era over Streamable HTTP (the transcripts are
+// testdata/classic-http): the session lifecycle, the GET stream, and
+// -modern-only.
 
 package main
 
@@ -9,12 +9,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,12 +23,12 @@ import (
 // a modern client sends them, without session.
 type classicHTTPClient struct {
 	tb      testing.TB
-	ts      *httptest.Server
+	ts      *testHTTP
 	sid     string
 	version string
 }
 
-func newClassicHTTPClient(tb testing.TB, ts *httptest.Server) *classicHTTPClient {
+func newClassicHTTPClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 	return &classicHTTPClient{tb: tb, ts: ts}
 }
 
@@ -70,15 +66,6 @@ func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...s
 		req.Header.Set(name, strings.TrimSpace(value))
 	}
 	return req
-}
-
-// paramsOf returns the raw params of a message line, nil if none.
-func paramsOf(line string) []byte {
-	msg, rerr := parseMessage([]byte(line))
-	if rerr != nil {
-		return nil
-	}
-	return msg.params
 }
 
 // post sends body and returns the status, the headers, and the messages
@@ -142,62 +129,23 @@ func classicVersionOf(out []string) string {
 	return ""
 }
 
-// TestClassicHTTPTranscripts plays testdata/classic-http/*.txt. Each client
-// line is one POST (or "DELETE"); the server lines are "HTTP status" (with
-// "+session" when the response minted a session id) followed by the
-// messages of the response. Lines with modern _meta are sent as a modern
-// client sends them, so one endpoint serves both eras in one transcript.
-// -update rewrites the server sections.
-func TestClassicHTTPTranscripts(t *testing.T) {
-	forEachTranscript(t, "testdata/classic-http/*.txt", func(t *testing.T, file string, tr transcript) {
-		ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "classic", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
-		c := newClassicHTTPClient(t, ts)
-		version, schemas := "", map[string]classicSchema{}
-		for i, st := range tr.steps {
-			var got []string
-			for _, line := range st.sent() {
-				status, h, out := c.post(line)
-				head := fmt.Sprintf("HTTP %d", status)
-				if sid := h.Get(headerSessionID); sid != "" {
-					head += " +session"
-					c.sid = sid
-					c.version = classicVersionOf(out)
-				}
-				if strings.HasPrefix(line, "{") {
-					version = checkClassicShapes(t, line, out, version, schemas)
-				}
-				got = append(append(got, head), out...)
-			}
-			if *update {
-				tr.steps[i].server = got
-				continue
-			}
-			if len(got) != len(st.server) || !sameHTTPLines(t, got, st.server) {
-				t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
-					strings.Join(got, "\n"), strings.Join(st.server, "\n"))
-			}
-		}
-		if *update {
-			if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+// mustSession returns the classic session sid that ts holds.
+func mustSession(tb testing.TB, ts *testHTTP, sid string) *session {
+	tb.Helper()
+	ts.tr.sessions.mu.Lock()
+	defer ts.tr.sessions.mu.Unlock()
+	e, ok := ts.tr.sessions.byID[sid]
+	if !ok {
+		tb.Fatalf("no session %q", sid)
+	}
+	return e.sess
 }
 
-// sameHTTPLines compares status lines exactly and messages as JSON.
-func sameHTTPLines(tb testing.TB, got, want []string) bool {
-	tb.Helper()
-	for i := range got {
-		if strings.HasPrefix(want[i], "HTTP ") {
-			if got[i] != want[i] {
-				return false
-			}
-		} else if !sameJSON(tb, got[i], want[i]) {
-			return false
-		}
-	}
-	return true
+// liveSessions counts the classic sessions st holds.
+func liveSessions(st *sessionStore) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.byID)
 }
 
 // fakeClock is a clock tests advance by hand.
@@ -276,7 +224,7 @@ func TestClassicHTTPSessions(t *testing.T) {
 			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			cfg := tt.cfg
 			cfg.now = clock.Now
-			ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &cfg)
+			ts := newTestHTTP(t, newTestServer(t), &cfg)
 			c := newClassicHTTPClient(t, ts)
 			c.initialize(init)
 			if tt.setup != nil {
@@ -302,7 +250,7 @@ func TestClassicHTTPSessions(t *testing.T) {
 // TestClassicHTTPSessionID checks that session ids are visible ASCII and
 // differ between sessions.
 func TestClassicHTTPSessionID(t *testing.T) {
-	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	seen := map[string]bool{}
 	for range 20 {
 		c := newClassicHTTPClient(t, ts)
@@ -318,12 +266,10 @@ func TestClassicHTTPSessionID(t *testing.T) {
 // pushes arrives as events, a second stream is refused, and DELETE ends
 // the stream.
 func TestClassicHTTPGetStream(t *testing.T) {
-	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
-	tr.sessions.mu.Lock()
-	sess := tr.sessions.byID[c.sid].sess
-	tr.sessions.mu.Unlock()
+	sess := mustSession(t, ts, c.sid)
 	// Queued before the stream opens: delivered when it does.
 	sess.push(encodeNotification("notifications/tools/list_changed", struct{}{}))
 	resp := c.open(http.MethodGet)
@@ -374,7 +320,7 @@ func TestClassicHTTPQueueBounded(t *testing.T) {
 // -32601 naming the supported versions, session ids are ignored, GET and
 // DELETE are 405.
 func TestClassicHTTPModernOnly(t *testing.T) {
-	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, true), &httpConfig{})
+	ts := newTestHTTP(t, newTestServer(t, withFlags("-modern-only")), nil)
 	c := newClassicHTTPClient(t, ts)
 	status, h, out := c.post(bridgeInit(version20251125, `{}`))
 	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
@@ -395,12 +341,12 @@ func TestClassicHTTPModernOnly(t *testing.T) {
 // TestClassicHTTPShutdownEndsStreams checks that closing the store ends an
 // open GET stream, so a graceful shutdown does not wait for it.
 func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
-	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	resp := c.open(http.MethodGet)
 	defer resp.Body.Close()
-	tr.sessions.closeAll()
+	ts.tr.sessions.closeAll()
 	if _, ok := nextSSE(bufio.NewReader(resp.Body)); ok {
 		t.Error("stream carried an event, want its end")
 	}
@@ -413,24 +359,55 @@ func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 // TestClassicHTTPCancelled checks notifications/cancelled over HTTP: the
 // request is cancelled and its stream ends without a response.
 func TestClassicHTTPCancelled(t *testing.T) {
-	s, tt := newTestHTTPRegistry(t)
-	s.log = log.New(io.Discard, "", 0)
-	ts, _ := newTestHTTPTransport(t, s, &httpConfig{})
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
 	c := newClassicHTTPClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	done := make(chan []string)
 	go func() {
-		_, _, out := c.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`)
+		_, _, out := c.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"gate"}}`)
 		done <- out
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	if status, _, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); status != 202 {
 		t.Fatalf("cancel: status %d, want 202", status)
 	}
-	if err := mustReceive(t, tt.cancelled); err == nil {
+	if err := mustReceive(t, g.cancelled); err == nil {
 		t.Error("handler context not cancelled")
 	}
 	if out := mustReceive(t, done); len(out) != 0 {
 		t.Errorf("cancelled request answered %v, want nothing", out)
+	}
+}
+
+// TestClassicSessionEndReleases checks that every way a session ends
+// releases its hub registration: idle expiry and shutdown on HTTP (EOF
+// on stdio and DELETE are in the script tests), and that a session that
+// ended cannot register again.
+func TestClassicSessionEndReleases(t *testing.T) {
+	s := newTestServer(t)
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	ts := newTestHTTP(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
+	for range 3 {
+		c := newClassicHTTPClient(t, ts)
+		c.initialize(bridgeInit(version20251125, `{}`))
+	}
+	if n := s.subs.classicCount(); n != 3 {
+		t.Fatalf("%d sessions watched, want 3", n)
+	}
+	clock.advance(2 * time.Minute)
+	c := newClassicHTTPClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`)) // sweeps the expired ones
+	if n := s.subs.classicCount(); n != 1 {
+		t.Errorf("after idle expiry: %d sessions watched, want 1", n)
+	}
+	ts.tr.sessions.closeAll()
+	if n := s.subs.classicCount(); n != 0 {
+		t.Errorf("after shutdown: %d sessions watched, want 0", n)
+	}
+	sess := newSession()
+	sess.end()
+	if w := s.watchSession(sess); w != nil || s.subs.classicCount() != 0 {
+		t.Errorf("an ended session registered")
 	}
 }

@@ -47,7 +47,7 @@ func TestMetaFailures(t *testing.T) {
 		{"version empty", metaWith(`{"io.modelcontextprotocol/protocolVersion":"",` + c + `}`), codeUnsupportedVersion},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
+			s := newTestServer(t)
 			got := serveOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
@@ -57,7 +57,7 @@ func TestMetaFailures(t *testing.T) {
 }
 
 func TestUnsupportedVersionData(t *testing.T) {
-	s, _ := newTestServer(t, false)
+	s := newTestServer(t)
 	got := serveOne(t, s, metaWith(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`))
 	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-06-18"}}}`
 	if !sameJSON(t, got, want) {
@@ -66,7 +66,7 @@ func TestUnsupportedVersionData(t *testing.T) {
 }
 
 func TestMetaOptionalMembersAccepted(t *testing.T) {
-	s, _ := newTestServer(t, false)
+	s := newTestServer(t)
 	line := metaWith(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"debug","progressToken":"t",` +
 		`"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","com.example/anything":[1,2]}`)
@@ -105,7 +105,7 @@ func TestEveryResultStamped(t *testing.T) {
 			if !ok {
 				t.Fatalf("no request for %s in everyMethod", name)
 			}
-			s, _ := newTestServer(t, false)
+			s := newTestServer(t)
 			// The response is the last line: a listen request writes its
 			// acknowledgement first and is answered when input ends.
 			lines := serveAll(t, s, req("1", name, params)+"\n")
@@ -133,7 +133,7 @@ func TestCacheHints(t *testing.T) {
 			if methods[name].cacheable != want {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
-			s, _ := newTestServer(t, false, "-cache-ttl", "2.5s", "-cache-scope", "private")
+			s := newTestServer(t, withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
 			lines := serveAll(t, s, req("1", name, everyMethod[name])+"\n")
 			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]
@@ -147,7 +147,7 @@ func TestCacheHints(t *testing.T) {
 		})
 	}
 	t.Run("absent on errors", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
+		s := newTestServer(t)
 		got := serveOne(t, s, req("1", "resources/read", `"uri":"demo://nope"`))
 		if strings.Contains(got, "ttlMs") || strings.Contains(got, "cacheScope") {
 			t.Errorf("error carries cache hints: %s", got)
@@ -161,7 +161,7 @@ func TestCacheHints(t *testing.T) {
 		{"resource override", "test://clock", "5000", "private"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, true)
+			s := newTestServer(t, withRegistry("base", "extras"))
 			res, _ := mustDecode(t, serveOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
 			if res["ttlMs"] != json.Number(tt.ttl) || res["cacheScope"] != tt.scope {
 				t.Errorf("read %s: ttlMs %v cacheScope %v, want %s %s", tt.uri, res["ttlMs"], res["cacheScope"], tt.ttl, tt.scope)
@@ -198,10 +198,14 @@ func TestDiscoverCapabilities(t *testing.T) {
 			s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read, Complete: map[string]completer{"a": complete}})
 		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 		{"tool removed", func(s *server) { s.addTool(tool{Name: "t", Call: noop}); s.removeTool("t") }, `{"logging":{}}`},
-		{"demo", func(s *server) { t.Cleanup(registerDemo(s)) }, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
+		{"every kind", func(s *server) {
+			s.addTool(tool{Name: "t", Call: noop})
+			s.addResource(resource{URI: "x://a", Name: "a"})
+			s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: complete}}, Get: get})
+		}, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newEmptyServer(t)
+			s := newTestServer(t, withRegistry())
 			tt.register(s)
 			res, _ := mustDecode(t, serveOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
 			got, _ := json.Marshal(res["capabilities"])
@@ -214,7 +218,7 @@ func TestDiscoverCapabilities(t *testing.T) {
 		})
 	}
 	t.Run("completion without completers is method not found", func(t *testing.T) {
-		s, _ := newEmptyServer(t)
+		s := newTestServer(t, withRegistry())
 		s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}}, Get: get})
 		got := serveOne(t, s, req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}`))
 		if errorCode(t, got) != codeMethodNotFound {

@@ -7,8 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log"
 	"reflect"
 	"strings"
 	"sync"
@@ -128,7 +126,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
 	const writers, lines = 8, 200
 	out := &countingWriter{}
-	c := &stdioConn{s: newServer(config{}, log.New(io.Discard, "", 0)), out: out}
+	c := &stdioConn{s: newTestServer(t, withRegistry()), out: out}
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {

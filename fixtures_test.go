@@ -10,21 +10,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"log"
 	"testing"
 )
 
-// newTestFixtureServer returns a server serving the conformance fixtures.
-func newTestFixtureServer(tb testing.TB) *server {
-	tb.Helper()
-	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerBuiltin(s, func(string) string { return "" }))
-	return s
-}
-
 func TestFixtureRegistry(t *testing.T) {
-	reg := newTestFixtureServer(t).registry()
+	reg := newTestServer(t, withStateKey(testStateKey), withRegistry("product")).registry()
 	// http-header-validation calls tools[0] with arguments {}.
 	if got := reg.tools[0].Name; got != "test_simple_text" {
 		t.Errorf("tools[0] = %s, want test_simple_text", got)
@@ -47,7 +37,7 @@ func TestFixtureRegistry(t *testing.T) {
 }
 
 func TestFixtureAsksValidInput(t *testing.T) {
-	s := newTestFixtureServer(t)
+	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
 	for _, tt := range []struct {
 		method, name, args string
 	}{
@@ -78,7 +68,7 @@ func TestFixtureAsksValidInput(t *testing.T) {
 }
 
 func TestFixtureTriggersRestoreLists(t *testing.T) {
-	s := newTestFixtureServer(t)
+	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
 	before := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
 	beforePrompts := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
 	for _, name := range []string{"test_trigger_tool_change", "test_trigger_prompt_change"} {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -84,8 +83,8 @@ func FuzzParseMessage(f *testing.F) {
 		}
 		// Dispatching an accepted message never panics and answers with
 		// the same id (or not at all, for a notification).
-		var logs bytes.Buffer
-		s := newServer(config{}, log.New(&logs, "", 0))
+		var logs syncBuffer
+		s := newTestServer(t, withRegistry(), withLogs(&logs))
 		s.addTool(tool{Name: "echo", InputSchema: `{"type":"object","properties":{"message":{"type":"string"}}}`,
 			Call: func(ctx context.Context, req *request) (*toolResult, error) {
 				return textResult(req.String("message")), nil

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,13 +33,10 @@ import (
 // a blow-up shows as orders of magnitude, not a few milliseconds.
 const fuzzInputBudget = 2 * time.Second
 
-// newFuzzServer is the demo registry with a short request timeout, so that
-// a fuzzed call to a slow or waiting tool ends quickly.
-func newFuzzServer(logs io.Writer) *server {
-	s := newServer(config{requestTimeout: 50 * time.Millisecond}, log.New(logs, "", 0))
-	registerDemo(s)
-	return s
-}
+// withFuzzLimits is the setup of the fuzz targets that serve whole
+// requests: a short request timeout, so that a fuzzed call to a slow or
+// waiting tool ends quickly.
+func withFuzzLimits() testOption { return withFlags("-request-timeout", "50ms") }
 
 // chunkReader returns at most n bytes per Read, to exercise buffer seams.
 type chunkReader struct {
@@ -119,7 +115,7 @@ func FuzzStdioServe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var logs syncBuffer
-		s := newFuzzServer(&logs)
+		s := newTestServer(t, withFuzzLimits(), withLogs(&logs))
 		var out bytes.Buffer
 		start := time.Now()
 		if err := s.serveStdio(context.Background(), bytes.NewReader(data), &out); err != nil {
@@ -212,7 +208,7 @@ func FuzzHTTPHandler(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.headers, []byte(seed.body))
 	}
-	s := newFuzzServer(io.Discard)
+	s := newTestServer(f, withFuzzLimits())
 	tr := newHTTPTransport(s, &httpConfig{maxBody: 1 << 16}, nil)
 	f.Fuzz(func(t *testing.T, method, headers string, body []byte) {
 		req, err := http.NewRequest(method, "http://127.0.0.1/mcp", bytes.NewReader(body))
@@ -273,7 +269,7 @@ func FuzzTemplateRead(f *testing.F) {
 		if _, err := compileTemplate(template); err != nil {
 			return
 		}
-		s := newServer(config{}, log.New(io.Discard, "", 0))
+		s := newTestServer(t, withRegistry())
 		s.addTemplate(resourceTemplate{URITemplate: template, Name: "t",
 			Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
 				b, _ := json.Marshal(vars)

@@ -17,7 +17,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -32,110 +34,92 @@ func rpcBody(method, params string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":` + testMeta + `}}`
 }
 
-// testHTTPTools are the channels of the test tools a test server registers.
-type testHTTPTools struct {
-	started   chan struct{} // block and gate: the handler is running
-	cancelled chan error    // block: the handler's context ended, with this error
-	release   chan struct{} // gate: close to let the handler return
+// testHTTP is a test server reached over Streamable HTTP on an in-memory
+// network (net.Pipe connections), so that it also runs inside a
+// testing/synctest bubble: a client waiting for the server is durably
+// blocked, and the bubble's clock moves on.
+type testHTTP struct {
+	URL    string         // http://127.0.0.1:port
+	port   int            // the port the transport believes it listens on
+	client *http.Client   // dials the in-memory listener
+	tr     *httpTransport // serves httpPath
 }
 
-// newTestHTTPServer serves the demo registry plus test tools over a real
-// loopback listener. cfg may be nil for the defaults.
-func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testHTTPTools) {
-	tb.Helper()
-	s, tt := newTestHTTPRegistry(tb)
-	if cfg != nil {
-		s.requestTimeout = cfg.requestTimeout // applied by dispatch, not the transport
-	}
-	ts, _ := newTestHTTPTransport(tb, s, cfg)
-	return ts, tt
-}
+// testHTTPPort is the port every testHTTP claims: the transport derives
+// its own origins (http://localhost:port, ...) from it.
+const testHTTPPort = 39217
 
-// newTestHTTPTransport serves s at httpPath over a loopback listener with
-// cfg (nil for the defaults; a zero maxBody is the default). When the test
-// ends, every classic session is closed, then the listener.
-func newTestHTTPTransport(tb testing.TB, s *server, cfg *httpConfig) (*httptest.Server, *httpTransport) {
+// Client returns the client that reaches ts.
+func (ts *testHTTP) Client() *http.Client { return ts.client }
+
+// newTestHTTP serves s at httpPath with hcfg (nil for the defaults; a zero
+// maxBody is the default). When the test ends, every classic session is
+// closed, then the server and the client's connections.
+func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	tb.Helper()
-	if cfg == nil {
-		cfg = &httpConfig{}
+	if hcfg == nil {
+		hcfg = &httpConfig{}
 	}
-	if cfg.maxBody == 0 {
-		cfg.maxBody = defaultMaxBodyBytes
+	if hcfg.maxBody == 0 {
+		hcfg.maxBody = defaultMaxBodyBytes
 	}
-	ts := httptest.NewUnstartedServer(nil)
-	t := newHTTPTransport(s, cfg, ts.Listener.Addr())
+	ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
-	ts.Config.Handler = mux
-	ts.Start()
+	mux.Handle(httpPath, tr)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(ln)
+	}()
+	client := &http.Client{Transport: &http.Transport{DialContext: ln.dial}}
 	tb.Cleanup(func() {
-		t.sessions.closeAll()
-		ts.Close()
+		tr.sessions.closeAll()
+		client.CloseIdleConnections()
+		_ = srv.Close()
+		<-served
 	})
-	return ts, t
+	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr}
 }
 
-// newTestHTTPRegistry builds a server with the demo registry and the tools
-// the HTTP tests need.
-func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
-	tb.Helper()
-	s := newTestDemoServer(tb, config{cache: testCache}, nil)
-	tt := &testHTTPTools{started: make(chan struct{}, 1), cancelled: make(chan error, 1), release: make(chan struct{})}
-	s.addTool(tool{
-		Name:        "hdr",
-		Description: "Mirrors arguments into Mcp-Param headers.",
-		InputSchema: `{"type":"object","properties":{
-			"region":{"type":"string","x-mcp-header":"Region"},
-			"count":{"type":"integer","x-mcp-header":"Count"},
-			"flag":{"type":"boolean","x-mcp-header":"Flag"},
-			"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}`,
-		Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
-	})
-	s.addTool(tool{
-		Name:             "hv",
-		Description:      "Validates its own arguments; still mirrors tenant.",
-		InputSchema:      `{"type":"object","properties":{"tenant":{"type":"string","x-mcp-header":"Tenant"}},"anyOf":[{"required":["tenant"]}]}`,
-		HandlerValidates: true,
-		Call:             func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
-	})
-	s.addTool(tool{
-		Name:        "block",
-		Description: "Blocks until its context ends, then reports why.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			tt.started <- struct{}{}
-			<-ctx.Done()
-			req.Progress(1, 0, "too late") // must not be written
-			tt.cancelled <- ctx.Err()
-			return nil, ctx.Err()
-		},
-	})
-	s.addTool(tool{
-		Name:        "gate",
-		Description: "Returns when released.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			tt.started <- struct{}{}
-			select {
-			case <-tt.release:
-				return textResult("released"), nil
-			case <-ctx.Done():
-				tt.cancelled <- ctx.Err()
-				return nil, ctx.Err()
-			}
-		},
-	})
-	s.addTool(tool{
-		Name:        "boom",
-		Description: "Panics.",
-		Call:        func(ctx context.Context, req *request) (*toolResult, error) { panic("boom") },
-	})
-	s.addTool(tool{
-		Name:        "who",
-		Description: "Returns the principal.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			return textResult("principal=" + req.principal), nil
-		},
-	})
-	return s, tt
+// memListener is a net.Listener whose connections are net.Pipe pairs made
+// by dial.
+type memListener struct {
+	conns  chan net.Conn // server ends of dialled connections
+	closed chan struct{} // closed by Close
+	once   sync.Once
+}
+
+func (l *memListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *memListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *memListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: testHTTPPort}
+}
+
+// dial connects to l whatever the address.
+func (l *memListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // newTestHTTPRequest builds a POST of body to ts with the headers a
@@ -143,7 +127,7 @@ func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
 // edits: "Name: value" replaces every default Name (repeat a name to send
 // it twice; the name is sent in the case written), "-Name" removes it,
 // "Host: h" sets the Host.
-func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *httptest.Server, method, body string, edits []string) *http.Request {
+func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method, body string, edits []string) *http.Request {
 	tb.Helper()
 	if method == "" {
 		method = http.MethodPost
@@ -245,8 +229,8 @@ func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
 // TestHTTPRules sends one raw request per rule of the transport and checks
 // the status, the content type and, for JSON-RPC errors, code and id.
 func TestHTTPRules(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
-	port := ts.Listener.Addr().(*net.TCPAddr).Port
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "extras", "http")), &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
+	port := ts.port
 	own := fmt.Sprintf("http://localhost:%d", port)
 	hdrCall := func(args string) string { return rpcBody("tools/call", `"name":"hdr","arguments":`+args) }
 	echo := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
@@ -286,7 +270,7 @@ func TestHTTPRules(t *testing.T) {
 		{name: "removed method is 404 -32601", body: rpcBody("initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
 		{name: "unknown tool is 400 -32602", body: rpcBody("tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "string id is echoed", body: strings.Replace(rpcBody("nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
-		{name: "panicking handler is 500 -32603", body: rpcBody("tools/call", `"name":"boom"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
+		{name: "panicking handler is 500 -32603", body: rpcBody("tools/call", `"name":"explode"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
 		{name: "parse error is 400 -32700 with null id", body: `{"jsonrpc":"2.0","id":1,`, status: 400, code: -32700, id: "null", ctype: "application/json"},
 		{name: "batch is 400 -32600", body: "[" + list + "]", status: 400, code: -32600, id: "null", ctype: "application/json"},
 		{name: "response from client is 400 -32600", body: `{"jsonrpc":"2.0","id":5,"result":{}}`, status: 400, code: -32600, id: "5", ctype: "application/json"},
@@ -415,7 +399,7 @@ func TestHTTPRules(t *testing.T) {
 // TestHTTPBearerToken checks the optional static token: 401 with a
 // challenge without it, the principal derived from it with it.
 func TestHTTPBearerToken(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, &httpConfig{token: "s3cret"})
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
 	who := rpcBody("tools/call", `"name":"who"`)
 	for _, tt := range []struct {
 		name   string
@@ -477,7 +461,7 @@ func readSSE(tb testing.TB, r io.Reader) []string {
 // TestHTTPSSE checks that notifications switch the response to an event
 // stream: notifications in order, the response last, one line per data.
 func TestHTTPSSE(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, nil)
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"tok","io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", body, nil))
 	if err != nil {
@@ -528,9 +512,10 @@ func TestHTTPSSE(t *testing.T) {
 // TestHTTPCancelOnDisconnect checks that closing the response cancels the
 // request's context.
 func TestHTTPCancelOnDisconnect(t *testing.T) {
-	ts, tt := newTestHTTPServer(t, nil)
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
 	ctx, cancel := context.WithCancel(t.Context())
-	req := newTestHTTPRequest(t, ctx, ts, "", rpcBody("tools/call", `"name":"block"`), nil)
+	req := newTestHTTPRequest(t, ctx, ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
 	done := make(chan error, 1)
 	go func() {
 		resp, err := ts.Client().Do(req)
@@ -539,9 +524,9 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 		}
 		done <- err
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	cancel()
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.Canceled) {
 		t.Errorf("handler context ended with %v, want context.Canceled", err)
 	}
 	if err := mustReceive(t, done); err == nil {
@@ -551,10 +536,11 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 
 // TestHTTPRequestTimeout checks the per-request handler timeout.
 func TestHTTPRequestTimeout(t *testing.T) {
-	ts, tt := newTestHTTPServer(t, &httpConfig{requestTimeout: time.Millisecond})
-	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"block"`), nil))
-	mustReceive(t, tt.started)
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.DeadlineExceeded) {
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g), withFlags("-request-timeout", "1ms")), nil)
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil))
+	mustReceive(t, g.started)
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("handler context ended with %v, want context.DeadlineExceeded", err)
 	}
 	if got.status != 500 || got.code != codeInternalError {
@@ -590,28 +576,36 @@ func mustReceive[T any](tb testing.TB, ch <-chan T) T {
 	}
 }
 
-// startTestHTTP runs serveHTTP on a loopback listener until the returned
-// cancel; the returned channel yields serveHTTP's result.
-func startTestHTTP(t *testing.T, cfg *httpConfig) (*httptest.Server, *testHTTPTools, context.CancelFunc, <-chan error) {
-	t.Helper()
-	s, tt := newTestHTTPRegistry(t)
+// mustServeHTTP runs s.serveHTTP on a loopback listener until stop
+// begins its graceful shutdown; served yields serveHTTP's result. Only
+// serveHTTP shuts down gracefully, so the tests of shutdown go through it
+// rather than newTestHTTP. The returned testHTTP has no transport.
+func mustServeHTTP(tb testing.TB, s *server, hcfg *httpConfig) (ts *testHTTP, stop context.CancelFunc, served <-chan error) {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() { errc <- s.serveHTTP(ctx, ln, cfg) }()
-	// An httptest.Server value only to reuse the request helpers.
-	ts := &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln}
-	return ts, tt, cancel, errc
+	ctx, cancel := context.WithCancel(context.Background())
+	errc, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		errc <- s.serveHTTP(ctx, ln, hcfg)
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	port := ln.Addr().(*net.TCPAddr).Port
+	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", port), port: port, client: http.DefaultClient}, cancel, errc
 }
 
 // TestHTTPShutdownDrains checks graceful shutdown: after ctx ends the
 // listener closes, a request in flight still gets its answer, and
 // serveHTTP returns nil after it.
 func TestHTTPShutdownDrains(t *testing.T) {
-	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
+	g := newTestGates()
+	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
 	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
 	replies := make(chan testHTTPReply, 1)
 	go func() {
@@ -621,12 +615,12 @@ func TestHTTPShutdownDrains(t *testing.T) {
 		}
 		replies <- r
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	stop()
 	// Polling is unavoidable here: Shutdown closes the listener
 	// asynchronously.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
 		if err != nil {
 			break
 		}
@@ -641,7 +635,7 @@ func TestHTTPShutdownDrains(t *testing.T) {
 		t.Fatalf("serveHTTP returned %v with a request in flight", err)
 	default:
 	}
-	close(tt.release)
+	close(g.release)
 	if got := mustReceive(t, replies); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
 		t.Errorf("in-flight request: %d %s", got.status, got.body)
 	}
@@ -653,7 +647,8 @@ func TestHTTPShutdownDrains(t *testing.T) {
 // TestHTTPShutdownCancels checks that requests still running when the
 // drain time is over are cancelled and serveHTTP still returns nil.
 func TestHTTPShutdownCancels(t *testing.T) {
-	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
+	g := newTestGates()
+	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
 	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
@@ -661,9 +656,9 @@ func TestHTTPShutdownCancels(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	stop()
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.Canceled) {
 		t.Errorf("handler context ended with %v, want context.Canceled", err)
 	}
 	if err := mustReceive(t, errc); err != nil {
@@ -729,6 +724,114 @@ func TestRunHTTP(t *testing.T) {
 	}
 }
 
+// chanWriter is a ResponseWriter (and Flusher) that hands each Write to
+// a channel, so a test sees writes as they happen.
+type chanWriter struct {
+	header http.Header
+	writes chan string
+}
+
+func (w *chanWriter) Header() http.Header         { return w.header }
+func (w *chanWriter) WriteHeader(int)             {}
+func (w *chanWriter) Flush()                      {}
+func (w *chanWriter) Write(b []byte) (int, error) { w.writes <- string(b); return len(b), nil }
+
+// TestHTTPCallKeepAlive checks the listen stream's keep-alive on a fake
+// clock: nothing before the stream opens, then a comment every interval,
+// and the timer's goroutine gone when the call stops it (the bubble
+// would report it otherwise).
+func TestHTTPCallKeepAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &chanWriter{header: http.Header{}, writes: make(chan string, 16)}
+		call := &httpCall{w: w, rc: http.NewResponseController(w), conn: t.Context()}
+		start := time.Now()
+		stop := call.keepAlive(15 * time.Second)
+		<-time.After(20 * time.Second)
+		synctest.Wait()
+		if len(w.writes) != 0 {
+			t.Fatalf("%d writes before the stream opened, want none", len(w.writes))
+		}
+		call.notify([]byte(subExpand(ackTools1) + "\n"))
+		if got := <-w.writes; !strings.HasPrefix(got, "event: message\ndata: ") {
+			t.Fatalf("first write = %q, want the event", got)
+		}
+		for _, at := range []time.Duration{30 * time.Second, 45 * time.Second} {
+			if got := <-w.writes; got != sseKeepAlive {
+				t.Errorf("write = %q, want %q", got, sseKeepAlive)
+			}
+			if el := time.Since(start); el != at {
+				t.Errorf("comment at %v, want %v", el, at)
+			}
+		}
+		stop()
+		call.finish([]byte(subExpand(closure1)+"\n"), 0)
+		<-w.writes
+		<-time.After(time.Minute)
+		synctest.Wait()
+		if len(w.writes) != 0 {
+			t.Errorf("written after the call ended: %q", <-w.writes)
+		}
+	})
+}
+
+// TestHTTPKeepAliveOnStreams checks that the real transport sends the
+// comments on a listen stream and on a classic GET stream (a 1ms interval;
+// the wait is for bytes on the wire).
+func TestHTTPKeepAliveOnStreams(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{keepAlive: time.Millisecond})
+	c := newClassicHTTPClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	for _, tt := range []struct {
+		name string
+		open func() *http.Response
+	}{
+		{"listen stream", func() *http.Response {
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", subExpand(listenTools), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp
+		}},
+		{"classic GET stream", func() *http.Response { return c.open(http.MethodGet) }},
+	} {
+		resp := tt.open()
+		r := bufio.NewReader(resp.Body)
+		seen := false
+		for range 8 {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if line == ": keep-alive\n" {
+				seen = true
+				break
+			}
+		}
+		resp.Body.Close()
+		if !seen {
+			t.Errorf("%s: no keep-alive comment", tt.name)
+		}
+	}
+}
+
+// TestHTTPFlagsKeepAlive checks -sse-keepalive.
+func TestHTTPFlagsKeepAlive(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want time.Duration
+		err  bool
+	}{
+		{[]string{"-http", "8080"}, defaultKeepAlive, false},
+		{[]string{"-http", "8080", "-sse-keepalive", "30s"}, 30 * time.Second, false},
+		{[]string{"-http", "8080", "-sse-keepalive", "0"}, 0, true},
+	} {
+		_, hc, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+		if (err != nil) != tt.err || (err == nil && hc.keepAlive != tt.want) {
+			t.Errorf("parseFlags(%q) = %v, %v; want %v, error %v", tt.args, hc, err, tt.want, tt.err)
+		}
+	}
+}
+
 // TestAddToolHeaderDeclarations checks that registration refuses invalid
 // x-mcp-header annotations, also on tools that validate their own
 // arguments.
@@ -767,7 +870,7 @@ func TestAddToolHeaderDeclarations(t *testing.T) {
 // connection kept alive between iterations. allocs/op counts client and
 // server together.
 func BenchmarkHTTPToolsCall(b *testing.B) {
-	ts, _ := newTestHTTPServer(b, nil)
+	ts := newTestHTTP(b, newTestServer(b), nil)
 	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
 	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)

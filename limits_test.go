@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -24,38 +23,6 @@ func hardLine(id int, method, params string) string {
 		params += ","
 	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, hardMeta)
-}
-
-// hardTools are the channels of the test tools newTestHardServer adds.
-type hardTools struct {
-	started chan struct{} // gate: a call is running
-	release chan struct{} // gate: each receive lets one call return
-}
-
-// newTestHardServer is the demo registry plus a gate tool (returns when
-// released or cancelled), a stubborn tool (returns only once its context
-// ends) and a boom tool (panics), with cfg; logs go to logs when non-nil.
-func newTestHardServer(tb testing.TB, cfg config, logs io.Writer) (*server, *hardTools) {
-	tb.Helper()
-	s := newTestDemoServer(tb, cfg, logs)
-	ht := &hardTools{started: make(chan struct{}, 1024), release: make(chan struct{})}
-	s.addTool(tool{Name: "gate", Description: "Returns when released.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		ht.started <- struct{}{}
-		select {
-		case <-ht.release:
-			return textResult("released"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}})
-	s.addTool(tool{Name: "stubborn", Description: "Waits for its context to end.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		<-ctx.Done()
-		return nil, fmt.Errorf("gave up: %w", ctx.Err())
-	}})
-	s.addTool(tool{Name: "boom", Description: "Panics.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		panic("secret internal detail")
-	}})
-	return s, ht
 }
 
 // hardDispatch parses and dispatches one line and returns the reply's
@@ -112,7 +79,7 @@ func objectWithKeys(n int) string {
 // one more: the first is served, the second refused with a message naming
 // the limit.
 func TestLimitsAtBoundary(t *testing.T) {
-	s, _ := newTestHardServer(t, config{}, nil)
+	s := newTestServer(t)
 	for _, tt := range []struct {
 		name     string
 		line     string
@@ -146,7 +113,7 @@ func TestLimitsAtBoundary(t *testing.T) {
 // TestStdioLineLimit checks maxLineBytes on stdio: a line of exactly the
 // limit is served, one byte more is refused, and the next line is served.
 func TestStdioLineLimit(t *testing.T) {
-	s, _ := newTestHardServer(t, config{}, nil)
+	s := newTestServer(t)
 	line := func(n int) string {
 		l := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
 		return strings.Replace(l, "PAD", strings.Repeat("x", n-len(l)+3), 1)
@@ -190,7 +157,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 		return strings.Replace(b, "PAD", strings.Repeat("x", n-len(b)+3), 1)
 	}
 	const limit = 4096
-	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: limit})
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{maxBody: limit})
 	for _, tt := range []struct {
 		name   string
 		size   int
@@ -212,13 +179,11 @@ func TestHTTPBodyLimit(t *testing.T) {
 // once and the n+1st starts only when one of them ends.
 func TestStdioMaxRequests(t *testing.T) {
 	const n = 4
-	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
-	c := newTestConn(t, s)
-	go func() {
-		for i := 1; i <= n+1; i++ {
-			fmt.Fprintln(c.in, hardLine(i, "tools/call", `"name":"gate"`))
-		}
-	}()
+	ht := newTestGates()
+	c := newTestConn(t, newTestServer(t, withGates(ht), withFlags("-max-requests", fmt.Sprint(n), "-max-subscriptions", "1")))
+	for i := 1; i <= n+1; i++ {
+		c.send(hardLine(i, "tools/call", `"name":"gate"`))
+	}
 	for range n {
 		mustReceive(t, ht.started)
 	}
@@ -244,13 +209,9 @@ func TestStdioMaxRequests(t *testing.T) {
 // Retry-After.
 func TestHTTPMaxRequests(t *testing.T) {
 	const n = 2
-	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
-	ts := httptest.NewUnstartedServer(nil)
-	tr := newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, ts.Listener.Addr())
-	tr.queueWait = 10 * time.Millisecond
-	ts.Config.Handler = tr
-	ts.Start()
-	t.Cleanup(ts.Close)
+	ht := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(ht), withFlags("-max-requests", fmt.Sprint(n), "-max-subscriptions", "1")), nil)
+	ts.tr.queueWait = 10 * time.Millisecond
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -321,7 +282,7 @@ func TestRateLimit(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s, _ := newTestHardServer(t, config{rate: 2, burst: 3, now: clock}, nil)
+	s := newTestServer(t, withFlags("-rate-limit", "2", "-rate-burst", "3"), withClock(clock))
 	call := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	for i := range 3 {
 		if code, msg := hardDispatch(t, s, "alice", call); code != 0 {
@@ -348,8 +309,7 @@ func TestRateLimit(t *testing.T) {
 // TestRateLimitHTTP checks the HTTP face of a rate-limited call: 429 with
 // Retry-After and the JSON-RPC error.
 func TestRateLimitHTTP(t *testing.T) {
-	s, _ := newTestHardServer(t, config{rate: 0.1, burst: 1}, nil)
-	ts, _ := newTestHTTPTransport(t, s, nil)
+	ts := newTestHTTP(t, newTestServer(t, withFlags("-rate-limit", "0.1", "-rate-burst", "1")), nil)
 	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil)); got.status != 200 {
 		t.Fatalf("first call: %d %s", got.status, got.body)
@@ -390,8 +350,8 @@ func TestRateLimiterBounded(t *testing.T) {
 // log, for that request only.
 func TestRequestTimeoutStdio(t *testing.T) {
 	var logs syncBuffer
-	s, _ := newTestHardServer(t, config{requestTimeout: 20 * time.Millisecond}, &logs)
-	in := hardLine(1, "tools/call", `"name":"stubborn"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	s := newTestServer(t, withGates(newTestGates()), withFlags("-request-timeout", "20ms"), withLogs(&logs))
+	in := hardLine(1, "tools/call", `"name":"gate"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -434,8 +394,8 @@ func TestRequestTimeoutStdio(t *testing.T) {
 // next request served.
 func TestPanicIsolated(t *testing.T) {
 	var logs syncBuffer
-	s, _ := newTestHardServer(t, config{}, &logs)
-	in := hardLine(1, "tools/call", `"name":"boom"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	s := newTestServer(t, withRegistry("base", "extras"), withLogs(&logs))
+	in := hardLine(1, "tools/call", `"name":"explode"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)

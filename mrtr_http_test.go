@@ -3,18 +3,9 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
-
-// newTestMRTRHTTPServer serves the demo over HTTP with a fixed requestState
-// key, so that two servers accept each other's state like two replicas.
-func newTestMRTRHTTPServer(tb testing.TB) *httptest.Server {
-	tb.Helper()
-	ts, _ := newTestHTTPTransport(tb, newTestDemoServer(tb, config{stateKey: testStateKey}, nil), nil)
-	return ts
-}
 
 // TestMRTRRoundTripHTTP runs the multi round-trip flow over Streamable
 // HTTP: the interim result is an ordinary 200 JSON result without cache
@@ -22,9 +13,12 @@ func newTestMRTRHTTPServer(tb testing.TB) *httptest.Server {
 // and every refusal maps to 400.
 // [§Basic Workflow]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#basic-workflow
 func TestMRTRRoundTripHTTP(t *testing.T) {
-	first, replica := newTestMRTRHTTPServer(t), newTestMRTRHTTPServer(t)
+	// Two servers with the same key accept each other's state, like two
+	// replicas.
+	first := newTestHTTP(t, newTestServer(t, withStateKey(testStateKey)), nil)
+	replica := newTestHTTP(t, newTestServer(t, withStateKey(testStateKey)), nil)
 	const params = `"name":"confirm_delete","arguments":{"path":"/tmp/x"}`
-	post := func(ts *httptest.Server, line string) testHTTPReply {
+	post := func(ts *testHTTP, line string) testHTTPReply {
 		t.Helper()
 		return mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", line, nil))
 	}
@@ -50,7 +44,7 @@ func TestMRTRRoundTripHTTP(t *testing.T) {
 	accept := `{"confirm":{"action":"accept","content":{"confirm":true}}}`
 	for _, tt := range []struct {
 		name   string
-		ts     *httptest.Server
+		ts     *testHTTP
 		line   string
 		status int
 		code   int    // 0: a result

@@ -5,8 +5,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -34,115 +32,14 @@ const (
 	capsFormOld = `{"elicitation":{}}`
 )
 
-// newTestMRTRServer returns the demo server plus the MRTR test fixtures,
-// signing state with key and reading time from now.
-func newTestMRTRServer(tb testing.TB, key []byte, now time.Time) *server {
-	tb.Helper()
-	s := newTestDemoServer(tb, config{stateKey: key, now: func() time.Time { return now }}, nil)
-	registerMRTRFixtures(s)
-	return s
-}
-
-// registerMRTRFixtures adds what the demo does not show: two rounds, url
-// mode, several requests in one round, capability-aware asking, handler
-// state, a resource read that asks, a bad form, and a completer that
-// (wrongly) asks for input.
-func registerMRTRFixtures(s *server) {
-	s.addTool(tool{
-		Name: "two_rounds",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			name := req.Input("name")
-			if name == nil {
-				return nil, req.NeedInput(elicitForm("name", "Step 1: What is your name?",
-					`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)).WithState("step1")
-			}
-			color := req.Input("color")
-			if color == nil {
-				return nil, req.NeedInput(elicitForm("color", "Step 2: What is your favorite color?",
-					`{"type":"object","properties":{"color":{"type":"string","enum":["red","blue"]}},"required":["color"]}`)).WithState("step2")
-			}
-			return textResult(fmt.Sprintf("%s likes %s (state %s)", name.String("name"), color.String("color"), req.State())), nil
-		},
-	})
-	s.addTool(tool{
-		Name: "sign_in",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			if a := req.Input("login"); a != nil {
-				return textResult("login " + a.Action), nil
-			}
-			return nil, req.NeedInput(elicitURL("login", "Sign in to continue", "https://example.com/connect?req=1"))
-		},
-	})
-	s.addTool(tool{
-		Name: "all_three",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			name, model, roots := req.Input("user_name"), req.Input("greeting"), req.Input("client_roots")
-			if name == nil || model == nil || roots == nil {
-				return nil, req.NeedInput(
-					elicitForm("user_name", "What is your name?", `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
-					createMessage("greeting", samplingRequest{Messages: userText("Generate a greeting"), MaxTokens: 50}),
-					listRoots("client_roots"),
-				)
-			}
-			return textResult(fmt.Sprintf("%s/%s/%d roots", name.String("name"), model.Text, len(roots.Roots))), nil
-		},
-	})
-	s.addTool(tool{
-		Name: "what_you_can",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			var asks []inputRequest
-			for _, q := range []inputRequest{
-				elicitForm("name", "Name?", `{"type":"object","properties":{"name":{"type":"string"}}}`),
-				createMessage("model", samplingRequest{Messages: userText("Hi"), MaxTokens: 10}),
-				listRoots("roots"),
-			} {
-				if req.Input(q.key) == nil && req.CanAsk(q) {
-					asks = append(asks, q)
-				}
-			}
-			if len(asks) > 0 {
-				return nil, req.NeedInput(asks...)
-			}
-			return textResult("done"), nil
-		},
-	})
-	s.addTool(tool{
-		Name: "bad_form",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			return nil, req.NeedInput(elicitForm("x", "Nested?", `{"type":"object","properties":{"x":{"type":"object"}}}`))
-		},
-	})
-	same := func(ctx context.Context, req *request) (*toolResult, error) {
-		if req.Input("ok") == nil {
-			return nil, req.NeedInput(elicitForm("ok", "OK?", `{"type":"object","properties":{"ok":{"type":"boolean"}}}`))
+// withMRTR is the setup of the MRTR tests: the mrtr part of the test
+// registry, requestState signed with key (nil: random), time stopped at now.
+func withMRTR(key []byte, now time.Time) testOption {
+	return func(st *testSetup) {
+		for _, o := range []testOption{withRegistry("base", "mrtr"), withStateKey(key), withClock(stoppedClock(now))} {
+			o(st)
 		}
-		return textResult("ok"), nil
 	}
-	s.addTool(tool{Name: "same_name", Call: same})
-	s.addPrompt(prompt{
-		Name: "same_name",
-		Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
-			if req.Input("ok") == nil {
-				return nil, req.NeedInput(elicitForm("ok", "OK?", `{"type":"object","properties":{"ok":{"type":"boolean"}}}`))
-			}
-			return &promptResult{Messages: []promptMessage{{Role: "user", Content: textContent("ok")}}}, nil
-		},
-		Arguments: []promptArgument{{Name: "q", Complete: func(ctx context.Context, value string, args map[string]string) ([]string, error) {
-			return nil, &inputRequired{requests: []inputRequest{listRoots("r")}}
-		}}},
-	})
-	s.addTemplate(resourceTemplate{
-		URITemplate: "secret://{id}",
-		Name:        "secret",
-		Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
-			a := req.Input("why")
-			if a == nil {
-				return nil, req.NeedInput(elicitForm("why", "Why do you need "+uri+"?",
-					`{"type":"object","properties":{"reason":{"type":"string","minLength":3}},"required":["reason"]}`))
-			}
-			return []resourceContents{{URI: uri, Text: "secret " + vars["id"] + " for " + a.String("reason")}}, nil
-		},
-	})
 }
 
 // mrtrLine builds a modern request line: params (JSON object members,
@@ -245,7 +142,7 @@ func TestInputRequestWire(t *testing.T) {
 			`{"why":{"method":"elicitation/create","params":{"mode":"form","message":"Why do you need secret://7?","requestedSchema":{"type":"object","properties":{"reason":{"type":"string","minLength":3}},"required":["reason"]}}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestMRTRServer(t, testStateKey, testEpoch)
+			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 			resp := serveLine(t, s, mrtrLine(1, tt.method, tt.params, capsAll))
 			mustState(t, resp)
 			res := mustResult(t, resp)
@@ -337,12 +234,12 @@ func TestRoundTrip(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			id := 1
-			resp := serveLine(t, newTestMRTRServer(t, testStateKey, testEpoch), mrtrLine(id, tt.method, tt.params, tt.caps))
+			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(id, tt.method, tt.params, tt.caps))
 			for _, r := range tt.rounds {
 				state := mustState(t, resp)
 				id++
 				// A restart between rounds: a new server with the same key.
-				s := newTestMRTRServer(t, testStateKey, testEpoch)
+				s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 				resp = serveLine(t, s, mrtrLine(id, tt.method, retryParams(tt.params, r.responses, state), tt.caps))
 				if r.askKeys != "" {
 					mustState(t, resp)
@@ -370,7 +267,7 @@ func TestRoundTrip(t *testing.T) {
 // TestMultiRoundStateChanges checks that each round issues a new
 // requestState (the conformance multi-round scenario checks this).
 func TestMultiRoundStateChanges(t *testing.T) {
-	s := newTestMRTRServer(t, testStateKey, testEpoch)
+	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 	params := `"name":"two_rounds","arguments":{}`
 	st1 := mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
 	st2 := mustState(t, serveLine(t, s, mrtrLine(2, "tools/call", retryParams(params, `{"name":{"action":"accept","content":{"name":"A"}}}`, st1), capsAll)))
@@ -394,8 +291,8 @@ func TestRetryAfterRestart(t *testing.T) {
 		{"random keys", nil, nil, "invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			state := mustState(t, serveLine(t, newTestMRTRServer(t, tt.key1, testEpoch), mrtrLine(1, "tools/call", params, capsAll)))
-			resp := serveLine(t, newTestMRTRServer(t, tt.key2, testEpoch), mrtrLine(2, "tools/call", retryParams(params, answer, state), capsAll))
+			state := mustState(t, serveLine(t, newTestServer(t, withMRTR(tt.key1, testEpoch)), mrtrLine(1, "tools/call", params, capsAll)))
+			resp := serveLine(t, newTestServer(t, withMRTR(tt.key2, testEpoch)), mrtrLine(2, "tools/call", retryParams(params, answer, state), capsAll))
 			var got string
 			if e, ok := resp["error"].(map[string]any); ok {
 				got, _ = e["message"].(string)
@@ -435,7 +332,7 @@ func TestCapabilityGating(t *testing.T) {
 			`{"code":-32021,"message":"missing required client capability: elicitation.form, roots","data":{"requiredCapabilities":{"elicitation":{"form":{}},"roots":{}}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := serveLine(t, newTestMRTRServer(t, testStateKey, testEpoch), mrtrLine(1, "tools/call", tt.params, tt.caps))
+			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", tt.params, tt.caps))
 			if tt.want == "" {
 				mustState(t, resp)
 				return
@@ -504,10 +401,10 @@ func TestRequestStateAttacks(t *testing.T) {
 		}, nil, notVerify},
 		{"other key", func(st string) string {
 			return mrtrLine(2, "tools/call", retryParams(params, answer, st), capsAll)
-		}, newTestMRTRServer(t, []byte("another secret of thirty-two bytes!"), testEpoch), notVerify},
+		}, newTestServer(t, withMRTR([]byte("another secret of thirty-two bytes!"), testEpoch)), notVerify},
 		{"expired", func(st string) string {
 			return mrtrLine(2, "tools/call", retryParams(params, answer, st), capsAll)
-		}, newTestMRTRServer(t, testStateKey, testEpoch.Add(defaultStateTTL+time.Second)), "invalid params: requestState expired; start the request again"},
+		}, newTestServer(t, withMRTR(testStateKey, testEpoch.Add(defaultStateTTL+time.Second))), "invalid params: requestState expired; start the request again"},
 		{"oversized", func(st string) string {
 			return mrtrLine(2, "tools/call", retryParams(params, answer, strings.Repeat("A", maxRequestStateBytes+1)), capsAll)
 		}, nil, fmt.Sprintf("invalid params: requestState longer than %d bytes", maxRequestStateBytes)},
@@ -525,10 +422,10 @@ func TestRequestStateAttacks(t *testing.T) {
 		}, nil, "invalid params: requestState must be a string"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			st := issue(t, newTestMRTRServer(t, testStateKey, testEpoch))
+			st := issue(t, newTestServer(t, withMRTR(testStateKey, testEpoch)))
 			s := tt.server
 			if s == nil {
-				s = newTestMRTRServer(t, testStateKey, testEpoch)
+				s = newTestServer(t, withMRTR(testStateKey, testEpoch))
 			}
 			resp := serveLine(t, s, tt.line(st))
 			e, _ := resp["error"].(map[string]any)
@@ -542,7 +439,7 @@ func TestRequestStateAttacks(t *testing.T) {
 // TestRequestStateArgumentsCanonical checks that the binding does not
 // depend on key order or spacing in arguments, only on their content.
 func TestRequestStateArgumentsCanonical(t *testing.T) {
-	s := newTestMRTRServer(t, testStateKey, testEpoch)
+	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 	st := mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", `"name":"same_name","arguments":{"path":"/x","n":1,"o":{"b":2,"a":[1,"x"]}}`, capsAll)))
 	resp := serveLine(t, s, mrtrLine(2, "tools/call", retryParams(`"name":"same_name","arguments":{ "o":{"a":[1,"x"],"b":2}, "n" : 1, "path":"/x" }`,
 		`{"ok":{"action":"accept"}}`, st), capsAll))
@@ -555,7 +452,7 @@ func TestRequestStateArgumentsCanonical(t *testing.T) {
 // alice is refused for bob and for an anonymous caller. Principals come
 // from the HTTP transport, so this drives dispatch directly.
 func TestRequestStatePrincipal(t *testing.T) {
-	s := newTestMRTRServer(t, testStateKey, testEpoch)
+	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 	params := `"name":"confirm_delete","arguments":{"path":"/x"}`
 	serve := func(line, principal string) map[string]any {
 		msg, rerr := parseMessage([]byte(line))
@@ -635,7 +532,7 @@ func TestInputResponsesInvalid(t *testing.T) {
 			if strings.HasPrefix(tt.params, `"uri"`) {
 				method = "resources/read"
 			}
-			s := newTestMRTRServer(t, testStateKey, testEpoch)
+			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 			st := mustState(t, serveLine(t, s, mrtrLine(1, method, tt.params, capsAll)))
 			resp := serveLine(t, s, mrtrLine(2, method, retryParams(tt.params, tt.responses, st), capsAll))
 			e, _ := resp["error"].(map[string]any)
@@ -666,7 +563,7 @@ func TestMissingAnswersReasked(t *testing.T) {
 			`{"confirm":{"action":"accept","content":{"confirm":true}},"unknown_extra_key":{"action":"accept","content":{"foo":"bar"}},"another":{"action":"accept","content":{"baz":123}}}`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestMRTRServer(t, testStateKey, testEpoch)
+			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 			st := ""
 			if tt.withState {
 				st = mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
@@ -704,7 +601,7 @@ func TestNoInputRequiredElsewhere(t *testing.T) {
 			`"ref":{"type":"ref/prompt","name":"same_name"},"argument":{"name":"q","value":""}`, codeInternalError},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := serveLine(t, newTestMRTRServer(t, testStateKey, testEpoch), mrtrLine(1, tt.method, tt.params, capsAll))
+			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, tt.method, tt.params, capsAll))
 			if tt.wantCode != 0 {
 				e, _ := resp["error"].(map[string]any)
 				if e == nil || e["code"] != float64(tt.wantCode) {
@@ -720,7 +617,7 @@ func TestNoInputRequiredElsewhere(t *testing.T) {
 	// Every method but the three refuses an inputRequired outcome.
 	for name, m := range methods {
 		req := &request{method: name, meta: requestMeta{capabilities: []byte(capsAll)}}
-		_, err := newTestMRTRServer(t, testStateKey, testEpoch).inputRequiredResult(req, m, (&request{}).NeedInput(listRoots("r")))
+		_, err := newTestServer(t, withMRTR(testStateKey, testEpoch)).inputRequiredResult(req, m, (&request{}).NeedInput(listRoots("r")))
 		allowed := name == "tools/call" || name == "prompts/get" || name == "resources/read"
 		if allowed != (err == nil) {
 			t.Errorf("inputRequiredResult on %s: err = %v, want allowed %v", name, err, allowed)
@@ -731,7 +628,7 @@ func TestNoInputRequiredElsewhere(t *testing.T) {
 // TestBuilderErrors checks that a handler's programming error in an input
 // request is answered -32603 and never sent to the client.
 func TestBuilderErrors(t *testing.T) {
-	resp := serveLine(t, newTestMRTRServer(t, testStateKey, testEpoch), mrtrLine(1, "tools/call", `"name":"bad_form"`, capsAll))
+	resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", `"name":"bad_form"`, capsAll))
 	if e, _ := resp["error"].(map[string]any); e == nil || e["code"] != float64(codeInternalError) {
 		t.Errorf("bad_form = %s, want -32603", mustJSON(t, resp))
 	}
@@ -827,12 +724,10 @@ func TestLoadStateKey(t *testing.T) {
 	}
 }
 
-// TestRunStateFlags checks the flags through run: a bad TTL or key fails
-// at start-up; an environment key makes state portable across runs.
+// TestRunStateFlags checks the requestState flags: a bad TTL or key fails
+// run at start-up; a key in the environment makes state portable across
+// processes (two servers configured from the same environment).
 func TestRunStateFlags(t *testing.T) {
-	if !builtinIsDemo {
-		t.Skip("drives run, which serves the demo registry only in the default build")
-	}
 	noEnv := func(string) string { return "" }
 	for _, args := range [][]string{{"-state-ttl", "0"}, {"-state-key-file", filepath.Join(t.TempDir(), "nope")}} {
 		if err := run(t.Context(), args, strings.NewReader(""), io.Discard, io.Discard, noEnv); err == nil {
@@ -846,20 +741,10 @@ func TestRunStateFlags(t *testing.T) {
 		return ""
 	}
 	params := `"name":"confirm_delete","arguments":{"path":"/r"}`
-	var out1, out2 bytes.Buffer
-	if err := run(t.Context(), nil, strings.NewReader(mrtrLine(1, "tools/call", params, capsAll)+"\n"), &out1, io.Discard, env); err != nil {
-		t.Fatal(err)
-	}
-	var first map[string]any
-	if err := json.Unmarshal(out1.Bytes(), &first); err != nil {
-		t.Fatal(err)
-	}
+	first := serveLine(t, newTestServer(t, withEnv(env)), mrtrLine(1, "tools/call", params, capsAll))
 	retry := mrtrLine(2, "tools/call", retryParams(params, `{"confirm":{"action":"decline"}}`, mustState(t, first)), capsAll)
-	if err := run(t.Context(), nil, strings.NewReader(retry+"\n"), &out2, io.Discard, env); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out2.String(), `"text":"kept /r"`) {
-		t.Errorf("retry in a second run = %s", out2.String())
+	if got := mustJSON(t, serveLine(t, newTestServer(t, withEnv(env)), retry)); !strings.Contains(got, `"text":"kept /r"`) {
+		t.Errorf("retry on a second server = %s", got)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // counts its calls, to prove that a message never ran a method.
 func newTripwireServer(tb testing.TB) (*server, *atomic.Int32) {
 	tb.Helper()
-	s, _ := newTestServer(tb, false)
+	s := newTestServer(tb)
 	var calls atomic.Int32
 	s.addTool(tool{
 		Name: "tripwire",
@@ -70,7 +70,7 @@ func TestErrorCodes(t *testing.T) {
 		{"unsupported version", `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05","io.modelcontextprotocol/clientCapabilities":{}}}}`, codeUnsupportedVersion, "10"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, true)
+			s := newTestServer(t, withRegistry("base", "extras"))
 			got := serveOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
@@ -150,7 +150,7 @@ func TestResponseIDEchoedByteForByte(t *testing.T) {
 	} {
 		for _, method := range []string{"tools/call", "no/such/method"} {
 			t.Run(tt.name+" "+method, func(t *testing.T) {
-				s, _ := newTestServer(t, false)
+				s := newTestServer(t)
 				line := req(tt.id, method, `"name":"echo","arguments":{"message":"m"}`)
 				got := serveOne(t, s, line)
 				prefix := `{"jsonrpc":"2.0","id":` + tt.want + `,`
@@ -163,7 +163,8 @@ func TestResponseIDEchoedByteForByte(t *testing.T) {
 }
 
 func TestInternalErrorsCarryNoInternals(t *testing.T) {
-	s, logs := newTestServer(t, true)
+	var logs syncBuffer
+	s := newTestServer(t, withRegistry("base", "extras"), withLogs(&logs))
 	s.addResource(resource{
 		URI:  "test://broken",
 		Name: "broken",
@@ -197,7 +198,7 @@ func TestInternalErrorsCarryNoInternals(t *testing.T) {
 	}
 	for _, want := range []string{"secret internal detail /etc/shadow", "password authentication failed"} {
 		if !strings.Contains(logs.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, logs)
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
 		}
 	}
 }
