@@ -350,7 +350,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 
 // getStream serves GET: the session's standalone SSE stream, carrying what
 // session.push queues and the session's list changes and resource updates
-// (subscriptions.go), with a keep-alive comment every -sse-keepalive,
+// (classic_subscriptions.go), with a keep-alive comment every -sse-keepalive,
 // until the client leaves or the session ends. One
 // stream per session at a time; a second gets 409. Without a session
 // there is no stream to offer: 405, as the modern revision answers.
@@ -430,24 +430,6 @@ func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, pr
 	t.sessions.release(sess)
 	t.sessions.remove(sess.id, principal)
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// openStream claims the session's one GET stream; false if it is taken.
-func (c *session) openStream() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.streaming {
-		return false
-	}
-	c.streaming = true
-	return true
-}
-
-// closeStream releases the GET stream.
-func (c *session) closeStream() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.streaming = false
 }
 
 // acceptsSSE reports whether the Accept header admits text/event-stream.
