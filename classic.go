@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -55,24 +56,87 @@ const (
 	classicEra     // only inside the initialize handshake era (ping, logging/setLevel)
 )
 
-// admitEra picks the era that serves req and enforces the method's era
-// flags; it is the one place they are enforced. A request is served in
-// the classic era when it carries no io.modelcontextprotocol/protocolVersion
-// in _meta, the classic era is on for this exchange (a session and no
-// -modern-only), and either the method is classic-only or the session was
-// initialized. Everything else is modern and goes through admit.
+// eraDecision is the era one message is served in: decideEra decides it
+// once, before anything is served, and the request carries it (req.era)
+// to admitEra and, over HTTP, to the status of its reply.
+type eraDecision struct {
+	// era is classicEra or modernEra: the era that serves the message.
+	era era
+	// classicOn reports that the classic era is open to the message: the
+	// transport has a classic session for it (stdio's connection; on HTTP
+	// the one it names, or for initialize the one it opens) and
+	// -modern-only is off. On HTTP such a message goes through its
+	// session (classic_http.go) even when it is served modern.
+	classicOn bool
+}
+
+// decideEra is the one place the era of a message is decided, from
+// whether its _meta names a protocol version (req.meta.modern), its
+// method, the transport's classic session and -modern-only, and on HTTP
+// the headers. A message is served in the classic era when the classic
+// era is open to it, its _meta names no protocol version, and either the
+// method is classic-only or the session was initialized; everything else
+// is modern.
+//
+// On stdio (h nil) sess is the connection's session; nil means a
+// transport without one. On HTTP (h non-nil) the session is looked up
+// after this decision, so the headers say whether the message belongs
+// to one, as the dual-era rules ask: initialize, an Mcp-Session-Id, or a
+// classic MCP-Protocol-Version make it a session's, and so does a
+// message with neither that header nor a _meta protocol version (its
+// client predates 2025-06-18). Only initialized sessions are kept
+// (classic_http.go), and a session id that names none is answered 404
+// before anything is served, so a named session counts as initialized.
+// [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
+func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecision {
+	modern := eraDecision{era: modernEra}
+	if s.modernOnly {
+		return modern
+	}
+	var initialized bool
+	if h == nil {
+		if sess == nil {
+			return modern
+		}
+		initialized = sess.negotiated() != ""
+	} else {
+		named := len(h.Values(headerSessionID)) > 0
+		v := strings.Trim(h.Get(headerProtocolVersion), " \t")
+		if req.method != methodInitialize && !named && !isClassicVersion(v) && (v != "" || req.meta.modern) {
+			return modern
+		}
+		initialized = named
+	}
+	d := eraDecision{era: modernEra, classicOn: true}
+	if !req.meta.modern && (methods[req.method].era == classicEra || initialized) {
+		d.era = classicEra
+	}
+	return d
+}
+
+// isClassicVersion reports whether v names an initialize-era revision,
+// served or not (2025-03-26 is recognised, never negotiated).
+func isClassicVersion(v string) bool {
+	switch v {
+	case version20241105, version20250326, version20250618, version20251125:
+		return true
+	}
+	return false
+}
+
+// admitEra enforces the method's era flags for the era decideEra chose;
+// it is the one place they are enforced. A classic request joins its
+// session (ex.session) and is served in the negotiated version; a modern
+// one goes through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
-	sess := ex.session
-	classicOn := !s.modernOnly && sess != nil
-	version := sess.negotiated()
-	classic := classicOn && !req.meta.hasVersion && (m.era == classicEra || version != "")
-	if !classic {
+	if req.era.era != classicEra {
 		if m.era == classicEra {
-			return classicOnly(req.method, classicOn)
+			return classicOnly(req.method, req.era.classicOn)
 		}
 		rerr := s.admit(req, ex.check)
-		if rerr != nil && classicOn && !req.meta.hasVersion && m.era != modernEra {
+		if rerr != nil && req.era.classicOn && !req.meta.hasVersion && m.era != modernEra {
 			// Before initialize a request without modern _meta is a
 			// malformed modern request, and the modern era requires
 			// -32602 for it; the classic revisions leave pre-initialize
@@ -82,10 +146,11 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 		}
 		return rerr
 	}
+	version := ex.session.negotiated()
 	if m.era == modernEra {
 		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", req.method, version)
 	}
-	req.session, req.version = sess, version
+	req.session, req.version = ex.session, version
 	if version == "" && !m.beforeInitialize {
 		return invalidParams("invalid params: send initialize first")
 	}

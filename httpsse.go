@@ -474,12 +474,17 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	// net/http's drain of the unread body cannot hang on a slow client.
 	_ = rc.SetReadDeadline(time.Time{})
 	msg, rerr := parseMessage(body)
-	switch {
-	case rerr != nil:
+	if rerr != nil {
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
-	case !t.s.modernOnly && isClassicHTTP(r.Header, &msg):
-		t.postClassic(w, r, rc, &msg, principal)
+	}
+	// The era is decided here, once (decideEra): initialize and the
+	// messages of a classic session go through the session, even those
+	// served modern.
+	req := t.s.newRequest(&msg, nil, r.Header)
+	switch {
+	case req.era.classicOn:
+		t.postClassic(w, r, rc, &msg, req, principal)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
@@ -489,18 +494,18 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
-		t.s.dispatch(r.Context(), &msg, exchange{principal: principal})
+		t.s.serve(r.Context(), req, exchange{principal: principal})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	// The request timeout (-request-timeout) is applied by dispatch, which
+	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.dispatchCode(r.Context(), &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
-	call.finish(reply, code)
+	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
+	call.finish(reply, req.era.replyCode(code))
 }
 
 // acquire takes one of the slots that bound the requests served at once,
