@@ -48,32 +48,12 @@ const (
 // is an answer and reaches the handler).
 func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
 	for round := 1; ; round++ {
-		if !m.mrtr {
-			return result{}, fmt.Errorf("handler asked for input on %s, which may not return input_required", req.method)
-		}
 		if round > maxBridgeRounds {
 			return result{}, newError(codeInternalError, "%s: the handler asked for input more than %d times", req.method, maxBridgeRounds)
 		}
-		seen := map[string]bool{}
-		var missing []string
-		for _, q := range need.requests {
-			if q.err != nil {
-				return result{}, q.err
-			}
-			if q.key == "" || seen[q.key] {
-				return result{}, fmt.Errorf("input request key %q is empty or repeated", q.key)
-			}
-			seen[q.key] = true
-			missing = append(missing, req.session.missingFor(req.version, q)...)
-		}
-		if len(missing) > 0 {
-			rerr := missingCapabilityError(missing)
-			if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
-				rerr.Message += " (protocol version " + req.version + " has no elicitation)"
-			} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
-				rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
-			}
-			return result{}, rerr
+		seen, err := s.mayAsk(req, m, need)
+		if err != nil {
+			return result{}, err
 		}
 		fresh, err := s.ask(ctx, req, need.requests)
 		if err != nil {

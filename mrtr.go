@@ -284,12 +284,7 @@ func (r *request) State() string { return r.input.data }
 // handler can choose among alternatives instead of failing with -32021.
 // In the classic era they are what the client declared at initialize, and
 // what the negotiated version defines.
-func (r *request) CanAsk(q inputRequest) bool {
-	if r.session != nil {
-		return len(r.session.missingFor(r.version, q)) == 0
-	}
-	return len(missingCapability(clientCaps(r.meta.capabilities), q)) == 0
-}
+func (r *request) CanAsk(q inputRequest) bool { return len(r.missing(q)) == 0 }
 
 // inputRound is what the dispatcher decoded of a request's MRTR params.
 type inputRound struct {
@@ -368,32 +363,62 @@ func (s *server) beginInput(req *request) *rpcError {
 	return nil
 }
 
-// inputRequiredResult turns a handler's NeedInput into the interim result:
-// it checks the method may carry one, that the client declared every
-// capability the requests need (else -32021), and signs the next state.
-// Errors other than *rpcError are programming errors (-32603, logged).
+// mayAsk is the one gate for "may I ask the client for this?", in both
+// eras (inputRequiredResult, and bridgeInput in classic_bridge.go): the
+// method may answer input_required, every request was built without a
+// programming error, keys are non-empty and unique, and the client
+// declared every capability the requests need in a protocol version that
+// defines them (request.missing; else -32021, which says when the
+// version is the reason). It returns the keys asked. Errors other than
+// *rpcError are programming errors (-32603, logged).
 // [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
-func (s *server) inputRequiredResult(req *request, m method, need *inputRequired) (result, error) {
+func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[string]bool, err error) {
 	if !m.mrtr {
-		return result{}, fmt.Errorf("handler asked for input on %s, which may not return input_required", req.method)
+		return nil, fmt.Errorf("handler asked for input on %s, which may not return input_required", req.method)
 	}
-	caps := clientCaps(req.meta.capabilities)
+	asked = map[string]bool{}
 	var missing []string
-	seen := map[string]bool{}
 	for _, q := range need.requests {
 		if q.err != nil {
-			return result{}, q.err
+			return nil, q.err
 		}
-		if q.key == "" || seen[q.key] {
-			return result{}, fmt.Errorf("input request key %q is empty or repeated", q.key)
+		if q.key == "" || asked[q.key] {
+			return nil, fmt.Errorf("input request key %q is empty or repeated", q.key)
 		}
-		seen[q.key] = true
-		missing = append(missing, missingCapability(caps, q)...)
+		asked[q.key] = true
+		missing = append(missing, req.missing(q)...)
 	}
 	if len(missing) > 0 {
-		return result{}, missingCapabilityError(missing)
+		rerr := missingCapabilityError(missing)
+		if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
+			rerr.Message += " (protocol version " + req.version + " has no elicitation)"
+		} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
+			rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
+		}
+		return nil, rerr
 	}
+	return asked, nil
+}
 
+// missing names the capabilities q needs that the request's client lacks:
+// in the modern era those its _meta did not declare; in the classic era
+// those it did not declare at initialize, or that the negotiated version
+// does not define (session.missingFor).
+func (r *request) missing(q inputRequest) []string {
+	if r.session != nil {
+		return r.session.missingFor(r.version, q)
+	}
+	return missingCapability(clientCaps(r.meta.capabilities), q)
+}
+
+// inputRequiredResult turns a handler's NeedInput into the interim result:
+// the gate (mayAsk) first, then the next state, signed.
+// [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
+func (s *server) inputRequiredResult(req *request, m method, need *inputRequired) (result, error) {
+	seen, err := s.mayAsk(req, m, need)
+	if err != nil {
+		return result{}, err
+	}
 	next := statePayload{Data: need.data}
 	for key, a := range req.input.answers {
 		if seen[key] {
