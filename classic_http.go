@@ -325,11 +325,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 	}
 	defer sess.closeStream()
 	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startSSE(w)
 	if rc.Flush() != nil {
 		return
 	}
@@ -396,13 +392,4 @@ func acceptsSSE(values []string) bool {
 		}
 	}
 	return false
-}
-
-// sseEvent is msg (a message line) as one SSE event.
-func sseEvent(msg []byte) []byte {
-	msg = oneLine(msg)
-	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, msg...) // ends in "\n"
-	return append(buf, '\n')
 }
