@@ -1,6 +1,10 @@
-// The classic era, served side by side with the modern one: the initialize
-// handshake, the per-connection session it opens, ping, logging/setLevel,
-// and the dialect each classic revision speaks.
+// The classic era, served side by side with the modern one: which era
+// serves a message (decideEra, once per message, and admitEra), the
+// initialize handshake, ping, logging/setLevel, and the dialect each
+// classic revision speaks. The parts: classic_session.go (the session the
+// handshake opens), classic_http.go (sessions over HTTP),
+// classic_bridge.go (asking a classic client for input),
+// classic_subscriptions.go (list changes and resources/subscribe).
 //
 // "Classic" is this code's one word for what the 2026-07-28 specification
 // calls the legacy versions: the revisions that open with the initialize
