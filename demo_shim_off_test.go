@@ -14,6 +14,13 @@ const runServesDemo = false
 // testDemoInstructions stands in for the demo's instructions.
 const testDemoInstructions = ""
 
+// skipWithoutDemo skips a test that drives run with the demo's tools:
+// this build's run serves another registry.
+func skipWithoutDemo(tb testing.TB) {
+	tb.Helper()
+	tb.Skip("drives run, which serves the demo registry only in the default build")
+}
+
 // mustRegisterDemo skips the test: this build has no demo registry.
 func mustRegisterDemo(tb testing.TB, s *server) (stop func()) {
 	tb.Helper()

@@ -235,9 +235,7 @@ func runOnce(tb testing.TB, args []string, line string) (string, error) {
 }
 
 func TestFlags(t *testing.T) {
-	if !runServesDemo {
-		t.Skip("drives run, which serves the demo registry only in the default build")
-	}
+	skipWithoutDemo(t)
 	for _, tt := range []struct {
 		name      string
 		args      []string

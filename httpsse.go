@@ -408,11 +408,9 @@ func startSSE(w http.ResponseWriter) {
 func (c *httpCall) finish(reply []byte, code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done || c.conn.Err() != nil {
-		c.done = true
+	if !c.endLocked() {
 		return
 	}
-	c.done = true
 	if c.streaming {
 		c.eventLocked(reply)
 		return
@@ -422,6 +420,14 @@ func (c *httpCall) finish(reply []byte, code int) {
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply)
+}
+
+// endLocked ends the call and reports whether its last write may go out:
+// false when it had ended already or the client has gone.
+func (c *httpCall) endLocked() bool {
+	live := !c.done && c.conn.Err() == nil
+	c.done = true
+	return live
 }
 
 // retryAfter returns the Retry-After seconds (at least 1) for a
@@ -453,11 +459,9 @@ func retryAfter(reply []byte) string {
 func (c *httpCall) abandon() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done || c.conn.Err() != nil {
-		c.done = true
+	if !c.endLocked() {
 		return
 	}
-	c.done = true
 	if !c.streaming {
 		startSSE(c.w)
 		_ = c.rc.Flush()

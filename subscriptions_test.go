@@ -436,9 +436,7 @@ func TestRunSubscriptionFlags(t *testing.T) {
 // TestRunSubscriptionLimitFlag drives the flags end to end: run with one
 // subscription allowed and one URI per subscription.
 func TestRunSubscriptionLimitFlag(t *testing.T) {
-	if !runServesDemo {
-		t.Skip("drives run, which serves the demo registry only in the default build")
-	}
+	skipWithoutDemo(t)
 	synctest.Test(t, func(t *testing.T) {
 		p := newTestServeConn(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
 			return run(ctx, []string{"-max-subscriptions", "1", "-max-subscription-uris", "1"}, in, out, io.Discard, func(string) string { return "" })
