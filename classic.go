@@ -74,6 +74,19 @@ type eraDecision struct {
 	classicOn bool
 }
 
+// replyCode is the code whose HTTP status answers a reply (httpStatus):
+// a reply served modern maps its error code; a classic one travels with
+// 200, because a JSON-RPC error is a response like any other in the
+// classic revisions (clients of that era treat any other status as a
+// transport failure).
+// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+func (d eraDecision) replyCode(code int) int {
+	if d.era == classicEra {
+		return 0
+	}
+	return code
+}
+
 // decideEra is the one place the era of a message is decided, from
 // whether its _meta names a protocol version (req.meta.modern), its
 // method, the transport's classic session and -modern-only, and on HTTP

@@ -254,19 +254,6 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	call.finish(reply, req.era.replyCode(code))
 }
 
-// replyCode is the code whose HTTP status answers a reply (httpStatus):
-// a reply served modern maps its error code; a classic one travels with
-// 200, because a JSON-RPC error is a response like any other in the
-// classic revisions (clients of that era treat any other status as a
-// transport failure).
-// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (d eraDecision) replyCode(code int) int {
-	if d.era == classicEra {
-		return 0
-	}
-	return code
-}
-
 // initialize serves initialize on HTTP: a fresh session negotiates, and
 // is kept (its id in the response header) only if the handshake
 // succeeded. A request that already names a session is refused: a
