@@ -92,8 +92,8 @@ func (d eraDecision) replyCode(code int) int {
 // method, the transport's classic session and -modern-only, and on HTTP
 // the headers. A message is served in the classic era when the classic
 // era is open to it, its _meta names no protocol version, and either the
-// method is classic-only or the session was initialized; everything else
-// is modern.
+// method is classic-only or the session has negotiated a version
+// (initialize succeeded); everything else is modern.
 //
 // On stdio (h nil) sess is the connection's session; nil means a
 // transport without one. On HTTP (h non-nil) the session is looked up
@@ -101,9 +101,10 @@ func (d eraDecision) replyCode(code int) int {
 // to one, as the dual-era rules ask: initialize, an Mcp-Session-Id, or a
 // classic MCP-Protocol-Version make it a session's, and so does a
 // message with neither that header nor a _meta protocol version (its
-// client predates 2025-06-18). Only initialized sessions are kept
-// (classic_http.go), and a session id that names none is answered 404
-// before anything is served, so a named session counts as initialized.
+// client predates 2025-06-18). Only sessions that negotiated a version
+// are kept (classic_http.go), and a session id that names none is
+// answered 404 before anything is served, so a named session counts as
+// negotiated.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
 func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecision {
@@ -111,22 +112,22 @@ func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecisi
 	if s.modernOnly {
 		return modern
 	}
-	var initialized bool
+	var negotiated bool
 	if h == nil {
 		if sess == nil {
 			return modern
 		}
-		initialized = sess.negotiated() != ""
+		negotiated = sess.negotiated() != ""
 	} else {
 		named := len(h.Values(headerSessionID)) > 0
 		v := strings.Trim(h.Get(headerProtocolVersion), " \t")
 		if req.method != methodInitialize && !named && !isClassicVersion(v) && (v != "" || req.meta.modern) {
 			return modern
 		}
-		initialized = named
+		negotiated = named
 	}
 	d := eraDecision{era: modernEra, classicOn: true}
-	if !req.meta.modern && (methods[req.method].era == classicEra || initialized) {
+	if !req.meta.modern && (methods[req.method].era == classicEra || negotiated) {
 		d.era = classicEra
 	}
 	return d
