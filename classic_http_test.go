@@ -36,7 +36,7 @@ func newClassicHTTPClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 // method) with edits applied as newTestHTTPRequest does.
 func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
-	if metaHasVersion([]byte(paramsOf(body))) {
+	if !isClassicLine(body) {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
 	}
 	method := http.MethodPost

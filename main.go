@@ -207,7 +207,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
 	}
 	s := newServer(cfg, logger)
-	stop := registerBuiltin(s, getenv)
+	stop := buildRegistry(s, getenv)
 	defer stop()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)

@@ -116,12 +116,26 @@ func (r *registry) index() bool {
 	return true
 }
 
+// knows reports whether resources/read could find uri: a resource with
+// that URI, or a template matching it.
+func (r *registry) knows(uri string) bool {
+	if r.resource(uri) != nil {
+		return true
+	}
+	for _, t := range r.templates {
+		if _, ok := t.compiled.match(uri); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // capabilities encodes ServerCapabilities for what this snapshot serves,
 // in version's shape (completions exists from 2025-03-26). listChanged
 // and subscribe are advertised in both eras because both deliver them
 // (subscriptions.go): in the modern era through subscriptions/listen, in
 // the classic era to the session (stdout on stdio, the GET stream on
-// HTTP) and through resources/subscribe.
+// HTTP) and through resources/subscribe (classic_subscriptions.go).
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 // [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities
 func (r *registry) capabilities(version string) json.RawMessage {

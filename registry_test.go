@@ -172,7 +172,7 @@ type testDef struct {
 func mustRegisterTestSets(tb testing.TB, s *server, st testSetup) {
 	tb.Helper()
 	if len(st.sets) == 1 && st.sets[0] == "product" {
-		tb.Cleanup(registerBuiltin(s, st.getenv))
+		tb.Cleanup(buildRegistry(s, st.getenv))
 		return
 	}
 	for _, name := range st.sets {

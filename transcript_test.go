@@ -362,7 +362,9 @@ func parseWait(tb testing.TB, line string) (time.Duration, bool) {
 // isClassicLine reports whether a client line is a classic message: one
 // without the modern _meta.
 func isClassicLine(line string) bool {
-	return !metaHasVersion(paramsOf(line))
+	var r request
+	_ = r.parseParams(paramsOf(line), nil) // meta.modern is set either way
+	return !r.meta.modern
 }
 
 // paramsOf returns the raw params of a message line, nil if none.
