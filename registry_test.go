@@ -172,7 +172,9 @@ type testDef struct {
 func mustRegisterTestSets(tb testing.TB, s *server, st testSetup) {
 	tb.Helper()
 	if len(st.sets) == 1 && st.sets[0] == "product" {
-		tb.Cleanup(buildRegistry(s, st.getenv))
+		if stop := buildRegistry(s, st.getenv); stop != nil {
+			tb.Cleanup(stop)
+		}
 		return
 	}
 	for _, name := range st.sets {

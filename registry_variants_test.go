@@ -1,11 +1,14 @@
-//go:build !(demo || !(conformance || bench))
+//go:build demo || conformance || bench
 
-// In the conformance and bench builds run serves another registry than
-// the product's (registry_conformance.go, registry_bench.go).
+// The tagged builds serve a registry chosen by their tag (registry_demo.go,
+// registry_conformance.go, registry_bench.go), which is not necessarily
+// the product's: a copy of the repository that replaced the demo serves
+// its own registry only in the untagged build.
 
 package main
 
-// productRegistryTested reports that this build serves the product's own
-// registry: here it does not, so transcripts that name it (registry:
-// product) are skipped.
+// productRegistryTested reports whether transcripts that name the
+// product's registry (registry: product) are played: not in a tagged
+// build. The demo's own transcripts (registry_demo_test.go) are played
+// wherever the demo is built.
 const productRegistryTested = false

@@ -17,9 +17,10 @@
 //	registry: base extras        the parts of the test registry served, in
 //	                             order (registry_test.go; default base), or
 //	                             "product": this build's own registry
-//	                             (buildRegistry), for a user's tools; such
-//	                             transcripts are skipped in the builds that
-//	                             serve another registry (conformance, bench)
+//	                             (buildRegistry), for your own tools; such
+//	                             transcripts are skipped in the tagged
+//	                             builds (demo, conformance, bench), whose
+//	                             registry is their tag's
 //	transport: http              Streamable HTTP (default stdio)
 //
 // The runner plays a transcript inside a testing/synctest bubble: time is
@@ -44,8 +45,12 @@
 // then its messages: the JSON body, or the events of its stream. A stream
 // still open when its line's answer is complete stays open: its later
 // events read "@2 {...}" (stream of request id 2; "@GET" for the
-// standalone stream), and its end "@2 end". Random values by design (an
-// elicitationId) are written "*".
+// standalone stream), and its end "@2 end".
+//
+// Values that are random by design are written "*": an elicitationId,
+// and the requestState of an input_required result. In a client line,
+// "requestState":"*" sends the last requestState the server issued, so a
+// multi round-trip request reads as a transcript.
 //
 // After the last step the client leaves (stdio: stdin closes, unless EOF
 // or SHUTDOWN ended the server; http: every stream is disconnected), and
@@ -72,6 +77,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -198,8 +204,11 @@ func (t transcript) format() string {
 // forEachTranscript plays every transcript under root (the .txt files of
 // root and its directories, but not those under skip), each in a
 // parallel subtest named after its path below root, and checks it (or,
-// with -update, rewrites its server sections).
-func forEachTranscript(t *testing.T, root, skip string) {
+// with -update, rewrites its server sections). Transcripts that name the
+// product's registry are played only in the untagged build
+// (productRegistryTested), unless product says that here the product's
+// registry is the one these transcripts are about.
+func forEachTranscript(t *testing.T, root, skip string, product bool) {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -224,21 +233,22 @@ func forEachTranscript(t *testing.T, root, skip string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkTranscript(t, file, parseTranscript(t, string(data)))
+			tr := parseTranscript(t, string(data))
+			if slices.Equal(tr.registry, []string{"product"}) && !product && !productRegistryTested {
+				t.Skip("registry: product: a tagged build (-tags demo, conformance or bench) serves the registry of its tag, not the product's")
+			}
+			checkTranscript(t, file, tr)
 		})
 	}
 }
 
 func TestTranscripts(t *testing.T) {
-	forEachTranscript(t, "testdata", filepath.Join("testdata", "demo"))
+	forEachTranscript(t, "testdata", filepath.Join("testdata", "demo"), false)
 }
 
 // checkTranscript plays tr and compares what the server wrote with its
 // server sections, or with -update writes it to file.
 func checkTranscript(t *testing.T, file string, tr transcript) {
-	if slices.Equal(tr.registry, []string{"product"}) && !productRegistryTested {
-		t.Skip("registry: product: this build serves another registry than the product's (conformance or bench)")
-	}
 	got := runTranscript(t, tr)
 	if *update {
 		for i := range tr.steps {
@@ -286,13 +296,19 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 			c = newTranscriptStdio(t, s)
 		}
 		shapes := newClassicChecker(t)
+		state := "" // the last requestState the server issued
 		for _, st := range tr.steps {
 			var got []string
 			for _, line := range st.sent() {
+				line = strings.ReplaceAll(line, `"requestState":"*"`, `"requestState":`+strconv.Quote(state))
 				shapes.sent(line)
 				lines, classic := c.play(line)
 				for i, l := range lines {
 					shapes.check(l, classic[i])
+					if m := requestStateRE.FindStringSubmatch(l); m != nil {
+						state = m[1]
+					}
+					l = requestStateRE.ReplaceAllString(l, `"requestState":"*"`)
 					lines[i] = elicitationIDRE.ReplaceAllString(l, `"elicitationId":"*"`)
 				}
 				got = append(got, lines...)
@@ -458,6 +474,10 @@ func newTranscriptHTTP(tb testing.TB, s *server, flags []string) *transcriptHTTP
 
 // elicitationIDRE finds the random member of url mode elicitations.
 var elicitationIDRE = regexp.MustCompile(`"elicitationId":"[^"]+"`)
+
+// requestStateRE finds the requestState of an input_required result: an
+// opaque token (base64url), signed with a key that may be random.
+var requestStateRE = regexp.MustCompile(`"requestState":"([A-Za-z0-9_-]+)"`)
 
 func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 	p.tb.Helper()
