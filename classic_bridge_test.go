@@ -51,21 +51,3 @@ func TestBridgeHTTPDisconnect(t *testing.T) {
 		t.Errorf("late answer: status %d, want 202", status)
 	}
 }
-
-// nextSSE reads one event's data from r; false at the end of the stream.
-func nextSSE(r *bufio.Reader) (string, bool) {
-	var data []string
-	for {
-		line, err := r.ReadString('\n')
-		line = strings.TrimRight(line, "\r\n")
-		switch {
-		case line == "" && data != nil:
-			return strings.Join(data, "\n"), true
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-		}
-		if err != nil {
-			return "", false
-		}
-	}
-}

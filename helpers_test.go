@@ -124,3 +124,13 @@ func errorCode(tb testing.TB, line string) int {
 	c, _ := n.Int64()
 	return int(c)
 }
+
+// fuzzInputBudget bounds the time one fuzz input may take end to end. It
+// is generous (the race detector and a loaded machine slow things down);
+// a blow-up shows as orders of magnitude, not a few milliseconds.
+const fuzzInputBudget = 2 * time.Second
+
+// withFuzzLimits is the setup of the fuzz targets that serve whole
+// requests: a short request timeout, so that a fuzzed call to a slow or
+// waiting tool ends quickly.
+func withFuzzLimits() testOption { return withFlags("-request-timeout", "50ms") }

@@ -1,3 +1,10 @@
+// Tests of the Streamable HTTP transport (httpsse.go): one raw request per
+// rule (TestHTTPRules), SSE responses, cancellation and timeouts, the
+// keep-alive of long-lived streams, and its fuzz target; and the test
+// HTTP server (newTestHTTP) on an in-memory network. The modern
+// subscriptions and the classic era over HTTP have their own transcripts
+// (testdata/subscriptions-http, testdata/classic-http).
+
 package main
 
 import (
@@ -8,17 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 )
@@ -396,39 +400,6 @@ func TestHTTPRules(t *testing.T) {
 	}
 }
 
-// TestHTTPBearerToken checks the optional static token: 401 with a
-// challenge without it, the principal derived from it with it.
-func TestHTTPBearerToken(t *testing.T) {
-	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
-	who := rpcBody("tools/call", `"name":"who"`)
-	for _, tt := range []struct {
-		name   string
-		edits  []string
-		status int
-	}{
-		{"no authorization is 401", nil, 401},
-		{"wrong token is 401", []string{"Authorization: Bearer s3cre"}, 401},
-		{"other scheme is 401", []string{"Authorization: Basic s3cret"}, 401},
-		{"right token", []string{"Authorization: Bearer s3cret"}, 200},
-		{"scheme is case-insensitive", []string{"Authorization: bearer s3cret"}, 200},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", who, tt.edits))
-			if got.status != tt.status {
-				t.Fatalf("status = %d, want %d\n%s", got.status, tt.status, got.body)
-			}
-			if tt.status == 401 && !strings.HasPrefix(got.header.Get("WWW-Authenticate"), "Bearer") {
-				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", got.header.Get("WWW-Authenticate"))
-			}
-			if tt.status == 200 {
-				if bytes.Contains(got.body, []byte("s3cret")) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
-					t.Errorf("principal not derived from the token: %s", got.body)
-				}
-			}
-		})
-	}
-}
-
 // readSSE parses an event stream as a client does: events separated by
 // blank lines, data lines joined, comments and other fields skipped.
 func readSSE(tb testing.TB, r io.Reader) []string {
@@ -576,154 +547,6 @@ func mustReceive[T any](tb testing.TB, ch <-chan T) T {
 	}
 }
 
-// mustServeHTTP runs s.serveHTTP on a loopback listener until stop
-// begins its graceful shutdown; served yields serveHTTP's result. Only
-// serveHTTP shuts down gracefully, so the tests of shutdown go through it
-// rather than newTestHTTP. The returned testHTTP has no transport.
-func mustServeHTTP(tb testing.TB, s *server, hcfg *httpConfig) (ts *testHTTP, stop context.CancelFunc, served <-chan error) {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errc, done := make(chan error, 1), make(chan struct{})
-	go func() {
-		defer close(done)
-		errc <- s.serveHTTP(ctx, ln, hcfg)
-	}()
-	tb.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	port := ln.Addr().(*net.TCPAddr).Port
-	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", port), port: port, client: http.DefaultClient}, cancel, errc
-}
-
-// TestHTTPShutdownDrains checks graceful shutdown: after ctx ends the
-// listener closes, a request in flight still gets its answer, and
-// serveHTTP returns nil after it.
-func TestHTTPShutdownDrains(t *testing.T) {
-	g := newTestGates()
-	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
-	replies := make(chan testHTTPReply, 1)
-	go func() {
-		r, err := doTestHTTP(http.DefaultClient, req)
-		if err != nil {
-			r.body = []byte(err.Error())
-		}
-		replies <- r
-	}()
-	mustReceive(t, g.started)
-	stop()
-	// Polling is unavoidable here: Shutdown closes the listener
-	// asynchronously.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
-		if err != nil {
-			break
-		}
-		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("listener still accepting after shutdown began")
-		}
-		runtime.Gosched()
-	}
-	select {
-	case err := <-errc:
-		t.Fatalf("serveHTTP returned %v with a request in flight", err)
-	default:
-	}
-	close(g.release)
-	if got := mustReceive(t, replies); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
-		t.Errorf("in-flight request: %d %s", got.status, got.body)
-	}
-	if err := mustReceive(t, errc); err != nil {
-		t.Errorf("serveHTTP = %v, want nil", err)
-	}
-}
-
-// TestHTTPShutdownCancels checks that requests still running when the
-// drain time is over are cancelled and serveHTTP still returns nil.
-func TestHTTPShutdownCancels(t *testing.T) {
-	g := newTestGates()
-	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-	}()
-	mustReceive(t, g.started)
-	stop()
-	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.Canceled) {
-		t.Errorf("handler context ended with %v, want context.Canceled", err)
-	}
-	if err := mustReceive(t, errc); err != nil {
-		t.Errorf("serveHTTP = %v, want nil", err)
-	}
-}
-
-// TestHTTPListenAddr checks how -http completes an address.
-func TestHTTPListenAddr(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"8080", "127.0.0.1:8080"},
-		{":8080", "127.0.0.1:8080"},
-		{"127.0.0.1:8080", "127.0.0.1:8080"},
-		{"localhost:9", "localhost:9"},
-		{"[::1]:8080", "[::1]:8080"},
-		{"0.0.0.0:8080", "0.0.0.0:8080"},
-		{"host", ""},
-		{"99999", ""},
-		{":http", ""},
-	} {
-		got, err := httpListenAddr(tt.in)
-		if got != tt.want || (err != nil) != (tt.want == "") {
-			t.Errorf("httpListenAddr(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-// TestHTTPFlags checks the HTTP flags' validation through run.
-func TestHTTPFlags(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"bad address", []string{"-http", "nohost"}, "want host:port"},
-		{"bad origin", []string{"-http", "8080", "-allow-origin", "evil.example.com"}, "scheme://host"},
-		{"origin with path", []string{"-http", "8080", "-allow-origin", "https://a.example/x"}, "scheme://host"},
-		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
-		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
-		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
-			}
-		})
-	}
-}
-
-// TestRunHTTP serves through run and stops it with ctx: the exit is clean.
-func TestRunHTTP(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	err := run(ctx, []string{"-http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
-	if err != nil {
-		t.Errorf("run = %v, want nil", err)
-	}
-}
-
 // chanWriter is a ResponseWriter (and Flusher) that hands each Write to
 // a channel, so a test sees writes as they happen.
 type chanWriter struct {
@@ -731,9 +554,12 @@ type chanWriter struct {
 	writes chan string
 }
 
-func (w *chanWriter) Header() http.Header         { return w.header }
-func (w *chanWriter) WriteHeader(int)             {}
-func (w *chanWriter) Flush()                      {}
+func (w *chanWriter) Header() http.Header { return w.header }
+
+func (w *chanWriter) WriteHeader(int) {}
+
+func (w *chanWriter) Flush() {}
+
 func (w *chanWriter) Write(b []byte) (int, error) { w.writes <- string(b); return len(b), nil }
 
 // TestHTTPCallKeepAlive checks the listen stream's keep-alive on a fake
@@ -814,58 +640,6 @@ func TestHTTPKeepAliveOnStreams(t *testing.T) {
 	}
 }
 
-// TestHTTPFlagsKeepAlive checks -sse-keepalive.
-func TestHTTPFlagsKeepAlive(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want time.Duration
-		err  bool
-	}{
-		{[]string{"-http", "8080"}, defaultKeepAlive, false},
-		{[]string{"-http", "8080", "-sse-keepalive", "30s"}, 30 * time.Second, false},
-		{[]string{"-http", "8080", "-sse-keepalive", "0"}, 0, true},
-	} {
-		_, hc, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
-		if (err != nil) != tt.err || (err == nil && hc.keepAlive != tt.want) {
-			t.Errorf("parseFlags(%q) = %v, %v; want %v, error %v", tt.args, hc, err, tt.want, tt.err)
-		}
-	}
-}
-
-// TestAddToolHeaderDeclarations checks that registration refuses invalid
-// x-mcp-header annotations, also on tools that validate their own
-// arguments.
-func TestAddToolHeaderDeclarations(t *testing.T) {
-	for _, tt := range []struct {
-		name, schema     string
-		handlerValidates bool
-		wantPanic        bool
-	}{
-		{"valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`, false, false},
-		{"space in name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"My Region"}}}`, false, true},
-		{"number type", `{"type":"object","properties":{"r":{"type":"number","x-mcp-header":"R"}}}`, false, true},
-		{"duplicate ignoring case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"R"},"b":{"type":"string","x-mcp-header":"r"}}}`, false, true},
-		{"under items", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"R"}}}}`, false, true},
-		{"handler-validated valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}},"anyOf":[{"required":["r"]}]}`, true, false},
-		{"handler-validated bad name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R:1"}},"anyOf":[{"required":["r"]}]}`, true, true},
-		{"handler-validated under anyOf", `{"type":"object","anyOf":[{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}]}`, true, true},
-		{"handler-validated under $defs", `{"type":"object","$defs":{"d":{"type":"string","x-mcp-header":"R"}},"properties":{"r":{"$ref":"#/$defs/d"}}}`, true, true},
-		{"handler-validated object type", `{"type":"object","properties":{"r":{"type":"object","x-mcp-header":"R"}},"anyOf":[{}]}`, true, true},
-		{"handler-validated at root", `{"type":"object","x-mcp-header":"R","anyOf":[{}]}`, true, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(config{}, log.New(io.Discard, "", 0))
-			defer func() {
-				if p := recover(); (p != nil) != tt.wantPanic {
-					t.Errorf("addTool(%s) panic = %v, want panic %v", tt.schema, p, tt.wantPanic)
-				}
-			}()
-			s.addTool(tool{Name: "t", InputSchema: tt.schema, HandlerValidates: tt.handlerValidates,
-				Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult(""), nil }})
-		})
-	}
-}
-
 // BenchmarkHTTPToolsCall measures one tools/call over a real loopback
 // connection kept alive between iterations. allocs/op counts client and
 // server together.
@@ -889,5 +663,108 @@ func BenchmarkHTTPToolsCall(b *testing.B) {
 		if resp.StatusCode != 200 {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
+	}
+}
+
+func FuzzHTTPHandler(f *testing.F) {
+	okHeaders := "Content-Type: application/json\nAccept: application/json, text/event-stream\nMCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo"
+	for _, seed := range []struct{ method, headers, body string }{
+		{"POST", okHeaders, rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: =?base64?ZWNobw==?=", 1), rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "tools/call", "tools/list", 1), rpcBody("tools/list", "")},
+		{"POST", okHeaders + "\nOrigin: http://evil.example", rpcBody("tools/call", `"name":"echo"`)},
+		{"POST", "Content-Type: text/plain", "{}"},
+		{"GET", "", ""},
+		{"OPTIONS", "Origin: http://localhost\nAccess-Control-Request-Method: POST", ""},
+		{"POST", okHeaders, `{"jsonrpc":"2.0","method":"notifications/cancelled"}`},
+		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: slow\nMcp-Param-Region: =?base64?AA==?=", 1),
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":1,` + testMeta[1:] + `}}`},
+	} {
+		f.Add(seed.method, seed.headers, []byte(seed.body))
+	}
+	s := newTestServer(f, withFuzzLimits())
+	tr := newHTTPTransport(s, &httpConfig{maxBody: 1 << 16}, nil)
+	f.Fuzz(func(t *testing.T, method, headers string, body []byte) {
+		req, err := http.NewRequest(method, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if err != nil {
+			return // not a request net/http would deliver
+		}
+		for line := range strings.Lines(headers) {
+			name, value, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
+			if ok && name != "" {
+				req.Header.Add(name, strings.TrimSpace(value))
+			}
+		}
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		tr.ServeHTTP(rec, req)
+		if d := time.Since(start); d > fuzzInputBudget {
+			t.Errorf("ServeHTTP took %v", d)
+		}
+		res := rec.Result()
+		switch ct := res.Header.Get("Content-Type"); {
+		case res.StatusCode == http.StatusAccepted || res.StatusCode == http.StatusNoContent:
+			if rec.Body.Len() != 0 {
+				t.Errorf("status %d with a body %q", res.StatusCode, rec.Body)
+			}
+		case ct == "application/json":
+			id, notification, ok := parseOutgoing(rec.Body.Bytes())
+			if !ok || notification {
+				t.Fatalf("status %d body %q is not a JSON-RPC response", res.StatusCode, rec.Body)
+			}
+			if sent, _ := parseMessage(body); string(id) != "null" && !bytes.Equal(id, sent.id) {
+				t.Errorf("response id %s, request id %s", id, sent.id)
+			}
+		case ct == "text/event-stream":
+			for ev := range strings.SplitSeq(strings.TrimSuffix(rec.Body.String(), "\n\n"), "\n\n") {
+				data, ok := strings.CutPrefix(ev, "event: message\ndata: ")
+				if !ok || !json.Valid([]byte(data)) {
+					t.Fatalf("bad SSE event %q", ev)
+				}
+			}
+		default:
+			t.Fatalf("status %d with content type %q: %q", res.StatusCode, ct, rec.Body)
+		}
+	})
+}
+
+// nextSSE reads one event's data from r; false at the end of the stream.
+func nextSSE(r *bufio.Reader) (string, bool) {
+	var data []string
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && data != nil:
+			return strings.Join(data, "\n"), true
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+		if err != nil {
+			return "", false
+		}
+	}
+}
+
+func TestReadBodyMatchesReadAll(t *testing.T) {
+	big := strings.Repeat("x", 3*readBodyFirst+5)
+	for _, tt := range []struct {
+		name string
+		body string
+		size int64
+	}{
+		{"empty", "", 0},
+		{"small exact", `{"a":1}`, 7},
+		{"large exact", big, int64(len(big))},
+		{"unknown length", big, -1},
+		{"overstated length", `{"a":1}`, 1 << 20},
+		{"understated length", big, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size)
+			if err != nil || string(got) != tt.body {
+				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
+			}
+		})
 	}
 }

@@ -1,3 +1,7 @@
+// Tests of the named limits (limits.go): each at its limit and one past
+// it, in-flight requests on stdio and over HTTP, connections, the
+// tools/call rate limit, request timeouts, panics, and the limits' flags.
+
 package main
 
 import (

@@ -1,5 +1,8 @@
 // Tests of the stdio transport (stdio.go) and of request-scoped
-// notifications: framing, limits, concurrency, cancellation, EOF drain.
+// notifications: framing, limits, concurrency, cancellation, EOF drain,
+// a client that stops reading or answering, and the fuzz targets of the
+// line reader and the whole stdio server. testConn, the live connection
+// every stdio test and transcript uses, is here too.
 
 package main
 
@@ -621,4 +624,167 @@ func (c *testConn) finish() error {
 			return errors.New("serve did not return after stdin closed")
 		}
 	}
+}
+
+// chunkReader returns at most n bytes per Read, to exercise buffer seams.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) {
+	if len(p) > c.n {
+		p = p[:c.n]
+	}
+	return c.r.Read(p)
+}
+
+func FuzzReadLines(f *testing.F) {
+	for _, seed := range []struct {
+		data  string
+		chunk uint16
+	}{
+		{"a\nb\n", 1},
+		{"a\r\nb", 2},
+		{"\n\n \t\r\n{}\n", 3},
+		{"x\r\r\n\ry", 1},
+		{strings.Repeat("z", 70000) + "\nend", 4096},
+		{"no newline at end", 5},
+	} {
+		f.Add([]byte(seed.data), seed.chunk)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		lines := make(chan []byte)
+		done := make(chan struct{})
+		errc := make(chan error, 1)
+		go func() {
+			errc <- readLines(chunkReader{bytes.NewReader(data), int(chunk%8192) + 1}, lines, done)
+			close(lines)
+		}()
+		var got [][]byte
+		for l := range lines {
+			got = append(got, l)
+		}
+		if err := <-errc; err != io.EOF {
+			t.Fatalf("readLines ended with %v, want io.EOF", err)
+		}
+		// The reference: split on LF, strip trailing CR/LF, drop blank
+		// lines. Every line is below maxLineBytes here.
+		var want [][]byte
+		for seg := range bytes.SplitSeq(data, []byte("\n")) {
+			seg = bytes.TrimRight(seg, "\r\n")
+			if len(bytes.TrimSpace(seg)) > 0 {
+				want = append(want, seg)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("readLines(%q) = %q, want %q", data, got, want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("line %d = %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+func FuzzStdioServe(f *testing.F) {
+	for _, seed := range []string{
+		hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"hi"}`) + "\n" + hardLine(2, "tools/list", ""),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"p",` + hardMeta[len(`"_meta":{`):] + `}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		hardLine(1, "resources/read", `"uri":"demo://items/42"`) + "\r\n" + hardLine(1, "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"x"}` + "\n[1]\n{\n\"\xff\"",
+		hardLine(7, "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var logs syncBuffer
+		s := newTestServer(t, withFuzzLimits(), withLogs(&logs))
+		var out bytes.Buffer
+		start := time.Now()
+		if err := s.serveStdio(context.Background(), bytes.NewReader(data), &out); err != nil {
+			t.Fatalf("serveStdio: %v", err)
+		}
+		if d := time.Since(start); d > fuzzInputBudget {
+			t.Errorf("serveStdio took %v on %q", d, data)
+		}
+		if strings.Contains(logs.String(), "panic") {
+			t.Fatalf("handler panicked on %q: %s", data, logs.String())
+		}
+		// Every request with a readable id is answered once, with that id;
+		// nothing else is written but notifications.
+		ids := map[string]int{}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			if m, _ := parseMessage(bytes.TrimRight(line, "\r\n")); m.id != nil {
+				ids[idKey(m.id)]++
+			}
+		}
+		sc := bufio.NewScanner(&out)
+		sc.Buffer(nil, 2*maxLineBytes)
+		for sc.Scan() {
+			id, notification, ok := parseOutgoing(sc.Bytes())
+			if !ok {
+				t.Fatalf("server wrote %q", sc.Bytes())
+			}
+			if notification || string(id) == "null" {
+				continue // notification, or an error for an unreadable id
+			}
+			// Each reply answers a request that was sent (a cancelled or
+			// duplicate id may get fewer replies, never more).
+			k := idKey(id)
+			if ids[k] == 0 {
+				t.Fatalf("reply %s answers no request in %q", sc.Bytes(), data)
+			}
+			ids[k]--
+		}
+	})
+}
+
+// countingWriter records each Write it receives.
+type countingWriter struct {
+	mu     sync.Mutex // guards writes, buf
+	writes int
+	buf    bytes.Buffer
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	return w.buf.Write(p)
+}
+
+func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
+	const writers, lines = 8, 200
+	out := &countingWriter{}
+	c := &stdioConn{s: newTestServer(t, withRegistry()), out: out}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range lines {
+				c.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`+"\n", w, i))
+			}
+		})
+	}
+	wg.Wait()
+	next := make([]int, writers)
+	got := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
+	for _, line := range got {
+		var w, i int
+		if _, err := fmt.Sscanf(line, `{"w":%d,"i":%d}`, &w, &i); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if i != next[w] {
+			t.Fatalf("writer %d: line %d after %d, want in order", w, i, next[w]-1)
+		}
+		next[w]++
+	}
+	if len(got) != writers*lines {
+		t.Errorf("got %d lines, want %d", len(got), writers*lines)
+	}
+	t.Logf("%d lines in %d writes", len(got), out.writes)
 }

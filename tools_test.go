@@ -1,6 +1,11 @@
+// Tests of tools (tools.go) beyond testdata/tools.txt: content kinds,
+// argument validation, output schema, cancelled handlers, completion
+// context errors, log level echo, and the hand-written result encoder.
+
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -182,5 +187,41 @@ func TestToolArgumentValidation(t *testing.T) {
 				t.Errorf("typed(%s) = %s, want isError with %q", tt.args, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestToolResultMatchesEncodingJSON(t *testing.T) {
+	for _, r := range []*toolResult{
+		{},
+		textResult("hi <b>&</b> \u2028 \"q\""),
+		textResult(strings.Repeat("plain ascii text ", 100)),
+		textResult(""),
+		textResult("tab\tnewline\n nul\x00 del\x7f back\\slash"),
+		textResult("é ü 中文 😀 invalid\xff\xfe utf-8 \u2029"),
+		{Content: []content{textContent("one"), textContent("two <"), {Type: "text", Text: "annotated",
+			Annotations: &annotations{Audience: []string{"user"}}}}},
+		errorResult("failed"),
+		{Content: []content{textContent("a"), imageContent([]byte{1, 2}, "image/png"),
+			linkContent(resourceLink{URI: "demo://x", Name: "x"})}, StructuredContent: map[string]any{"sum": 3}},
+	} {
+		got, err := r.result(version20260728)
+		if err != nil {
+			t.Fatalf("result() = %v", err)
+		}
+		c := r.Content
+		if c == nil {
+			c = []content{}
+		}
+		want, err := json.Marshal(struct {
+			Content           []content `json:"content"`
+			StructuredContent any       `json:"structuredContent,omitempty"`
+			IsError           bool      `json:"isError,omitempty"`
+		}{c, r.StructuredContent, r.IsError})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.body.(json.RawMessage), want) {
+			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
+		}
 	}
 }

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -68,4 +70,115 @@ func TestTemplateMatchBoundedWork(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("200 pathological matches took %v", d)
 	}
+}
+
+func FuzzTemplateMatch(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"demo://items/{id}", "demo://items/42"},
+		{"x://{owner}/repos/{repo}", "x://a/repos/b/repos/c"},
+		{"x://files/{path}.json", "x://files/a.json.json"},
+		{"x://{a}.{b}.end", "x://1.2.end.end"},
+		{"x://{a}-{b}-{c}", "x://-------"},
+		{"{a}/{b}", "//"},
+		{"x://{a}?q={b}", "x://%20?q=%41"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, template, uri string) {
+		ut, err := compileTemplate(template)
+		if err != nil || len(uri) > maxURILength {
+			return
+		}
+		vars, ok := ut.match(uri)
+		if !ok {
+			return
+		}
+		for _, v := range ut.vars {
+			if vars[v] == "" {
+				t.Errorf("match(%q, %q): variable %s is empty", template, uri, v)
+			}
+		}
+		if got := expandTemplate(ut, vars); got != uri {
+			t.Errorf("match(%q, %q) = %v, which expands to %q", template, uri, vars, got)
+		}
+	})
+}
+
+func FuzzTemplateRead(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"x://items/{id}", "x://items/42"},
+		{"x://{owner}/repos/{repo}", "x://a/repos/b/repos/c"},
+		{"x://files/{path}.json", "x://files/a.json.json"},
+		{"x://{a}-{b}-{c}", "x://-------"},
+		{"x://{a}/{b}/{c}.json", "x://" + strings.Repeat("/", 2000)},
+		{"{a}", "%00"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, template, uri string) {
+		if _, err := compileTemplate(template); err != nil {
+			return
+		}
+		s := newTestServer(t, withRegistry())
+		s.addTemplate(resourceTemplate{URITemplate: template, Name: "t",
+			Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+				b, _ := json.Marshal(vars)
+				return []resourceContents{{URI: uri, Text: string(b)}}, nil
+			}})
+		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+			"params": map[string]any{"uri": uri, "_meta": map[string]any{metaProtocolVersion: "2026-07-28", metaClientCapabilities: map[string]any{}}}})
+		msg, rerr := parseMessage(line)
+		if rerr != nil {
+			t.Fatalf("parseMessage of an encoded request: %v", rerr)
+		}
+		start := time.Now()
+		reply := s.dispatch(context.Background(), &msg, exchange{send: func([]byte) {}})
+		if d := time.Since(start); d > fuzzInputBudget {
+			t.Errorf("resources/read of %d bytes against %q took %v", len(uri), template, d)
+		}
+		var r struct {
+			Result *struct {
+				Contents []struct{ URI, Text string }
+			}
+			Error *struct{ Code int }
+		}
+		if err := json.Unmarshal(reply, &r); err != nil {
+			t.Fatalf("reply %q: %v", reply, err)
+		}
+		if r.Error != nil {
+			if r.Error.Code != codeInvalidParams {
+				t.Errorf("resources/read error %d, want -32602", r.Error.Code)
+			}
+			return
+		}
+		// An accepted URI round-trips: the variables expand back to it.
+		ut, _ := compileTemplate(template)
+		var vars map[string]string
+		if len(r.Result.Contents) != 1 || json.Unmarshal([]byte(r.Result.Contents[0].Text), &vars) != nil {
+			t.Fatalf("contents %+v", r.Result.Contents)
+		}
+		// The server saw the URI as JSON carried it: each invalid UTF-8
+		// byte became one U+FFFD.
+		var want string
+		_ = json.Unmarshal(mustMarshalString(uri), &want)
+		if got := expandTemplate(ut, vars); got != want || r.Result.Contents[0].URI != want {
+			t.Errorf("%q matched %q as %v, which expands to %q", uri, template, vars, got)
+		}
+	})
+}
+
+// mustMarshalString is the JSON encoding of s.
+func mustMarshalString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// expandTemplate writes ut with vars in place of its variables: the
+// inverse of a match, which the fuzz targets check.
+func expandTemplate(ut *uriTemplate, vars map[string]string) string {
+	var b strings.Builder
+	for i, v := range ut.vars {
+		b.WriteString(ut.literals[i] + vars[v])
+	}
+	return b.String() + ut.literals[len(ut.vars)]
 }
