@@ -10,6 +10,10 @@ import (
 	"testing"
 )
 
+// TestPromptsGet checks prompts/get's refusals: an unknown prompt, a
+// missing name, a required argument missing, arguments that are not an
+// object of strings are -32602; optional arguments may be absent.
+// [§Getting a Prompt]: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#getting-a-prompt
 func TestPromptsGet(t *testing.T) {
 	for _, tt := range []struct {
 		name, params string
@@ -35,6 +39,10 @@ func TestPromptsGet(t *testing.T) {
 	}
 }
 
+// TestCompletion checks completion/complete for prompt arguments and
+// template variables: context arguments reach the completer, values are
+// capped at 100 with hasMore, and bad references are -32602.
+// [§Completion]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion
 func TestCompletion(t *testing.T) {
 	for _, tt := range []struct {
 		name, params string

@@ -9,6 +9,11 @@ import (
 	"testing"
 )
 
+// TestResourcesRead checks how resources/read finds what it reads: an
+// exact resource wins over a template, variables are matched (not
+// percent-decoded, backtracking where needed), and an unknown URI is
+// -32602 with data.uri.
+// [§Reading Resources]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#reading-resources
 func TestResourcesRead(t *testing.T) {
 	for _, tt := range []struct {
 		name, uri string

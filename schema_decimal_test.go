@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+// TestSchemaDecimal checks the exact decimal arithmetic behind minimum,
+// maximum and multipleOf against math/big.
 func TestSchemaDecimal(t *testing.T) {
 	for _, tt := range []struct {
 		name, a, b string
@@ -62,6 +64,7 @@ func TestSchemaDecimal(t *testing.T) {
 	}
 }
 
+// TestParseSchemaDecimal checks which JSON numbers the decimals accept.
 func TestParseSchemaDecimal(t *testing.T) {
 	for _, tt := range []struct {
 		name, in string

@@ -105,6 +105,8 @@ func TestUnknownLogLevelEchoBounded(t *testing.T) {
 	}
 }
 
+// TestContentKinds checks each content block's wire shape, and that
+// structuredContent travels with the same JSON as a text block.
 func TestContentKinds(t *testing.T) {
 	prio := 0.5
 	for _, tt := range []struct {
@@ -143,6 +145,9 @@ func TestContentKinds(t *testing.T) {
 	})
 }
 
+// TestToolArgumentValidation checks that arguments breaking the input
+// schema are a tool error the model can read (isError), one row per
+// enforced keyword.
 func TestToolArgumentValidation(t *testing.T) {
 	for _, tt := range []struct {
 		name, args string

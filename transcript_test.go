@@ -328,9 +328,11 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 	return out
 }
 
-// collectLines returns the lines from lines until none has come for
-// transcriptQuiet, or until lines is closed (then ended is true).
-func collectLines[T any](lines <-chan T) (got []T, ended bool) {
+// collectLines returns what arrives on lines for at least wait, then until
+// nothing has come for transcriptQuiet, or until lines is closed (then
+// ended is true).
+func collectLines[T any](lines <-chan T, wait time.Duration) (got []T, ended bool) {
+	until := time.Now().Add(wait)
 	for {
 		select {
 		case l, ok := <-lines:
@@ -338,25 +340,8 @@ func collectLines[T any](lines <-chan T) (got []T, ended bool) {
 				return got, true
 			}
 			got = append(got, l)
-		case <-time.After(transcriptQuiet):
+		case <-time.After(max(transcriptQuiet, time.Until(until))):
 			return got, false
-		}
-	}
-}
-
-// waitLines returns the lines from lines during d, then until quiet.
-func waitLines[T any](lines <-chan T, d time.Duration) (got []T, ended bool) {
-	deadline := time.After(d)
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				return got, true
-			}
-			got = append(got, l)
-		case <-deadline:
-			more, ended := collectLines(lines)
-			return append(got, more...), ended
 		}
 	}
 }
@@ -411,7 +396,7 @@ func (p *transcriptStdio) play(line string) ([]string, []bool) {
 	var got []string
 	switch d, wait := parseWait(p.tb, line); {
 	case wait:
-		got, p.ended = waitLines(p.c.lines, d)
+		got, p.ended = collectLines(p.c.lines, d)
 	case line == "EOF":
 		p.c.closeInput()
 		got, p.ended = p.c.drain(), true
@@ -420,7 +405,7 @@ func (p *transcriptStdio) play(line string) ([]string, []bool) {
 		got, p.ended = p.c.drain(), true
 	default:
 		p.c.send(line)
-		got, p.ended = collectLines(p.c.lines)
+		got, p.ended = collectLines(p.c.lines, 0)
 	}
 	classic := make([]bool, len(got))
 	for i := range classic {
@@ -528,12 +513,7 @@ func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 			p.c.version = v
 		}
 	}
-	var events []streamEvent
-	if wait {
-		events, _ = waitLines(p.events, d)
-	} else {
-		events, _ = collectLines(p.events)
-	}
+	events, _ := collectLines(p.events, d)
 	out, classic := head, make([]bool, len(head))
 	for i := range classic {
 		classic[i] = isClassicLine(line)
@@ -592,7 +572,7 @@ func (p *transcriptHTTP) leave() []string {
 		<-st.done
 	}
 	// The wait lets the server notice the disconnections.
-	events, _ := collectLines(p.events)
+	events, _ := collectLines(p.events, 0)
 	var rest []string
 	for _, ev := range events {
 		if ev.line != "" {

@@ -12,6 +12,9 @@ import (
 	"time"
 )
 
+// TestTemplateMatch checks level 1 URI template matching (RFC 6570 as the
+// spec uses it): variables take any non-empty text, slashes included, the
+// leftmost shortest split wins, and nothing is percent-decoded.
 func TestTemplateMatch(t *testing.T) {
 	for _, tt := range []struct {
 		name, template, uri string
@@ -72,16 +75,24 @@ func TestTemplateMatchBoundedWork(t *testing.T) {
 	}
 }
 
+// templateSeeds are the template and URI pairs both template fuzz targets
+// start from: backtracking, separators, slashes, escapes.
+var templateSeeds = [][2]string{
+	{"demo://items/{id}", "demo://items/42"},
+	{"x://{owner}/repos/{repo}", "x://a/repos/b/repos/c"},
+	{"x://files/{path}.json", "x://files/a.json.json"},
+	{"x://{a}.{b}.end", "x://1.2.end.end"},
+	{"x://{a}-{b}-{c}", "x://-------"},
+	{"{a}/{b}", "//"},
+	{"x://{a}?q={b}", "x://%20?q=%41"},
+	{"x://{a}/{b}/{c}.json", "x://" + strings.Repeat("/", 2000)},
+	{"{a}", "%00"},
+}
+
+// FuzzTemplateMatch checks the matcher alone: whatever it matches, the
+// variables are non-empty and expand back to the URI.
 func FuzzTemplateMatch(f *testing.F) {
-	for _, seed := range [][2]string{
-		{"demo://items/{id}", "demo://items/42"},
-		{"x://{owner}/repos/{repo}", "x://a/repos/b/repos/c"},
-		{"x://files/{path}.json", "x://files/a.json.json"},
-		{"x://{a}.{b}.end", "x://1.2.end.end"},
-		{"x://{a}-{b}-{c}", "x://-------"},
-		{"{a}/{b}", "//"},
-		{"x://{a}?q={b}", "x://%20?q=%41"},
-	} {
+	for _, seed := range templateSeeds {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, template, uri string) {
@@ -104,15 +115,11 @@ func FuzzTemplateMatch(f *testing.F) {
 	})
 }
 
+// FuzzTemplateRead sends a URI through resources/read against a template:
+// within fuzzInputBudget, an accepted URI expands back from its variables
+// as JSON carried it, and anything refused is -32602.
 func FuzzTemplateRead(f *testing.F) {
-	for _, seed := range [][2]string{
-		{"x://items/{id}", "x://items/42"},
-		{"x://{owner}/repos/{repo}", "x://a/repos/b/repos/c"},
-		{"x://files/{path}.json", "x://files/a.json.json"},
-		{"x://{a}-{b}-{c}", "x://-------"},
-		{"x://{a}/{b}/{c}.json", "x://" + strings.Repeat("/", 2000)},
-		{"{a}", "%00"},
-	} {
+	for _, seed := range templateSeeds {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, template, uri string) {
