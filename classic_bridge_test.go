@@ -23,7 +23,7 @@ func bridgeInit(version, caps string) string {
 // waiting bridge and removes its pending entry.
 func TestBridgeHTTPDisconnect(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), nil)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{"roots":{}}`))
 	ctx, cancel := context.WithCancel(t.Context())
 	resp := c.openContext(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_roots"}}`)

@@ -28,7 +28,7 @@ type classicHTTPClient struct {
 	version string
 }
 
-func newClassicHTTPClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
+func newTestClassicClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 	return &classicHTTPClient{tb: tb, ts: ts}
 }
 
@@ -225,7 +225,7 @@ func TestClassicHTTPSessions(t *testing.T) {
 			cfg := tt.cfg
 			cfg.now = clock.Now
 			ts := newTestHTTP(t, newTestServer(t), &cfg)
-			c := newClassicHTTPClient(t, ts)
+			c := newTestClassicClient(t, ts)
 			c.initialize(init)
 			if tt.setup != nil {
 				tt.setup(c, clock)
@@ -253,7 +253,7 @@ func TestClassicHTTPSessionID(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), nil)
 	seen := map[string]bool{}
 	for range 20 {
-		c := newClassicHTTPClient(t, ts)
+		c := newTestClassicClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
 		if !regexp.MustCompile(`^[\x21-\x7e]{16,}$`).MatchString(c.sid) || seen[c.sid] {
 			t.Fatalf("session id %q: want 16+ visible ASCII characters, unique", c.sid)
@@ -267,7 +267,7 @@ func TestClassicHTTPSessionID(t *testing.T) {
 // the stream.
 func TestClassicHTTPGetStream(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), nil)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	sess := mustSession(t, ts, c.sid)
 	// Queued before the stream opens: delivered when it does.
@@ -321,7 +321,7 @@ func TestClassicHTTPQueueBounded(t *testing.T) {
 // DELETE are 405.
 func TestClassicHTTPModernOnly(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t, withFlags("-modern-only")), nil)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	status, h, out := c.post(bridgeInit(version20251125, `{}`))
 	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
 		!strings.Contains(out[0], `"code":-32601`) || !strings.Contains(out[0], `supported protocol versions: 2026-07-28`) {
@@ -342,7 +342,7 @@ func TestClassicHTTPModernOnly(t *testing.T) {
 // open GET stream, so a graceful shutdown does not wait for it.
 func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), nil)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	resp := c.open(http.MethodGet)
 	defer resp.Body.Close()
@@ -361,7 +361,7 @@ func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 func TestClassicHTTPCancelled(t *testing.T) {
 	g := newTestGates()
 	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	done := make(chan []string)
 	go func() {
@@ -389,14 +389,14 @@ func TestClassicSessionEndReleases(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	ts := newTestHTTP(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
 	for range 3 {
-		c := newClassicHTTPClient(t, ts)
+		c := newTestClassicClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
 	}
 	if n := s.subs.classicCount(); n != 3 {
 		t.Fatalf("%d sessions watched, want 3", n)
 	}
 	clock.advance(2 * time.Minute)
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`)) // sweeps the expired ones
 	if n := s.subs.classicCount(); n != 1 {
 		t.Errorf("after idle expiry: %d sessions watched, want 1", n)

@@ -27,7 +27,7 @@ type classicChecker struct {
 	schemas  map[string]classicSchema // loaded, by version
 }
 
-func newClassicChecker(tb testing.TB) *classicChecker {
+func newTestClassicChecker(tb testing.TB) *classicChecker {
 	return &classicChecker{tb: tb, requests: map[string]string{}, schemas: map[string]classicSchema{}}
 }
 
@@ -328,8 +328,8 @@ func classicInitialize(id int, version string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, id, version)
 }
 
-// classicDispatch serves line in sess and decodes the reply.
-func classicDispatch(tb testing.TB, s *server, sess *session, line string) map[string]any {
+// mustDispatch serves line in sess and decodes the reply.
+func mustDispatch(tb testing.TB, s *server, sess *session, line string) map[string]any {
 	tb.Helper()
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil {
@@ -378,7 +378,7 @@ func TestInitializeNegotiation(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, sess := newTestServer(t), newSession()
-			v := classicDispatch(t, s, sess, tt.line)
+			v := mustDispatch(t, s, sess, tt.line)
 			if got := replyCode(v); got != tt.wantCode {
 				t.Fatalf("initialize: code %d, want %d (%v)", got, tt.wantCode, v)
 			}
@@ -391,7 +391,7 @@ func TestInitializeNegotiation(t *testing.T) {
 			if got := v["result"].(map[string]any)["protocolVersion"]; got != tt.wantVersion {
 				t.Errorf("protocolVersion = %v, want %s", got, tt.wantVersion)
 			}
-			again := classicDispatch(t, s, sess, classicInitialize(2, "2025-11-25"))
+			again := mustDispatch(t, s, sess, classicInitialize(2, "2025-11-25"))
 			if got := replyCode(again); got != codeInvalidRequest {
 				t.Errorf("second initialize: code %d, want %d", got, codeInvalidRequest)
 			}
@@ -461,11 +461,11 @@ func TestEraRules(t *testing.T) {
 				sess = newSession()
 			}
 			if tt.state == open {
-				if v := classicDispatch(t, s, sess, classicInitialize(0, version20250618)); replyCode(v) != 0 {
+				if v := mustDispatch(t, s, sess, classicInitialize(0, version20250618)); replyCode(v) != 0 {
 					t.Fatalf("initialize: %v", v)
 				}
 			}
-			v := classicDispatch(t, s, sess, tt.line)
+			v := mustDispatch(t, s, sess, tt.line)
 			if got := replyCode(v); got != tt.wantCode {
 				t.Fatalf("dispatch(%s) code %d, want %d (%v)", tt.line, got, tt.wantCode, v)
 			}

@@ -48,7 +48,7 @@ func TestMetaFailures(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t)
-			got := serveOne(t, s, tt.line)
+			got := mustServeOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
 			}
@@ -58,7 +58,7 @@ func TestMetaFailures(t *testing.T) {
 
 func TestUnsupportedVersionData(t *testing.T) {
 	s := newTestServer(t)
-	got := serveOne(t, s, metaWith(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`))
+	got := mustServeOne(t, s, metaWith(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`))
 	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-06-18"}}}`
 	if !sameJSON(t, got, want) {
 		t.Errorf("got %s\nwant %s", got, want)
@@ -70,7 +70,7 @@ func TestMetaOptionalMembersAccepted(t *testing.T) {
 	line := metaWith(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"debug","progressToken":"t",` +
 		`"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","com.example/anything":[1,2]}`)
-	if got := serveOne(t, s, line); errorCode(t, got) != 0 {
+	if got := mustServeOne(t, s, line); errorCode(t, got) != 0 {
 		t.Errorf("serve(%s) = %s, want a result", line, got)
 	}
 }
@@ -108,7 +108,7 @@ func TestEveryResultStamped(t *testing.T) {
 			s := newTestServer(t)
 			// The response is the last line: a listen request writes its
 			// acknowledgement first and is answered when input ends.
-			lines := serveAll(t, s, req("1", name, params)+"\n")
+			lines := mustServeAll(t, s, req("1", name, params)+"\n")
 			got := mustDecode(t, lines[len(lines)-1])
 			res, _ := got["result"].(map[string]any)
 			if res == nil {
@@ -134,7 +134,7 @@ func TestCacheHints(t *testing.T) {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
 			s := newTestServer(t, withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
-			lines := serveAll(t, s, req("1", name, everyMethod[name])+"\n")
+			lines := mustServeAll(t, s, req("1", name, everyMethod[name])+"\n")
 			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]
 			scope, hasScope := res["cacheScope"]
@@ -148,7 +148,7 @@ func TestCacheHints(t *testing.T) {
 	}
 	t.Run("absent on errors", func(t *testing.T) {
 		s := newTestServer(t)
-		got := serveOne(t, s, req("1", "resources/read", `"uri":"demo://nope"`))
+		got := mustServeOne(t, s, req("1", "resources/read", `"uri":"demo://nope"`))
 		if strings.Contains(got, "ttlMs") || strings.Contains(got, "cacheScope") {
 			t.Errorf("error carries cache hints: %s", got)
 		}
@@ -162,7 +162,7 @@ func TestCacheHints(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"))
-			res, _ := mustDecode(t, serveOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
+			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
 			if res["ttlMs"] != json.Number(tt.ttl) || res["cacheScope"] != tt.scope {
 				t.Errorf("read %s: ttlMs %v cacheScope %v, want %s %s", tt.uri, res["ttlMs"], res["cacheScope"], tt.ttl, tt.scope)
 			}
@@ -207,7 +207,7 @@ func TestDiscoverCapabilities(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry())
 			tt.register(s)
-			res, _ := mustDecode(t, serveOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
+			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
 			got, _ := json.Marshal(res["capabilities"])
 			if !sameJSON(t, string(got), tt.want) {
 				t.Errorf("capabilities = %s, want %s", got, tt.want)
@@ -220,7 +220,7 @@ func TestDiscoverCapabilities(t *testing.T) {
 	t.Run("completion without completers is method not found", func(t *testing.T) {
 		s := newTestServer(t, withRegistry())
 		s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}}, Get: get})
-		got := serveOne(t, s, req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}`))
+		got := mustServeOne(t, s, req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}`))
 		if errorCode(t, got) != codeMethodNotFound {
 			t.Errorf("got %s, want -32601", got)
 		}

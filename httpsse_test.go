@@ -605,7 +605,7 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 // the wait is for bytes on the wire).
 func TestHTTPKeepAliveOnStreams(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), &httpConfig{keepAlive: time.Millisecond})
-	c := newClassicHTTPClient(t, ts)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	for _, tt := range []struct {
 		name string

@@ -29,9 +29,9 @@ func hardLine(id int, method, params string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, hardMeta)
 }
 
-// hardDispatch parses and dispatches one line and returns the reply's
+// mustDispatchError parses and dispatches one line and returns the reply's
 // error code (0 for a result) and message.
-func hardDispatch(tb testing.TB, s *server, principal, line string) (int, string) {
+func mustDispatchError(tb testing.TB, s *server, principal, line string) (int, string) {
 	tb.Helper()
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil {
@@ -106,7 +106,7 @@ func TestLimitsAtBoundary(t *testing.T) {
 		{"requestState over maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, msg := hardDispatch(t, s, "", tt.line)
+			code, msg := mustDispatchError(t, s, "", tt.line)
 			if code != tt.wantCode || !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.wantCode, tt.wantMsg)
 			}
@@ -289,23 +289,23 @@ func TestRateLimit(t *testing.T) {
 	s := newTestServer(t, withFlags("-rate-limit", "2", "-rate-burst", "3"), withClock(clock))
 	call := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	for i := range 3 {
-		if code, msg := hardDispatch(t, s, "alice", call); code != 0 {
+		if code, msg := mustDispatchError(t, s, "alice", call); code != 0 {
 			t.Fatalf("call %d within burst: %d %s", i+1, code, msg)
 		}
 	}
-	if code, msg := hardDispatch(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
+	if code, msg := mustDispatchError(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
 		t.Errorf("call over burst: %d %q, want %d %q", code, msg, codeRateLimited, "rate limited: retry after 500 ms")
 	}
-	if code, _ := hardDispatch(t, s, "alice", hardLine(2, "tools/list", "")); code != 0 {
+	if code, _ := mustDispatchError(t, s, "alice", hardLine(2, "tools/list", "")); code != 0 {
 		t.Errorf("tools/list is rate limited: %d", code)
 	}
-	if code, _ := hardDispatch(t, s, "bob", call); code != 0 {
+	if code, _ := mustDispatchError(t, s, "bob", call); code != 0 {
 		t.Errorf("another principal shares alice's bucket: %d", code)
 	}
 	mu.Lock()
 	now = now.Add(500 * time.Millisecond)
 	mu.Unlock()
-	if code, _ := hardDispatch(t, s, "alice", call); code != 0 {
+	if code, _ := mustDispatchError(t, s, "alice", call); code != 0 {
 		t.Errorf("after refill: %d", code)
 	}
 }

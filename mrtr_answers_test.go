@@ -59,8 +59,8 @@ func TestInputResponsesInvalid(t *testing.T) {
 				method = "resources/read"
 			}
 			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
-			st := mustState(t, serveLine(t, s, mrtrLine(1, method, tt.params, capsAll)))
-			resp := serveLine(t, s, mrtrLine(2, method, retryParams(tt.params, tt.responses, st), capsAll))
+			st := mustState(t, mustServeLine(t, s, mrtrLine(1, method, tt.params, capsAll)))
+			resp := mustServeLine(t, s, mrtrLine(2, method, retryParams(tt.params, tt.responses, st), capsAll))
 			e, _ := resp["error"].(map[string]any)
 			if e == nil || e["code"] != float64(codeInvalidParams) || e["message"] != tt.want {
 				t.Errorf("retry = %s\nwant -32602 %q", mustJSON(t, resp), tt.want)

@@ -25,8 +25,8 @@ import (
 func TestMultiRoundStateChanges(t *testing.T) {
 	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 	params := `"name":"two_rounds","arguments":{}`
-	st1 := mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
-	st2 := mustState(t, serveLine(t, s, mrtrLine(2, "tools/call", retryParams(params, `{"name":{"action":"accept","content":{"name":"A"}}}`, st1), capsAll)))
+	st1 := mustState(t, mustServeLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
+	st2 := mustState(t, mustServeLine(t, s, mrtrLine(2, "tools/call", retryParams(params, `{"name":{"action":"accept","content":{"name":"A"}}}`, st1), capsAll)))
 	if st1 == st2 {
 		t.Errorf("round 2 reissued the round 1 requestState")
 	}
@@ -47,8 +47,8 @@ func TestRetryAfterRestart(t *testing.T) {
 		{"random keys", nil, nil, "invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			state := mustState(t, serveLine(t, newTestServer(t, withMRTR(tt.key1, testEpoch)), mrtrLine(1, "tools/call", params, capsAll)))
-			resp := serveLine(t, newTestServer(t, withMRTR(tt.key2, testEpoch)), mrtrLine(2, "tools/call", retryParams(params, answer, state), capsAll))
+			state := mustState(t, mustServeLine(t, newTestServer(t, withMRTR(tt.key1, testEpoch)), mrtrLine(1, "tools/call", params, capsAll)))
+			resp := mustServeLine(t, newTestServer(t, withMRTR(tt.key2, testEpoch)), mrtrLine(2, "tools/call", retryParams(params, answer, state), capsAll))
 			var got string
 			if e, ok := resp["error"].(map[string]any); ok {
 				got, _ = e["message"].(string)
@@ -73,7 +73,7 @@ func TestRequestStateAttacks(t *testing.T) {
 		malformed = "invalid params: requestState is malformed"
 	)
 	issue := func(tb testing.TB, s *server) string {
-		return mustState(tb, serveLine(tb, s, mrtrLine(1, "tools/call", params, capsAll)))
+		return mustState(tb, mustServeLine(tb, s, mrtrLine(1, "tools/call", params, capsAll)))
 	}
 	flip := func(st string, at int) string {
 		raw, _ := base64.RawURLEncoding.DecodeString(st)
@@ -145,7 +145,7 @@ func TestRequestStateAttacks(t *testing.T) {
 			if s == nil {
 				s = newTestServer(t, withMRTR(testStateKey, testEpoch))
 			}
-			resp := serveLine(t, s, tt.line(st))
+			resp := mustServeLine(t, s, tt.line(st))
 			e, _ := resp["error"].(map[string]any)
 			if e == nil || e["code"] != float64(codeInvalidParams) || e["message"] != tt.want {
 				t.Errorf("retry = %s, want -32602 %q", mustJSON(t, resp), tt.want)
@@ -158,8 +158,8 @@ func TestRequestStateAttacks(t *testing.T) {
 // depend on key order or spacing in arguments, only on their content.
 func TestRequestStateArgumentsCanonical(t *testing.T) {
 	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
-	st := mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", `"name":"same_name","arguments":{"path":"/x","n":1,"o":{"b":2,"a":[1,"x"]}}`, capsAll)))
-	resp := serveLine(t, s, mrtrLine(2, "tools/call", retryParams(`"name":"same_name","arguments":{ "o":{"a":[1,"x"],"b":2}, "n" : 1, "path":"/x" }`,
+	st := mustState(t, mustServeLine(t, s, mrtrLine(1, "tools/call", `"name":"same_name","arguments":{"path":"/x","n":1,"o":{"b":2,"a":[1,"x"]}}`, capsAll)))
+	resp := mustServeLine(t, s, mrtrLine(2, "tools/call", retryParams(`"name":"same_name","arguments":{ "o":{"a":[1,"x"],"b":2}, "n" : 1, "path":"/x" }`,
 		`{"ok":{"action":"accept"}}`, st), capsAll))
 	if got := mustResult(t, resp)["resultType"]; got != "complete" {
 		t.Errorf("retry with reordered arguments: %s", mustJSON(t, resp))
@@ -258,9 +258,9 @@ func TestRunStateFlags(t *testing.T) {
 		return ""
 	}
 	params := `"name":"confirm_delete","arguments":{"path":"/r"}`
-	first := serveLine(t, newTestServer(t, withEnv(env)), mrtrLine(1, "tools/call", params, capsAll))
+	first := mustServeLine(t, newTestServer(t, withEnv(env)), mrtrLine(1, "tools/call", params, capsAll))
 	retry := mrtrLine(2, "tools/call", retryParams(params, `{"confirm":{"action":"decline"}}`, mustState(t, first)), capsAll)
-	if got := mustJSON(t, serveLine(t, newTestServer(t, withEnv(env)), retry)); !strings.Contains(got, `"text":"kept /r"`) {
+	if got := mustJSON(t, mustServeLine(t, newTestServer(t, withEnv(env)), retry)); !strings.Contains(got, `"text":"kept /r"`) {
 		t.Errorf("retry on a second server = %s", got)
 	}
 }

@@ -49,11 +49,11 @@ func mrtrLine(id int, method, params, caps string) string {
 		id, method, params, caps)
 }
 
-// serveLine runs one line through s.serveStdio and returns the response,
+// mustServeLine runs one line through s.serveStdio and returns the response,
 // decoded (notifications are skipped).
-func serveLine(tb testing.TB, s *server, line string) map[string]any {
+func mustServeLine(tb testing.TB, s *server, line string) map[string]any {
 	tb.Helper()
-	out := serveAll(tb, s, line+"\n")
+	out := mustServeAll(tb, s, line+"\n")
 	for _, l := range out {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
@@ -140,7 +140,7 @@ func TestInputRequestWire(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
-			resp := serveLine(t, s, mrtrLine(1, tt.method, tt.params, capsAll))
+			resp := mustServeLine(t, s, mrtrLine(1, tt.method, tt.params, capsAll))
 			mustState(t, resp)
 			res := mustResult(t, resp)
 			if !sameJSON(t, mustJSON(t, res["inputRequests"]), tt.want) {
@@ -231,13 +231,13 @@ func TestRoundTrip(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			id := 1
-			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(id, tt.method, tt.params, tt.caps))
+			resp := mustServeLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(id, tt.method, tt.params, tt.caps))
 			for _, r := range tt.rounds {
 				state := mustState(t, resp)
 				id++
 				// A restart between rounds: a new server with the same key.
 				s := newTestServer(t, withMRTR(testStateKey, testEpoch))
-				resp = serveLine(t, s, mrtrLine(id, tt.method, retryParams(tt.params, r.responses, state), tt.caps))
+				resp = mustServeLine(t, s, mrtrLine(id, tt.method, retryParams(tt.params, r.responses, state), tt.caps))
 				if r.askKeys != "" {
 					mustState(t, resp)
 					got := mustResult(t, resp)["inputRequests"].(map[string]any)
@@ -287,7 +287,7 @@ func TestCapabilityGating(t *testing.T) {
 			`{"code":-32021,"message":"missing required client capability: elicitation.form, roots","data":{"requiredCapabilities":{"elicitation":{"form":{}},"roots":{}}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", tt.params, tt.caps))
+			resp := mustServeLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", tt.params, tt.caps))
 			if tt.want == "" {
 				mustState(t, resp)
 				return
@@ -322,9 +322,9 @@ func TestMissingAnswersReasked(t *testing.T) {
 			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
 			st := ""
 			if tt.withState {
-				st = mustState(t, serveLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
+				st = mustState(t, mustServeLine(t, s, mrtrLine(1, "tools/call", params, capsAll)))
 			}
-			resp := serveLine(t, s, mrtrLine(2, "tools/call", retryParams(params, tt.responses, st), capsAll))
+			resp := mustServeLine(t, s, mrtrLine(2, "tools/call", retryParams(params, tt.responses, st), capsAll))
 			if tt.complete {
 				if got := mustResult(t, resp)["resultType"]; got != "complete" {
 					t.Errorf("retry = %s, want complete", mustJSON(t, resp))
@@ -357,7 +357,7 @@ func TestNoInputRequiredElsewhere(t *testing.T) {
 			`"ref":{"type":"ref/prompt","name":"same_name"},"argument":{"name":"q","value":""}`, codeInternalError},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, tt.method, tt.params, capsAll))
+			resp := mustServeLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, tt.method, tt.params, capsAll))
 			if tt.wantCode != 0 {
 				e, _ := resp["error"].(map[string]any)
 				if e == nil || e["code"] != float64(tt.wantCode) {
@@ -384,7 +384,7 @@ func TestNoInputRequiredElsewhere(t *testing.T) {
 // TestBuilderErrors checks that a handler's programming error in an input
 // request is answered -32603 and never sent to the client.
 func TestBuilderErrors(t *testing.T) {
-	resp := serveLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", `"name":"bad_form"`, capsAll))
+	resp := mustServeLine(t, newTestServer(t, withMRTR(testStateKey, testEpoch)), mrtrLine(1, "tools/call", `"name":"bad_form"`, capsAll))
 	if e, _ := resp["error"].(map[string]any); e == nil || e["code"] != float64(codeInternalError) {
 		t.Errorf("bad_form = %s, want -32603", mustJSON(t, resp))
 	}

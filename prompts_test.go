@@ -31,7 +31,7 @@ func TestPromptsGet(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"))
-			got := serveOne(t, s, req("1", "prompts/get", tt.params))
+			got := mustServeOne(t, s, req("1", "prompts/get", tt.params))
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("prompts/get {%s} = %s, want code %d", tt.params, got, tt.code)
 			}
@@ -67,7 +67,7 @@ func TestCompletion(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"))
-			line := serveOne(t, s, req("1", "completion/complete", tt.params))
+			line := mustServeOne(t, s, req("1", "completion/complete", tt.params))
 			if code := errorCode(t, line); code != tt.code {
 				t.Fatalf("complete {%s} = %s, want code %d", tt.params, line, tt.code)
 			}

@@ -59,7 +59,7 @@ func TestFixtureAsksValidInput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			line := mrtrLine(1, tt.method, fmt.Sprintf(`"name":%q,"arguments":%s`, tt.name, tt.args), capsAll)
-			res := mustResult(t, serveLine(t, s, line))
+			res := mustResult(t, mustServeLine(t, s, line))
 			if res["resultType"] != "input_required" {
 				t.Errorf("%s %s = %s, want an input_required result", tt.method, tt.name, mustJSON(t, res))
 			}
@@ -69,15 +69,15 @@ func TestFixtureAsksValidInput(t *testing.T) {
 
 func TestFixtureTriggersRestoreLists(t *testing.T) {
 	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
-	before := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
-	beforePrompts := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
+	before := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
+	beforePrompts := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
 	for _, name := range []string{"test_trigger_tool_change", "test_trigger_prompt_change"} {
-		mustResult(t, serveLine(t, s, mrtrLine(3, "tools/call", fmt.Sprintf(`"name":%q`, name), capsAll)))
+		mustResult(t, mustServeLine(t, s, mrtrLine(3, "tools/call", fmt.Sprintf(`"name":%q`, name), capsAll)))
 	}
-	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(4, "tools/list", "", capsAll)))); after != before {
+	if after := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(4, "tools/list", "", capsAll)))); after != before {
 		t.Errorf("tools/list changed after the triggers:\n got %s\nwant %s", after, before)
 	}
-	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
+	if after := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
 		t.Errorf("prompts/list changed after the triggers:\n got %s\nwant %s", after, beforePrompts)
 	}
 }

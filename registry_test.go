@@ -694,7 +694,7 @@ func TestPagination(t *testing.T) {
 	} {
 		t.Run(kind.method, func(t *testing.T) {
 			all := newTestServer(t, withRegistry("base", "extras"))
-			want := listNames(t, serveOne(t, all, req("1", kind.method, "")), kind.member, kind.key)
+			want := listNames(t, mustServeOne(t, all, req("1", kind.method, "")), kind.member, kind.key)
 			s := newTestServer(t, withRegistry("base", "extras"), withFlags("-page-size", "2"))
 			c := newTestConn(t, s)
 			var got []string
@@ -737,7 +737,7 @@ func TestPagination(t *testing.T) {
 	} {
 		t.Run("invalid cursor "+tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"), withFlags("-page-size", "2"))
-			got := serveOne(t, s, req("1", "tools/list", `"cursor":`+tt.cursor))
+			got := mustServeOne(t, s, req("1", "tools/list", `"cursor":`+tt.cursor))
 			if errorCode(t, got) != codeInvalidParams {
 				t.Errorf("tools/list cursor %s = %s, want -32602", tt.cursor, got)
 			}
@@ -745,7 +745,7 @@ func TestPagination(t *testing.T) {
 	}
 	t.Run("null cursor is the first page", func(t *testing.T) {
 		s := newTestServer(t, withFlags("-page-size", "2"))
-		got := serveOne(t, s, req("1", "tools/list", `"cursor":null`))
+		got := mustServeOne(t, s, req("1", "tools/list", `"cursor":null`))
 		if errorCode(t, got) != 0 || !strings.Contains(got, `"nextCursor"`) {
 			t.Errorf("tools/list cursor null = %s, want the first page", got)
 		}

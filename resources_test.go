@@ -29,7 +29,7 @@ func TestResourcesRead(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"))
-			got := mustDecode(t, serveOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))
+			got := mustDecode(t, mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))
 			if tt.wantText == "" {
 				want := fmt.Sprintf(`{"code":-32602,"message":"resource not found","data":{"uri":%q}}`, tt.uri)
 				e, _ := json.Marshal(got["error"])

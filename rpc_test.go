@@ -16,20 +16,13 @@ import (
 	"unicode/utf8"
 )
 
-// newTripwireServer returns a demo server with a tool "tripwire" that
-// counts its calls, to prove that a message never ran a method.
-func newTripwireServer(tb testing.TB) (*server, *atomic.Int32) {
-	tb.Helper()
-	s := newTestServer(tb)
-	var calls atomic.Int32
-	s.addTool(tool{
-		Name: "tripwire",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			calls.Add(1)
-			return textResult("tripped"), nil
-		},
-	})
-	return s, &calls
+// tripwire is a tool that counts its calls in calls, to prove that a
+// message never ran a method.
+func tripwire(calls *atomic.Int32) tool {
+	return tool{Name: "tripwire", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		calls.Add(1)
+		return textResult("tripped"), nil
+	}}
 }
 
 func TestErrorCodes(t *testing.T) {
@@ -75,7 +68,7 @@ func TestErrorCodes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withRegistry("base", "extras"))
-			got := serveOne(t, s, tt.line)
+			got := mustServeOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
 			}
@@ -115,8 +108,10 @@ func TestSmuggledKeysNeverRunAMethod(t *testing.T) {
 		{"as a notification", `{"jsonrpc":"2.0","method":"tools/call","params":{` + call + `,` + m + `}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, calls := newTripwireServer(t)
-			got := serveAll(t, s, tt.line+"\n")
+			var calls atomic.Int32
+			s := newTestServer(t)
+			s.addTool(tripwire(&calls))
+			got := mustServeAll(t, s, tt.line+"\n")
 			if n := calls.Load(); n != 0 {
 				t.Errorf("serve(%s) ran the tool %d times", tt.line, n)
 			}
@@ -128,8 +123,10 @@ func TestSmuggledKeysNeverRunAMethod(t *testing.T) {
 		})
 	}
 	t.Run("control: the exact spelling runs", func(t *testing.T) {
-		s, calls := newTripwireServer(t)
-		serveOne(t, s, req("1", "tools/call", call))
+		var calls atomic.Int32
+		s := newTestServer(t)
+		s.addTool(tripwire(&calls))
+		mustServeOne(t, s, req("1", "tools/call", call))
 		if calls.Load() != 1 {
 			t.Errorf("tripwire ran %d times, want 1", calls.Load())
 		}
@@ -156,7 +153,7 @@ func TestResponseIDEchoedByteForByte(t *testing.T) {
 			t.Run(tt.name+" "+method, func(t *testing.T) {
 				s := newTestServer(t)
 				line := req(tt.id, method, `"name":"echo","arguments":{"message":"m"}`)
-				got := serveOne(t, s, line)
+				got := mustServeOne(t, s, line)
 				prefix := `{"jsonrpc":"2.0","id":` + tt.want + `,`
 				if !strings.HasPrefix(got, prefix) {
 					t.Errorf("serve(%s) = %s, want prefix %s", line, got, prefix)
@@ -176,7 +173,7 @@ func TestInternalErrorsCarryNoInternals(t *testing.T) {
 			return nil, errors.New("dial tcp 10.0.0.7:5432: password authentication failed")
 		},
 	})
-	got := serveAll(t, s, req("1", "tools/call", `"name":"explode"`)+"\n"+
+	got := mustServeAll(t, s, req("1", "tools/call", `"name":"explode"`)+"\n"+
 		req("2", "resources/read", `"uri":"test://broken"`)+"\n"+
 		req("3", "tools/call", `"name":"echo","arguments":{"message":"alive"}`)+"\n")
 	if len(got) != 3 {

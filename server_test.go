@@ -25,6 +25,7 @@ type testSetup struct {
 	logs   io.Writer           // the server's log
 	gates  *testGates          // when set, the gate tool reports here
 	edits  []func(*config)     // applied after the flags
+	setups []func(*server)     // applied after the registry
 }
 
 // testOption configures newTestServer.
@@ -75,6 +76,11 @@ func withConfig(edit func(*config)) testOption {
 	return func(st *testSetup) { st.edits = append(st.edits, edit) }
 }
 
+// withSetup runs setup on the server once its registry is registered.
+func withSetup(setup func(*server)) testOption {
+	return func(st *testSetup) { st.setups = append(st.setups, setup) }
+}
+
 // stoppedClock is a clock that always reads t.
 func stoppedClock(t time.Time) func() time.Time {
 	return func() time.Time { return t }
@@ -105,6 +111,9 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	}
 	s := newServer(cfg, log.New(st.logs, "", 0))
 	mustRegisterTestSets(tb, s, st)
+	for _, setup := range st.setups {
+		setup(s)
+	}
 	return s
 }
 

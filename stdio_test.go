@@ -20,42 +20,6 @@ import (
 	"time"
 )
 
-// blockingTool registers "block", which reports its start on started,
-// waits for its context to end or for release to close, and reports the
-// context's error on observed.
-func blockingTool(s *server) (started chan string, observed chan error, release chan struct{}) {
-	started, observed, release = make(chan string, 16), make(chan error, 16), make(chan struct{})
-	s.addTool(tool{
-		Name: "block",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			req.Progress(1, 0, "started")
-			started <- string(req.id)
-			select {
-			case <-ctx.Done():
-				observed <- ctx.Err()
-				req.Progress(2, 0, "after cancellation")
-				return nil, ctx.Err()
-			case <-release:
-				observed <- nil
-				return textResult("released"), nil
-			}
-		},
-	})
-	return started, observed, release
-}
-
-func waitFor[T any](tb testing.TB, ch <-chan T, what string) T {
-	tb.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-tb.Context().Done():
-	}
-	tb.Fatalf("no %s", what)
-	var zero T
-	return zero
-}
-
 func TestFraming(t *testing.T) {
 	echo := func(id, msg string) string {
 		return req(id, "tools/call", `"name":"echo","arguments":{"message":"`+msg+`"}`)
@@ -76,7 +40,7 @@ func TestFraming(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t)
-			got := serveAll(t, s, tt.input)
+			got := mustServeAll(t, s, tt.input)
 			if len(got) != len(tt.want) {
 				t.Fatalf("serve(%q) wrote %d lines, want %d:\n%s", tt.input, len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -110,7 +74,7 @@ func TestLongLines(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t)
-			got := serveAll(t, s, tt.input)
+			got := mustServeAll(t, s, tt.input)
 			if len(got) != 2 {
 				t.Fatalf("wrote %d lines, want 2", len(got))
 			}
@@ -128,7 +92,7 @@ func TestLongLines(t *testing.T) {
 	}
 	t.Run("over the limit at EOF", func(t *testing.T) {
 		s := newTestServer(t)
-		got := serveAll(t, s, strings.Repeat("x", maxLineBytes+1))
+		got := mustServeAll(t, s, strings.Repeat("x", maxLineBytes+1))
 		if len(got) != 1 || errorCode(t, got[0]) != codeInvalidRequest {
 			t.Errorf("got %q, want one -32600", got)
 		}
@@ -150,7 +114,7 @@ func TestNotificationsNeverAnswered(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t)
-			if got := serveAll(t, s, tt.line+"\n"); len(got) != 0 {
+			if got := mustServeAll(t, s, tt.line+"\n"); len(got) != 0 {
 				t.Errorf("serve(%s) wrote %q, want nothing", tt.line, got)
 			}
 		})
@@ -164,7 +128,7 @@ func TestNotificationOrdering(t *testing.T) {
 	call := func(id, token string) string {
 		return reqMeta(id, "tools/call", `"name":"slow","arguments":{"steps":3}`, `"progressToken":"`+token+`","io.modelcontextprotocol/logLevel":"debug"`)
 	}
-	got := serveAll(t, s, call("1", "a")+"\n"+call("2", "b")+"\n"+req("3", "tools/call", `"name":"slow","arguments":{"steps":2}`)+"\n")
+	got := mustServeAll(t, s, call("1", "a")+"\n"+call("2", "b")+"\n"+req("3", "tools/call", `"name":"slow","arguments":{"steps":2}`)+"\n")
 	progress := map[string]int{}
 	logs := 0
 	answered := map[string]bool{}
@@ -191,26 +155,24 @@ func TestNotificationOrdering(t *testing.T) {
 
 func TestConcurrency(t *testing.T) {
 	t.Run("a slow handler does not block a fast one", func(t *testing.T) {
-		s := newTestServer(t)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("1", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("1", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`))
 		if got := c.recv(); string(responseID(got)) != "2" {
 			t.Errorf("first answer %s, want id 2", got)
 		}
-		close(release)
+		close(g.release)
 		if got := c.recv(); string(responseID(got)) != "1" {
 			t.Errorf("second answer %s, want id 1", got)
 		}
 	})
 	t.Run("an id already in flight is refused", func(t *testing.T) {
-		s := newTestServer(t)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("1", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("1", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(req("1", "tools/call", `"name":"echo","arguments":{"message":"dup"}`))
 		if got := c.recv(); errorCode(t, got) != codeInvalidRequest || string(responseID(got)) != "1" {
 			t.Errorf("duplicate id: %s, want -32600 with id 1", got)
@@ -220,7 +182,7 @@ func TestConcurrency(t *testing.T) {
 		if got := c.recv(); !strings.Contains(got, "string id") {
 			t.Errorf("string id 1: %s, want the echo", got)
 		}
-		close(release)
+		close(g.release)
 		c.recv()
 	})
 }
@@ -234,16 +196,15 @@ func TestCancellation(t *testing.T) {
 		{"escaped string id", `"\u006aob"`, `"job"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t)
-			started, observed, _ := blockingTool(s)
-			c := newTestConn(t, s)
-			c.send(reqMeta(tt.id, "tools/call", `"name":"block"`, `"progressToken":"p"`))
-			waitFor(t, started, "start")
+			g := newTestGates()
+			c := newTestConn(t, newTestServer(t, withGates(g)))
+			c.send(reqMeta(tt.id, "tools/call", `"name":"gate"`, `"progressToken":"p"`))
+			mustReceive(t, g.started)
 			if got := c.recv(); !strings.Contains(got, `"message":"started"`) {
 				t.Fatalf("got %s, want the start progress", got)
 			}
 			c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + tt.cancelID + `,"reason":"user"}}`)
-			if err := waitFor(t, observed, "cancellation"); err != context.Canceled {
+			if err := mustReceive(t, g.cancelled); err != context.Canceled {
 				t.Fatalf("handler context ended with %v, want context.Canceled", err)
 			}
 			c.send(req("99", "tools/call", `"name":"echo","arguments":{"message":"after"}`))
@@ -255,13 +216,12 @@ func TestCancellation(t *testing.T) {
 		})
 	}
 	t.Run("cancelling a different id does nothing", func(t *testing.T) {
-		s := newTestServer(t)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("7", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("7", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}`)
-		close(release)
+		close(g.release)
 		if got := c.recv(); !strings.Contains(got, "released") {
 			t.Errorf("got %s, want the released answer", got)
 		}
@@ -436,9 +396,9 @@ func TestStdioCancelWhileStdoutStalls(t *testing.T) {
 	}
 }
 
-// serveAll feeds input to s.serveStdio, waits for it to return (EOF drains
+// mustServeAll feeds input to s.serveStdio, waits for it to return (EOF drains
 // every request) and returns what it wrote, one string per line.
-func serveAll(tb testing.TB, s *server, input string) []string {
+func mustServeAll(tb testing.TB, s *server, input string) []string {
 	tb.Helper()
 	var out syncBuffer
 	if err := s.serveStdio(tb.Context(), strings.NewReader(input), &out); err != nil {
@@ -447,11 +407,11 @@ func serveAll(tb testing.TB, s *server, input string) []string {
 	return splitLines(out.String())
 }
 
-// serveOne sends one line and returns the one line written back, failing
+// mustServeOne sends one line and returns the one line written back, failing
 // the test on any other number of lines.
-func serveOne(tb testing.TB, s *server, line string) string {
+func mustServeOne(tb testing.TB, s *server, line string) string {
 	tb.Helper()
-	got := serveAll(tb, s, line+"\n")
+	got := mustServeAll(tb, s, line+"\n")
 	if len(got) != 1 {
 		tb.Fatalf("serve(%s) wrote %d lines, want 1:\n%s", line, len(got), strings.Join(got, "\n"))
 	}

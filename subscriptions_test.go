@@ -398,8 +398,8 @@ type sseStream struct {
 	events chan string // closed at the end of the stream
 }
 
-// openTestListen POSTs a modern request and returns its open stream.
-func openTestListen(t testing.TB, ctx context.Context, ts *testHTTP, body string) *sseStream {
+// mustOpenListen POSTs a modern request and returns its open stream.
+func mustOpenListen(t testing.TB, ctx context.Context, ts *testHTTP, body string) *sseStream {
 	t.Helper()
 	resp, err := ts.Client().Do(newTestHTTPRequest(t, ctx, ts, "", subExpand(body), nil))
 	if err != nil {
@@ -438,9 +438,9 @@ func (st *sseStream) next(t testing.TB) (ev string, ok bool) {
 	}
 }
 
-// waitUntil polls cond until it holds. Polling is unavoidable where the
+// mustWaitUntil polls cond until it holds. Polling is unavoidable where the
 // server notices a disconnect on its own schedule.
-func waitUntil(t testing.TB, what string, cond func() bool) {
+func mustWaitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(testWait); !cond(); runtime.Gosched() {
 		if time.Now().After(deadline) {
@@ -461,7 +461,7 @@ func mustPostModern(t testing.TB, ts *testHTTP, body string) testHTTPReply {
 func TestSubscriptionsListenHTTPShutdown(t *testing.T) {
 	s := newTestServer(t, withRegistry("base", "subscriptions"))
 	ts, stop, served := mustServeHTTP(t, s, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
-	st := openTestListen(t, t.Context(), ts, listenTools)
+	st := mustOpenListen(t, t.Context(), ts, listenTools)
 	if ack, _ := st.next(t); ack != subExpand(ackTools1) {
 		t.Fatalf("first event = %s, want the acknowledgement", ack)
 	}
@@ -487,7 +487,7 @@ func TestSubscriptionsListenHTTPLimit(t *testing.T) {
 	s := newTestServer(t, withFlags("-max-subscriptions", "1", "-max-subscription-uris", "1"))
 	ts := newTestHTTP(t, s, nil)
 	ctx, disconnect := context.WithCancel(t.Context())
-	st := openTestListen(t, ctx, ts, listenTools)
+	st := mustOpenListen(t, ctx, ts, listenTools)
 	st.next(t)
 	for _, tt := range []struct {
 		name, body string
@@ -505,8 +505,8 @@ func TestSubscriptionsListenHTTPLimit(t *testing.T) {
 		}
 	}
 	disconnect()
-	waitUntil(t, "the slot is free", func() bool { return s.subs.count() == 0 })
-	st = openTestListen(t, t.Context(), ts, listenTools)
+	mustWaitUntil(t, "the slot is free", func() bool { return s.subs.count() == 0 })
+	st = mustOpenListen(t, t.Context(), ts, listenTools)
 	if ack, _ := st.next(t); ack != subExpand(ackTools1) {
 		t.Errorf("listen after a stream closed: %s, want the acknowledgement", ack)
 	}

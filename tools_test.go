@@ -38,7 +38,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 					return &toolResult{Content: []content{textContent("x")}, StructuredContent: tt.produced, IsError: tt.isError}, nil
 				},
 			})
-			got := serveOne(t, s, req("1", "tools/call", `"name":"sum"`))
+			got := mustServeOne(t, s, req("1", "tools/call", `"name":"sum"`))
 			if code := errorCode(t, got); code != tt.wantCode {
 				t.Errorf("tools/call = %s, want code %d", got, tt.wantCode)
 			}
@@ -84,7 +84,7 @@ func TestCompletionContextErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t)
-			got := serveOne(t, s, req("1", "completion/complete",
+			got := mustServeOne(t, s, req("1", "completion/complete",
 				`"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"},"context":`+tt.context))
 			if errorCode(t, got) != codeInvalidParams || !strings.Contains(got, tt.want) {
 				t.Errorf("completion/complete with context %s = %s, want -32602 %q", tt.context, got, tt.want)
@@ -99,7 +99,7 @@ func TestUnknownLogLevelEchoBounded(t *testing.T) {
 	s := newTestServer(t)
 	long := strings.Repeat("x", 10000)
 	line := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"` + long + `"}}}`
-	got := serveOne(t, s, line)
+	got := mustServeOne(t, s, line)
 	if errorCode(t, got) != codeInvalidParams || len(got) > 300 {
 		t.Errorf("unknown log level answered with %d bytes: %.200s", len(got), got)
 	}
@@ -135,7 +135,7 @@ func TestContentKinds(t *testing.T) {
 	}
 	t.Run("structuredContent with its JSON text block", func(t *testing.T) {
 		s := newTestServer(t)
-		got := serveOne(t, s, req("1", "tools/call", `"name":"add","arguments":{"a":1,"b":2}`))
+		got := mustServeOne(t, s, req("1", "tools/call", `"name":"add","arguments":{"a":1,"b":2}`))
 		res := mustDecode(t, got)["result"]
 		text, _ := jsonPath(res, "content.0.text").(string)
 		sc, _ := json.Marshal(jsonPath(res, "structuredContent"))
@@ -178,7 +178,7 @@ func TestToolArgumentValidation(t *testing.T) {
 			if tt.args != "" {
 				params += `,"arguments":` + tt.args
 			}
-			got := serveOne(t, s, req("1", "tools/call", params))
+			got := mustServeOne(t, s, req("1", "tools/call", params))
 			res := mustDecode(t, got)["result"]
 			isError, _ := jsonPath(res, "isError").(bool)
 			text, _ := jsonPath(res, "content.0.text").(string)

@@ -124,7 +124,7 @@ func (st transcriptStep) sent() []string {
 	return out
 }
 
-func parseTranscript(tb testing.TB, data string) transcript {
+func mustParseTranscript(tb testing.TB, data string) transcript {
 	tb.Helper()
 	t := transcript{transport: "stdio"}
 	var cur *transcriptStep
@@ -233,7 +233,7 @@ func forEachTranscript(t *testing.T, root, skip string, product bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := parseTranscript(t, string(data))
+			tr := mustParseTranscript(t, string(data))
 			if slices.Equal(tr.registry, []string{"product"}) && !product && !productRegistryTested {
 				t.Skip("registry: product: a tagged build (-tags demo, conformance or bench) serves the registry of its tag, not the product's")
 			}
@@ -290,12 +290,12 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 		var c transcriptClient
 		alive := func() int { return 0 } // classic sessions the transport holds
 		if tr.transport == "http" {
-			hc := newTranscriptHTTP(t, s, tr.flags)
+			hc := newTestHTTPClient(t, s, tr.flags)
 			c, alive = hc, func() int { return liveSessions(hc.ts.tr.sessions) }
 		} else {
-			c = newTranscriptStdio(t, s)
+			c = newTestStdioClient(t, s)
 		}
-		shapes := newClassicChecker(t)
+		shapes := newTestClassicChecker(t)
 		state := "" // the last requestState the server issued
 		for _, st := range tr.steps {
 			var got []string
@@ -384,7 +384,7 @@ type transcriptStdio struct {
 	ended bool // the server's output ended (EOF or SHUTDOWN)
 }
 
-func newTranscriptStdio(tb testing.TB, s *server) *transcriptStdio {
+func newTestStdioClient(tb testing.TB, s *server) *transcriptStdio {
 	return &transcriptStdio{tb: tb, c: newTestConn(tb, s)}
 }
 
@@ -446,14 +446,14 @@ type sseClientStream struct {
 	done   chan struct{}      // closed when its reader returned
 }
 
-func newTranscriptHTTP(tb testing.TB, s *server, flags []string) *transcriptHTTP {
+func newTestHTTPClient(tb testing.TB, s *server, flags []string) *transcriptHTTP {
 	tb.Helper()
 	_, hcfg, err := parseFlags(flags, io.Discard, func(string) string { return "" })
 	if err != nil {
 		tb.Fatalf("parseFlags(%q) = %v", flags, err)
 	}
 	ts := newTestHTTP(tb, s, hcfg)
-	return &transcriptHTTP{tb: tb, ts: ts, c: newClassicHTTPClient(tb, ts), events: make(chan streamEvent, 1024),
+	return &transcriptHTTP{tb: tb, ts: ts, c: newTestClassicClient(tb, ts), events: make(chan streamEvent, 1024),
 		streams: map[string]*sseClientStream{}, classic: map[string]bool{}}
 }
 
