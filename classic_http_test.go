@@ -411,3 +411,28 @@ func TestClassicSessionEndReleases(t *testing.T) {
 		t.Errorf("an ended session registered")
 	}
 }
+
+// TestClassicHTTPSessionEra checks which era answers a POST in a classic
+// session whose params do not parse: _meta decides, read to its end even
+// after the first problem. With a modern version it is a modern request,
+// whose mirrored MCP-Protocol-Version (the session's) does not match:
+// -32020 with the modern status, 400. Without, the session answers the
+// problem (-32602) in a 200 response.
+func TestClassicHTTPSessionEra(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t), nil)
+	c := newTestClassicClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	for _, tt := range []struct {
+		name, body   string
+		status, code int
+	}{
+		{"modern _meta after the problem", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5,"_meta":` + metaJSON + `}}`, 400, codeHeaderMismatch},
+		{"no _meta", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}`, 200, codeInvalidParams},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mustDo(t, ts.Client(), c.request(t.Context(), tt.body, headerSessionID+": "+c.sid, headerProtocolVersion+": "+c.version)); got.status != tt.status || got.code != tt.code {
+				t.Errorf("POST %s: status %d code %d, want %d %d\n%s", tt.body, got.status, got.code, tt.status, tt.code, got.body)
+			}
+		})
+	}
+}
