@@ -28,6 +28,7 @@ type classicHTTPClient struct {
 	version string
 }
 
+// newTestClassicClient returns a client of ts without a session.
 func newTestClassicClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 	return &classicHTTPClient{tb: tb, ts: ts}
 }
@@ -92,6 +93,7 @@ func (c *classicHTTPClient) open(body string) *http.Response {
 	return c.openContext(c.tb.Context(), body)
 }
 
+// openContext sends a request with ctx and returns the response unread.
 func (c *classicHTTPClient) openContext(ctx context.Context, body string, edits ...string) *http.Response {
 	c.tb.Helper()
 	resp, err := c.ts.Client().Do(c.request(ctx, body, edits...))
@@ -117,9 +119,11 @@ func (c *classicHTTPClient) initialize(line string) []string {
 	return out
 }
 
-// classicVersionOf returns the protocolVersion of an initialize result.
+// protocolVersionRE finds the version an initialize result negotiated.
 var protocolVersionRE = regexp.MustCompile(`"protocolVersion":"([^"]+)"`)
 
+// classicVersionOf returns the protocolVersion of an initialize result
+// among out, or "".
 func classicVersionOf(out []string) string {
 	for _, l := range out {
 		if m := protocolVersionRE.FindStringSubmatch(l); m != nil {

@@ -27,6 +27,7 @@ type classicChecker struct {
 	schemas  map[string]classicSchema // loaded, by version
 }
 
+// newTestClassicChecker returns a checker for one conversation.
 func newTestClassicChecker(tb testing.TB) *classicChecker {
 	return &classicChecker{tb: tb, requests: map[string]string{}, schemas: map[string]classicSchema{}}
 }

@@ -84,6 +84,8 @@ import (
 	"time"
 )
 
+// update is the -update flag: rewrite the server sections instead of
+// checking them.
 var update = flag.Bool("update", false, "rewrite the server sections of the transcripts under testdata")
 
 // transcriptQuiet is how long the server must be silent for a line's
@@ -108,6 +110,7 @@ type transcriptStep struct {
 	unordered bool // "-- server (any order) --"
 }
 
+// The server section's markers: in order, or as a multiset.
 const (
 	serverSection          = "-- server --"
 	serverSectionUnordered = "-- server (any order) --"
@@ -124,6 +127,8 @@ func (st transcriptStep) sent() []string {
 	return out
 }
 
+// mustParseTranscript reads a transcript file: its header and directives,
+// then its steps.
 func mustParseTranscript(tb testing.TB, data string) transcript {
 	tb.Helper()
 	t := transcript{transport: "stdio"}
@@ -178,6 +183,7 @@ func mustParseTranscript(tb testing.TB, data string) transcript {
 	return t
 }
 
+// format writes t back as a file: the header as read, then every step.
 func (t transcript) format() string {
 	var b strings.Builder
 	b.WriteString(t.header)
@@ -290,10 +296,10 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 		var c transcriptClient
 		alive := func() int { return 0 } // classic sessions the transport holds
 		if tr.transport == "http" {
-			hc := newTestHTTPClient(t, s, tr.flags)
+			hc := newTestTranscriptHTTP(t, s, tr.flags)
 			c, alive = hc, func() int { return liveSessions(hc.ts.tr.sessions) }
 		} else {
-			c = newTestStdioClient(t, s)
+			c = newTestTranscriptStdio(t, s)
 		}
 		shapes := newTestClassicChecker(t)
 		state := "" // the last requestState the server issued
@@ -384,10 +390,13 @@ type transcriptStdio struct {
 	ended bool // the server's output ended (EOF or SHUTDOWN)
 }
 
-func newTestStdioClient(tb testing.TB, s *server) *transcriptStdio {
+// newTestTranscriptStdio connects a transcript to s over stdio.
+func newTestTranscriptStdio(tb testing.TB, s *server) *transcriptStdio {
+	tb.Helper()
 	return &transcriptStdio{tb: tb, c: newTestConn(tb, s)}
 }
 
+// play sends line (or does its action) and collects the answer.
 func (p *transcriptStdio) play(line string) ([]string, []bool) {
 	p.tb.Helper()
 	if p.ended {
@@ -414,6 +423,8 @@ func (p *transcriptStdio) play(line string) ([]string, []bool) {
 	return got, classic
 }
 
+// leave closes stdin, unless EOF or SHUTDOWN already ended the server,
+// and returns what the server wrote after the last answer.
 func (p *transcriptStdio) leave() []string {
 	p.tb.Helper()
 	if p.ended {
@@ -446,7 +457,9 @@ type sseClientStream struct {
 	done   chan struct{}      // closed when its reader returned
 }
 
-func newTestHTTPClient(tb testing.TB, s *server, flags []string) *transcriptHTTP {
+// newTestTranscriptHTTP connects a transcript to s over HTTP, with the
+// HTTP settings the flags give.
+func newTestTranscriptHTTP(tb testing.TB, s *server, flags []string) *transcriptHTTP {
 	tb.Helper()
 	_, hcfg, err := parseFlags(flags, io.Discard, func(string) string { return "" })
 	if err != nil {
@@ -464,6 +477,8 @@ var elicitationIDRE = regexp.MustCompile(`"elicitationId":"[^"]+"`)
 // opaque token (base64url), signed with a key that may be random.
 var requestStateRE = regexp.MustCompile(`"requestState":"([A-Za-z0-9_-]+)"`)
 
+// play sends line as a POST (or does its action), then collects the
+// answer: the status line and body, and the events of every open stream.
 func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 	p.tb.Helper()
 	var head []string
@@ -565,6 +580,8 @@ func (p *transcriptHTTP) read(name string, resp *http.Response, cancel context.C
 	return st
 }
 
+// leave disconnects every stream still open, waits for the server to
+// notice, and returns any message that still arrived.
 func (p *transcriptHTTP) leave() []string {
 	p.tb.Helper()
 	for _, st := range p.streams {
