@@ -1,22 +1,21 @@
 // Tests of subscriptions/listen and the classic resources/subscribe
 // (subscriptions.go) that the transcripts (testdata/subscriptions,
 // testdata/subscriptions-http, testdata/classic*/notifications-*.txt) do
-// not show: refused listens, the hub's bounds, what registry changes
-// announce, advertised capabilities, the limits' flags, and shutdown.
+// not show: refused listens, the hub's bounds, advertised capabilities,
+// the limits' flags, and shutdown on stdio and HTTP. What registry changes
+// announce is in registry_test.go.
 
 package main
 
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -122,53 +121,6 @@ func TestSubscriptionsSlowReaderCoalesces(t *testing.T) {
 	}
 }
 
-// TestRegistryChangesPublish checks that each registry change announces
-// exactly the list it changed, and nothing when nothing changed.
-func TestRegistryChangesPublish(t *testing.T) {
-	noop := func(ctx context.Context, req *request) (*toolResult, error) { return textResult(""), nil }
-	read := func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
-		return nil, nil
-	}
-	for _, tt := range []struct {
-		name   string
-		change func(s *server)
-		want   []notice
-	}{
-		{"addTool", func(s *server) { s.addTool(tool{Name: "t2", Call: noop}) }, []notice{{kind: noticeToolsListChanged}}},
-		{"removeTool", func(s *server) { s.removeTool("t1") }, []notice{{kind: noticeToolsListChanged}}},
-		{"removeTool of an unknown tool", func(s *server) { s.removeTool("nope") }, nil},
-		{"addPrompt", func(s *server) {
-			s.addPrompt(prompt{Name: "p2", Get: func(context.Context, *request, map[string]string) (*promptResult, error) { return nil, nil }})
-		}, []notice{{kind: noticePromptsListChanged}}},
-		{"removePrompt", func(s *server) { s.removePrompt("p1") }, []notice{{kind: noticePromptsListChanged}}},
-		{"addResource", func(s *server) { s.addResource(resource{URI: "a://2", Name: "r2"}) }, []notice{{kind: noticeResourcesListChanged}}},
-		{"removeResource", func(s *server) { s.removeResource("a://1") }, []notice{{kind: noticeResourcesListChanged}}},
-		{"addTemplate", func(s *server) { s.addTemplate(resourceTemplate{URITemplate: "a://t2/{x}", Name: "t2", Read: read}) },
-			[]notice{{kind: noticeResourcesListChanged}}},
-		{"removeTemplate", func(s *server) { s.removeTemplate("a://t/{x}") }, []notice{{kind: noticeResourcesListChanged}}},
-		{"removeTemplate of an unknown template", func(s *server) { s.removeTemplate("a://none/{x}") }, nil},
-		{"resourceUpdated", func(s *server) { s.resourceUpdated("a://1") }, []notice{{kind: noticeResourceUpdated, uri: "a://1"}}},
-		{"resourceUpdated of an unwatched URI", func(s *server) { s.resourceUpdated("a://9") }, nil},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t, withRegistry())
-			s.addTool(tool{Name: "t1", Call: noop})
-			s.addPrompt(prompt{Name: "p1", Get: func(context.Context, *request, map[string]string) (*promptResult, error) { return nil, nil }})
-			s.addResource(resource{URI: "a://1", Name: "r1"})
-			s.addTemplate(resourceTemplate{URITemplate: "a://t/{x}", Name: "t", Read: read})
-			sub, rerr := s.subs.open([]byte("1"), subscriptionFilter{tools: true, prompts: true, resources: true, uris: []string{"a://1"}})
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			defer s.subs.close(sub)
-			tt.change(s)
-			if got := s.subs.take(sub); !slices.Equal(got, tt.want) {
-				t.Errorf("%s published %v, want %v", tt.name, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestCapabilitiesAdvertiseSubscriptions(t *testing.T) {
 	s := newTestServer(t, withRegistry("base", "subscriptions"))
 	for _, tt := range []struct{ version, want string }{
@@ -271,124 +223,6 @@ func TestRunSubscriptionLimitFlag(t *testing.T) {
 			t.Errorf("run = %v, want nil", err)
 		}
 	})
-}
-
-// TestRegistryChurnUnderLoad changes the tool registry while tools/list,
-// tools/call and a subscription run on the stdio loop; -race checks the
-// copy-on-write registry and the hub, and every tools/list must show a
-// whole snapshot in registration order.
-func TestRegistryChurnUnderLoad(t *testing.T) {
-	s := newTestServer(t, withRegistry("base", "subscriptions"))
-	static := toolNames(t, s.registry())
-	p := newTestServeConn(t, s.serveStdio)
-	defer p.finish()
-	p.send(subExpand(listenTools))
-	if got, want := p.recv(), subExpand(ackTools1); got != want {
-		t.Fatalf("ack = %s, want %s", got, want)
-	}
-
-	const rounds = 200
-	var churn sync.WaitGroup
-	churn.Go(func() {
-		for i := range rounds {
-			name := fmt.Sprintf("dyn%d", i%7)
-			if !s.removeTool(name) {
-				s.addTool(tool{Name: name, Description: "churn", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-					return textResult(name), nil
-				}})
-			}
-		}
-	})
-	churn.Go(func() { // writes only: t.Fatal belongs to the test goroutine
-		for i := range rounds {
-			var line string
-			switch i % 3 {
-			case 0:
-				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":"l%d","method":"tools/list","params":{$M}}`, i)
-			case 1:
-				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"tools/call","params":{$M,"name":"echo","arguments":{"message":"hi"}}}`, i)
-			default:
-				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":"t%d","method":"tools/call","params":{$M,"name":"toggle_extra_tool"}}`, i)
-			}
-			p.send(subExpand(line))
-		}
-	})
-
-	changed := 0
-	for answered := 0; answered < rounds; {
-		line := p.recv()
-		var msg struct {
-			ID     string          `json:"id"`
-			Method string          `json:"method"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(line), &msg); err != nil {
-			t.Fatalf("unreadable line %s: %v", line, err)
-		}
-		switch {
-		case msg.Method == methodToolsListChanged:
-			changed++
-			continue
-		case msg.Error != nil:
-			t.Fatalf("error response %s", line)
-		case strings.HasPrefix(msg.ID, "l"):
-			var list struct {
-				Tools []struct{ Name string } `json:"tools"`
-			}
-			if err := json.Unmarshal(msg.Result, &list); err != nil {
-				t.Fatalf("tools/list result %s: %v", msg.Result, err)
-			}
-			var names []string
-			for _, tl := range list.Tools {
-				names = append(names, tl.Name)
-			}
-			if len(names) < len(static) || !slices.Equal(names[:len(static)], static) {
-				t.Fatalf("tools/list %q does not start with the static tools %q", names, static)
-			}
-			seen := map[string]bool{}
-			for _, n := range names {
-				if seen[n] {
-					t.Fatalf("tools/list %q lists %s twice", names, n)
-				}
-				seen[n] = true
-			}
-		case strings.HasPrefix(msg.ID, "c"):
-			if !strings.Contains(string(msg.Result), `"text":"hi"`) {
-				t.Fatalf("echo result %s", msg.Result)
-			}
-		}
-		answered++
-	}
-	churn.Wait()
-	p.closeInput()
-	// The subscription's writer runs apart from the requests, so the last
-	// notices may come after the last response: count them too.
-	for _, l := range p.drain() {
-		switch l {
-		case subExpand(toolsChanged1):
-			changed++
-		case subExpand(closure1):
-		default:
-			t.Errorf("unexpected line at EOF: %s", l)
-		}
-	}
-	if changed == 0 {
-		t.Error("no tools/list_changed reached the subscription")
-	}
-	if err := p.finish(); err != nil {
-		t.Errorf("serveStdio = %v, want nil", err)
-	}
-}
-
-// toolNames returns the names of reg's tools in order.
-func toolNames(t testing.TB, reg *registry) []string {
-	t.Helper()
-	var names []string
-	for _, tl := range reg.tools {
-		names = append(names, tl.Name)
-	}
-	return names
 }
 
 // sseStream reads one open event stream as a client does, an event at a
