@@ -247,7 +247,6 @@ func TestFlags(t *testing.T) {
 		{"cache-ttl", []string{"-cache-ttl", "1500ms"}, req("1", "tools/list", ""), "", `"ttlMs":1500,`},
 		{"cache-ttl zero", []string{"-cache-ttl", "0"}, req("1", "prompts/list", ""), "", `"ttlMs":0,`},
 		{"cache-scope private", []string{"-cache-scope", "private"}, req("1", "resources/list", ""), "", `"cacheScope":"private"`},
-		{"page-size", []string{"-page-size", "1"}, req("1", "tools/list", ""), "", `"nextCursor":"MQ"`},
 		{"negative cache-ttl", []string{"-cache-ttl", "-1s"}, "", "-cache-ttl", ""},
 		{"bad cache-scope", []string{"-cache-scope", "shared"}, "", "-cache-scope", ""},
 		{"negative page-size", []string{"-page-size", "-1"}, "", "-page-size", ""},

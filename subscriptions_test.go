@@ -10,7 +10,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -189,40 +188,6 @@ func TestRunSubscriptionFlags(t *testing.T) {
 			t.Errorf("run(%q) = %q, want %q", tt.args, got, tt.want)
 		}
 	}
-}
-
-// TestRunSubscriptionLimitFlag drives the flags end to end: run with one
-// subscription allowed and one URI per subscription.
-func TestRunSubscriptionLimitFlag(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := newTestServeConn(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
-			return run(ctx, []string{"-max-subscriptions", "1", "-max-subscription-uris", "1"}, in, out, io.Discard, func(string) string { return "" })
-		})
-		defer p.finish()
-		for _, step := range [][2]string{
-			{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{$M,"notifications":{"resourceSubscriptions":["a://1","a://2"]}}}`,
-				`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params: notifications.resourceSubscriptions: more than 1 URIs","data":{"maxUris":1}}}`},
-			{`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{$M,"notifications":{"resourceSubscriptions":["a://1"]}}}`,
-				`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"resourceSubscriptions":["a://1"]}}}`},
-			{`{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{$M,"notifications":{}}}`,
-				`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"subscriptions/listen: too many open subscriptions (limit 1)","data":{"maxSubscriptions":1}}}`},
-		} {
-			p.send(subExpand(step[0]))
-			if got, want := p.recv(), subExpand(step[1]); got != want {
-				t.Fatalf("after %.70s\n got: %s\nwant: %s", step[0], got, want)
-			}
-		}
-		p.closeInput()
-		// run serves the product's identity, not the tests'.
-		info := fmt.Sprintf(`"io.modelcontextprotocol/serverInfo":{"name":%q,"version":%q}`, serverName, serverVersion)
-		want := strings.Replace(subExpand(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","_meta":{$S,"io.modelcontextprotocol/subscriptionId":2}}}`), subExpand("$S"), info, 1)
-		if got := p.drain(); !slices.Equal(got, []string{want}) {
-			t.Errorf("at EOF got %q, want %q", got, want)
-		}
-		if err := p.finish(); err != nil {
-			t.Errorf("run = %v, want nil", err)
-		}
-	})
 }
 
 // sseStream reads one open event stream as a client does, an event at a
