@@ -199,7 +199,7 @@ func TestClassicHTTPSessions(t *testing.T) {
 		{name: "unmatched response is 202", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, status: 202},
 		{name: "response without session is 400", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, edits: []string{"-Mcp-Session-Id", "-MCP-Protocol-Version"}, status: 400, code: -32600},
 		{name: "initialize with a session id is 400", body: init, status: 400, code: -32600},
-		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + testMeta + `}}`, status: 404, code: -32601},
+		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + metaJSON + `}}`, status: 404, code: -32601},
 		{name: "DELETE ends the session", body: http.MethodDelete, status: 204},
 		{name: "deleted session is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: list, status: 404, code: -32600},
 		{name: "deleted session DELETE is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: http.MethodDelete, status: 404, code: -32600},
@@ -331,7 +331,7 @@ func TestClassicHTTPModernOnly(t *testing.T) {
 		!strings.Contains(out[0], `"code":-32601`) || !strings.Contains(out[0], `supported protocol versions: 2026-07-28`) {
 		t.Errorf("initialize: status %d, session %q, %v", status, h.Get(headerSessionID), out)
 	}
-	status, _, out = c.post(rpcBody("tools/list", ""), "Mcp-Session-Id: abc")
+	status, _, out = c.post(req("1", "tools/list", ""), "Mcp-Session-Id: abc")
 	if status != 200 {
 		t.Errorf("modern request with a session id: status %d, want 200 (id ignored)\n%v", status, out)
 	}

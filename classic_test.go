@@ -321,9 +321,6 @@ func TestClassicSchemaCheckerCatchesLaterFields(t *testing.T) {
 	}
 }
 
-// classicMeta is a modern _meta envelope.
-const classicMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
 // classicInitialize is an initialize request offering version.
 func classicInitialize(id int, version string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, id, version)
@@ -375,7 +372,7 @@ func TestInitializeNegotiation(t *testing.T) {
 		{"clientInfo not an object", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"t"}}`, "", codeInvalidParams},
 		{"params missing", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, "", codeInvalidParams},
 		{"case-folded member", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolversion":"2025-11-25","capabilities":{},"clientInfo":{}}}`, "", codeInvalidRequest},
-		{"modern initialize is unknown", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},` + classicMeta + `}}`, "", codeMethodNotFound},
+		{"modern initialize is unknown", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},` + metaMember + `}}`, "", codeMethodNotFound},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, sess := newTestServer(t), newSession()
@@ -419,7 +416,7 @@ func TestEraRules(t *testing.T) {
 		if params != "" {
 			params += ","
 		}
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s%s}}`, method, params, classicMeta)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s%s}}`, method, params, metaMember)
 	}
 	for _, tt := range []struct {
 		name       string

@@ -17,6 +17,9 @@ import (
 // metaJSON is the _meta every well-formed modern request in the tests carries.
 const metaJSON = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
+// metaMember is metaJSON as the _meta member of params.
+const metaMember = `"_meta":` + metaJSON
+
 // testWait bounds every wait for the server in tests: long enough for a
 // loaded CI machine under -race, short enough to fail a hung test quickly.
 const testWait = 10 * time.Second

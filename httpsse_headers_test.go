@@ -8,8 +8,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
 	"strings"
 	"testing"
@@ -70,7 +68,7 @@ func TestAddToolHeaderDeclarations(t *testing.T) {
 		{"handler-validated at root", `{"type":"object","x-mcp-header":"R","anyOf":[{}]}`, true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(config{}, log.New(io.Discard, "", 0))
+			s := newTestServer(t, withRegistry())
 			defer func() {
 				if p := recover(); (p != nil) != tt.wantPanic {
 					t.Errorf("addTool(%s) panic = %v, want panic %v", tt.schema, p, tt.wantPanic)

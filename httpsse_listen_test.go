@@ -49,7 +49,7 @@ func mustServeHTTP(tb testing.TB, s *server, hcfg *httpConfig) (ts *testHTTP, st
 func TestHTTPShutdownDrains(t *testing.T) {
 	g := newTestGates()
 	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
+	req := newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil)
 	replies := make(chan testHTTPReply, 1)
 	go func() {
 		r, err := doTestHTTP(http.DefaultClient, req)
@@ -92,7 +92,7 @@ func TestHTTPShutdownDrains(t *testing.T) {
 func TestHTTPShutdownCancels(t *testing.T) {
 	g := newTestGates()
 	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
+	req := newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {

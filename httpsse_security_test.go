@@ -14,7 +14,7 @@ import (
 // challenge without it, the principal derived from it with it.
 func TestHTTPBearerToken(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
-	who := rpcBody("tools/call", `"name":"who"`)
+	who := req("1", "tools/call", `"name":"who"`)
 	for _, tt := range []struct {
 		name   string
 		edits  []string

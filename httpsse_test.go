@@ -27,17 +27,6 @@ import (
 	"time"
 )
 
-// testMeta is the minimal valid modern _meta.
-const testMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// rpcBody is a request with id 1, the given params members and testMeta.
-func rpcBody(method, params string) string {
-	if params != "" {
-		params += ","
-	}
-	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":` + testMeta + `}}`
-}
-
 // testHTTP is a test server reached over Streamable HTTP on an in-memory
 // network (net.Pipe connections), so that it also runs inside a
 // testing/synctest bubble: a client waiting for the server is durably
@@ -236,10 +225,10 @@ func TestHTTPRules(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "extras", "http")), &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
 	port := ts.port
 	own := fmt.Sprintf("http://localhost:%d", port)
-	hdrCall := func(args string) string { return rpcBody("tools/call", `"name":"hdr","arguments":`+args) }
-	echo := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
-	list := rpcBody("tools/list", "")
-	big := rpcBody("tools/call", `"name":"echo","arguments":{"message":"`+strings.Repeat("x", 5000)+`"}`)
+	hdrCall := func(args string) string { return req("1", "tools/call", `"name":"hdr","arguments":`+args) }
+	echo := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	list := req("1", "tools/list", "")
+	big := req("1", "tools/call", `"name":"echo","arguments":{"message":"`+strings.Repeat("x", 5000)+`"}`)
 	for _, tt := range []struct {
 		name    string
 		method  string // default POST
@@ -253,9 +242,9 @@ func TestHTTPRules(t *testing.T) {
 		header  string // "Name: value" the response must carry
 	}{
 		// Answers and their status.
-		{name: "discover answers 200 json", body: rpcBody("server/discover", ""), status: 200, id: "1", ctype: "application/json"},
+		{name: "discover answers 200 json", body: req("1", "server/discover", ""), status: 200, id: "1", ctype: "application/json"},
 		{name: "tool call answers 200 json", body: echo, status: 200, id: "1", ctype: "application/json"},
-		{name: "in-band tool error is 200", body: rpcBody("tools/call", `"name":"echo","arguments":{}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "in-band tool error is 200", body: req("1", "tools/call", `"name":"echo","arguments":{}`), status: 200, id: "1", ctype: "application/json"},
 		{name: "notification is 202 without body", body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, status: 202},
 		{name: "unknown notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/whatever"}`, edits: []string{"-Mcp-Method"}, status: 202},
 		{name: "last event id is ignored", body: list, edits: []string{"Last-Event-ID: 7"}, status: 200, id: "1", ctype: "application/json"},
@@ -270,11 +259,11 @@ func TestHTTPRules(t *testing.T) {
 		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},
-		{name: "unknown method is 404 -32601", body: rpcBody("unknown/method", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
-		{name: "removed method is 404 -32601", body: rpcBody("initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
-		{name: "unknown tool is 400 -32602", body: rpcBody("tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
-		{name: "string id is echoed", body: strings.Replace(rpcBody("nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
-		{name: "panicking handler is 500 -32603", body: rpcBody("tools/call", `"name":"explode"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
+		{name: "unknown method is 404 -32601", body: req("1", "unknown/method", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "removed method is 404 -32601", body: req("1", "initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "unknown tool is 400 -32602", body: req("1", "tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "string id is echoed", body: strings.Replace(req("1", "nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
+		{name: "panicking handler is 500 -32603", body: req("1", "tools/call", `"name":"explode"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
 		{name: "parse error is 400 -32700 with null id", body: `{"jsonrpc":"2.0","id":1,`, status: 400, code: -32700, id: "null", ctype: "application/json"},
 		{name: "batch is 400 -32600", body: "[" + list + "]", status: 400, code: -32600, id: "null", ctype: "application/json"},
 		{name: "response from client is 400 -32600", body: `{"jsonrpc":"2.0","id":5,"result":{}}`, status: 400, code: -32600, id: "5", ctype: "application/json"},
@@ -295,10 +284,10 @@ func TestHTTPRules(t *testing.T) {
 		{name: "Mcp-Name bad base64 is -32020", body: echo, edits: []string{"Mcp-Name: =?base64?ZWNobw?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "Mcp-Name sentinel is case-sensitive", body: echo, edits: []string{"Mcp-Name: =?BASE64?ZWNobw==?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "Mcp-Name non-ASCII plain value is -32020", body: echo, edits: []string{"Mcp-Name: échо"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name resources/read uri", body: rpcBody("resources/read", `"uri":"demo://readme"`), status: 200, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name resources/read mismatch", body: rpcBody("resources/read", `"uri":"demo://readme"`), edits: []string{"Mcp-Name: demo://logo"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name prompts/get", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), status: 200, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name prompts/get mismatch", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), edits: []string{"Mcp-Name: other"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read uri", body: req("1", "resources/read", `"uri":"demo://readme"`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read mismatch", body: req("1", "resources/read", `"uri":"demo://readme"`), edits: []string{"Mcp-Name: demo://logo"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get", body: req("1", "prompts/get", `"name":"greet","arguments":{"name":"a"}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get mismatch", body: req("1", "prompts/get", `"name":"greet","arguments":{"name":"a"}`), edits: []string{"Mcp-Name: other"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 
 		// Mcp-Param-* (x-mcp-header).
 		{name: "param header matches", body: hdrCall(`{"region":"us-west1"}`), edits: []string{"Mcp-Param-Region: us-west1"}, status: 200, id: "1", ctype: "application/json"},
@@ -330,7 +319,7 @@ func TestHTTPRules(t *testing.T) {
 		{name: "param header nested property missing", body: hdrCall(`{"loc":{"zone":"a"}}`), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header sent twice", body: hdrCall(`{"region":"a"}`), edits: []string{"Mcp-Param-Region: a", "Mcp-Param-Region: a"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header non-ASCII plain value", body: hdrCall(`{"region":"café"}`), edits: []string{"Mcp-Param-Region: café"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "param header of a handler-validated tool", body: rpcBody("tools/call", `"name":"hv","arguments":{"tenant":"t1"}`), edits: []string{"Mcp-Param-Tenant: t2"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header of a handler-validated tool", body: req("1", "tools/call", `"name":"hv","arguments":{"tenant":"t1"}`), edits: []string{"Mcp-Param-Tenant: t2"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header undeclared is ignored", body: echo, edits: []string{"Mcp-Param-Other: x"}, status: 200, id: "1", ctype: "application/json"},
 
 		// Origin and Host (DNS rebinding).
@@ -486,7 +475,7 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 	g := newTestGates()
 	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
 	ctx, cancel := context.WithCancel(t.Context())
-	req := newTestHTTPRequest(t, ctx, ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
+	req := newTestHTTPRequest(t, ctx, ts, "", req("1", "tools/call", `"name":"gate"`), nil)
 	done := make(chan error, 1)
 	go func() {
 		resp, err := ts.Client().Do(req)
@@ -509,7 +498,7 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 func TestHTTPRequestTimeout(t *testing.T) {
 	g := newTestGates()
 	ts := newTestHTTP(t, newTestServer(t, withGates(g), withFlags("-request-timeout", "1ms")), nil)
-	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil))
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
 	mustReceive(t, g.started)
 	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("handler context ended with %v, want context.DeadlineExceeded", err)
@@ -645,7 +634,7 @@ func TestHTTPKeepAliveOnStreams(t *testing.T) {
 // server together.
 func BenchmarkHTTPToolsCall(b *testing.B) {
 	ts := newTestHTTP(b, newTestServer(b), nil)
-	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
 	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)
 	b.ReportAllocs()
@@ -669,16 +658,16 @@ func BenchmarkHTTPToolsCall(b *testing.B) {
 func FuzzHTTPHandler(f *testing.F) {
 	okHeaders := "Content-Type: application/json\nAccept: application/json, text/event-stream\nMCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo"
 	for _, seed := range []struct{ method, headers, body string }{
-		{"POST", okHeaders, rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
-		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: =?base64?ZWNobw==?=", 1), rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
-		{"POST", strings.Replace(okHeaders, "tools/call", "tools/list", 1), rpcBody("tools/list", "")},
-		{"POST", okHeaders + "\nOrigin: http://evil.example", rpcBody("tools/call", `"name":"echo"`)},
+		{"POST", okHeaders, req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: =?base64?ZWNobw==?=", 1), req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "tools/call", "tools/list", 1), req("1", "tools/list", "")},
+		{"POST", okHeaders + "\nOrigin: http://evil.example", req("1", "tools/call", `"name":"echo"`)},
 		{"POST", "Content-Type: text/plain", "{}"},
 		{"GET", "", ""},
 		{"OPTIONS", "Origin: http://localhost\nAccess-Control-Request-Method: POST", ""},
 		{"POST", okHeaders, `{"jsonrpc":"2.0","method":"notifications/cancelled"}`},
 		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: slow\nMcp-Param-Region: =?base64?AA==?=", 1),
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":1,` + testMeta[1:] + `}}`},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":1,` + metaJSON[1:] + `}}`},
 	} {
 		f.Add(seed.method, seed.headers, []byte(seed.body))
 	}

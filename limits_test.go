@@ -17,18 +17,6 @@ import (
 	"time"
 )
 
-// hardMeta is params._meta of a modern request.
-const hardMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// hardLine is a modern request line with the given id, method and params
-// members (without _meta).
-func hardLine(id int, method, params string) string {
-	if params != "" {
-		params += ","
-	}
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, hardMeta)
-}
-
 // mustDispatchError parses and dispatches one line and returns the reply's
 // error code (0 for a result) and message.
 func mustDispatchError(tb testing.TB, s *server, principal, line string) (int, string) {
@@ -91,19 +79,19 @@ func TestLimitsAtBoundary(t *testing.T) {
 		wantMsg  string // substring of the error message; "" with code 0
 	}{
 		// Tool arguments sit at depth 3 (message, params, arguments).
-		{"depth at maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-3)+`}`), 0, ""},
-		{"depth over maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-2)+`}`), codeInvalidRequest, "nested deeper than 64"},
+		{"depth at maxJSONDepth", req("1", "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-3)+`}`), 0, ""},
+		{"depth over maxJSONDepth", req("1", "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-2)+`}`), codeInvalidRequest, "nested deeper than 64"},
 		// The checker stops at the level that is too deep: what follows is
 		// never read (here it is not even JSON).
 		{"depth refused before the rest is read", `{"a":` + strings.Repeat("[", maxJSONDepth+1) + "\x01 not json", codeInvalidRequest, "nested deeper"},
-		{"keys at maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+strings.Replace(objectWithKeys(maxObjectKeys), `"k0":0`, `"message":"x"`, 1)), 0, ""},
-		{"keys over maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+objectWithKeys(maxObjectKeys+1)), codeInvalidRequest, "more than 10000 members"},
-		{"name at maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes)+`"`), codeInvalidParams, "unknown tool"},
-		{"name over maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
-		{"uri at maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
-		{"uri over maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
-		{"requestState at maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
-		{"requestState over maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
+		{"keys at maxObjectKeys", req("1", "tools/call", `"name":"echo","arguments":`+strings.Replace(objectWithKeys(maxObjectKeys), `"k0":0`, `"message":"x"`, 1)), 0, ""},
+		{"keys over maxObjectKeys", req("1", "tools/call", `"name":"echo","arguments":`+objectWithKeys(maxObjectKeys+1)), codeInvalidRequest, "more than 10000 members"},
+		{"name at maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes)+`"`), codeInvalidParams, "unknown tool"},
+		{"name over maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
+		{"uri at maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
+		{"uri over maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
+		{"requestState at maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
+		{"requestState over maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, msg := mustDispatchError(t, s, "", tt.line)
@@ -119,10 +107,10 @@ func TestLimitsAtBoundary(t *testing.T) {
 func TestStdioLineLimit(t *testing.T) {
 	s := newTestServer(t)
 	line := func(n int) string {
-		l := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		l := req("1", "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
 		return strings.Replace(l, "PAD", strings.Repeat("x", n-len(l)+3), 1)
 	}
-	in := line(maxLineBytes) + "\n" + line(maxLineBytes+1) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"after"}`) + "\n"
+	in := line(maxLineBytes) + "\n" + line(maxLineBytes+1) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"after"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -157,7 +145,7 @@ func sortedInts(v []int) []int {
 // TestHTTPBodyLimit checks -max-body at the limit and one byte over.
 func TestHTTPBodyLimit(t *testing.T) {
 	body := func(n int) string {
-		b := rpcBody("tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		b := req("1", "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
 		return strings.Replace(b, "PAD", strings.Repeat("x", n-len(b)+3), 1)
 	}
 	const limit = 4096
@@ -186,7 +174,7 @@ func TestStdioMaxRequests(t *testing.T) {
 	ht := newTestGates()
 	c := newTestConn(t, newTestServer(t, withGates(ht), withFlags("-max-requests", fmt.Sprint(n), "-max-subscriptions", "1")))
 	for i := 1; i <= n+1; i++ {
-		c.send(hardLine(i, "tools/call", `"name":"gate"`))
+		c.send(req(fmt.Sprint(i), "tools/call", `"name":"gate"`))
 	}
 	for range n {
 		mustReceive(t, ht.started)
@@ -219,7 +207,7 @@ func TestHTTPMaxRequests(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil))
+			got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
 			if err != nil || got.status != 200 {
 				t.Errorf("request within the limit: %v %d", err, got.status)
 			}
@@ -228,7 +216,7 @@ func TestHTTPMaxRequests(t *testing.T) {
 	for range n {
 		mustReceive(t, ht.started)
 	}
-	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
 	if got.status != 503 || got.code != codeServerBusy || got.header.Get("Retry-After") == "" {
 		t.Errorf("request over the limit: status %d code %d Retry-After %q, want 503 %d set", got.status, got.code, got.header.Get("Retry-After"), codeServerBusy)
 	}
@@ -236,7 +224,7 @@ func TestHTTPMaxRequests(t *testing.T) {
 		ht.release <- struct{}{}
 	}
 	wg.Wait()
-	got = mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	got = mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
 	if got.status != 200 {
 		t.Errorf("after the burst: status %d, want 200", got.status)
 	}
@@ -287,7 +275,7 @@ func TestRateLimit(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	s := newTestServer(t, withFlags("-rate-limit", "2", "-rate-burst", "3"), withClock(clock))
-	call := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	call := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	for i := range 3 {
 		if code, msg := mustDispatchError(t, s, "alice", call); code != 0 {
 			t.Fatalf("call %d within burst: %d %s", i+1, code, msg)
@@ -296,7 +284,7 @@ func TestRateLimit(t *testing.T) {
 	if code, msg := mustDispatchError(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
 		t.Errorf("call over burst: %d %q, want %d %q", code, msg, codeRateLimited, "rate limited: retry after 500 ms")
 	}
-	if code, _ := mustDispatchError(t, s, "alice", hardLine(2, "tools/list", "")); code != 0 {
+	if code, _ := mustDispatchError(t, s, "alice", req("2", "tools/list", "")); code != 0 {
 		t.Errorf("tools/list is rate limited: %d", code)
 	}
 	if code, _ := mustDispatchError(t, s, "bob", call); code != 0 {
@@ -314,7 +302,7 @@ func TestRateLimit(t *testing.T) {
 // Retry-After and the JSON-RPC error.
 func TestRateLimitHTTP(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t, withFlags("-rate-limit", "0.1", "-rate-burst", "1")), nil)
-	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil)); got.status != 200 {
 		t.Fatalf("first call: %d %s", got.status, got.body)
 	}
@@ -355,7 +343,7 @@ func TestRateLimiterBounded(t *testing.T) {
 func TestRequestTimeoutStdio(t *testing.T) {
 	var logs syncBuffer
 	s := newTestServer(t, withGates(newTestGates()), withFlags("-request-timeout", "20ms"), withLogs(&logs))
-	in := hardLine(1, "tools/call", `"name":"gate"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -399,7 +387,7 @@ func TestRequestTimeoutStdio(t *testing.T) {
 func TestPanicIsolated(t *testing.T) {
 	var logs syncBuffer
 	s := newTestServer(t, withRegistry("base", "extras"), withLogs(&logs))
-	in := hardLine(1, "tools/call", `"name":"explode"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	in := req("1", "tools/call", `"name":"explode"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)

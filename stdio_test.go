@@ -650,14 +650,14 @@ func FuzzReadLines(f *testing.F) {
 
 func FuzzStdioServe(f *testing.F) {
 	for _, seed := range []string{
-		hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"hi"}`) + "\n" + hardLine(2, "tools/list", ""),
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"p",` + hardMeta[len(`"_meta":{`):] + `}}` + "\n" +
+		req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`) + "\n" + req("2", "tools/list", ""),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"p",` + metaMember[len(`"_meta":{`):] + `}}` + "\n" +
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}` + "\n" +
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-		hardLine(1, "resources/read", `"uri":"demo://items/42"`) + "\r\n" + hardLine(1, "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
+		req("1", "resources/read", `"uri":"demo://items/42"`) + "\r\n" + req("1", "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"x"}` + "\n[1]\n{\n\"\xff\"",
-		hardLine(7, "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
+		req("7", "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
 	} {
 		f.Add([]byte(seed))
 	}

@@ -20,13 +20,10 @@ import (
 	"time"
 )
 
-// subMeta is the _meta every modern request in these tests carries ($M).
-const subMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// subExpand replaces $M with subMeta and $S with the serverInfo member
+// subExpand replaces $M with metaMember and $S with the serverInfo member
 // every modern result of a test server carries.
 func subExpand(line string) string {
-	line = strings.ReplaceAll(line, "$M", subMeta)
+	line = strings.ReplaceAll(line, "$M", metaMember)
 	return strings.ReplaceAll(line, "$S", `"io.modelcontextprotocol/serverInfo":`+string(mustMarshal(testIdentity)))
 }
 
