@@ -60,7 +60,10 @@
 // initialize, is checked against the negotiated revision's schema.json
 // (classic_test.go).
 //
-// go test -run TestTranscripts -update rewrites the server sections.
+// go test -run Transcripts -update rewrites the server sections whose
+// answer changed (TestTranscripts and, in the demo's build,
+// TestDemoTranscripts); a new transcript needs only its header and client
+// sections.
 
 package main
 
