@@ -217,7 +217,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	switch {
 	case msg.isResponse():
 		if !sess.deliver(msg) {
-			t.s.log.Printf("http: session response to no pending request (id %s)", msg.id)
+			t.s.log.Info("ignoring a response to no pending request", "transport", "http", "id", string(msg.id))
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return

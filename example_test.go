@@ -6,8 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
+	"log/slog"
 	"os"
 	"strings"
 )
@@ -27,7 +26,7 @@ func serveExample(s *server, line string) {
 }
 
 func Example_addTool() {
-	s := newServer(config{info: exampleServer}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer}, slog.New(slog.DiscardHandler))
 	s.addTool(tool{
 		Name:        "shout",
 		Description: "Returns the text in upper case.",
@@ -45,7 +44,7 @@ func Example_addTool() {
 }
 
 func Example_addResource() {
-	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
 	s.addResource(resource{
 		URI:      "notes://today",
 		Name:     "today",
@@ -67,7 +66,7 @@ func Example_addResource() {
 }
 
 func Example_addPrompt() {
-	s := newServer(config{info: exampleServer}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer}, slog.New(slog.DiscardHandler))
 	s.addPrompt(prompt{
 		Name:        "review",
 		Description: "Asks for a code review.",

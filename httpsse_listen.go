@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -160,7 +161,7 @@ func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
 	if err != nil {
 		return err
 	}
-	s.log.Printf("serving Streamable HTTP at http://%s%s", ln.Addr(), httpPath)
+	s.log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+httpPath)
 	return s.serveHTTP(ctx, ln, cfg)
 }
 
@@ -191,7 +192,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
-		ErrorLog:          s.log,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ConnState: func(_ net.Conn, state http.ConnState) {
 			switch state {
@@ -220,7 +221,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(drain); err != nil {
-		s.log.Printf("http: shutdown: %v; cancelling requests in flight", err)
+		s.log.Warn("shutdown timed out; cancelling requests in flight", "transport", "http", "err", err)
 		cancelBase()
 		_ = srv.Close()
 	}

@@ -230,7 +230,7 @@ func (s *server) requestTimedOut(ctx context.Context, method string) *rpcError {
 		return nil
 	}
 	ref := s.nextRef()
-	s.log.Printf("ref=%d %s: %v", ref, method, tc)
+	s.log.Warn("request timed out", "ref", ref, "method", method, "after", tc.after)
 	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }

@@ -174,7 +174,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -202,9 +202,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	logger := log.New(stderr, serverName+": ", log.LstdFlags|log.Lmicroseconds)
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if cfg.stateKey == nil {
-		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
+		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)

@@ -309,7 +309,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
-			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, req.method, p, debug.Stack())
+			s.log.Error("handler panicked", "ref", ref, "method", req.method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			reply, code = encodeError(req.id, errInternal), codeInternalError
 			if notification {
 				reply, code = nil, 0
@@ -396,7 +396,7 @@ func (s *server) peerError(method string, err error) *rpcError {
 		return rerr
 	}
 	ref := s.nextRef()
-	s.log.Printf("ref=%d %s: %v", ref, method, err)
+	s.log.Error("internal error", "ref", ref, "method", method, "err", err)
 	return &rpcError{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": ref}}
 }
 

@@ -9,7 +9,7 @@ package main
 
 import (
 	"encoding/json"
-	"log"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +41,7 @@ type server struct {
 	cache          cacheHint // default hints for cacheable results
 	pageSize       int       // list page size; 0 means one page
 	modernOnly     bool      // the classic (initialize) era is off
-	log            *log.Logger
+	log            *slog.Logger
 	refs           refCounter
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
@@ -88,7 +88,7 @@ type config struct {
 }
 
 // newServer returns a server with an empty registry.
-func newServer(cfg config, logger *log.Logger) *server {
+func newServer(cfg config, logger *slog.Logger) *server {
 	info := cfg.info
 	if info == (implementation{}) {
 		info = implementation{Name: serverName, Version: serverVersion}

@@ -7,7 +7,7 @@ package main
 import (
 	"bytes"
 	"io"
-	"log"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -109,7 +109,7 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	for _, edit := range st.edits {
 		edit(&cfg)
 	}
-	s := newServer(cfg, log.New(st.logs, "", 0))
+	s := newServer(cfg, slog.New(slog.NewTextHandler(st.logs, nil)))
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {
 		setup(s)

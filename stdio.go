@@ -231,7 +231,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	case msg.isResponse():
 		// The answer to a bridged server-to-client request (classic_bridge.go).
 		if !c.session.deliver(&msg) {
-			c.s.log.Printf("stdio: ignoring a response to no pending request (id %s)", msg.id)
+			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
 		}
 		return
 	case msg.isNotification():
@@ -339,7 +339,7 @@ func (c *stdioConn) handleControl(line []byte) bool {
 		return false
 	case msg.isResponse():
 		if !c.session.deliver(&msg) {
-			c.s.log.Printf("stdio: ignoring a response to no pending request (id %s)", msg.id)
+			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
 		}
 		return true
 	case msg.isNotification() && msg.method == "notifications/cancelled":
@@ -442,7 +442,7 @@ func (c *stdioConn) flush(b []byte) {
 	ours := false // b is the caller's until it is a batch of queued lines
 	for {
 		if _, err := c.out.Write(b); err != nil {
-			c.s.log.Printf("stdio: write: %v", err)
+			c.s.log.Error("write failed", "transport", "stdio", "err", err)
 		}
 		c.writeMu.Lock()
 		if ours && cap(b) <= maxSpareBytes {

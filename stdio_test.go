@@ -748,3 +748,30 @@ func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
 	}
 	t.Logf("%d lines in %d writes", len(got), out.writes)
 }
+
+// TestLogQuotesClientStrings: a client-derived value that reaches the log
+// (here a resource URI inside a reader's plain error, logged under a
+// reference) is escaped, so a client cannot forge log lines or send
+// terminal control sequences to the operator's terminal.
+func TestLogQuotesClientStrings(t *testing.T) {
+	logs := &syncBuffer{}
+	s := newTestServer(t, withLogs(logs), withSetup(func(s *server) {
+		s.addTemplate(resourceTemplate{URITemplate: "test://fail/{x}", Name: "fail",
+			Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+				return nil, fmt.Errorf("cannot read %s", uri)
+			}})
+	}))
+	c := newTestConn(t, s)
+	c.send(req("1", "resources/read", `"uri":"test://fail/x\u001b[2J\nlevel=ERROR msg=forged"`))
+	if got := c.recv(); !strings.Contains(got, `"message":"internal error"`) {
+		t.Fatalf("reply = %s, want an internal error", got)
+	}
+	c.close()
+	got := logs.String()
+	if !strings.Contains(got, "cannot read test://fail/x") {
+		t.Fatalf("log has no line for the failure: %q", got)
+	}
+	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
+		t.Errorf("client URI reached the log unescaped: %q", got)
+	}
+}
