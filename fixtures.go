@@ -2,7 +2,7 @@
 
 // The conformance fixtures: the tools, prompts, resources and template the
 // official MCP conformance suite (@modelcontextprotocol/conformance,
-// pinned in tools/conformance/package.json) calls by name, with the exact
+// pinned in harness/conformance/package.json) calls by name, with the exact
 // outputs its scenarios check. Built only with -tags conformance, in place
 // of the demo registry; the product binary never contains them.
 //
@@ -16,7 +16,7 @@
 // SEP-2322 (MRTR), SEP-1034 (elicitation defaults), SEP-1330 (elicitation
 // enums), SEP-2243 (x-mcp-header), SEP-2106 (JSON Schema 2020-12).
 // What each scenario checks: the suite's sources, in
-// tools/conformance/node_modules/@modelcontextprotocol/conformance/dist/.
+// harness/conformance/node_modules/@modelcontextprotocol/conformance/dist/.
 
 package main
 

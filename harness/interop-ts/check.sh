@@ -3,7 +3,7 @@
 # configuration x transport against the demo server) compared with
 # expected-failures.txt.
 #
-# usage: tools/interop-ts/check.sh [run.sh arguments...]
+# usage: harness/interop-ts/check.sh [run.sh arguments...]
 #
 # Prints run.sh's PASS/FAIL lines, then the gate's verdict per listed or
 # unexpected scenario, and last exactly "N passed, M failed".

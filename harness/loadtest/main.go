@@ -6,7 +6,7 @@
 //
 // Usage (from the repository root):
 //
-//	cd tools/loadtest && go run . [-repo ../..] [-only NAME,...]
+//	cd harness/loadtest && go run . [-repo ../..] [-only NAME,...]
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof.
 // Every count and duration is bounded; the whole run takes about 90 s.

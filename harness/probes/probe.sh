@@ -2,7 +2,7 @@
 # probe.sh - raw probes: send baremcp the requests a well-behaved client
 # never would, record every answer, and compare with the committed record.
 #
-# usage: tools/probes/probe.sh [--update] [BINARY]
+# usage: harness/probes/probe.sh [--update] [BINARY]
 #
 # Builds the product binary from the repository (go build -o into a temp
 # dir) unless BINARY is given, then:
@@ -12,8 +12,8 @@
 #     and sends each probe with curl, recording the status, the headers
 #     that carry meaning (Content-Type, Allow, Mcp-Session-Id, CORS,
 #     WWW-Authenticate) and the body.
-# The record goes to tools/probes/last-run.txt (not committed) and is
-# compared with tools/probes/expected.txt (committed). The port is written
+# The record goes to harness/probes/last-run.txt (not committed) and is
+# compared with harness/probes/expected.txt (committed). The port is written
 # as PORT and session ids as SESSION, so runs compare equal.
 #
 # Exit status: 0 the answers are the expected ones; 1 they differ (the diff
@@ -243,5 +243,5 @@ if diff -u "$HERE/expected.txt" "$OUT"; then
   echo "probe.sh: $(grep -c '^===' "$OUT") probes, answers as expected"
   exit 0
 fi
-echo "probe.sh: answers differ from tools/probes/expected.txt (above). If intended, run tools/probes/probe.sh --update, review and commit expected.txt, and re-check docs/GAPS.md." >&2
+echo "probe.sh: answers differ from harness/probes/expected.txt (above). If intended, run harness/probes/probe.sh --update, review and commit expected.txt, and re-check docs/GAPS.md." >&2
 exit 1
