@@ -18,8 +18,9 @@
 #     WWW-Authenticate) and the body.
 # The record goes to harness/probes/last-run.txt (not committed) and is
 # compared with harness/probes/expected.txt (committed). The port is written
-# as PORT, session ids as SESSION and the server's name (serverInfo) as
-# SERVER, so runs compare equal, also in a copy that renamed the server.
+# as PORT, session ids as SESSION and the server's name (in serverInfo and
+# at the start of instructions) as SERVER, so runs compare equal, also in a
+# copy that renamed the server.
 #
 # Exit status: 0 the answers are the expected ones; 1 they differ (the diff
 # is printed: a change of behaviour is either a regression or, when
@@ -37,7 +38,7 @@ BIN=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --update) UPDATE=1 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "probe.sh: unknown option $1" >&2; exit 2 ;;
     *) BIN="$1" ;;
   esac
@@ -238,7 +239,11 @@ printf '%s' "$DISCOVER" >>"$TMP/big"
 http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
 
 # ---------------------------------------------------------------- compare --
+# The server's name (serverInfo, and the demo's instructions, which open
+# with it) is written SERVER.
+NAME="$(sed -n 's/.*serverInfo":{"name":"\([^"]*\)".*/\1/p' "$OUT" | head -n 1 | sed 's/[][\.*^$/+?(){}|]/\\&/g')"
 sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*/\1SERVER/g" "$OUT"
+[ -z "$NAME" ] || sed -i -E "s/(\"instructions\":\")$NAME /\1SERVER /g" "$OUT"
 if [ "$UPDATE" = 1 ]; then
   cp "$OUT" "$HERE/expected.txt"
   echo "probe.sh: wrote $HERE/expected.txt ($(grep -c '^===' "$OUT") probes)"
