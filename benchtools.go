@@ -1,7 +1,7 @@
 //go:build bench
 
 // The benchmark build: the demo registry plus filler tools, so that the
-// shared harness (harness/bench) can give tools/list realistic weight. The
+// shared harness (tools/bench) can give tools/list realistic weight. The
 // product binary does not carry it.
 
 package main

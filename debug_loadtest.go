@@ -1,5 +1,5 @@
 // Debug routes, compiled in only for the load and fault tests
-// (harness/loadtest builds baremcp with -tags loadtest): the load program
+// (tools/loadtest builds baremcp with -tags loadtest): the load program
 // reads the server's goroutine count and heap from /debug/stats to check
 // for leaks, and calls the flood tool to fill an SSE stream nobody reads.
 // A normal build has neither (debug_off.go).

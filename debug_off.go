@@ -1,5 +1,5 @@
 // Debug routes, compiled in only for the load and fault tests
-// (harness/loadtest builds baremcp with -tags loadtest).
+// (tools/loadtest builds baremcp with -tags loadtest).
 
 //go:build !loadtest
 
