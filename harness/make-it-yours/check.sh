@@ -96,7 +96,14 @@ check() {
     failed=$((failed + 1))
     return 0
   fi
-  if "$@" >"$LOG" 2>&1; then
+  # A subshell with errexit of its own: in an if condition bash would
+  # ignore set -e inside the step, and a failing command would not end it.
+  local rc=0
+  set +e
+  (set -e; "$@") >"$LOG" 2>&1
+  rc=$?
+  set -e
+  if [ $rc -eq 0 ]; then
     echo "PASS  $name"
     passed=$((passed + 1))
   else
