@@ -132,7 +132,7 @@ readme_run() {
 readme_file() {
   mkdir -p "$(dirname "$1")"
   awk -v want="<!-- make-it-yours: $1 -->" '
-    !inblock && !fence { t = $0; sub(/^ */, "", t); if (t == want) { mark = 1; next } }
+    !inblock { t = $0; sub(/^ */, "", t); if (t == want) { mark = 1; next } }
     mark && !inblock {
       match($0, /^ */); indent = RLENGTH
       if (substr($0, indent + 1, 3) != "```") { exit 2 }
