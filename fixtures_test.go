@@ -3,7 +3,7 @@
 // Tests for the conformance fixtures: they register, keep the shapes the
 // suite relies on beyond single outputs, and every fixture that asks the
 // client builds a request the dispatcher accepts. The suite itself is the
-// real test (harness/conformance/check.sh). Run with
+// real test (tools/conformance/check.sh). Run with
 // go test -tags conformance -run Fixture .
 
 package main

@@ -2,7 +2,7 @@
 // stdin (line reader and the whole stdio server), an HTTP request (method,
 // headers, body) through the transport, a resources/read URI against a
 // template, and a Base64 header value. Their seed corpora in
-// testdata/fuzz run as ordinary tests; harness/fuzz.sh runs each for a
+// testdata/fuzz run as ordinary tests; tools/fuzz.sh runs each for a
 // bounded time. The envelope decoder alone (FuzzParseMessage), the
 // template matcher alone, requestState (FuzzRequestState) and the
 // argument validator (FuzzSchemaValidate) have their own targets.
