@@ -31,7 +31,8 @@ var benchCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":
 const benchList = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + benchMeta + `}}`
 
 // newBenchServer returns the demo server padded with filler tools up to
-// tools in all, like the bench build (benchtools.go) with BENCH_TOOLS set.
+// tools in all, as the bench build (registry_bench.go) pads its echo tool
+// with BENCH_TOOLS set.
 func newBenchServer(tb testing.TB, tools int) *server {
 	tb.Helper()
 	s := newTestDemoServer(tb, config{cache: cacheHint{Scope: scopePublic}}, nil)

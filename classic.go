@@ -1,6 +1,10 @@
-// The classic era, served side by side with the modern one: the initialize
-// handshake, the per-connection session it opens, ping, logging/setLevel,
-// and the dialect each classic revision speaks.
+// The classic era, served side by side with the modern one: which era
+// serves a message (decideEra, once per message, and admitEra), the
+// initialize handshake, ping, logging/setLevel, and the dialect each
+// classic revision speaks. The parts: classic_session.go (the session the
+// handshake opens), classic_http.go (sessions over HTTP),
+// classic_bridge.go (asking a classic client for input),
+// classic_subscriptions.go (list changes and resources/subscribe).
 //
 // "Classic" is this code's one word for what the 2026-07-28 specification
 // calls the legacy versions: the revisions that open with the initialize
@@ -18,10 +22,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
-	"sync"
 )
 
 // The classic revisions. Versions are ISO dates, so they order as strings;
@@ -57,238 +60,101 @@ const (
 	classicEra     // only inside the initialize handshake era (ping, logging/setLevel)
 )
 
-// session is the state one classic-era connection negotiated: one per stdio
-// connection, one per Mcp-Session-Id on HTTP (the transport owns the
-// store and hands the session in through exchange.session; for an
-// initialize request without a session id it hands in a fresh one and
-// keeps it only when negotiated() is no longer ""). Modern requests never
-// read it. It is safe for concurrent use: requests on one connection run
-// concurrently.
+// eraDecision is the era one message is served in: decideEra decides it
+// once, before anything is served, and the request carries it (req.era)
+// to admitEra and, over HTTP, to the status of its reply.
+type eraDecision struct {
+	// era is classicEra or modernEra: the era that serves the message.
+	era era
+	// classicOn reports that the classic era is open to the message: the
+	// transport has a classic session for it (stdio's connection; on HTTP
+	// the one it names, or for initialize the one it opens) and
+	// -modern-only is off. On HTTP such a message goes through its
+	// session (classic_http.go) even when it is served modern.
+	classicOn bool
+}
+
+// replyCode is the code whose HTTP status answers a reply (httpStatus):
+// a reply served modern maps its error code; a classic one travels with
+// 200, because a JSON-RPC error is a response like any other in the
+// classic revisions (clients of that era treat any other status as a
+// transport failure).
+// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+func (d eraDecision) replyCode(code int) int {
+	if d.era == classicEra {
+		return 0
+	}
+	return code
+}
+
+// decideEra is the one place the era of a message is decided, from
+// whether its _meta names a protocol version (req.meta.modern), its
+// method, the transport's classic session and -modern-only, and on HTTP
+// the headers. A message is served in the classic era when the classic
+// era is open to it, its _meta names no protocol version, and either the
+// method is classic-only or the session has negotiated a version
+// (initialize succeeded); everything else is modern.
 //
-// It also carries what server-to-client traffic needs (classic_classic_bridge.go): the
-// requests in flight to the client (pending), the counter their ids come
-// from, and push, the session's own channel to the client (stdout on
-// stdio, the GET stream on HTTP) for messages that belong to no request.
-type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
-	version      string          // negotiated protocol version; "" until initialize succeeds
-	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
-	clientInfo   json.RawMessage // the client's Implementation
-	level        logLevel        // minimum level set by logging/setLevel
-	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
-	initialized  bool            // notifications/initialized arrived
-
-	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
-	nextID   uint64                             // last server-to-client request number
-	inFlight map[string]context.CancelCauseFunc // HTTP: client requests running, by idKey (stdio keeps its own)
-
-	// sink, when set (stdio), writes a message to the connection; it is
-	// set before the session is shared and never changes.
-	sink func(msg []byte)
-	// queue holds messages for the HTTP GET stream, bounded by
-	// sessionQueueLen; push drops what does not fit.
-	queue     chan []byte
-	streaming bool // an HTTP GET stream is open (guarded by mu)
-
-	// watch is the session's registration for list changes and
-	// resources/subscribe (subscriptions.go), nil until watchSession; hub
-	// is where it is registered. end removes it.
-	watch *subscription
-	hub   *subscriptionHub
-	// wake (capacity 1) is signalled when watch has notices pending for
-	// the HTTP GET stream.
-	wake chan struct{}
-
-	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
-	// set before the session is shared and never change.
-	id, principal string
-
-	endOnce sync.Once
-	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
+// On stdio (h nil) sess is the connection's session; nil means a
+// transport without one. On HTTP (h non-nil) the session is looked up
+// after this decision, so the headers say whether the message belongs
+// to one, as the dual-era rules ask: initialize, an Mcp-Session-Id, or a
+// classic MCP-Protocol-Version make it a session's, and so does a
+// message with neither that header nor a _meta protocol version (its
+// client predates 2025-06-18). Only sessions that negotiated a version
+// are kept (classic_http.go), and a session id that names none is
+// answered 404 before anything is served, so a named session counts as
+// negotiated.
+// [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
+func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecision {
+	modern := eraDecision{era: modernEra}
+	if s.modernOnly {
+		return modern
+	}
+	var negotiated bool
+	if h == nil {
+		if sess == nil {
+			return modern
+		}
+		negotiated = sess.negotiated() != ""
+	} else {
+		named := len(h.Values(headerSessionID)) > 0
+		v := strings.Trim(h.Get(headerProtocolVersion), " \t")
+		if req.method != methodInitialize && !named && !isClassicVersion(v) && (v != "" || req.meta.modern) {
+			return modern
+		}
+		negotiated = named
+	}
+	d := eraDecision{era: modernEra, classicOn: true}
+	if !req.meta.modern && (methods[req.method].era == classicEra || negotiated) {
+		d.era = classicEra
+	}
+	return d
 }
 
-// sessionQueueLen bounds the messages waiting for an HTTP session's GET
-// stream. Server-initiated messages are rare (list changes, cancellations
-// of server requests); a client that never opens the stream loses them
-// rather than growing the server's memory.
-const sessionQueueLen = 64
-
-// newSession returns a session before initialize.
-func newSession() *session {
-	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{}), wake: make(chan struct{}, 1)}
-}
-
-// push sends msg to the client outside any request: on stdio it is a
-// line on stdout, on HTTP an event on the session's GET stream (queued
-// until one is open). It reports false when the message was dropped
-// because the queue is full. It never blocks.
-// [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
-func (c *session) push(msg []byte) bool {
-	if c.sink != nil {
-		c.sink(msg)
+// isClassicVersion reports whether v names an initialize-era revision,
+// served or not (2025-03-26 is recognised, never negotiated).
+func isClassicVersion(v string) bool {
+	switch v {
+	case version20241105, version20250326, version20250618, version20251125:
 		return true
 	}
-	select {
-	case <-c.done:
-		return false
-	default:
-	}
-	select {
-	case c.queue <- msg:
-		return true
-	default:
-		return false
-	}
+	return false
 }
 
-// end terminates the session: waiting bridges fail, the GET stream
-// closes, HTTP requests in flight are cancelled, and the session stops
-// receiving list changes and resource updates. It is idempotent.
-func (c *session) end() {
-	c.endOnce.Do(func() {
-		close(c.done)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, cancel := range c.inFlight {
-			cancel(errSessionEnded)
-		}
-		if c.watch != nil {
-			c.hub.unwatch(c.watch)
-		}
-	})
-}
-
-// track records an HTTP request in flight under its id so that
-// notifications/cancelled and the session's end can cancel it; the
-// returned function forgets it. ok is false when the id is already in
-// flight: ids must be unique among a session's running requests.
-func (c *session) track(id []byte, cancel context.CancelCauseFunc) (untrack func(), ok bool) {
-	key := idKey(id)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, dup := c.inFlight[key]; dup {
-		return nil, false
-	}
-	if c.inFlight == nil {
-		c.inFlight = map[string]context.CancelCauseFunc{}
-	}
-	c.inFlight[key] = cancel
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.inFlight, key)
-	}, true
-}
-
-// cancelRequest cancels the HTTP request in flight with idKey key, if
-// any, with errRequestCancelled as the cause.
-func (c *session) cancelRequest(key string) bool {
-	c.mu.Lock()
-	cancel := c.inFlight[key]
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel(errRequestCancelled)
-	}
-	return cancel != nil
-}
-
-// The causes a classic HTTP request's context may be cancelled with.
-var (
-	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
-	errSessionEnded     = errors.New("the session ended")
-)
-
-// negotiated returns the session's protocol version, "" before initialize
-// (or for a nil session: a transport without classic sessions).
-func (c *session) negotiated() string {
-	if c == nil {
-		return ""
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.version
-}
-
-// begin records a successful initialize. It reports false when the
-// session was already initialized: the handshake happens once per
-// connection.
-func (c *session) begin(version string, capabilities, clientInfo []byte) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.version != "" {
-		return false
-	}
-	c.version, c.capabilities, c.clientInfo = version, capabilities, clientInfo
-	return true
-}
-
-// clientCapabilities returns the ClientCapabilities object the client
-// declared at initialize, nil before.
-func (c *session) clientCapabilities() json.RawMessage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.capabilities
-}
-
-// setLogLevel records the minimum level of notifications/message.
-func (c *session) setLogLevel(l logLevel) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.level, c.hasLevel = l, true
-}
-
-// logLevel returns the minimum level to log at, and false while the
-// client has not asked for logs. The classic spec lets the server choose
-// before logging/setLevel; this one stays silent, as the modern era does
-// without a requested level.
-// [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
-func (c *session) logLevel() (logLevel, bool) {
-	if c == nil {
-		return 0, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.level, c.hasLevel
-}
-
-// markInitialized records notifications/initialized. Requests are served
-// from the initialize response on (a client SHOULD NOT send any before
-// it, but may race its notification); the flag is what server-to-client
-// requests wait for.
-// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
-func (c *session) markInitialized() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.version != "" {
-		c.initialized = true
-	}
-}
-
-// isInitialized reports whether notifications/initialized arrived.
-func (c *session) isInitialized() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.initialized
-}
-
-// admitEra picks the era that serves req and enforces the method's era
-// flags; it is the one place they are enforced. A request is served in
-// the classic era when it carries no io.modelcontextprotocol/protocolVersion
-// in _meta, the classic era is on for this exchange (a session and no
-// -modern-only), and either the method is classic-only or the session was
-// initialized. Everything else is modern and goes through admit.
+// admitEra enforces the method's era flags for the era decideEra chose;
+// it is the one place they are enforced. A classic request joins its
+// session (ex.session) and is served in the negotiated version; a modern
+// one goes through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
-	sess := ex.session
-	classicOn := !s.modernOnly && sess != nil
-	version := sess.negotiated()
-	classic := classicOn && !req.meta.hasVersion && (m.era == classicEra || version != "")
-	if !classic {
+	if req.era.era != classicEra {
 		if m.era == classicEra {
-			return classicOnly(req.method, classicOn)
+			return classicOnly(req.method, req.era.classicOn)
 		}
 		rerr := s.admit(req, ex.check)
-		if rerr != nil && classicOn && !req.meta.hasVersion && m.era != modernEra {
+		if rerr != nil && req.era.classicOn && !req.meta.hasVersion && m.era != modernEra {
 			// Before initialize a request without modern _meta is a
 			// malformed modern request, and the modern era requires
 			// -32602 for it; the classic revisions leave pre-initialize
@@ -298,10 +164,11 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 		}
 		return rerr
 	}
+	version := ex.session.negotiated()
 	if m.era == modernEra {
 		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", req.method, version)
 	}
-	req.session, req.version = sess, version
+	req.session, req.version = ex.session, version
 	if version == "" && !m.beforeInitialize {
 		return invalidParams("invalid params: send initialize first")
 	}
@@ -381,7 +248,7 @@ type initializeResult struct {
 }
 
 // handleInitialized records notifications/initialized; from now on the
-// session is told of list changes (subscriptions.go).
+// session is told of list changes (classic_subscriptions.go).
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
 	req.session.markInitialized()
 	if req.session.isInitialized() {

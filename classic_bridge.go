@@ -37,12 +37,6 @@ const (
 	// handler that keeps asking cannot hold a request (and a client's
 	// attention) forever.
 	maxBridgeRounds = 10
-
-	// serverRequestPrefix starts the id of every server-to-client request.
-	// Ids are strings, so they cannot equal any integer id, and they are
-	// numbered per session; requests in the two directions have separate
-	// id spaces anyway, the prefix makes a mix-up visible in a trace.
-	serverRequestPrefix = "baremcp-"
 )
 
 // bridgeInput serves a classic request whose handler returned need: it asks
@@ -54,32 +48,12 @@ const (
 // is an answer and reaches the handler).
 func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
 	for round := 1; ; round++ {
-		if !m.mrtr {
-			return result{}, fmt.Errorf("handler asked for input on %s, which may not return input_required", req.method)
-		}
 		if round > maxBridgeRounds {
 			return result{}, newError(codeInternalError, "%s: the handler asked for input more than %d times", req.method, maxBridgeRounds)
 		}
-		seen := map[string]bool{}
-		var missing []string
-		for _, q := range need.requests {
-			if q.err != nil {
-				return result{}, q.err
-			}
-			if q.key == "" || seen[q.key] {
-				return result{}, fmt.Errorf("input request key %q is empty or repeated", q.key)
-			}
-			seen[q.key] = true
-			missing = append(missing, req.session.missingFor(req.version, q)...)
-		}
-		if len(missing) > 0 {
-			rerr := missingCapabilityError(missing)
-			if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
-				rerr.Message += " (protocol version " + req.version + " has no elicitation)"
-			} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
-				rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
-			}
-			return result{}, rerr
+		seen, err := s.mayAsk(req, m, need)
+		if err != nil {
+			return result{}, err
 		}
 		fresh, err := s.ask(ctx, req, need.requests)
 		if err != nil {
@@ -102,23 +76,12 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 	}
 }
 
-// missingFor names the capabilities q needs that the session's client did
-// not declare at initialize, or that version does not define: elicitation
-// exists from 2025-06-18, its url mode from 2025-11-25.
-func (c *session) missingFor(version string, q inputRequest) []string {
-	caps := clientCaps(c.clientCapabilities())
-	if q.method == methodElicit {
-		if !atLeast(version, version20250618) {
-			caps.elicitForm, caps.elicitURL = false, false
-		} else if !atLeast(version, version20251125) {
-			caps.elicitURL = false
-		}
-	}
-	return missingCapability(caps, q)
-}
-
 // ask sends one round of requests to the client on the request's own
-// stream and waits for every answer, for at most s.inputTimeout. A client
+// stream and waits for every answer, for at most s.inputTimeout. Their ids
+// are the server's name, a dash and a number counted per session: strings,
+// so they cannot equal any integer id; requests in the two directions
+// have separate id spaces anyway, the name makes a mix-up visible in a
+// trace. A client
 // error, a malformed answer, the timeout, the request's cancellation or
 // the session's end fail the round; requests still unanswered then are
 // cancelled towards the client.
@@ -132,33 +95,16 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	}
 	sess := req.session
 	answers := make(chan *message, len(qs))
+	ids := sess.expect(s.info.Name+"-", len(qs), answers)
 	byID := map[string]inputRequest{}
-	ids := make([]string, len(qs))
-	msgs := make([][]byte, len(qs))
-	sess.mu.Lock()
-	if sess.pending == nil {
-		sess.pending = map[string]chan<- *message{}
-	}
 	for i, q := range qs {
-		sess.nextID++
-		ids[i] = strconv.Quote(serverRequestPrefix + strconv.FormatUint(sess.nextID, 10))
-		sess.pending[idKey([]byte(ids[i]))] = answers
 		byID[idKey([]byte(ids[i]))] = q
 	}
-	sess.mu.Unlock()
+	msgs := make([][]byte, len(qs))
 	defer func() {
 		// Whatever is still pending was never answered: forget it, and
 		// tell the client to stop working on it.
-		sess.mu.Lock()
-		var abandoned []string
-		for _, id := range ids {
-			if _, ok := sess.pending[idKey([]byte(id))]; ok {
-				delete(sess.pending, idKey([]byte(id)))
-				abandoned = append(abandoned, id)
-			}
-		}
-		sess.mu.Unlock()
-		for _, id := range abandoned {
+		for _, id := range sess.forget(ids) {
 			sess.push(encodeNotification("notifications/cancelled", cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
 	}()
@@ -202,22 +148,6 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		}
 	}
 	return got, nil
-}
-
-// deliver hands a response the client sent to the bridge waiting for it.
-// It reports false when no request with that id is pending (never sent,
-// already answered, or abandoned). It never blocks: the waiting channel
-// has room for every answer of its round.
-func (c *session) deliver(msg *message) bool {
-	key := idKey(msg.id)
-	c.mu.Lock()
-	ch, ok := c.pending[key]
-	delete(c.pending, key)
-	c.mu.Unlock()
-	if ok {
-		ch <- msg
-	}
-	return ok
 }
 
 // maxClientErrorText bounds how much of the client's error message is

@@ -37,57 +37,6 @@ const (
 	defaultSessionIdle = 30 * time.Minute
 )
 
-// isClassicVersion reports whether v names an initialize-era revision,
-// served or not (2025-03-26 is recognised, never negotiated).
-func isClassicVersion(v string) bool {
-	switch v {
-	case version20241105, version20250326, version20250618, version20251125:
-		return true
-	}
-	return false
-}
-
-// isClassicHTTP classifies one POSTed message, as the dual-era rules ask:
-// initialize, a session id, or a classic MCP-Protocol-Version header make
-// it classic, and so does a message with neither the header nor a _meta
-// protocol version (such a client predates 2025-06-18). Everything else
-// is modern and validated as such.
-// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
-func isClassicHTTP(h http.Header, msg *message) bool {
-	if msg.method == methodInitialize || len(h.Values(headerSessionID)) > 0 {
-		return true
-	}
-	v := strings.Trim(h.Get(headerProtocolVersion), " \t")
-	if isClassicVersion(v) {
-		return true
-	}
-	return v == "" && !metaHasVersion(msg.params)
-}
-
-// metaHasVersion reports whether params carries a _meta object with a
-// protocol version member, whatever its value.
-func metaHasVersion(params []byte) bool {
-	members, err := objectMembers(params)
-	if err != nil {
-		return false
-	}
-	for _, m := range members {
-		if m.name != "_meta" {
-			continue
-		}
-		inner, err := objectMembers(m.value)
-		if err != nil {
-			return true // malformed _meta: let modern validation say so
-		}
-		for _, im := range inner {
-			if im.name == metaProtocolVersion {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // sessionStore holds the classic sessions of one HTTP endpoint. Expired
 // sessions are swept lazily (when a session is looked up or added), so it
 // owns no goroutine; closeAll ends them all when the server stops.
@@ -255,9 +204,9 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 // notification is handled and answered 202; a request is served in its
 // session like the modern ones, on a JSON body or an SSE stream.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
+func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, principal string) {
 	if msg.method == methodInitialize && !msg.isNotification() {
-		t.initialize(w, r, rc, msg, principal)
+		t.initialize(w, r, rc, msg, req, principal)
 		return
 	}
 	sess := t.session(w, r, principal, msg.id)
@@ -278,7 +227,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 				sess.cancelRequest(key)
 			}
 		} else {
-			t.s.dispatch(r.Context(), msg, exchange{principal: principal, session: sess})
+			t.s.serve(r.Context(), req, exchange{principal: principal, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -291,31 +240,18 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	defer untrack()
-	// The request timeout (-request-timeout) is applied by dispatch.
+	// The request timeout (-request-timeout) is applied by serve.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.dispatchCode(ctx, msg, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
 		call.abandon()
 		return
 	}
-	call.finish(reply, classicStatusCode(msg, code))
-}
-
-// classicStatusCode is the code whose HTTP status answers a reply in a
-// session: a JSON-RPC error is a response like any other in the classic
-// revisions, so it travels with 200 (clients of that era treat any other
-// status as a transport failure); only a request served as modern (it
-// carries the modern _meta) gets the modern era's status mapping.
-// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func classicStatusCode(msg *message, code int) int {
-	if metaHasVersion(msg.params) {
-		return code
-	}
-	return 0
+	call.finish(reply, req.era.replyCode(code))
 }
 
 // initialize serves initialize on HTTP: a fresh session negotiates, and
@@ -323,7 +259,7 @@ func classicStatusCode(msg *message, code int) int {
 // succeeded. A request that already names a session is refused: a
 // session is initialized once.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, principal string) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, principal string) {
 	if len(r.Header.Values(headerSessionID)) > 0 {
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), msg.id)
 		return
@@ -336,7 +272,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal = rand.Text(), principal
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply, code := t.s.dispatchCode(r.Context(), msg, exchange{send: call.notify, principal: principal, session: sess})
+	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, principal: principal, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -345,12 +281,12 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 		}
 		w.Header().Set(headerSessionID, sess.id)
 	}
-	call.finish(reply, classicStatusCode(msg, code))
+	call.finish(reply, req.era.replyCode(code))
 }
 
 // getStream serves GET: the session's standalone SSE stream, carrying what
 // session.push queues and the session's list changes and resource updates
-// (subscriptions.go), with a keep-alive comment every -sse-keepalive,
+// (classic_subscriptions.go), with a keep-alive comment every -sse-keepalive,
 // until the client leaves or the session ends. One
 // stream per session at a time; a second gets 409. Without a session
 // there is no stream to offer: 405, as the modern revision answers.
@@ -376,11 +312,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 	}
 	defer sess.closeStream()
 	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startSSE(w)
 	if rc.Flush() != nil {
 		return
 	}
@@ -432,24 +364,6 @@ func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, pr
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// openStream claims the session's one GET stream; false if it is taken.
-func (c *session) openStream() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.streaming {
-		return false
-	}
-	c.streaming = true
-	return true
-}
-
-// closeStream releases the GET stream.
-func (c *session) closeStream() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.streaming = false
-}
-
 // acceptsSSE reports whether the Accept header admits text/event-stream.
 func acceptsSSE(values []string) bool {
 	if len(values) == 0 {
@@ -465,13 +379,4 @@ func acceptsSSE(values []string) bool {
 		}
 	}
 	return false
-}
-
-// sseEvent is msg (a message line) as one SSE event.
-func sseEvent(msg []byte) []byte {
-	msg = oneLine(msg)
-	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, msg...) // ends in "\n"
-	return append(buf, '\n')
 }

@@ -40,7 +40,9 @@ func newClassicHTTPClient(tb testing.TB, ts *httptest.Server) *classicHTTPClient
 // method) with edits applied as newTestHTTPRequest does.
 func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
-	if metaHasVersion([]byte(paramsOf(body))) {
+	r := &request{}
+	_ = r.parseParams(paramsOf(body), nil) // meta.modern is set either way
+	if r.meta.modern {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
 	}
 	method := http.MethodPost

@@ -586,7 +586,7 @@ func TestEraRules(t *testing.T) {
 // as a classic client may have nothing else to show its user.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func TestModernOnlyFlag(t *testing.T) {
-	if !builtinIsDemo {
+	if !runServesDemo {
 		t.Skip("drives run, which serves the demo registry only in the default build")
 	}
 	for _, tt := range []struct {
@@ -594,7 +594,7 @@ func TestModernOnlyFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"dual-era by default", nil, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}},"serverInfo":{"name":"baremcp","version":"0.1.0"},"instructions":"` + demoInstructions + `"}}`},
+		{"dual-era by default", nil, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}},"serverInfo":{"name":"baremcp","version":"0.1.0"},"instructions":"` + testDemoInstructions + `"}}`},
 		{"-modern-only refuses initialize", []string{"-modern-only"}, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: initialize (this server serves only per-request _meta versions; supported protocol versions: 2026-07-28)","data":{"supported":["2026-07-28"]}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

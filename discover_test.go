@@ -198,9 +198,12 @@ func TestDiscoverCapabilities(t *testing.T) {
 			s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read, Complete: map[string]completer{"a": complete}})
 		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 		{"tool removed", func(s *server) { s.addTool(tool{Name: "t", Call: noop}); s.removeTool("t") }, `{"logging":{}}`},
-		{"demo", func(s *server) { t.Cleanup(registerDemo(s)) }, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
+		{"demo", func(s *server) { t.Cleanup(mustRegisterDemo(t, s)) }, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "demo" && !runServesDemo {
+				t.Skip("needs the demo registry, which this build does not carry")
+			}
 			s, _ := newEmptyServer(t)
 			tt.register(s)
 			res, _ := mustDecode(t, serveOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
@@ -232,6 +235,7 @@ func runOnce(tb testing.TB, args []string, line string) (string, error) {
 }
 
 func TestFlags(t *testing.T) {
+	skipWithoutDemo(t)
 	for _, tt := range []struct {
 		name      string
 		args      []string

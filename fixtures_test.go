@@ -19,7 +19,7 @@ import (
 func newTestFixtureServer(tb testing.TB) *server {
 	tb.Helper()
 	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
-	tb.Cleanup(registerBuiltin(s, func(string) string { return "" }))
+	tb.Cleanup(buildRegistry(s, func(string) string { return "" }))
 	return s
 }
 

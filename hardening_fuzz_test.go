@@ -36,9 +36,9 @@ const fuzzInputBudget = 2 * time.Second
 
 // newFuzzServer is the demo registry with a short request timeout, so that
 // a fuzzed call to a slow or waiting tool ends quickly.
-func newFuzzServer(logs io.Writer) *server {
+func newFuzzServer(tb testing.TB, logs io.Writer) *server {
 	s := newServer(config{requestTimeout: 50 * time.Millisecond}, log.New(logs, "", 0))
-	registerDemo(s)
+	mustRegisterDemo(tb, s)
 	return s
 }
 
@@ -119,7 +119,7 @@ func FuzzStdioServe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var logs syncBuffer
-		s := newFuzzServer(&logs)
+		s := newFuzzServer(t, &logs)
 		var out bytes.Buffer
 		start := time.Now()
 		if err := s.serveStdio(context.Background(), bytes.NewReader(data), &out); err != nil {
@@ -212,7 +212,7 @@ func FuzzHTTPHandler(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.headers, []byte(seed.body))
 	}
-	s := newFuzzServer(io.Discard)
+	s := newFuzzServer(f, io.Discard)
 	tr := newHTTPTransport(s, &httpConfig{maxBody: 1 << 16}, nil)
 	f.Fuzz(func(t *testing.T, method, headers string, body []byte) {
 		req, err := http.NewRequest(method, "http://127.0.0.1/mcp", bytes.NewReader(body))

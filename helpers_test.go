@@ -75,7 +75,7 @@ func newTestDemoServer(tb testing.TB, cfg config, logs io.Writer) *server {
 		logs = io.Discard
 	}
 	s := newServer(cfg, log.New(logs, "", 0))
-	tb.Cleanup(registerDemo(s))
+	tb.Cleanup(mustRegisterDemo(tb, s))
 	return s
 }
 

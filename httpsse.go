@@ -1,11 +1,15 @@
-// The Streamable HTTP transport of the modern era: one POST endpoint; each
-// request answered with one JSON object, or with an SSE stream scoped to it
-// when it produced notifications before its result; mirrored request
-// headers checked against the body; secure defaults throughout.
+// The Streamable HTTP transport: one endpoint, routed by HTTP method; each
+// POSTed request answered with one JSON object, or with an SSE stream
+// scoped to it when it produced notifications before its result.
+//
+// This file holds the transport, its routing, POST and the writing of
+// responses and SSE streams; the parts: httpsse_listen.go (flags,
+// listening, shutdown), httpsse_security.go (Host, Origin, CORS,
+// authentication), httpsse_headers.go (mirrored header checks). The
+// classic era's sessions, GET stream and DELETE are classic_http.go.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http,
-// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
-// SEP-2243 (HTTP header standardization).
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation.
 
 package main
 
@@ -13,245 +17,22 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // httpPath is the MCP endpoint.
 const httpPath = "/mcp"
-
-const (
-	// defaultMaxBodyBytes caps a request body, like maxLineBytes on stdio:
-	// room for a large tool argument, no room for a memory exhaustion.
-	defaultMaxBodyBytes = 4 << 20
-
-	// httpReadHeaderTimeout bounds how long a client may take to send its
-	// request headers (slowloris).
-	httpReadHeaderTimeout = 10 * time.Second
-
-	// httpBodyReadTimeout bounds how long a client may take to send the
-	// body. It is set per request, not as http.Server.ReadTimeout: that
-	// deadline would stay armed on the connection while the handler runs,
-	// and its expiry cancels the request's context.
-	httpBodyReadTimeout = 30 * time.Second
-
-	// httpIdleTimeout closes keep-alive connections nobody uses.
-	httpIdleTimeout = 2 * time.Minute
-
-	// httpMaxHeaderBytes bounds the request headers. Mcp-Param-* headers
-	// mirror tool arguments, Base64-encoded at worst, so allow some room.
-	httpMaxHeaderBytes = 1 << 20
-
-	// defaultRequestTimeout bounds one request's handler. Progress does not
-	// extend it: the spec asks for a maximum regardless of progress.
-	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
-	defaultRequestTimeout = 5 * time.Minute
-
-	// defaultDrainTimeout bounds how long shutdown waits for requests in
-	// flight before cancelling them.
-	defaultDrainTimeout = 10 * time.Second
-
-	// defaultKeepAlive is how often a long-lived stream (a
-	// subscriptions/listen response, a classic GET stream) carries an SSE
-	// comment when nothing else flows: well under the idle timeouts of
-	// common proxies (nginx: 60s) and clients.
-	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
-	defaultKeepAlive = 15 * time.Second
-)
-
-// envToken names the environment variable that may hold the bearer token.
-const envToken = "BAREMCP_TOKEN"
-
-// Request headers the transport reads.
-// [§Request Metadata]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata
-const (
-	headerProtocolVersion = "MCP-Protocol-Version"
-	headerMethod          = "Mcp-Method"
-	headerName            = "Mcp-Name"
-	headerParamPrefix     = "Mcp-Param-"
-)
-
-// httpConfig is the HTTP transport's settings, from the command line.
-type httpConfig struct {
-	addr           string   // listen address as given; see httpListenAddr
-	allowOrigins   []string // Origins allowed besides the server's own
-	maxBody        int64
-	requestTimeout time.Duration // 0 means none
-	drainTimeout   time.Duration
-	tokenFile      string
-	token          string           // the bearer token; "" turns authentication off
-	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
-	maxSessions    int              // classic sessions open at once
-	sessionIdle    time.Duration    // a classic session unused this long ends
-	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
-	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
-}
-
-// httpFlags registers the HTTP flags on fs and returns where they land.
-func httpFlags(fs *flag.FlagSet) *httpConfig {
-	c := &httpConfig{}
-	fs.StringVar(&c.addr, "http", "", "serve Streamable HTTP on `addr` (host:port; a bare port binds 127.0.0.1)")
-	fs.Func("allow-origin", "allow browser requests from `origin` (repeatable; scheme://host[:port])", func(v string) error {
-		if _, ok := normalizeOrigin(v); !ok {
-			return fmt.Errorf("want scheme://host[:port], got %q", v)
-		}
-		c.allowOrigins = append(c.allowOrigins, v)
-		return nil
-	})
-	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
-	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
-	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
-	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
-	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
-	return c
-}
-
-// finish checks the flags and loads the token: from -token-file, else from
-// the environment.
-func (c *httpConfig) finish(getenv func(string) string) error {
-	if c.maxBody <= 0 {
-		return errors.New("-max-body must be positive")
-	}
-	if c.requestTimeout < 0 || c.drainTimeout < 0 {
-		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
-	}
-	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
-		return errors.New("-max-sessions and -session-idle must be positive")
-	}
-	if c.keepAlive <= 0 {
-		return errors.New("-sse-keepalive must be positive")
-	}
-	addr, err := httpListenAddr(c.addr)
-	if err != nil {
-		return err
-	}
-	c.addr = addr
-	c.token = getenv(envToken)
-	if c.tokenFile != "" {
-		b, err := os.ReadFile(c.tokenFile)
-		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
-		}
-		if c.token = strings.TrimSpace(string(b)); c.token == "" {
-			return fmt.Errorf("-token-file %s is empty", c.tokenFile)
-		}
-	}
-	return nil
-}
-
-// httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
-// loopback interface only, as the spec asks of local servers.
-// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
-func httpListenAddr(addr string) (string, error) {
-	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
-		addr = ":" + addr
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("-http %q: want host:port or a port", addr)
-	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("-http %q: bad port", addr)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
-}
-
-// listenHTTP listens on cfg.addr and serves until ctx ends.
-func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return err
-	}
-	s.log.Printf("serving Streamable HTTP at http://%s%s", ln.Addr(), httpPath)
-	return s.serveHTTP(ctx, ln, cfg)
-}
-
-// serveHTTP serves on ln until ctx ends, then shuts down gracefully: it
-// stops accepting, lets requests in flight finish for up to
-// cfg.drainTimeout, cancels those still running, and returns nil once every
-// handler has returned. A handler that ignores its context delays the exit.
-func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig) error {
-	t := newHTTPTransport(s, cfg, ln.Addr())
-	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
-	// hang off their own root.
-	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
-	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
-	debugRoutes(mux, s)
-	maxConns := cfg.maxConnections
-	if maxConns <= 0 {
-		maxConns = defaultMaxConnections
-	}
-	ln = newLimitListener(ln, maxConns)
-	// conns counts connection goroutines, handlers included. New
-	// connections are counted by Serve's own goroutine, so none is added
-	// once Serve has returned.
-	var conns sync.WaitGroup
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: httpReadHeaderTimeout,
-		IdleTimeout:       httpIdleTimeout,
-		MaxHeaderBytes:    httpMaxHeaderBytes,
-		ErrorLog:          s.log,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ConnState: func(_ net.Conn, state http.ConnState) {
-			switch state {
-			case http.StateNew:
-				conns.Add(1)
-			case http.StateClosed, http.StateHijacked:
-				conns.Done()
-			}
-		},
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		_ = srv.Close()
-		conns.Wait()
-		return err
-	case <-ctx.Done():
-	}
-	// Open subscriptions/listen requests end first, with their graceful
-	// result, and classic sessions with them: these streams would otherwise
-	// hold the drain open until it times out. Request contexts hang off
-	// base, not ctx, so closing is what tells a listen to end.
-	close(t.closing)
-	t.sessions.closeAll()
-	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
-	defer cancel()
-	if err := srv.Shutdown(drain); err != nil {
-		s.log.Printf("http: shutdown: %v; cancelling requests in flight", err)
-		cancelBase()
-		_ = srv.Close()
-	}
-	<-served
-	conns.Wait()
-	return nil
-}
 
 // httpTransport is the MCP endpoint's handler. It is immutable once built
 // and serves requests concurrently.
@@ -312,85 +93,12 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	return t
 }
 
-// normalizeOrigin returns an Origin (RFC 6454) as browsers serialise it:
-// lower case, default port dropped; ok is false for anything else,
-// including the opaque origin "null".
-func normalizeOrigin(v string) (string, bool) {
-	u, err := url.Parse(strings.TrimSpace(v))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", false
-	}
-	host := strings.ToLower(u.Host)
-	if port := u.Port(); (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
-		host = strings.TrimSuffix(host, ":"+port)
-	}
-	return u.Scheme + "://" + host, true
-}
-
-// isLoopbackHost reports whether the Host header names this machine's
-// loopback interface: localhost or a loopback IP, any port.
-func isLoopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// ServeHTTP applies the endpoint's checks in order: the DNS-rebinding
-// defences (Host, Origin) for every method, CORS for allowed origins, then
-// authentication, then the method.
-// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+// ServeHTTP applies the endpoint's security checks (guard), then routes by
+// HTTP method: POST carries a message; GET opens and DELETE ends a classic
+// session's stream and session.
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if t.loopback && !isLoopbackHost(r.Host) {
-		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: host not allowed"))
-		return
-	}
-	if origins := r.Header.Values("Origin"); len(origins) > 0 {
-		o, ok := normalizeOrigin(origins[0])
-		if len(origins) > 1 || !ok || !t.origins[o] {
-			writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: origin not allowed"))
-			return
-		}
-	}
-	if err := t.cop.Check(r); err != nil {
-		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
-		return
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		// An allowed foreign origin is a browser app the operator trusts
-		// (-allow-origin); without CORS its POSTs would never leave the
-		// browser. Preflights carry no credentials, so they come before
-		// authentication.
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Add("Vary", "Origin")
-		if !t.s.modernOnly {
-			h.Set("Access-Control-Expose-Headers", headerSessionID)
-		}
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			if t.s.modernOnly {
-				h.Set("Access-Control-Allow-Methods", http.MethodPost)
-			} else {
-				h.Set("Access-Control-Allow-Methods", "POST, GET, DELETE")
-			}
-			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
-			h.Set("Access-Control-Max-Age", "600")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-	}
-	principal, ok := t.authenticate(r)
+	principal, ok := t.guard(w, r)
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="baremcp"`)
-		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
 		return
 	}
 	switch {
@@ -410,24 +118,6 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: use POST"))
 	}
-}
-
-// authenticate checks the bearer token when one is configured. Both sides
-// are hashed first so the comparison takes the same time whatever the
-// length or content of the guess.
-func (t *httpTransport) authenticate(r *http.Request) (principal string, ok bool) {
-	if t.cfg.token == "" {
-		return "", true
-	}
-	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(cred)))
-	if subtle.ConstantTimeCompare(sum[:], t.tokenSum[:]) != 1 {
-		return "", false
-	}
-	return t.principal, true
 }
 
 // post serves one JSON-RPC message.
@@ -474,12 +164,17 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	// net/http's drain of the unread body cannot hang on a slow client.
 	_ = rc.SetReadDeadline(time.Time{})
 	msg, rerr := parseMessage(body)
-	switch {
-	case rerr != nil:
+	if rerr != nil {
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
-	case !t.s.modernOnly && isClassicHTTP(r.Header, &msg):
-		t.postClassic(w, r, rc, &msg, principal)
+	}
+	// The era is decided here, once (decideEra): initialize and the
+	// messages of a classic session go through the session, even those
+	// served modern.
+	req := t.s.newRequest(&msg, nil, r.Header)
+	switch {
+	case req.era.classicOn:
+		t.postClassic(w, r, rc, &msg, req, principal)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
@@ -489,18 +184,18 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
-		t.s.dispatch(r.Context(), &msg, exchange{principal: principal})
+		t.s.serve(r.Context(), req, exchange{principal: principal})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	// The request timeout (-request-timeout) is applied by dispatch, which
+	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.dispatchCode(r.Context(), &msg, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
-	call.finish(reply, code)
+	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
+	call.finish(reply, req.era.replyCode(code))
 }
 
 // acquire takes one of the slots that bound the requests served at once,
@@ -688,14 +383,24 @@ func (c *httpCall) notify(msg []byte) {
 		return
 	}
 	if !c.streaming {
-		h := c.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		c.w.WriteHeader(http.StatusOK)
+		startSSE(c.w)
 		c.streaming = true
 	}
 	c.eventLocked(msg)
+}
+
+// startSSE writes the head of an SSE response: status 200, the event
+// stream content type, no caching, and no buffering by proxies (nginx
+// honours X-Accel-Buffering), so that each event reaches the client when
+// it is flushed. Every stream the transport opens starts here: a
+// request's (httpCall), and a classic session's GET stream.
+// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
+func startSSE(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
 }
 
 // finish writes the reply: the last event of the stream, or the whole
@@ -703,11 +408,9 @@ func (c *httpCall) notify(msg []byte) {
 func (c *httpCall) finish(reply []byte, code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done || c.conn.Err() != nil {
-		c.done = true
+	if !c.endLocked() {
 		return
 	}
-	c.done = true
 	if c.streaming {
 		c.eventLocked(reply)
 		return
@@ -717,6 +420,14 @@ func (c *httpCall) finish(reply []byte, code int) {
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply)
+}
+
+// endLocked ends the call and reports whether its last write may go out:
+// false when it had ended already or the client has gone.
+func (c *httpCall) endLocked() bool {
+	live := !c.done && c.conn.Err() == nil
+	c.done = true
+	return live
 }
 
 // retryAfter returns the Retry-After seconds (at least 1) for a
@@ -748,16 +459,11 @@ func retryAfter(reply []byte) string {
 func (c *httpCall) abandon() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done || c.conn.Err() != nil {
-		c.done = true
+	if !c.endLocked() {
 		return
 	}
-	c.done = true
 	if !c.streaming {
-		h := c.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		c.w.WriteHeader(http.StatusOK)
+		startSSE(c.w)
 		_ = c.rc.Flush()
 	}
 }
@@ -823,204 +529,11 @@ func (c *httpCall) eventLocked(msg []byte) {
 	}
 }
 
-// mirroredHeaders returns the check that compares the request headers a
-// client mirrors from the body with the parsed body, as
-// [§Server Validation] requires; any failure is -32020 naming the header.
-// Values are trimmed of optional whitespace; header names are matched
-// case-insensitively (net/http canonicalises them).
-// [§Server Validation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation
-func mirroredHeaders(h http.Header) func(req *request) *rpcError {
-	return func(req *request) *rpcError {
-		v, rerr := plainHeader(h, headerProtocolVersion)
-		if rerr != nil {
-			return rerr
-		}
-		if v != req.meta.version {
-			return headerMismatch("%s header does not match _meta %s", headerProtocolVersion, metaProtocolVersion)
-		}
-		if !isModern(req.meta.version) {
-			// Unsupported (-32022 follows): its header rules are unknown.
-			return nil
-		}
-		if v, rerr = plainHeader(h, headerMethod); rerr != nil {
-			return rerr
-		}
-		if v != req.method {
-			return headerMismatch("%s header does not match the method", headerMethod)
-		}
-		var member string
-		switch req.method {
-		case "tools/call", "prompts/get":
-			member = "name"
-		case "resources/read":
-			member = "uri"
-		default:
-			return nil
-		}
-		want, ok := jsonString(req.param(member))
-		if !ok {
-			return nil // the handler answers -32602 for the body itself
-		}
-		got, present, valid := encodedHeader(h, headerName)
-		switch {
-		case !present:
-			return headerMismatch("%s header is missing", headerName)
-		case !valid:
-			return headerMismatch("%s header is malformed", headerName)
-		case got != want:
-			return headerMismatch("%s header does not match params.%s", headerName, member)
-		}
-		if req.method == "tools/call" {
-			if t := req.server.registry().tool(want); t != nil {
-				return paramHeaders(h, t.headers, req.param("arguments"))
-			}
-		}
-		return nil
-	}
-}
-
-// paramHeaders checks the Mcp-Param-{Name} headers of a tool's x-mcp-header
-// parameters: required when the argument is present and not null, equal to
-// it after decoding (integers compared numerically), and absent otherwise.
-// [§Custom Headers]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-behavior-for-custom-headers
-func paramHeaders(h http.Header, decls []mcpHeader, args []byte) *rpcError {
-	for _, d := range decls {
-		name := headerParamPrefix + d.Name
-		body := argumentAt(args, d.Path)
-		got, present, valid := encodedHeader(h, name)
-		switch {
-		case body == nil && present:
-			// A header the body does not back would let an intermediary
-			// route on a value the server never sees.
-			return headerMismatch("%s header has no argument to mirror", name)
-		case body == nil:
-			continue
-		case !present:
-			return headerMismatch("%s header is missing", name)
-		case !valid:
-			return headerMismatch("%s header is malformed", name)
-		case !headerMatches(got, body):
-			return headerMismatch("%s header does not match the argument", name)
-		}
-	}
-	return nil
-}
-
-// argumentAt returns the raw value at path in the arguments object, or nil
-// when absent or null.
-func argumentAt(args []byte, path []string) []byte {
-	cur := args
-	for _, key := range path {
-		if jsonKind(cur) != '{' {
-			return nil
-		}
-		members, err := objectMembers(cur)
-		if err != nil {
-			return nil
-		}
-		cur = nil
-		for _, m := range members {
-			if m.name == key {
-				cur = m.value
-				break
-			}
-		}
-	}
-	if cur == nil || jsonKind(cur) == 'n' {
-		return nil
-	}
-	return bytes.TrimSpace(cur)
-}
-
-// headerMatches compares a decoded header value with the raw argument it
-// mirrors, converted as [§Value Encoding] says: a string as is, a number
-// by value ("42.0" equals 42), a boolean as "true" or "false".
-// [§Value Encoding]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding
-func headerMatches(got string, body []byte) bool {
-	switch jsonKind(body) {
-	case '"':
-		s, ok := jsonString(body)
-		return ok && got == s
-	case 't':
-		return got == "true"
-	case 'f':
-		return got == "false"
-	case '0':
-		want, err := parseSchemaDecimal(string(body))
-		if err != nil {
-			return false
-		}
-		have, err := parseSchemaDecimal(got)
-		return err == nil && have.cmp(want) == 0
-	}
-	return false // objects and arrays cannot be mirrored
-}
-
-// plainHeader returns a required header that carries a plain value (no
-// Base64 sentinel): present exactly once, visible ASCII.
-func plainHeader(h http.Header, name string) (string, *rpcError) {
-	vs := h.Values(name)
-	switch {
-	case len(vs) == 0:
-		return "", headerMismatch("%s header is missing", name)
-	case len(vs) > 1:
-		return "", headerMismatch("%s header appears more than once", name)
-	}
-	v := strings.Trim(vs[0], " \t")
-	if !isHeaderText(v) {
-		return "", headerMismatch("%s header is malformed", name)
-	}
-	return v, nil
-}
-
-// base64Prefix and base64Suffix mark a Base64-encoded header value; both
-// are case-sensitive.
-const (
-	base64Prefix = "=?base64?"
-	base64Suffix = "?="
-)
-
-// encodedHeader returns the decoded value of a header that may use the
-// Base64 sentinel (Mcp-Name, Mcp-Param-*). valid is false for a header
-// sent more than once, bad Base64 (strict: canonical padding, standard
-// alphabet only), a decoded value that is not UTF-8, or a plain value
-// with characters outside visible ASCII, space and tab.
-func encodedHeader(h http.Header, name string) (value string, present, valid bool) {
-	vs := h.Values(name)
-	if len(vs) == 0 {
-		return "", false, false
-	}
-	if len(vs) > 1 {
-		return "", true, false
-	}
-	v := strings.Trim(vs[0], " \t")
-	if len(v) >= len(base64Prefix)+len(base64Suffix) && strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix) {
-		enc := v[len(base64Prefix) : len(v)-len(base64Suffix)]
-		// DecodeString skips CR and LF even in strict mode; refuse them.
-		if strings.ContainsAny(enc, "\r\n") {
-			return "", true, false
-		}
-		b, err := base64.StdEncoding.Strict().DecodeString(enc)
-		if err != nil || !utf8.Valid(b) {
-			return "", true, false
-		}
-		return string(b), true, true
-	}
-	return v, true, isHeaderText(v)
-}
-
-// isHeaderText reports whether v holds only visible ASCII, space and tab,
-// the plain header values [§Value Encoding] allows.
-func isHeaderText(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if b := v[i]; (b < 0x20 && b != '\t') || b > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// headerMismatch is the -32020 HeaderMismatch error.
-func headerMismatch(format string, args ...any) *rpcError {
-	return newError(codeHeaderMismatch, "header mismatch: "+format, args...)
+// sseEvent is msg (a message line) as one SSE event.
+func sseEvent(msg []byte) []byte {
+	msg = oneLine(msg)
+	buf := make([]byte, 0, len(msg)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, msg...) // ends in "\n"
+	return append(buf, '\n')
 }

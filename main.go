@@ -187,7 +187,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "baremcp:", err)
+		fmt.Fprintln(os.Stderr, serverName+":", err)
 		os.Exit(1)
 	}
 }
@@ -202,12 +202,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	logger := log.New(stderr, "baremcp: ", log.LstdFlags|log.Lmicroseconds)
+	logger := log.New(stderr, serverName+": ", log.LstdFlags|log.Lmicroseconds)
 	if cfg.stateKey == nil {
 		logger.Printf("requestState key is random for this process: state will not survive a restart (set -state-key-file or %s)", envStateKey)
 	}
 	s := newServer(cfg, logger)
-	stop := registerBuiltin(s, getenv)
+	stop := buildRegistry(s, getenv)
 	defer stop()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
@@ -219,7 +219,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // into the server's config and the HTTP transport's. Usage and flag errors
 // are written to stderr; -h returns flag.ErrHelp.
 func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (config, *httpConfig, error) {
-	fs := flag.NewFlagSet("baremcp", flag.ContinueOnError)
+	fs := flag.NewFlagSet(serverName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")

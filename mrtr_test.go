@@ -830,7 +830,7 @@ func TestLoadStateKey(t *testing.T) {
 // TestRunStateFlags checks the flags through run: a bad TTL or key fails
 // at start-up; an environment key makes state portable across runs.
 func TestRunStateFlags(t *testing.T) {
-	if !builtinIsDemo {
+	if !runServesDemo {
 		t.Skip("drives run, which serves the demo registry only in the default build")
 	}
 	noEnv := func(string) string { return "" }

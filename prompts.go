@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // prompt is one prompt template. Get renders its messages from the
@@ -37,6 +38,21 @@ type promptArgument struct {
 // holds the arguments already resolved (completion context). It may
 // return more than maxCompletions; the server truncates and says so.
 type completer func(ctx context.Context, value string, args map[string]string) ([]string, error)
+
+// prefixCompleter returns a completer that offers the values, in order,
+// that start with what the client typed, ignoring case: the completer most
+// fixed choices need (the demo and the conformance fixtures both use it).
+func prefixCompleter(values ...string) completer {
+	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		var out []string
+		for _, v := range values {
+			if strings.HasPrefix(strings.ToLower(v), strings.ToLower(value)) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	}
+}
 
 // promptResult is what Get returns.
 type promptResult struct {

@@ -1,6 +1,6 @@
-// The server and its registry of tools, prompts, resources and templates:
-// one immutable snapshot at a time, so a request never sees a half-made
-// change, and list results encoded once per snapshot.
+// The registry of tools, prompts, resources and templates: one immutable
+// snapshot at a time (server.go swaps them), its lookups, the capabilities
+// it advertises, and list results encoded once per snapshot.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
@@ -12,125 +12,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"log"
 	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 )
-
-// implementation names a piece of MCP software (serverInfo).
-type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
-
-// serverVersion is baremcp's own version, reported in serverInfo.
-const serverVersion = "0.1.0"
-
-// server is one MCP server: identity, settings and the live registry.
-// Transports share it; it is safe for concurrent use.
-type server struct {
-	info           implementation
-	serverInfoJSON []byte // info encoded once, stamped on every modern result
-	instructions   string
-	cache          cacheHint // default hints for cacheable results
-	pageSize       int       // list page size; 0 means one page
-	modernOnly     bool      // the classic (initialize) era is off
-	log            *log.Logger
-	refs           refCounter
-	states         stateSealer      // signs and verifies MRTR requestState
-	subs           *subscriptionHub // open subscriptions/listen requests
-	inputTimeout   time.Duration    // how long a classic client has to answer one bridged round
-	maxRequests    int              // requests served at once (limits.go)
-	requestTimeout time.Duration
-	limiter        *rateLimiter // tools/call per principal; nil is off
-
-	mu  sync.Mutex               // guards writes of reg; readers load it without locking
-	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
-}
-
-// config is what run hands newServer.
-type config struct {
-	instructions string
-	cache        cacheHint
-	pageSize     int
-	modernOnly   bool
-	// stateKey signs MRTR requestState; nil draws a random key per
-	// process. stateTTL is its lifetime (0 means defaultStateTTL); now is
-	// the clock (nil means time.Now; tests set it).
-	stateKey []byte
-	stateTTL time.Duration
-	now      func() time.Time
-	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default.
-	maxSubscriptions    int
-	maxSubscriptionURIs int
-	// inputTimeout bounds one round of bridged server-to-client requests
-	// (classic_classic_bridge.go); 0 means defaultInputTimeout.
-	inputTimeout time.Duration
-	// maxRequests bounds the requests served at once (0 means
-	// defaultMaxRequests); requestTimeout cancels a request after it (0
-	// means never); rate and burst set the tools/call rate limit per
-	// principal (rate 0 is off). See limits.go.
-	maxRequests    int
-	requestTimeout time.Duration
-	rate           float64
-	burst          int
-}
-
-// newServer returns a server with an empty registry.
-func newServer(cfg config, logger *log.Logger) *server {
-	s := &server{
-		info:         implementation{Name: "baremcp", Version: serverVersion},
-		instructions: cfg.instructions,
-		cache:        cfg.cache,
-		pageSize:     cfg.pageSize,
-		modernOnly:   cfg.modernOnly,
-		log:          logger,
-		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
-		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
-		inputTimeout: cfg.inputTimeout,
-	}
-	if s.inputTimeout <= 0 {
-		s.inputTimeout = defaultInputTimeout
-	}
-	s.maxRequests, s.requestTimeout = cfg.maxRequests, cfg.requestTimeout
-	if s.maxRequests <= 0 {
-		s.maxRequests = defaultMaxRequests
-	}
-	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
-	s.serverInfoJSON, _ = json.Marshal(s.info)
-	s.reg.Store(&registry{published: true})
-	return s
-}
-
-// registry returns the current snapshot. Callers must not modify it.
-func (s *server) registry() *registry { return s.reg.Load() }
-
-// update applies change to a copy of the registry, stores the copy, and
-// then announces the lists that changed to subscribers: a client that
-// re-lists on the notification sees the new snapshot or a later one.
-// Readers never see a half-made change; a change that panics (a duplicate
-// registration) stores nothing.
-func (s *server) update(change func(r *registry)) {
-	prev, next := s.swap(change)
-	s.publishChanges(prev, next)
-}
-
-// swap stores change applied to a copy of the current snapshot and
-// returns both snapshots. Writers are serialised; readers never wait.
-func (s *server) swap(change func(r *registry)) (prev, next *registry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	prev = s.reg.Load()
-	next = prev.clone()
-	change(next)
-	next.published = true
-	s.reg.Store(next)
-	return prev, next
-}
 
 // registry is one immutable snapshot of what the server offers, in
 // registration order.
@@ -232,12 +116,26 @@ func (r *registry) index() bool {
 	return true
 }
 
+// knows reports whether resources/read could find uri: a resource with
+// that URI, or a template matching it.
+func (r *registry) knows(uri string) bool {
+	if r.resource(uri) != nil {
+		return true
+	}
+	for _, t := range r.templates {
+		if _, ok := t.compiled.match(uri); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // capabilities encodes ServerCapabilities for what this snapshot serves,
 // in version's shape (completions exists from 2025-03-26). listChanged
 // and subscribe are advertised in both eras because both deliver them
 // (subscriptions.go): in the modern era through subscriptions/listen, in
 // the classic era to the session (stdout on stdio, the GET stream on
-// HTTP) and through resources/subscribe.
+// HTTP) and through resources/subscribe (classic_subscriptions.go).
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 // [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities
 func (r *registry) capabilities(version string) json.RawMessage {

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 )
@@ -17,10 +18,17 @@ import (
 // handler reads it and may emit notifications through it. It is owned by
 // the goroutine serving the request.
 type request struct {
-	id        []byte
-	method    string
-	params    []member // params members other than _meta
-	meta      requestMeta
+	id           []byte
+	method       string
+	notification bool     // the message has no id: it is never answered
+	params       []member // params members other than _meta
+	meta         requestMeta
+	// invalid is what is wrong with params (parseParams), answered once
+	// the method is known to exist; nil when params are well formed.
+	invalid *rpcError
+	// era is the era that serves the request, decided once by decideEra
+	// before anything is served (newRequest).
+	era       eraDecision
 	version   string // protocol version this request is served in
 	principal string
 	server    *server
@@ -63,9 +71,15 @@ const (
 
 // requestMeta is the decoded params._meta of one request.
 type requestMeta struct {
-	present       bool   // params._meta exists
-	version       string // io.modelcontextprotocol/protocolVersion
-	hasVersion    bool
+	present    bool   // params._meta exists
+	version    string // io.modelcontextprotocol/protocolVersion
+	hasVersion bool
+	// modern reports that _meta names a protocol version, whatever its
+	// value, or is not an object: either way the message is the modern
+	// era's, whose validation says what is wrong with it. It is set even
+	// when parsing fails (the HTTP status of the error depends on it),
+	// and equals hasVersion when parsing succeeds.
+	modern        bool
 	capabilities  []byte // raw ClientCapabilities object, nil when absent
 	clientInfo    []byte // raw Implementation object, nil when absent
 	logLevel      logLevel
@@ -74,7 +88,9 @@ type requestMeta struct {
 }
 
 // parseParams splits params into _meta and the method's own members,
-// refusing a member that imitates a known name by case folding.
+// refusing a member that imitates a known name by case folding. It
+// returns the first problem in member order, but reads every member, so
+// that meta.modern is known even for params it refuses.
 func (r *request) parseParams(params []byte, names []string) *rpcError {
 	if params == nil {
 		return nil
@@ -84,11 +100,10 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 		return newError(codeInvalidRequest, "invalid request: params must be an object")
 	}
 	r.params = members[:0] // filtered in place: members is ours
+	var first *rpcError
 	for _, mem := range members {
 		if mem.name == "_meta" {
-			if rerr := r.meta.parse(mem.value); rerr != nil {
-				return rerr
-			}
+			first = cmp.Or(first, r.meta.parse(mem.value))
 			continue
 		}
 		known := foldedName(mem.name, names...)
@@ -96,55 +111,66 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 			known = foldedName(mem.name, "_meta")
 		}
 		if known != "" {
-			return newError(codeInvalidRequest, "invalid request: params member %q is not %q", mem.name, known)
+			first = cmp.Or(first, newError(codeInvalidRequest, "invalid request: params member %q is not %q", mem.name, known))
+			continue
 		}
 		r.params = append(r.params, mem)
 	}
-	return nil
+	return first
 }
 
 // parse decodes a params._meta object. Types are checked here; whether the
-// required members are present is the era's decision (discover.go).
+// required members are present is the era's decision (discover.go). Like
+// parseParams it returns the first problem and reads on, for modern.
 func (m *requestMeta) parse(raw []byte) *rpcError {
 	if jsonKind(raw) != '{' {
+		m.modern = true
 		return invalidParams("invalid params: _meta must be an object")
 	}
 	m.present = true
 	members, _ := objectMembers(raw)
+	var first *rpcError
 	for _, mem := range members {
-		switch mem.name {
-		case metaProtocolVersion:
-			v, ok := jsonString(mem.value)
-			if !ok {
-				return invalidParams("invalid params: _meta %s must be a string", metaProtocolVersion)
-			}
-			m.version, m.hasVersion = v, true
-		case metaClientCapabilities:
-			if jsonKind(mem.value) != '{' {
-				return invalidParams("invalid params: _meta %s must be an object", metaClientCapabilities)
-			}
-			m.capabilities = mem.value
-		case metaClientInfo:
-			if jsonKind(mem.value) != '{' {
-				return invalidParams("invalid params: _meta %s must be an object", metaClientInfo)
-			}
-			m.clientInfo = mem.value
-		case metaLogLevel:
-			s, _ := jsonString(mem.value)
-			lvl, ok := parseLogLevel(s)
-			if !ok {
-				return invalidParams("invalid params: unknown log level %.40s", bytes.TrimSpace(mem.value))
-			}
-			m.logLevel, m.hasLogLevel = lvl, true
-		case "progressToken":
-			if jsonKind(mem.value) != '"' && !isJSONInteger(mem.value) {
-				return invalidParams("invalid params: progressToken must be a string or an integer")
-			}
-			m.progressToken = bytes.TrimSpace(mem.value)
-		default:
-			if known := foldedName(mem.name, metaMembers...); known != "" {
-				return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
-			}
+		first = cmp.Or(first, m.member(mem))
+	}
+	return first
+}
+
+// member decodes one member of params._meta.
+func (m *requestMeta) member(mem member) *rpcError {
+	switch mem.name {
+	case metaProtocolVersion:
+		m.modern = true
+		v, ok := jsonString(mem.value)
+		if !ok {
+			return invalidParams("invalid params: _meta %s must be a string", metaProtocolVersion)
+		}
+		m.version, m.hasVersion = v, true
+	case metaClientCapabilities:
+		if jsonKind(mem.value) != '{' {
+			return invalidParams("invalid params: _meta %s must be an object", metaClientCapabilities)
+		}
+		m.capabilities = mem.value
+	case metaClientInfo:
+		if jsonKind(mem.value) != '{' {
+			return invalidParams("invalid params: _meta %s must be an object", metaClientInfo)
+		}
+		m.clientInfo = mem.value
+	case metaLogLevel:
+		s, _ := jsonString(mem.value)
+		lvl, ok := parseLogLevel(s)
+		if !ok {
+			return invalidParams("invalid params: unknown log level %.40s", bytes.TrimSpace(mem.value))
+		}
+		m.logLevel, m.hasLogLevel = lvl, true
+	case "progressToken":
+		if jsonKind(mem.value) != '"' && !isJSONInteger(mem.value) {
+			return invalidParams("invalid params: progressToken must be a string or an integer")
+		}
+		m.progressToken = bytes.TrimSpace(mem.value)
+	default:
+		if known := foldedName(mem.name, metaMembers...); known != "" {
+			return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
 		}
 	}
 	return nil

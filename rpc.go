@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -260,8 +261,9 @@ type exchange struct {
 	// principal is the authenticated identity (HTTP bearer); "" otherwise.
 	principal string
 	// session is the classic-era session the request belongs to (one per
-	// stdio connection, one per Mcp-Session-Id on HTTP); nil turns the
-	// classic era off for this exchange.
+	// stdio connection, one per Mcp-Session-Id on HTTP). dispatch decides
+	// the era with it (nil: the classic era is off for this exchange); a
+	// request newRequest decided classic is served in it.
 	session *session
 	// check, when set, validates what the transport carries beside the
 	// message (HTTP's mirrored headers) against the parsed request. admit
@@ -275,49 +277,62 @@ type exchange struct {
 	closing <-chan struct{}
 }
 
-// dispatch serves one request or notification and returns the encoded
-// response line, or nil when nothing must be written (notifications). It
-// recovers a panicking handler and answers -32603 so the server keeps
-// serving.
+// newRequest reads msg into the request a handler will see: its params
+// split and its _meta decoded (parseParams; a problem is kept in
+// req.invalid and answered by serve), and its era decided (decideEra),
+// once, before anything is served. sess is the transport's classic
+// session and h its HTTP headers; see decideEra.
+func (s *server) newRequest(msg *message, sess *session, h http.Header) *request {
+	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s}
+	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
+	req.era = s.decideEra(req, sess, h)
+	return req
+}
+
+// dispatch serves one request or notification read on a transport whose
+// classic session, if any, is ex.session (stdio, and tests): newRequest,
+// then serve. It returns the encoded response line, or nil when nothing
+// must be written (notifications).
 func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
-	reply, _ := s.dispatchCode(ctx, msg, ex)
+	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, nil), ex)
 	return reply
 }
 
-// dispatchCode is dispatch that also returns the JSON-RPC error code of the
-// reply, 0 for a result or no reply: HTTP maps it to a status.
-func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (reply []byte, code int) {
-	m, known := methods[msg.method]
+// serve serves req, which newRequest made, and returns the encoded
+// response line (nil for a notification) and the JSON-RPC error code of
+// the reply, 0 for a result or no reply: HTTP maps it to a status, as
+// req.era says (eraDecision.replyCode). It recovers a panicking handler
+// and answers -32603 so the server keeps serving.
+func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
+	m, known := methods[req.method]
+	notification := req.notification
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
-			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, msg.method, p, debug.Stack())
-			reply, code = encodeError(msg.id, errInternal), codeInternalError
-			if msg.isNotification() {
+			s.log.Printf("ref=%d panic in %s: %v\n%s", ref, req.method, p, debug.Stack())
+			reply, code = encodeError(req.id, errInternal), codeInternalError
+			if notification {
 				reply, code = nil, 0
 			}
 		}
 	}()
-	if msg.isNotification() {
+	if notification {
 		// Notifications are never answered, whatever their content.
-		if known && m.notification && m.handle != nil {
-			req := &request{method: msg.method, server: s}
-			if req.parseParams(msg.params, m.params) == nil && s.admitEra(req, m, ex) == nil {
-				_, _ = m.handle(s, ctx, req)
-			}
+		if known && m.notification && m.handle != nil && req.invalid == nil && s.admitEra(req, m, ex) == nil {
+			_, _ = m.handle(s, ctx, req)
 		}
 		return nil, 0
 	}
-	req := &request{id: msg.id, method: msg.method, server: s, send: ex.send, principal: ex.principal, closing: ex.closing}
-	fail := func(e *rpcError) ([]byte, int) { return encodeError(msg.id, e), e.Code }
+	req.send, req.principal, req.closing = ex.send, ex.principal, ex.closing
+	fail := func(e *rpcError) ([]byte, int) { return encodeError(req.id, e), e.Code }
 	if !known || m.notification {
 		if known {
-			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", msg.method))
+			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
 		}
-		return fail(newError(codeMethodNotFound, "method not found: %s", msg.method))
+		return fail(newError(codeMethodNotFound, "method not found: %s", req.method))
 	}
-	if rerr := req.parseParams(msg.params, m.params); rerr != nil {
-		return fail(rerr)
+	if req.invalid != nil {
+		return fail(req.invalid)
 	}
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
 		return fail(rerr)
@@ -332,7 +347,7 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 			return fail(rerr)
 		}
 	}
-	if msg.method != methodSubscriptionsListen {
+	if req.method != methodSubscriptionsListen {
 		// A listen request lives until the client closes it or the
 		// transport shuts down: that is what it is for.
 		var cancel context.CancelFunc
@@ -343,14 +358,14 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
 		if req.session != nil {
 			// A classic client cannot retry with inputResponses: ask it
-			// with real requests instead (classic_classic_bridge.go).
+			// with real requests instead (classic_bridge.go).
 			res, err = s.bridgeInput(ctx, req, m, need)
 		} else {
 			res, err = s.inputRequiredResult(req, m, need)
 		}
 	}
 	if err != nil {
-		if timedOut := s.requestTimedOut(ctx, msg.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
+		if timedOut := s.requestTimedOut(ctx, req.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
 			return fail(timedOut)
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -358,7 +373,7 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 			// answer is rarely delivered, and it is no server fault to log.
 			return fail(errCancelled)
 		}
-		return fail(s.peerError(msg.method, err))
+		return fail(s.peerError(req.method, err))
 	}
 	if m.cacheable && !res.inputRequired && res.cache == nil {
 		res.cache = &s.cache
@@ -366,9 +381,9 @@ func (s *server) dispatchCode(ctx context.Context, msg *message, ex exchange) (r
 	if !m.cacheable || res.inputRequired {
 		res.cache = nil
 	}
-	out, err := s.encodeResult(msg.id, res, req.version)
+	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
-		return fail(s.peerError(msg.method, err))
+		return fail(s.peerError(req.method, err))
 	}
 	return out, 0
 }

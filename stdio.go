@@ -229,7 +229,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}
 	switch {
 	case msg.isResponse():
-		// The answer to a bridged server-to-client request (classic_classic_bridge.go).
+		// The answer to a bridged server-to-client request (classic_bridge.go).
 		if !c.session.deliver(&msg) {
 			c.s.log.Printf("stdio: ignoring a response to no pending request (id %s)", msg.id)
 		}
@@ -300,7 +300,7 @@ func (c *stdioConn) spawn(job func()) {
 
 // acquireSlot takes a request slot. While every slot is taken it keeps
 // reading the lines that can free one without taking one: the client's
-// answers to bridged server-to-client requests (classic_classic_bridge.go), and
+// answers to bridged server-to-client requests (classic_bridge.go), and
 // notifications/cancelled. Blocking the reader outright left a request
 // waiting for an answer that was never read, until -input-timeout. The
 // first other line read meanwhile is held for the serve loop, and reading

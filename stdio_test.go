@@ -315,7 +315,7 @@ func TestEOFDrain(t *testing.T) {
 }
 
 func TestRunExitsCleanlyAtEOF(t *testing.T) {
-	if !builtinIsDemo {
+	if !runServesDemo {
 		t.Skip("drives run, which serves the demo registry only in the default build")
 	}
 	out, err := runOnce(t, nil, req("1", "tools/call", `"name":"slow","arguments":{"steps":1}`))

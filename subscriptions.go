@@ -1,6 +1,7 @@
 // Live registries and subscriptions/listen: the hub that fans registry
-// changes and resource updates out to open subscriptions, whatever the
-// transport, and the handler of the long-lived listen request.
+// changes and resource updates out to open subscriptions and to classic
+// sessions' watchers (classic_subscriptions.go), whatever the transport,
+// and the handler of the long-lived listen request.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -374,6 +375,45 @@ func (h *subscriptionHub) classicCount() int {
 	return len(h.classic)
 }
 
+// watch registers a classic session's watcher (session.watcher calls it).
+func (h *subscriptionHub) watch(w *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.classic = append(h.classic, w)
+}
+
+// unwatch removes a classic session's watcher. Lock order: a session's mu,
+// then the hub's.
+func (h *subscriptionHub) unwatch(w *subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if i := slices.Index(h.classic, w); i >= 0 {
+		h.classic = slices.Delete(h.classic, i, i+1)
+	}
+}
+
+// watchURI adds uri to a classic watcher's set, at most maxURIs of them.
+func (h *subscriptionHub) watchURI(w *subscription, uri string) *rpcError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !w.uris[uri] && len(w.uris) >= h.maxURIs {
+		return &rpcError{
+			Code:    codeInvalidParams,
+			Message: fmt.Sprintf("invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs),
+			Data:    map[string]int{"maxUris": h.maxURIs},
+		}
+	}
+	w.uris[uri] = true
+	return nil
+}
+
+// unwatchURI removes uri from a classic watcher's set.
+func (h *subscriptionHub) unwatchURI(w *subscription, uri string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(w.uris, uri)
+}
+
 // resourceUpdated tells subscribers of uri that its contents changed. A
 // resource's owner calls it after the change is visible to resources/read.
 // Only exact URI matches are notified: the spec allows announcing a
@@ -509,167 +549,4 @@ func (sub *subscription) encodeNotice(method, name string, value []byte) []byte 
 		b = append(b, value...)
 	}
 	return append(b, "}}\n"...)
-}
-
-// The classic era (2025-11-25 and earlier) has no listen request: a server
-// that advertises listChanged sends list changes to every session, and
-// resources/subscribe adds a URI to the session's watched set for
-// notifications/resources/updated. Each initialized classic session has
-// one watcher in the hub, a subscription with no id that is never
-// acknowledged and whose notices carry no subscriptionId. On stdio its
-// notices are written as lines at once; on HTTP they wait in its pending
-// set (coalesced like a listen request's, so bounded by 3 + watched URIs
-// however long the client stays away) until the session's GET stream
-// takes them.
-// [§List Changed Notification]: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification
-// [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
-// [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
-
-// The classic-only methods of resource subscriptions.
-const (
-	methodResourcesSubscribe   = "resources/subscribe"
-	methodResourcesUnsubscribe = "resources/unsubscribe"
-)
-
-// watchSession returns sess's watcher, registering it with the hub the
-// first time: from notifications/initialized (list changes are sent once
-// the client said it is ready; a change before that is one its first
-// list already shows), or from resources/subscribe when that arrives
-// first. It returns nil when the session has ended; the session's end
-// unregisters it (session.end), so nothing outlives the session.
-func (s *server) watchSession(sess *session) *subscription {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.watch != nil {
-		return sess.watch
-	}
-	select {
-	case <-sess.done:
-		return nil
-	default:
-	}
-	// The types honoured are those the capabilities advertise for this
-	// registry: a server without prompts sends no prompts/list_changed.
-	all := subscriptionFilter{tools: true, prompts: true, resources: true}
-	w := &subscription{session: sess, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
-	s.subs.mu.Lock()
-	s.subs.classic = append(s.subs.classic, w)
-	s.subs.mu.Unlock()
-	sess.watch, sess.hub = w, s.subs
-	return w
-}
-
-// unwatch removes a classic session's watcher. Lock order: a session's mu,
-// then the hub's.
-func (h *subscriptionHub) unwatch(w *subscription) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if i := slices.Index(h.classic, w); i >= 0 {
-		h.classic = slices.Delete(h.classic, i, i+1)
-	}
-}
-
-// handleResourcesSubscribe serves resources/subscribe: uri joins the
-// session's watched set, at most -max-subscription-uris of them. A URI
-// the server cannot read (no resource, no template matches) is the
-// classic resource-not-found error, -32002 with the URI in data, as for
-// resources/read: watching it could never yield an update. Subscribing
-// twice is not an error.
-// [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
-// [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
-func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (result, error) {
-	uri, rerr := watchedURI(req)
-	if rerr != nil {
-		return result{}, rerr
-	}
-	if !s.registry().knows(uri) {
-		return result{}, s.resourceNotFound(req, uri)
-	}
-	w := s.watchSession(req.session)
-	if w == nil {
-		return result{}, newError(codeInvalidRequest, "invalid request: the session ended")
-	}
-	h := s.subs
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !w.uris[uri] && len(w.uris) >= h.maxURIs {
-		return result{}, &rpcError{
-			Code:    codeInvalidParams,
-			Message: fmt.Sprintf("invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs),
-			Data:    map[string]int{"maxUris": h.maxURIs},
-		}
-	}
-	w.uris[uri] = true
-	return result{}, nil
-}
-
-// handleResourcesUnsubscribe serves resources/unsubscribe: uri leaves the
-// session's watched set. A URI not watched is not an error: the outcome
-// the client asked for holds.
-func (s *server) handleResourcesUnsubscribe(ctx context.Context, req *request) (result, error) {
-	uri, rerr := watchedURI(req)
-	if rerr != nil {
-		return result{}, rerr
-	}
-	req.session.mu.Lock()
-	w := req.session.watch
-	req.session.mu.Unlock()
-	if w != nil {
-		s.subs.mu.Lock()
-		delete(w.uris, uri)
-		s.subs.mu.Unlock()
-	}
-	return result{}, nil
-}
-
-// watchedURI reads params.uri of resources/subscribe and unsubscribe.
-func watchedURI(req *request) (string, *rpcError) {
-	uri, rerr := req.stringParam("uri")
-	if rerr != nil {
-		return "", rerr
-	}
-	if uri == "" || len(uri) > maxSubscriptionURIBytes {
-		return "", invalidParams("invalid params: uri must have 1 to %d bytes", maxSubscriptionURIBytes)
-	}
-	return uri, nil
-}
-
-// knows reports whether resources/read could find uri: a resource with
-// that URI, or a template matching it.
-func (r *registry) knows(uri string) bool {
-	if r.resource(uri) != nil {
-		return true
-	}
-	for _, t := range r.templates {
-		if _, ok := t.compiled.match(uri); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// sessionNotices takes the notices waiting for sess's HTTP GET stream,
-// encoded; nil when the session is not watched.
-func (s *server) sessionNotices(sess *session) [][]byte {
-	sess.mu.Lock()
-	w := sess.watch
-	sess.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	pending := s.subs.take(w)
-	out := make([][]byte, len(pending))
-	for i, n := range pending {
-		out[i] = encodeClassicNotice(n)
-	}
-	return out
-}
-
-// encodeClassicNotice writes n as the classic revisions spell it: no
-// subscriptionId, and list_changed without params.
-func encodeClassicNotice(n notice) []byte {
-	if n.kind == noticeResourceUpdated {
-		return encodeNotification(methodResourcesUpdated, map[string]string{"uri": n.uri})
-	}
-	return []byte(`{"jsonrpc":"2.0","method":"` + noticeMethods[n.kind] + `"}` + "\n")
 }

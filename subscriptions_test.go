@@ -29,7 +29,7 @@ func subExpand(line string) string {
 func newTestSubServer(t testing.TB, cfg config) (s *server, stop func()) {
 	t.Helper()
 	s = newServer(cfg, log.New(io.Discard, "", 0))
-	stop = registerDemo(s)
+	stop = mustRegisterDemo(t, s)
 	registerSubscriptionFixtures(s)
 	s.addTool(tool{
 		Name:        "touch",
@@ -436,6 +436,7 @@ func TestRunSubscriptionFlags(t *testing.T) {
 // TestRunSubscriptionLimitFlag drives the flags end to end: run with one
 // subscription allowed and one URI per subscription.
 func TestRunSubscriptionLimitFlag(t *testing.T) {
+	skipWithoutDemo(t)
 	synctest.Test(t, func(t *testing.T) {
 		p := newTestServeConn(t, func(ctx context.Context, in io.Reader, out io.Writer) error {
 			return run(ctx, []string{"-max-subscriptions", "1", "-max-subscription-uris", "1"}, in, out, io.Discard, func(string) string { return "" })

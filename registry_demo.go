@@ -1,6 +1,25 @@
-// The demo registry: one small example of each feature, written to be read
-// and replaced. Copy a block, change the names, and you have your own tool,
-// resource, template or prompt.
+//go:build demo || !(conformance || bench)
+
+// The demo registry: what the product binary serves, one small example of
+// each feature (tools that answer at once, report progress, ask the user,
+// the model or the client's roots, and change the registry; resources, a
+// template and prompts with completion), written to be read and replaced.
+// Copy a block, change the names, and you have your own tool, resource,
+// template or prompt.
+//
+// Build variants: this file is the registry of the default build. The
+// conformance build (-tags conformance, registry_conformance.go) serves
+// the official suite's fixtures instead, the benchmark build (-tags bench,
+// registry_bench.go) its own echo tool and fillers; registry_tags.go
+// refuses any two of these tags together. The load-test build (-tags
+// loadtest) adds a flood tool to whichever registry it serves over HTTP
+// (httpsse_debug.go). Each variant defines buildRegistry, which run calls.
+//
+// To make the server yours: change the build line above to
+// "//go:build demo" (the demo then leaves the product binary, and
+// "go build -tags demo" still builds it for the checks that drive its
+// tools), and put your registry in a file of its own that starts with
+// "//go:build !(demo || conformance || bench)" and defines buildRegistry.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server
 
@@ -16,7 +35,7 @@ import (
 )
 
 // demoInstructions tells a model what the demo server is for.
-const demoInstructions = "baremcp demo server: echo and add are instant; slow reports progress; " +
+const demoInstructions = serverName + " demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
@@ -31,6 +50,12 @@ const slowStep = 20 * time.Millisecond
 // demoClockInterval is how often demo://clock announces an update to the
 // subscriptions watching it.
 const demoClockInterval = 5 * time.Second
+
+// buildRegistry fills s with what this build serves and starts what its
+// registry runs in the background; run calls it once, before serving, and
+// calls stop when serving ends. getenv is run's, for registries that read
+// their setup from the environment (the demo reads none).
+func buildRegistry(s *server, getenv func(string) string) (stop func()) { return registerDemo(s) }
 
 // registerDemo adds the demo tools, resources, template and prompt to s,
 // and starts the demo://clock ticker. stop ends the ticker and returns once
@@ -173,7 +198,7 @@ func registerDemo(s *server) (stop func()) {
 		Title:       "About this server",
 		Description: "A short text resource.",
 		MimeType:    "text/plain",
-		Text:        "baremcp is a Model Context Protocol server in one dependency-free Go binary.\n",
+		Text:        serverName + " is a Model Context Protocol server in one dependency-free Go binary.\n",
 	})
 
 	logo, err := base64.StdEncoding.DecodeString(demoLogoPNG)
@@ -269,18 +294,5 @@ func registerDemo(s *server) (stop func()) {
 	return func() {
 		close(quit)
 		<-ended
-	}
-}
-
-// prefixCompleter completes from a fixed list by case-insensitive prefix.
-func prefixCompleter(values ...string) completer {
-	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
-		var out []string
-		for _, v := range values {
-			if strings.HasPrefix(strings.ToLower(v), strings.ToLower(value)) {
-				out = append(out, v)
-			}
-		}
-		return out, nil
 	}
 }

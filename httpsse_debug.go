@@ -1,10 +1,14 @@
-// Debug routes, compiled in only for the load and fault tests
-// (tools/loadtest builds baremcp with -tags loadtest): the load program
-// reads the server's goroutine count and heap from /debug/stats to check
-// for leaks, and calls the flood tool to fill an SSE stream nobody reads.
-// A normal build has neither (debug_off.go).
-
 //go:build loadtest
+
+// The load-test build's debug routes and tool, compiled in only with
+// -tags loadtest (harness/loadtest builds the server with -tags
+// demo,loadtest, since it also calls the demo's tools): the load program
+// reads the server's goroutine count and heap from /debug/stats to check
+// for leaks, and calls the flood tool to fill an SSE stream nobody reads. serveHTTP calls debugRoutes, so the flood tool joins
+// whichever registry the build serves (registry_*.go), over HTTP only.
+// Every other build has neither (httpsse_debug_off.go).
+//
+// Spec: none (a test hook of the Streamable HTTP transport).
 
 package main
 
@@ -17,8 +21,8 @@ import (
 )
 
 // debugRoutes adds GET /debug/stats (goroutines and heap, as JSON; ?gc=1
-// collects garbage first, so heap figures compare across samples) and the
-// flood tool.
+// collects garbage first, so heap figures compare across samples), and
+// registers the flood tool on s.
 func debugRoutes(mux *http.ServeMux, s *server) {
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("gc") == "1" {

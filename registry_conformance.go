@@ -1,10 +1,11 @@
-//go:build conformance
+//go:build conformance && !(bench || demo)
 
-// The conformance fixtures: the tools, prompts, resources and template the
+// The conformance registry: the tools, prompts, resources and template the
 // official MCP conformance suite (@modelcontextprotocol/conformance,
 // pinned in harness/conformance/package.json) calls by name, with the exact
 // outputs its scenarios check. Built only with -tags conformance, in place
-// of the demo registry; the product binary never contains them.
+// of the demo registry (registry_demo.go); the product binary never
+// contains them (harness/conformance/check.sh checks that it does not).
 //
 // Every fixture uses the ordinary registration API, and every fixture that
 // needs the client (elicitation, sampling, roots) asks through MRTR
@@ -13,6 +14,7 @@
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
 // https://modelcontextprotocol.io/specification/2025-11-25/server,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // SEP-2322 (MRTR), SEP-1034 (elicitation defaults), SEP-1330 (elicitation
 // enums), SEP-2243 (x-mcp-header), SEP-2106 (JSON Schema 2020-12).
 // What each scenario checks: the suite's sources, in
@@ -29,12 +31,9 @@ import (
 	"time"
 )
 
-// builtinIsDemo is false: run serves the fixtures, not the demo.
-const builtinIsDemo = false
-
-// registerBuiltin fills s with the conformance fixtures; nothing runs in
+// buildRegistry fills s with the conformance fixtures; nothing runs in
 // the background, so stop does nothing.
-func registerBuiltin(s *server, getenv func(string) string) (stop func()) {
+func buildRegistry(s *server, getenv func(string) string) (stop func()) {
 	registerFixtures(s)
 	return func() {}
 }
@@ -229,8 +228,8 @@ func registerFixtures(s *server) {
 	registerFixturePrompts(s, png)
 	registerFixtureResources(s, png)
 	// test_trigger_tool_change, test_trigger_prompt_change and
-	// test://watched-resource (subscriptions; no build tag, so tested in
-	// the default build). Last: the suite reads resources[0].
+	// test://watched-resource (subscriptions). Last: the suite reads
+	// resources[0].
 	registerSubscriptionFixtures(s)
 }
 
@@ -413,6 +412,41 @@ func registerFixtureResources(s *server, png []byte) {
 			}
 			return []resourceContents{{URI: uri, MimeType: "application/json", Text: string(body)}}, nil
 		}})
+}
+
+// registerSubscriptionFixtures adds the fixtures of the suite's
+// subscription scenarios (server-stateless, sep-2575-server-*-subscription*):
+// test_trigger_tool_change, test_trigger_prompt_change and
+// test://watched-resource. The triggers announce a list change without
+// changing the list: the suite's later tools-list order check must see
+// the same set.
+// [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
+func registerSubscriptionFixtures(s *server) {
+	s.addTool(tool{
+		Name:        "test_trigger_tool_change",
+		Description: "Sends notifications/tools/list_changed to every subscription that asked for toolsListChanged.",
+		InputSchema: `{"type":"object","additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			s.listChanged(noticeToolsListChanged)
+			return textResult("sent notifications/tools/list_changed"), nil
+		},
+	})
+	s.addTool(tool{
+		Name:        "test_trigger_prompt_change",
+		Description: "Sends notifications/prompts/list_changed to every subscription that asked for promptsListChanged.",
+		InputSchema: `{"type":"object","additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			s.listChanged(noticePromptsListChanged)
+			return textResult("sent notifications/prompts/list_changed"), nil
+		},
+	})
+	s.addResource(resource{
+		URI:         "test://watched-resource",
+		Name:        "watched-resource",
+		Description: "A resource clients may watch with resourceSubscriptions.",
+		MimeType:    "text/plain",
+		Text:        "This is a watched resource.",
+	})
 }
 
 // elicitFixture is a tool that asks the user to fill in schema under the

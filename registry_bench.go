@@ -1,8 +1,15 @@
-//go:build bench
+//go:build bench && !(conformance || demo)
 
-// The benchmark build: the demo registry plus filler tools, so that the
-// shared harness (tools/bench) can give tools/list realistic weight. The
-// product binary does not carry it.
+// The benchmark registry (-tags bench): what the shared benchmark harness
+// (harness/bench/harness, its README) requires of a server under test, and nothing
+// else: a tool echo {message: string} that returns one text block equal to
+// message, and BENCH_TOOLS - 1 filler tools so that tools/list has
+// realistic weight. It serves in place of the demo registry
+// (registry_demo.go), whose tools it does not borrow; the engine (both
+// eras, both transports) is the product's. The product binary does not
+// carry it.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools
 
 package main
 
@@ -14,20 +21,24 @@ import (
 	"strconv"
 )
 
-// builtinIsDemo is true: the bench build serves the demo plus fillers.
-const builtinIsDemo = true
-
-// registerBuiltin registers the demo, whose echo tool the harness calls,
-// then BENCH_TOOLS - 1 filler tools: the harness's contract is that
-// tools/list answers exactly BENCH_TOOLS tools. The demo's other tools
-// count towards that total, so fewer fillers are added. BENCH_TOOLS
-// unset or empty means no fillers.
+// buildRegistry registers the echo tool the harness calls, then
+// BENCH_TOOLS - 1 filler tools: the harness's contract is that tools/list
+// answers exactly BENCH_TOOLS tools. BENCH_TOOLS unset or empty means
+// echo alone.
 //
 // BENCH_CPUPROFILE=path writes a CPU profile of the whole process life to
 // path (stopped when run returns, which SIGTERM from the harness causes):
 // the way to profile a harness cell as the harness drives it.
-func registerBuiltin(s *server, getenv func(string) string) (stop func()) {
-	stop = registerDemo(s)
+func buildRegistry(s *server, getenv func(string) string) (stop func()) {
+	s.addTool(tool{
+		Name:        "echo",
+		Description: "Returns the message it is given.",
+		InputSchema: `{"type":"object","properties":{"message":{"type":"string","description":"Text to echo back"}},"required":["message"],"additionalProperties":false}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult(req.String("message")), nil
+		},
+	})
+	stop = func() {}
 	if path := getenv("BENCH_CPUPROFILE"); path != "" {
 		stop = profileCPU(path, stop)
 	}
@@ -37,7 +48,7 @@ func registerBuiltin(s *server, getenv func(string) string) (stop func()) {
 	}
 	want, err := strconv.Atoi(v)
 	if err != nil || want < 1 || want > maxBenchTools {
-		panic(fmt.Sprintf("registerBuiltin: BENCH_TOOLS=%q: want an integer in 1..%d", v, maxBenchTools))
+		panic(fmt.Sprintf("buildRegistry: BENCH_TOOLS=%q: want an integer in 1..%d", v, maxBenchTools))
 	}
 	for i := len(s.registry().tools); i < want; i++ {
 		s.addTool(benchFiller(i))

@@ -1,0 +1,13 @@
+//go:build !loadtest
+
+// The load-test build's debug routes are absent here: every build but
+// -tags loadtest (httpsse_debug.go) serves /mcp and nothing else.
+//
+// Spec: none (a test hook of the Streamable HTTP transport).
+
+package main
+
+import "net/http"
+
+// debugRoutes adds nothing outside the load-test build.
+func debugRoutes(mux *http.ServeMux, s *server) {}

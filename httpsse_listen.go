@@ -1,0 +1,230 @@
+// The Streamable HTTP transport's settings and life: its flags and
+// defaults, the listener (loopback unless told otherwise, at most
+// -max-connections), the server's timeouts, and graceful shutdown.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	// defaultMaxBodyBytes caps a request body, like maxLineBytes on stdio:
+	// room for a large tool argument, no room for a memory exhaustion.
+	defaultMaxBodyBytes = 4 << 20
+
+	// httpReadHeaderTimeout bounds how long a client may take to send its
+	// request headers (slowloris).
+	httpReadHeaderTimeout = 10 * time.Second
+
+	// httpBodyReadTimeout bounds how long a client may take to send the
+	// body. It is set per request, not as http.Server.ReadTimeout: that
+	// deadline would stay armed on the connection while the handler runs,
+	// and its expiry cancels the request's context.
+	httpBodyReadTimeout = 30 * time.Second
+
+	// httpIdleTimeout closes keep-alive connections nobody uses.
+	httpIdleTimeout = 2 * time.Minute
+
+	// httpMaxHeaderBytes bounds the request headers. Mcp-Param-* headers
+	// mirror tool arguments, Base64-encoded at worst, so allow some room.
+	httpMaxHeaderBytes = 1 << 20
+
+	// defaultRequestTimeout bounds one request's handler. Progress does not
+	// extend it: the spec asks for a maximum regardless of progress.
+	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+	defaultRequestTimeout = 5 * time.Minute
+
+	// defaultDrainTimeout bounds how long shutdown waits for requests in
+	// flight before cancelling them.
+	defaultDrainTimeout = 10 * time.Second
+
+	// defaultKeepAlive is how often a long-lived stream (a
+	// subscriptions/listen response, a classic GET stream) carries an SSE
+	// comment when nothing else flows: well under the idle timeouts of
+	// common proxies (nginx: 60s) and clients.
+	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
+	defaultKeepAlive = 15 * time.Second
+)
+
+// envToken names the environment variable that may hold the bearer token.
+const envToken = "BAREMCP_TOKEN"
+
+// httpConfig is the HTTP transport's settings, from the command line.
+type httpConfig struct {
+	addr           string   // listen address as given; see httpListenAddr
+	allowOrigins   []string // Origins allowed besides the server's own
+	maxBody        int64
+	requestTimeout time.Duration // 0 means none
+	drainTimeout   time.Duration
+	tokenFile      string
+	token          string           // the bearer token; "" turns authentication off
+	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
+	maxSessions    int              // classic sessions open at once
+	sessionIdle    time.Duration    // a classic session unused this long ends
+	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
+	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
+}
+
+// httpFlags registers the HTTP flags on fs and returns where they land.
+func httpFlags(fs *flag.FlagSet) *httpConfig {
+	c := &httpConfig{}
+	fs.StringVar(&c.addr, "http", "", "serve Streamable HTTP on `addr` (host:port; a bare port binds 127.0.0.1)")
+	fs.Func("allow-origin", "allow browser requests from `origin` (repeatable; scheme://host[:port])", func(v string) error {
+		if _, ok := normalizeOrigin(v); !ok {
+			return fmt.Errorf("want scheme://host[:port], got %q", v)
+		}
+		c.allowOrigins = append(c.allowOrigins, v)
+		return nil
+	})
+	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
+	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
+	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
+	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
+	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
+	return c
+}
+
+// finish checks the flags and loads the token: from -token-file, else from
+// the environment.
+func (c *httpConfig) finish(getenv func(string) string) error {
+	if c.maxBody <= 0 {
+		return errors.New("-max-body must be positive")
+	}
+	if c.requestTimeout < 0 || c.drainTimeout < 0 {
+		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
+	}
+	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
+		return errors.New("-max-sessions and -session-idle must be positive")
+	}
+	if c.keepAlive <= 0 {
+		return errors.New("-sse-keepalive must be positive")
+	}
+	addr, err := httpListenAddr(c.addr)
+	if err != nil {
+		return err
+	}
+	c.addr = addr
+	c.token = getenv(envToken)
+	if c.tokenFile != "" {
+		b, err := os.ReadFile(c.tokenFile)
+		if err != nil {
+			return fmt.Errorf("-token-file: %w", err)
+		}
+		if c.token = strings.TrimSpace(string(b)); c.token == "" {
+			return fmt.Errorf("-token-file %s is empty", c.tokenFile)
+		}
+	}
+	return nil
+}
+
+// httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
+// loopback interface only, as the spec asks of local servers.
+// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+func httpListenAddr(addr string) (string, error) {
+	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("-http %q: want host:port or a port", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("-http %q: bad port", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// listenHTTP listens on cfg.addr and serves until ctx ends.
+func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	s.log.Printf("serving Streamable HTTP at http://%s%s", ln.Addr(), httpPath)
+	return s.serveHTTP(ctx, ln, cfg)
+}
+
+// serveHTTP serves on ln until ctx ends, then shuts down gracefully: it
+// stops accepting, lets requests in flight finish for up to
+// cfg.drainTimeout, cancels those still running, and returns nil once every
+// handler has returned. A handler that ignores its context delays the exit.
+func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig) error {
+	t := newHTTPTransport(s, cfg, ln.Addr())
+	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
+	// hang off their own root.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	mux := http.NewServeMux()
+	mux.Handle(httpPath, t)
+	debugRoutes(mux, s)
+	maxConns := cfg.maxConnections
+	if maxConns <= 0 {
+		maxConns = defaultMaxConnections
+	}
+	ln = newLimitListener(ln, maxConns)
+	// conns counts connection goroutines, handlers included. New
+	// connections are counted by Serve's own goroutine, so none is added
+	// once Serve has returned.
+	var conns sync.WaitGroup
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+		ErrorLog:          s.log,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnState: func(_ net.Conn, state http.ConnState) {
+			switch state {
+			case http.StateNew:
+				conns.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				conns.Done()
+			}
+		},
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		_ = srv.Close()
+		conns.Wait()
+		return err
+	case <-ctx.Done():
+	}
+	// Open subscriptions/listen requests end first, with their graceful
+	// result, and classic sessions with them: these streams would otherwise
+	// hold the drain open until it times out. Request contexts hang off
+	// base, not ctx, so closing is what tells a listen to end.
+	close(t.closing)
+	t.sessions.closeAll()
+	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
+	defer cancel()
+	if err := srv.Shutdown(drain); err != nil {
+		s.log.Printf("http: shutdown: %v; cancelling requests in flight", err)
+		cancelBase()
+		_ = srv.Close()
+	}
+	<-served
+	conns.Wait()
+	return nil
+}

@@ -1,0 +1,274 @@
+// The client's answers to MRTR input requests: each inputResponses entry
+// (and each answer a classic client returns to a bridged request) is
+// checked against the kind of request it answers (ElicitResult, with the
+// form's schema; CreateMessageResult; ListRootsResult) before a handler
+// reads it.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
+// https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions,
+// https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#creating-messages,
+// https://modelcontextprotocol.io/specification/2026-07-28/client/roots#root.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// guessInputMethod names the kind an unsolicited answer looks like, by the
+// member only that kind has, or "" when none.
+func guessInputMethod(raw []byte) string {
+	members, err := objectMembers(raw)
+	if err != nil {
+		return ""
+	}
+	for _, m := range members {
+		switch m.name {
+		case "action":
+			return methodElicit
+		case "roots":
+			return methodListRoots
+		case "role", "model":
+			return methodCreateMessage
+		}
+	}
+	return ""
+}
+
+// parseInputResponse checks raw as the result of method: ElicitResult
+// (against schema when given, i.e. form mode), CreateMessageResult or
+// ListRootsResult. Member names are matched exactly; a name that imitates
+// one by case folding is refused.
+func parseInputResponse(method string, schema, raw []byte) (*inputResponse, error) {
+	if jsonKind(raw) != '{' {
+		return nil, errors.New("must be an object")
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return nil, errors.New("must be an object")
+	}
+	a := &inputResponse{Method: method, raw: compactJSON(raw)}
+	switch method {
+	case methodElicit:
+		err = a.parseElicit(members, schema)
+	case methodCreateMessage:
+		err = a.parseCreateMessage(members)
+	case methodListRoots:
+		err = a.parseRoots(members)
+	default:
+		err = errors.New("is not an elicitation, sampling or roots result")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if method == methodElicit {
+		// Keep only what was checked, so the copy carried forward in
+		// requestState holds no field the server did not ask for.
+		a.raw = mustMarshal(struct {
+			Action  string         `json:"action"`
+			Content map[string]any `json:"content,omitempty"`
+		}{a.Action, a.Content})
+	}
+	return a, nil
+}
+
+// checkNames refuses members that imitate one of names by case folding.
+func checkNames(members []member, names ...string) error {
+	for _, m := range members {
+		if known := foldedName(m.name, names...); known != "" {
+			return fmt.Errorf("member %q is not %q", m.name, known)
+		}
+	}
+	return nil
+}
+
+// parseElicit checks an ElicitResult.
+// [§Response Actions]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions
+func (a *inputResponse) parseElicit(members []member, schema []byte) error {
+	if err := checkNames(members, "action", "content"); err != nil {
+		return err
+	}
+	var content []byte
+	for _, m := range members {
+		switch m.name {
+		case "action":
+			a.Action, _ = jsonString(m.value)
+		case "content":
+			content = m.value
+		}
+	}
+	switch a.Action {
+	case actionAccept:
+	case actionDecline, actionCancel:
+		return nil // content is meaningless without accept, and dropped
+	default:
+		return errors.New(`elicitation result needs action "accept", "decline" or "cancel"`)
+	}
+	if content == nil || jsonKind(content) == 'n' {
+		if schema != nil {
+			if fields, _ := parseRequestedSchema(schema); len(fields) > 0 && hasRequired(fields) {
+				return errors.New("accepted form result has no content")
+			}
+		}
+		return nil
+	}
+	if jsonKind(content) != '{' {
+		return errors.New("elicitation content must be an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(content))
+	dec.UseNumber()
+	if err := dec.Decode(&a.Content); err != nil {
+		return errors.New("elicitation content must be an object")
+	}
+	for name, v := range a.Content {
+		if !isFormValue(v) {
+			return fmt.Errorf("elicitation content %q must be a string, number, boolean or array of strings", name)
+		}
+	}
+	if schema != nil {
+		fields, err := parseRequestedSchema(schema)
+		if err != nil {
+			return err
+		}
+		return checkFormContent(fields, a.Content)
+	}
+	return nil
+}
+
+// isFormValue reports whether v is a value ElicitResult.content allows.
+func isFormValue(v any) bool {
+	switch v := v.(type) {
+	case string, json.Number, bool:
+		return true
+	case []any:
+		for _, item := range v {
+			if _, ok := item.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// parseCreateMessage checks a CreateMessageResult: role, model and content
+// are required; Text collects the text blocks.
+// [§Creating Messages]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#creating-messages
+func (a *inputResponse) parseCreateMessage(members []member) error {
+	if err := checkNames(members, "role", "content", "model", "stopReason"); err != nil {
+		return err
+	}
+	var content []byte
+	hasModel := false
+	for _, m := range members {
+		switch m.name {
+		case "role":
+			a.Role, _ = jsonString(m.value)
+		case "model":
+			a.Model, hasModel = jsonString(m.value)
+		case "stopReason":
+			var ok bool
+			if a.StopReason, ok = jsonString(m.value); !ok && jsonKind(m.value) != 'n' {
+				return errors.New("sampling result stopReason must be a string")
+			}
+		case "content":
+			content = m.value
+		}
+	}
+	if a.Role != "assistant" && a.Role != "user" {
+		return errors.New(`sampling result needs role "assistant" or "user"`)
+	}
+	if !hasModel {
+		return errors.New("sampling result needs a model string")
+	}
+	var blocks [][]byte
+	switch jsonKind(content) {
+	case '{':
+		blocks = [][]byte{content}
+	case '[':
+		var list []json.RawMessage
+		if err := json.Unmarshal(content, &list); err != nil {
+			return errors.New("sampling result content is malformed")
+		}
+		for _, b := range list {
+			blocks = append(blocks, b)
+		}
+	default:
+		return errors.New("sampling result needs content (a block or an array of blocks)")
+	}
+	var text strings.Builder
+	for _, b := range blocks {
+		fields, err := objectMembers(b)
+		if err != nil {
+			return errors.New("sampling result content blocks must be objects")
+		}
+		var typ, txt string
+		hasType, hasText := false, false
+		for _, f := range fields {
+			switch f.name {
+			case "type":
+				typ, hasType = jsonString(f.value)
+			case "text":
+				txt, hasText = jsonString(f.value)
+			}
+		}
+		if !hasType {
+			return errors.New("sampling result content block needs a type")
+		}
+		if typ == "text" {
+			if !hasText {
+				return errors.New("sampling result text block needs text")
+			}
+			text.WriteString(txt)
+		}
+	}
+	a.Text = text.String()
+	return nil
+}
+
+// parseRoots checks a ListRootsResult. Root URIs must be file:// URIs.
+// [§Root]: https://modelcontextprotocol.io/specification/2026-07-28/client/roots#root
+func (a *inputResponse) parseRoots(members []member) error {
+	if err := checkNames(members, "roots"); err != nil {
+		return err
+	}
+	var list []byte
+	for _, m := range members {
+		if m.name == "roots" {
+			list = m.value
+		}
+	}
+	if jsonKind(list) != '[' {
+		return errors.New("roots result needs a roots array")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil {
+		return errors.New("roots result is malformed")
+	}
+	a.Roots = []root{}
+	for _, item := range items {
+		fields, err := objectMembers(item)
+		if err != nil {
+			return errors.New("each root must be an object")
+		}
+		var r root
+		hasURI := false
+		for _, f := range fields {
+			switch f.name {
+			case "uri":
+				r.URI, hasURI = jsonString(f.value)
+			case "name":
+				r.Name, _ = jsonString(f.value)
+			}
+		}
+		if !hasURI || !strings.HasPrefix(r.URI, "file://") {
+			return errors.New("each root needs a file:// uri")
+		}
+		a.Roots = append(a.Roots, r)
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+// requestState, the MRTR continuation token: sealing and opening it
+// (HMAC-SHA256 over version, expiry, the request's binding and the
+// payload, with a key from -state-key-file, the environment or
+// crypto/rand), the binding that ties it to one request and caller, and
+// the canonical form of the arguments the binding covers.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling,
+// SEP-2322 (Multi Round-Trip Requests); RFC 2104 (HMAC).
+
+package main
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// maxRequestStateBytes bounds the encoded requestState a client may send
+// back (and the server will issue). Answers accumulate in it across rounds;
+// 256 KiB holds dozens of form answers or a few sampled texts, and is
+// checked before anything is decoded.
+const maxRequestStateBytes = 256 << 10
+
+// stateVersion is the first byte of every requestState; it changes when
+// the layout or what the MAC covers changes, so old state fails cleanly.
+const stateVersion = 1
+
+// stateMinKeyBytes is the shortest secret accepted for signing state: 256
+// bits, the HMAC-SHA256 output size.
+const stateMinKeyBytes = 32
+
+// defaultStateTTL is how long a requestState stays valid: long enough for
+// a person to read and answer a form, short enough to bound replay.
+const defaultStateTTL = 10 * time.Minute
+
+// stateSealer signs and verifies requestState. It is immutable after
+// newStateSealer and safe for concurrent use.
+//
+// Layout (base64url, no padding):
+//
+//	version(1) | expiry unix seconds(8, big endian) | payload JSON | HMAC-SHA256(32)
+//
+// The MAC covers version, expiry, the request binding (method, target,
+// canonical arguments, principal: see requestBinding) and the payload.
+// The binding is not in the token: presenting state on another request or
+// as another principal simply fails verification.
+type stateSealer struct {
+	key []byte
+	ttl time.Duration
+	now func() time.Time
+}
+
+// newStateSealer derives the signing key from secret, or draws a random
+// one when secret is nil: state then does not survive a restart and is
+// not accepted by other replicas.
+func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stateSealer {
+	if secret == nil {
+		secret = make([]byte, stateMinKeyBytes)
+		rand.Read(secret) // never fails (crypto/rand, Go 1.24+)
+	}
+	// A purpose-bound key, so the operator's secret may serve other uses.
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(serverName + " requestState v1"))
+	if ttl <= 0 {
+		ttl = defaultStateTTL
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return stateSealer{key: mac.Sum(nil), ttl: ttl, now: now}
+}
+
+// statePayload is the signed content of a requestState. It is JSON because
+// it is read only after the MAC verified, i.e. it is this server's own
+// output.
+type statePayload struct {
+	Answers map[string]stateAnswer `json:"a,omitempty"` // every answer so far
+	Asked   map[string]stateAsk    `json:"q,omitempty"` // what the last round asked
+	Data    string                 `json:"d,omitempty"` // the handler's WithState
+}
+
+// stateAnswer is one accumulated answer.
+type stateAnswer struct {
+	Method string          `json:"m"`
+	Value  json.RawMessage `json:"v"`
+}
+
+// stateAsk is one request of the last round, enough to check its answer.
+type stateAsk struct {
+	Method string          `json:"m"`
+	Schema json.RawMessage `json:"s,omitempty"`
+}
+
+// seal encodes and signs p for the request with binding.
+func (st stateSealer) seal(p statePayload, binding [sha256.Size]byte) (string, error) {
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("seal requestState: %w", err)
+	}
+	buf := make([]byte, 9, 9+len(payload)+sha256.Size)
+	buf[0] = stateVersion
+	binary.BigEndian.PutUint64(buf[1:9], uint64(st.now().Add(st.ttl).Unix()))
+	buf = append(buf, payload...)
+	buf = append(buf, st.mac(buf, binding)...)
+	token := base64.RawURLEncoding.EncodeToString(buf)
+	if len(token) > maxRequestStateBytes {
+		return "", fmt.Errorf("seal requestState: %d bytes exceeds %d (too many or too large answers)", len(token), maxRequestStateBytes)
+	}
+	return token, nil
+}
+
+// mac is HMAC-SHA256 over the binding, then version, expiry and payload.
+func (st stateSealer) mac(header []byte, binding [sha256.Size]byte) []byte {
+	m := hmac.New(sha256.New, st.key)
+	m.Write(binding[:])
+	m.Write(header)
+	return m.Sum(nil)
+}
+
+// open verifies token for the request with binding and returns its
+// payload. Size, layout and the MAC (hmac.Equal) are checked before any
+// byte of the payload is parsed; expiry is checked after, as it is covered
+// by the MAC. Every failure is -32602.
+func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayload, *rpcError) {
+	var p statePayload
+	if len(token) > maxRequestStateBytes {
+		return p, invalidParams("invalid params: requestState longer than %d bytes", maxRequestStateBytes)
+	}
+	// Only the canonical spelling is accepted: the decoder would skip CR
+	// and LF, and Strict refuses non-zero trailing bits, so that no other
+	// string opens as the same state.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	if err != nil || strings.ContainsAny(token, "\r\n") || len(raw) < 9+sha256.Size || raw[0] != stateVersion {
+		return p, invalidParams("invalid params: requestState is malformed")
+	}
+	body, sum := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
+	if !hmac.Equal(sum, st.mac(body, binding)) {
+		return p, invalidParams("invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller")
+	}
+	expiry := int64(binary.BigEndian.Uint64(body[1:9]))
+	if st.now().Unix() > expiry {
+		return p, invalidParams("invalid params: requestState expired; start the request again")
+	}
+	if err := json.Unmarshal(body[9:], &p); err != nil {
+		return p, invalidParams("invalid params: requestState is malformed")
+	}
+	return p, nil
+}
+
+// requestBinding digests what identifies the originating request: the
+// method, its target (tool or prompt name, resource URI), its arguments in
+// canonical form (objects with sorted keys), and the principal, so state
+// cannot be replayed on a different request or by a different caller.
+// [§Server Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow
+func requestBinding(req *request) [sha256.Size]byte {
+	h := sha256.New()
+	field := func(b []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte(req.method))
+	target := req.param("name")
+	if req.method == "resources/read" {
+		target = req.param("uri")
+	}
+	t, _ := jsonString(target)
+	field([]byte(t))
+	field(canonicalJSON(req.param("arguments")))
+	if req.principal == "" {
+		field([]byte{0}) // anonymous: stdio, or HTTP without auth
+	} else {
+		field(append([]byte{1}, req.principal...))
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// canonicalJSON re-encodes an arguments object with sorted keys and no
+// space; absent and null mean {}. Numbers keep their literal text.
+func canonicalJSON(raw []byte) []byte {
+	if raw == nil || jsonKind(raw) == 'n' {
+		return []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw // rejected later by the handler; bind the bytes as sent
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
+}

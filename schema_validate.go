@@ -1,0 +1,257 @@
+// Validating tool arguments (and structured results) against a compiled
+// schema: every value checked against its schemaNode, problems collected
+// with their instance paths, in words a language model can act on.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling,
+// https://json-schema.org/draft/2020-12/json-schema-validation.
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// validate reports whether v conforms to s. v is a value decoded by
+// encoding/json with UseNumber: map[string]any, []any, json.Number, string,
+// bool or nil. The error lists the problems separated by "; ", stopping at
+// schemaMaxErrors; each names the instance path (a JSON Pointer, omitted at
+// the root) and the rule, e.g. `/a: want number, got string` or
+// `/b: missing required property "c"`. It is written for a language model
+// that must correct its call; the caller adds any prefix.
+func (s *schema) validate(v any) error {
+	var vd schemaValidator
+	vd.check(s.root, v)
+	if len(vd.errs) == 0 {
+		return nil
+	}
+	msg := strings.Join(vd.errs, "; ")
+	if len(vd.errs) >= schemaMaxErrors {
+		msg += fmt.Sprintf("; stopped after %d problems", schemaMaxErrors)
+	}
+	return errors.New(msg)
+}
+
+// schemaValidator collects the problems of one validate call.
+type schemaValidator struct {
+	path []string // instance path tokens, unescaped
+	errs []string // at most schemaMaxErrors; validation stops there
+}
+
+// fail records a problem at the current instance path.
+func (vd *schemaValidator) fail(format string, args ...any) {
+	if len(vd.errs) >= schemaMaxErrors {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if len(vd.path) > 0 {
+		var b strings.Builder
+		for _, tok := range vd.path {
+			b.WriteByte('/')
+			b.WriteString(schemaEscape(schemaTruncate(tok)))
+		}
+		msg = b.String() + ": " + msg
+	}
+	vd.errs = append(vd.errs, msg)
+}
+
+// check validates v against n, descending into arrays and objects.
+func (vd *schemaValidator) check(n *schemaNode, v any) {
+	if len(vd.errs) >= schemaMaxErrors {
+		return
+	}
+	if n.never {
+		vd.fail("no value allowed here")
+		return
+	}
+	var got schemaTypeSet
+	switch v.(type) {
+	case nil:
+		got = schemaNull
+	case bool:
+		got = schemaBoolean
+	case string:
+		got = schemaString
+	case json.Number:
+		got = schemaNumber
+	case []any:
+		got = schemaArray
+	case map[string]any:
+		got = schemaObject
+	default:
+		vd.fail("unsupported Go value of type %T", v)
+		return
+	}
+	if n.types != 0 && n.types&got == 0 && !(got == schemaNumber && n.types&schemaInteger != 0) {
+		vd.fail("want %s, got %s", n.types, got)
+		return
+	}
+	var num schemaDecimal
+	if got == schemaNumber {
+		// Past the type check, a set without number holds integer.
+		wantInteger := n.types != 0 && n.types&schemaNumber == 0
+		if wantInteger || n.needsNumber() {
+			var err error
+			if num, err = parseSchemaDecimal(string(v.(json.Number))); err != nil {
+				vd.fail("%v", err)
+				return
+			}
+			if wantInteger && !num.isInteger() {
+				vd.fail("want %s, got %s", n.types, schemaShow(v))
+				return
+			}
+		}
+	}
+	if n.enum != nil || n.hasConst {
+		k, err := schemaKey(v)
+		if err != nil {
+			vd.fail("%v", err)
+			return
+		}
+		if n.enum != nil && !n.enum[k] {
+			vd.fail("want one of %s, got %s", n.enumText, schemaShow(v))
+		}
+		if n.hasConst && k != n.constKey {
+			vd.fail("want %s, got %s", n.constTxt, schemaShow(v))
+		}
+	}
+	switch v := v.(type) {
+	case json.Number:
+		if n.needsNumber() {
+			vd.checkNumber(n, num, string(v))
+		}
+	case string:
+		vd.checkString(n, v)
+	case []any:
+		vd.checkArray(n, v)
+	case map[string]any:
+		vd.checkObject(n, v)
+	}
+}
+
+// needsNumber reports whether n compares numbers by value.
+func (n *schemaNode) needsNumber() bool {
+	return n.minimum.set || n.maximum.set || n.exclusiveMinimum.set || n.exclusiveMaximum.set || n.multipleOf.set || n.safeInteger
+}
+
+// checkNumber applies the numeric keywords of n to d, written text.
+func (vd *schemaValidator) checkNumber(n *schemaNode, d schemaDecimal, text string) {
+	text = schemaTruncate(text)
+	if n.minimum.set && d.cmp(n.minimum.d) < 0 {
+		vd.fail("want >= %s, got %s", n.minimum.text, text)
+	}
+	if n.exclusiveMinimum.set && d.cmp(n.exclusiveMinimum.d) <= 0 {
+		vd.fail("want > %s, got %s", n.exclusiveMinimum.text, text)
+	}
+	if n.maximum.set && d.cmp(n.maximum.d) > 0 {
+		vd.fail("want <= %s, got %s", n.maximum.text, text)
+	}
+	if n.exclusiveMaximum.set && d.cmp(n.exclusiveMaximum.d) >= 0 {
+		vd.fail("want < %s, got %s", n.exclusiveMaximum.text, text)
+	}
+	if n.multipleOf.set && !d.multipleOf(n.multipleOf.d, n.multipleOfInt) {
+		vd.fail("want a multiple of %s, got %s", n.multipleOf.text, text)
+	}
+	if n.safeInteger {
+		// [x-mcp-header]: integer values must be exact in an IEEE 754 double.
+		limit := schemaDecimal{digits: schemaMaxSafeInteger}
+		mag := d
+		mag.neg = false
+		if mag.cmp(limit) > 0 {
+			vd.fail("want an integer from -%s to %s (sent as a header), got %s", schemaMaxSafeInteger, schemaMaxSafeInteger, text)
+		}
+	}
+}
+
+// checkString applies the string keywords of n to s.
+func (vd *schemaValidator) checkString(n *schemaNode, s string) {
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		c := utf8.RuneCountInString(s)
+		if n.minLength >= 0 && c < n.minLength {
+			vd.fail("want at least %d characters, got %d", n.minLength, c)
+		}
+		if n.maxLength >= 0 && c > n.maxLength {
+			vd.fail("want at most %d characters, got %d", n.maxLength, c)
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		vd.fail("want a string matching %s, got %s", schemaShow(n.pattern.String()), schemaShow(s))
+	}
+}
+
+// checkArray applies the array keywords of n to a.
+func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
+	if n.minItems >= 0 && len(a) < n.minItems {
+		vd.fail("want at least %d items, got %d", n.minItems, len(a))
+	}
+	if n.maxItems >= 0 && len(a) > n.maxItems {
+		vd.fail("want at most %d items, got %d", n.maxItems, len(a))
+	}
+	if n.uniqueItems {
+		seen := make(map[string]int, len(a))
+		for i, e := range a {
+			k, err := schemaKey(e)
+			if err != nil {
+				vd.fail("%v", err)
+				break
+			}
+			if j, dup := seen[k]; dup {
+				vd.fail("want unique items, items %d and %d are equal", j, i)
+				break
+			}
+			seen[k] = i
+		}
+	}
+	if n.items != nil {
+		for i, e := range a {
+			if len(vd.errs) >= schemaMaxErrors {
+				return
+			}
+			vd.path = append(vd.path, strconv.Itoa(i))
+			vd.check(n.items, e)
+			vd.path = vd.path[:len(vd.path)-1]
+		}
+	}
+}
+
+// checkObject applies the object keywords of n to o.
+func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
+	for _, name := range n.required {
+		if _, ok := o[name]; !ok {
+			vd.fail("missing required property %q", name)
+		}
+	}
+	if n.minProperties >= 0 && len(o) < n.minProperties {
+		vd.fail("want at least %d properties, got %d", n.minProperties, len(o))
+	}
+	if n.maxProperties >= 0 && len(o) > n.maxProperties {
+		vd.fail("want at most %d properties, got %d", n.maxProperties, len(o))
+	}
+	if len(n.properties) == 0 && n.additional == nil {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		if len(vd.errs) >= schemaMaxErrors {
+			return
+		}
+		sub, ok := n.properties[k]
+		if !ok {
+			sub = n.additional
+		}
+		switch {
+		case sub == nil:
+		case !ok && sub.never:
+			vd.fail("unexpected property %s%s", schemaShow(k), n.allowed)
+		default:
+			vd.path = append(vd.path, k)
+			vd.check(sub, o[k])
+			vd.path = vd.path[:len(vd.path)-1]
+		}
+	}
+}
