@@ -30,24 +30,24 @@ var benchCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":
 // benchList is the harness's tools/list request.
 const benchList = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + benchMeta + `}}`
 
-// newBenchServer returns the demo server padded with filler tools up to
-// tools in all, as the bench build (registry_bench.go) pads its echo tool
-// with BENCH_TOOLS set.
-func newBenchServer(tb testing.TB, tools int) *server {
-	tb.Helper()
-	s := newTestDemoServer(tb, config{cache: cacheHint{Scope: scopePublic}}, nil)
-	for i := len(s.registry().tools); i < tools; i++ {
-		s.addTool(tool{
-			Name:        fmt.Sprintf("filler_%04d", i),
-			Description: fmt.Sprintf("Filler tool %d for benchmarks: looks up a record by id and returns it as text.", i),
-			InputSchema: `{"type":"object","properties":{"id":{"type":"string","description":"Record id"},` +
-				`"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["id"],"additionalProperties":false}`,
-			Call: func(ctx context.Context, req *request) (*toolResult, error) {
-				return textResult("record " + req.String("id")), nil
-			},
-		})
+// withBenchTools is the benchmarks' setup: the test registry padded with
+// filler tools up to tools in all, like the bench build (registry_bench.go)
+// with BENCH_TOOLS set, and no cache lifetime. Each filler has a name, a
+// sentence of description and a two-property schema, about the size of a
+// typical real tool.
+func withBenchTools(tools int) testOption {
+	const schema = `{"type":"object","properties":{"id":{"type":"string","description":"Record id"},"limit":{"type":"integer","minimum":1,"maximum":100}},"required":["id"],"additionalProperties":false}`
+	record := func(ctx context.Context, req *request) (*toolResult, error) {
+		return textResult("record " + req.String("id")), nil
 	}
-	return s
+	return func(st *testSetup) {
+		withFlags("-cache-ttl", "0")(st)
+		withSetup(func(s *server) {
+			for i := len(s.registry().tools); i < tools; i++ {
+				s.addTool(tool{Name: fmt.Sprintf("filler_%04d", i), Description: fmt.Sprintf("Filler tool %d for benchmarks: looks up a record by id and returns it as text.", i), InputSchema: schema, Call: record})
+			}
+		})(st)
+	}
 }
 
 // benchDispatch parses and dispatches line b.N times, checking the first
@@ -82,20 +82,20 @@ func BenchmarkParseMessage(b *testing.B) {
 }
 
 func BenchmarkDispatchToolsCall(b *testing.B) {
-	benchDispatch(b, newBenchServer(b, 20), benchCall)
+	benchDispatch(b, newTestServer(b, withBenchTools(20)), benchCall)
 }
 
 func BenchmarkDispatchToolsCall1MiB(b *testing.B) {
 	line := strings.Replace(benchCall, strings.Repeat("x", 32), strings.Repeat("x", 1<<20), 1)
-	benchDispatch(b, newBenchServer(b, 20), line)
+	benchDispatch(b, newTestServer(b, withBenchTools(20)), line)
 }
 
 func BenchmarkToolsList20(b *testing.B) {
-	benchDispatch(b, newBenchServer(b, 20), benchList)
+	benchDispatch(b, newTestServer(b, withBenchTools(20)), benchList)
 }
 
 func BenchmarkToolsList1000(b *testing.B) {
-	benchDispatch(b, newBenchServer(b, 1000), benchList)
+	benchDispatch(b, newTestServer(b, withBenchTools(1000)), benchList)
 }
 
 // BenchmarkStdioPipelined drives serveStdio through pipes like the
@@ -103,7 +103,7 @@ func BenchmarkToolsList1000(b *testing.B) {
 func BenchmarkStdioPipelined(b *testing.B) {
 	for _, depth := range []int{1, 32} {
 		b.Run("k="+strconv.Itoa(depth), func(b *testing.B) {
-			benchStdio(b, newBenchServer(b, 20), depth, benchCall)
+			benchStdio(b, newTestServer(b, withBenchTools(20)), depth, benchCall)
 		})
 	}
 }
@@ -111,7 +111,7 @@ func BenchmarkStdioPipelined(b *testing.B) {
 // BenchmarkStdio1MiB is the harness's payload=1m echo over stdio, k=1.
 func BenchmarkStdio1MiB(b *testing.B) {
 	line := strings.Replace(benchCall, strings.Repeat("x", 32), strings.Repeat("x", 1<<20), 1)
-	benchStdio(b, newBenchServer(b, 20), 1, line)
+	benchStdio(b, newTestServer(b, withBenchTools(20)), 1, line)
 }
 
 // benchStdio sends request (whose id must be 7) b.N times with depth
@@ -184,7 +184,7 @@ func benchStdio(b *testing.B, s *server, depth int, request string) {
 // BenchmarkSSEEvent frames a typical tools/call reply as one SSE event,
 // as httpCall.eventLocked does for a request that streamed notifications.
 func BenchmarkSSEEvent(b *testing.B) {
-	s := newBenchServer(b, 20)
+	s := newTestServer(b, withBenchTools(20))
 	msg, rerr := parseMessage([]byte(benchCall))
 	if rerr != nil {
 		b.Fatal(rerr)
@@ -203,5 +203,5 @@ func BenchmarkSSEEvent(b *testing.B) {
 // lookup by name must not grow with the registry.
 func BenchmarkDispatchToolsCallLastOf1000(b *testing.B) {
 	line := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"filler_0999","arguments":{"id":"x"},` + benchMeta + `}}`
-	benchDispatch(b, newBenchServer(b, 1000), line)
+	benchDispatch(b, newTestServer(b, withBenchTools(1000)), line)
 }

@@ -1,6 +1,6 @@
-// Tests of the classic era over Streamable HTTP: transcripts per classic
-// revision (testdata/classic-http/*.txt, checked against each revision's
-// schema.json), the session lifecycle, the GET stream, and -modern-only.
+// Tests of the classic era over Streamable HTTP (the transcripts are
+// testdata/classic-http): the session lifecycle, the GET stream, and
+// -modern-only.
 
 package main
 
@@ -9,12 +9,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,12 +23,13 @@ import (
 // a modern client sends them, without session.
 type classicHTTPClient struct {
 	tb      testing.TB
-	ts      *httptest.Server
+	ts      *testHTTP
 	sid     string
 	version string
 }
 
-func newClassicHTTPClient(tb testing.TB, ts *httptest.Server) *classicHTTPClient {
+// newTestClassicClient returns a client of ts without a session.
+func newTestClassicClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 	return &classicHTTPClient{tb: tb, ts: ts}
 }
 
@@ -40,9 +37,7 @@ func newClassicHTTPClient(tb testing.TB, ts *httptest.Server) *classicHTTPClient
 // method) with edits applied as newTestHTTPRequest does.
 func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
-	r := &request{}
-	_ = r.parseParams(paramsOf(body), nil) // meta.modern is set either way
-	if r.meta.modern {
+	if !isClassicLine(body) {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
 	}
 	method := http.MethodPost
@@ -74,15 +69,6 @@ func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...s
 	return req
 }
 
-// paramsOf returns the raw params of a message line, nil if none.
-func paramsOf(line string) []byte {
-	msg, rerr := parseMessage([]byte(line))
-	if rerr != nil {
-		return nil
-	}
-	return msg.params
-}
-
 // post sends body and returns the status, the headers, and the messages
 // of the response (a JSON body, or each SSE event's data).
 func (c *classicHTTPClient) post(body string, edits ...string) (int, http.Header, []string) {
@@ -107,6 +93,7 @@ func (c *classicHTTPClient) open(body string) *http.Response {
 	return c.openContext(c.tb.Context(), body)
 }
 
+// openContext sends a request with ctx and returns the response unread.
 func (c *classicHTTPClient) openContext(ctx context.Context, body string, edits ...string) *http.Response {
 	c.tb.Helper()
 	resp, err := c.ts.Client().Do(c.request(ctx, body, edits...))
@@ -132,9 +119,11 @@ func (c *classicHTTPClient) initialize(line string) []string {
 	return out
 }
 
-// classicVersionOf returns the protocolVersion of an initialize result.
+// protocolVersionRE finds the version an initialize result negotiated.
 var protocolVersionRE = regexp.MustCompile(`"protocolVersion":"([^"]+)"`)
 
+// classicVersionOf returns the protocolVersion of an initialize result
+// among out, or "".
 func classicVersionOf(out []string) string {
 	for _, l := range out {
 		if m := protocolVersionRE.FindStringSubmatch(l); m != nil {
@@ -144,62 +133,23 @@ func classicVersionOf(out []string) string {
 	return ""
 }
 
-// TestClassicHTTPTranscripts plays testdata/classic-http/*.txt. Each client
-// line is one POST (or "DELETE"); the server lines are "HTTP status" (with
-// "+session" when the response minted a session id) followed by the
-// messages of the response. Lines with modern _meta are sent as a modern
-// client sends them, so one endpoint serves both eras in one transcript.
-// -update rewrites the server sections.
-func TestClassicHTTPTranscripts(t *testing.T) {
-	forEachTranscript(t, "testdata/classic-http/*.txt", func(t *testing.T, file string, tr transcript) {
-		ts, _ := newTestHTTPTransport(t, newClassicServer(t, tr.registry == "classic", slices.Contains(tr.flags, "-modern-only")), &httpConfig{})
-		c := newClassicHTTPClient(t, ts)
-		version, schemas := "", map[string]classicSchema{}
-		for i, st := range tr.steps {
-			var got []string
-			for _, line := range st.sent() {
-				status, h, out := c.post(line)
-				head := fmt.Sprintf("HTTP %d", status)
-				if sid := h.Get(headerSessionID); sid != "" {
-					head += " +session"
-					c.sid = sid
-					c.version = classicVersionOf(out)
-				}
-				if strings.HasPrefix(line, "{") {
-					version = checkClassicShapes(t, line, out, version, schemas)
-				}
-				got = append(append(got, head), out...)
-			}
-			if *update {
-				tr.steps[i].server = got
-				continue
-			}
-			if len(got) != len(st.server) || !sameHTTPLines(t, got, st.server) {
-				t.Errorf("%s step %d:\n%s\n got:\n%s\nwant:\n%s", file, i+1, strings.Join(st.client, "\n"),
-					strings.Join(got, "\n"), strings.Join(st.server, "\n"))
-			}
-		}
-		if *update {
-			if err := os.WriteFile(file, []byte(tr.format()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+// mustSession returns the classic session sid that ts holds.
+func mustSession(tb testing.TB, ts *testHTTP, sid string) *session {
+	tb.Helper()
+	ts.tr.sessions.mu.Lock()
+	defer ts.tr.sessions.mu.Unlock()
+	e, ok := ts.tr.sessions.byID[sid]
+	if !ok {
+		tb.Fatalf("no session %q", sid)
+	}
+	return e.sess
 }
 
-// sameHTTPLines compares status lines exactly and messages as JSON.
-func sameHTTPLines(tb testing.TB, got, want []string) bool {
-	tb.Helper()
-	for i := range got {
-		if strings.HasPrefix(want[i], "HTTP ") {
-			if got[i] != want[i] {
-				return false
-			}
-		} else if !sameJSON(tb, got[i], want[i]) {
-			return false
-		}
-	}
-	return true
+// liveSessions counts the classic sessions st holds.
+func liveSessions(st *sessionStore) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.byID)
 }
 
 // fakeClock is a clock tests advance by hand.
@@ -249,7 +199,7 @@ func TestClassicHTTPSessions(t *testing.T) {
 		{name: "unmatched response is 202", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, status: 202},
 		{name: "response without session is 400", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, edits: []string{"-Mcp-Session-Id", "-MCP-Protocol-Version"}, status: 400, code: -32600},
 		{name: "initialize with a session id is 400", body: init, status: 400, code: -32600},
-		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + testMeta + `}}`, status: 404, code: -32601},
+		{name: "modern initialize is 404", body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"},"_meta":` + metaJSON + `}}`, status: 404, code: -32601},
 		{name: "DELETE ends the session", body: http.MethodDelete, status: 204},
 		{name: "deleted session is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: list, status: 404, code: -32600},
 		{name: "deleted session DELETE is 404", setup: func(c *classicHTTPClient, _ *fakeClock) { c.post(http.MethodDelete) }, body: http.MethodDelete, status: 404, code: -32600},
@@ -278,8 +228,8 @@ func TestClassicHTTPSessions(t *testing.T) {
 			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			cfg := tt.cfg
 			cfg.now = clock.Now
-			ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &cfg)
-			c := newClassicHTTPClient(t, ts)
+			ts := newTestHTTP(t, newTestServer(t), &cfg)
+			c := newTestClassicClient(t, ts)
 			c.initialize(init)
 			if tt.setup != nil {
 				tt.setup(c, clock)
@@ -304,10 +254,10 @@ func TestClassicHTTPSessions(t *testing.T) {
 // TestClassicHTTPSessionID checks that session ids are visible ASCII and
 // differ between sessions.
 func TestClassicHTTPSessionID(t *testing.T) {
-	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	seen := map[string]bool{}
 	for range 20 {
-		c := newClassicHTTPClient(t, ts)
+		c := newTestClassicClient(t, ts)
 		c.initialize(bridgeInit(version20251125, `{}`))
 		if !regexp.MustCompile(`^[\x21-\x7e]{16,}$`).MatchString(c.sid) || seen[c.sid] {
 			t.Fatalf("session id %q: want 16+ visible ASCII characters, unique", c.sid)
@@ -320,12 +270,10 @@ func TestClassicHTTPSessionID(t *testing.T) {
 // pushes arrives as events, a second stream is refused, and DELETE ends
 // the stream.
 func TestClassicHTTPGetStream(t *testing.T) {
-	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
-	c := newClassicHTTPClient(t, ts)
+	ts := newTestHTTP(t, newTestServer(t), nil)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
-	tr.sessions.mu.Lock()
-	sess := tr.sessions.byID[c.sid].sess
-	tr.sessions.mu.Unlock()
+	sess := mustSession(t, ts, c.sid)
 	// Queued before the stream opens: delivered when it does.
 	sess.push(encodeNotification("notifications/tools/list_changed", struct{}{}))
 	resp := c.open(http.MethodGet)
@@ -376,14 +324,14 @@ func TestClassicHTTPQueueBounded(t *testing.T) {
 // -32601 naming the supported versions, session ids are ignored, GET and
 // DELETE are 405.
 func TestClassicHTTPModernOnly(t *testing.T) {
-	ts, _ := newTestHTTPTransport(t, newClassicServer(t, false, true), &httpConfig{})
-	c := newClassicHTTPClient(t, ts)
+	ts := newTestHTTP(t, newTestServer(t, withFlags("-modern-only")), nil)
+	c := newTestClassicClient(t, ts)
 	status, h, out := c.post(bridgeInit(version20251125, `{}`))
 	if status != 404 || h.Get(headerSessionID) != "" || len(out) != 1 ||
 		!strings.Contains(out[0], `"code":-32601`) || !strings.Contains(out[0], `supported protocol versions: 2026-07-28`) {
 		t.Errorf("initialize: status %d, session %q, %v", status, h.Get(headerSessionID), out)
 	}
-	status, _, out = c.post(rpcBody("tools/list", ""), "Mcp-Session-Id: abc")
+	status, _, out = c.post(req("1", "tools/list", ""), "Mcp-Session-Id: abc")
 	if status != 200 {
 		t.Errorf("modern request with a session id: status %d, want 200 (id ignored)\n%v", status, out)
 	}
@@ -397,12 +345,12 @@ func TestClassicHTTPModernOnly(t *testing.T) {
 // TestClassicHTTPShutdownEndsStreams checks that closing the store ends an
 // open GET stream, so a graceful shutdown does not wait for it.
 func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
-	ts, tr := newTestHTTPTransport(t, newClassicServer(t, false, false), &httpConfig{})
-	c := newClassicHTTPClient(t, ts)
+	ts := newTestHTTP(t, newTestServer(t), nil)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	resp := c.open(http.MethodGet)
 	defer resp.Body.Close()
-	tr.sessions.closeAll()
+	ts.tr.sessions.closeAll()
 	if _, ok := nextSSE(bufio.NewReader(resp.Body)); ok {
 		t.Error("stream carried an event, want its end")
 	}
@@ -415,24 +363,80 @@ func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 // TestClassicHTTPCancelled checks notifications/cancelled over HTTP: the
 // request is cancelled and its stream ends without a response.
 func TestClassicHTTPCancelled(t *testing.T) {
-	s, tt := newTestHTTPRegistry(t)
-	s.log = log.New(io.Discard, "", 0)
-	ts, _ := newTestHTTPTransport(t, s, &httpConfig{})
-	c := newClassicHTTPClient(t, ts)
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
+	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
 	done := make(chan []string)
 	go func() {
-		_, _, out := c.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`)
+		_, _, out := c.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"gate"}}`)
 		done <- out
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	if status, _, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); status != 202 {
 		t.Fatalf("cancel: status %d, want 202", status)
 	}
-	if err := mustReceive(t, tt.cancelled); err == nil {
+	if err := mustReceive(t, g.cancelled); err == nil {
 		t.Error("handler context not cancelled")
 	}
 	if out := mustReceive(t, done); len(out) != 0 {
 		t.Errorf("cancelled request answered %v, want nothing", out)
+	}
+}
+
+// TestClassicSessionEndReleases checks that every way a session ends
+// releases its hub registration: idle expiry and shutdown on HTTP (EOF
+// on stdio and DELETE are in the script tests), and that a session that
+// ended cannot register again.
+func TestClassicSessionEndReleases(t *testing.T) {
+	s := newTestServer(t)
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	ts := newTestHTTP(t, s, &httpConfig{sessionIdle: time.Minute, now: clock.Now})
+	for range 3 {
+		c := newTestClassicClient(t, ts)
+		c.initialize(bridgeInit(version20251125, `{}`))
+	}
+	if n := s.subs.classicCount(); n != 3 {
+		t.Fatalf("%d sessions watched, want 3", n)
+	}
+	clock.advance(2 * time.Minute)
+	c := newTestClassicClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`)) // sweeps the expired ones
+	if n := s.subs.classicCount(); n != 1 {
+		t.Errorf("after idle expiry: %d sessions watched, want 1", n)
+	}
+	ts.tr.sessions.closeAll()
+	if n := s.subs.classicCount(); n != 0 {
+		t.Errorf("after shutdown: %d sessions watched, want 0", n)
+	}
+	sess := newSession()
+	sess.end()
+	if w := s.watchSession(sess); w != nil || s.subs.classicCount() != 0 {
+		t.Errorf("an ended session registered")
+	}
+}
+
+// TestClassicHTTPSessionEra checks which era answers a POST in a classic
+// session whose params do not parse: _meta decides, read to its end even
+// after the first problem. With a modern version it is a modern request,
+// whose mirrored MCP-Protocol-Version (the session's) does not match:
+// -32020 with the modern status, 400. Without, the session answers the
+// problem (-32602) in a 200 response.
+func TestClassicHTTPSessionEra(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t), nil)
+	c := newTestClassicClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
+	for _, tt := range []struct {
+		name, body   string
+		status, code int
+	}{
+		{"modern _meta after the problem", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5,"_meta":` + metaJSON + `}}`, 400, codeHeaderMismatch},
+		{"no _meta", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}`, 200, codeInvalidParams},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mustDo(t, ts.Client(), c.request(t.Context(), tt.body, headerSessionID+": "+c.sid, headerProtocolVersion+": "+c.version)); got.status != tt.status || got.code != tt.code {
+				t.Errorf("POST %s: status %d code %d, want %d %d\n%s", tt.body, got.status, got.code, tt.status, tt.code, got.body)
+			}
+		})
 	}
 }

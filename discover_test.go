@@ -47,8 +47,8 @@ func TestMetaFailures(t *testing.T) {
 		{"version empty", metaWith(`{"io.modelcontextprotocol/protocolVersion":"",` + c + `}`), codeUnsupportedVersion},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			got := serveOne(t, s, tt.line)
+			s := newTestServer(t)
+			got := mustServeOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
 			}
@@ -57,8 +57,8 @@ func TestMetaFailures(t *testing.T) {
 }
 
 func TestUnsupportedVersionData(t *testing.T) {
-	s, _ := newTestServer(t, false)
-	got := serveOne(t, s, metaWith(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`))
+	s := newTestServer(t)
+	got := mustServeOne(t, s, metaWith(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18","io.modelcontextprotocol/clientCapabilities":{}}`))
 	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-06-18"}}}`
 	if !sameJSON(t, got, want) {
 		t.Errorf("got %s\nwant %s", got, want)
@@ -66,11 +66,11 @@ func TestUnsupportedVersionData(t *testing.T) {
 }
 
 func TestMetaOptionalMembersAccepted(t *testing.T) {
-	s, _ := newTestServer(t, false)
+	s := newTestServer(t)
 	line := metaWith(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"debug","progressToken":"t",` +
 		`"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","com.example/anything":[1,2]}`)
-	if got := serveOne(t, s, line); errorCode(t, got) != 0 {
+	if got := mustServeOne(t, s, line); errorCode(t, got) != 0 {
 		t.Errorf("serve(%s) = %s, want a result", line, got)
 	}
 }
@@ -105,10 +105,10 @@ func TestEveryResultStamped(t *testing.T) {
 			if !ok {
 				t.Fatalf("no request for %s in everyMethod", name)
 			}
-			s, _ := newTestServer(t, false)
+			s := newTestServer(t)
 			// The response is the last line: a listen request writes its
 			// acknowledgement first and is answered when input ends.
-			lines := serveAll(t, s, req("1", name, params)+"\n")
+			lines := mustServeAll(t, s, req("1", name, params)+"\n")
 			got := mustDecode(t, lines[len(lines)-1])
 			res, _ := got["result"].(map[string]any)
 			if res == nil {
@@ -133,8 +133,8 @@ func TestCacheHints(t *testing.T) {
 			if methods[name].cacheable != want {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
-			s, _ := newTestServer(t, false, "-cache-ttl", "2.5s", "-cache-scope", "private")
-			lines := serveAll(t, s, req("1", name, everyMethod[name])+"\n")
+			s := newTestServer(t, withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
+			lines := mustServeAll(t, s, req("1", name, everyMethod[name])+"\n")
 			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]
 			scope, hasScope := res["cacheScope"]
@@ -147,8 +147,8 @@ func TestCacheHints(t *testing.T) {
 		})
 	}
 	t.Run("absent on errors", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
-		got := serveOne(t, s, req("1", "resources/read", `"uri":"demo://nope"`))
+		s := newTestServer(t)
+		got := mustServeOne(t, s, req("1", "resources/read", `"uri":"demo://nope"`))
 		if strings.Contains(got, "ttlMs") || strings.Contains(got, "cacheScope") {
 			t.Errorf("error carries cache hints: %s", got)
 		}
@@ -161,8 +161,8 @@ func TestCacheHints(t *testing.T) {
 		{"resource override", "test://clock", "5000", "private"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, true)
-			res, _ := mustDecode(t, serveOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
+			s := newTestServer(t, withRegistry("base", "extras"))
+			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
 			if res["ttlMs"] != json.Number(tt.ttl) || res["cacheScope"] != tt.scope {
 				t.Errorf("read %s: ttlMs %v cacheScope %v, want %s %s", tt.uri, res["ttlMs"], res["cacheScope"], tt.ttl, tt.scope)
 			}
@@ -198,15 +198,16 @@ func TestDiscoverCapabilities(t *testing.T) {
 			s.addTemplate(resourceTemplate{URITemplate: "x://{a}", Name: "a", Read: read, Complete: map[string]completer{"a": complete}})
 		}, `{"logging":{},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 		{"tool removed", func(s *server) { s.addTool(tool{Name: "t", Call: noop}); s.removeTool("t") }, `{"logging":{}}`},
-		{"demo", func(s *server) { t.Cleanup(mustRegisterDemo(t, s)) }, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
+		{"every kind", func(s *server) {
+			s.addTool(tool{Name: "t", Call: noop})
+			s.addResource(resource{URI: "x://a", Name: "a"})
+			s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: complete}}, Get: get})
+		}, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"completions":{}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "demo" && !runServesDemo {
-				t.Skip("needs the demo registry, which this build does not carry")
-			}
-			s, _ := newEmptyServer(t)
+			s := newTestServer(t, withRegistry())
 			tt.register(s)
-			res, _ := mustDecode(t, serveOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
+			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
 			got, _ := json.Marshal(res["capabilities"])
 			if !sameJSON(t, string(got), tt.want) {
 				t.Errorf("capabilities = %s, want %s", got, tt.want)
@@ -217,9 +218,9 @@ func TestDiscoverCapabilities(t *testing.T) {
 		})
 	}
 	t.Run("completion without completers is method not found", func(t *testing.T) {
-		s, _ := newEmptyServer(t)
+		s := newTestServer(t, withRegistry())
 		s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}}, Get: get})
-		got := serveOne(t, s, req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}`))
+		got := mustServeOne(t, s, req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}`))
 		if errorCode(t, got) != codeMethodNotFound {
 			t.Errorf("got %s, want -32601", got)
 		}
@@ -235,7 +236,6 @@ func runOnce(tb testing.TB, args []string, line string) (string, error) {
 }
 
 func TestFlags(t *testing.T) {
-	skipWithoutDemo(t)
 	for _, tt := range []struct {
 		name      string
 		args      []string
@@ -247,7 +247,6 @@ func TestFlags(t *testing.T) {
 		{"cache-ttl", []string{"-cache-ttl", "1500ms"}, req("1", "tools/list", ""), "", `"ttlMs":1500,`},
 		{"cache-ttl zero", []string{"-cache-ttl", "0"}, req("1", "prompts/list", ""), "", `"ttlMs":0,`},
 		{"cache-scope private", []string{"-cache-scope", "private"}, req("1", "resources/list", ""), "", `"cacheScope":"private"`},
-		{"page-size", []string{"-page-size", "1"}, req("1", "tools/list", ""), "", `"nextCursor":"MQ"`},
 		{"negative cache-ttl", []string{"-cache-ttl", "-1s"}, "", "-cache-ttl", ""},
 		{"bad cache-scope", []string{"-cache-scope", "shared"}, "", "-cache-scope", ""},
 		{"negative page-size", []string{"-page-size", "-1"}, "", "-page-size", ""},

@@ -15,6 +15,10 @@ import (
 // exampleMeta is the _meta a modern client sends on every request.
 const exampleMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
+// exampleServer names the examples' server (config.info); left zero, it
+// would be the product's name and version.
+var exampleServer = implementation{Name: "example", Version: "1.0.0"}
+
 // serveExample serves one request line and writes the answer to stdout.
 func serveExample(s *server, line string) {
 	if err := s.serveStdio(context.Background(), strings.NewReader(line+"\n"), os.Stdout); err != nil {
@@ -23,7 +27,7 @@ func serveExample(s *server, line string) {
 }
 
 func Example_addTool() {
-	s := newServer(config{}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer}, log.New(io.Discard, "", 0))
 	s.addTool(tool{
 		Name:        "shout",
 		Description: "Returns the text in upper case.",
@@ -36,12 +40,12 @@ func Example_addTool() {
 	// A schema violation is reported to the model in-band.
 	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{},`+exampleMeta+`}}`)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"HELLO"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
-	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"invalid arguments for tool shout: missing required property \"text\""}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"HELLO"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"invalid arguments for tool shout: missing required property \"text\""}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
 
 func Example_addResource() {
-	s := newServer(config{cache: cacheHint{TTL: 0, Scope: scopePublic}}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, log.New(io.Discard, "", 0))
 	s.addResource(resource{
 		URI:      "notes://today",
 		Name:     "today",
@@ -58,12 +62,12 @@ func Example_addResource() {
 	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://today",`+exampleMeta+`}}`)
 	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://day/2026-07-28",`+exampleMeta+`}}`)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
-	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
 
 func Example_addPrompt() {
-	s := newServer(config{}, log.New(io.Discard, "", 0))
+	s := newServer(config{info: exampleServer}, log.New(io.Discard, "", 0))
 	s.addPrompt(prompt{
 		Name:        "review",
 		Description: "Asks for a code review.",
@@ -76,5 +80,5 @@ func Example_addPrompt() {
 	})
 	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"language":"Go"},`+exampleMeta+`}}`)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Review this Go code."}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Review this Go code."}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }

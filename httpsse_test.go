@@ -1,3 +1,10 @@
+// Tests of the Streamable HTTP transport (httpsse.go): one raw request per
+// rule (TestHTTPRules), SSE responses, cancellation and timeouts, the
+// keep-alive of long-lived streams, and its fuzz target; and the test
+// HTTP server (newTestHTTP) on an in-memory network. The modern
+// subscriptions and the classic era over HTTP have their own transcripts
+// (testdata/subscriptions-http, testdata/classic-http).
+
 package main
 
 import (
@@ -8,134 +15,104 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/iotest"
+	"testing/synctest"
 	"time"
 )
 
-// testMeta is the minimal valid modern _meta.
-const testMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// rpcBody is a request with id 1, the given params members and testMeta.
-func rpcBody(method, params string) string {
-	if params != "" {
-		params += ","
-	}
-	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":` + testMeta + `}}`
+// testHTTP is a test server reached over Streamable HTTP on an in-memory
+// network (net.Pipe connections), so that it also runs inside a
+// testing/synctest bubble: a client waiting for the server is durably
+// blocked, and the bubble's clock moves on.
+type testHTTP struct {
+	URL    string         // http://127.0.0.1:port
+	port   int            // the port the transport believes it listens on
+	client *http.Client   // dials the in-memory listener
+	tr     *httpTransport // serves httpPath
 }
 
-// testHTTPTools are the channels of the test tools a test server registers.
-type testHTTPTools struct {
-	started   chan struct{} // block and gate: the handler is running
-	cancelled chan error    // block: the handler's context ended, with this error
-	release   chan struct{} // gate: close to let the handler return
-}
+// testHTTPPort is the port every testHTTP claims: the transport derives
+// its own origins (http://localhost:port, ...) from it.
+const testHTTPPort = 39217
 
-// newTestHTTPServer serves the demo registry plus test tools over a real
-// loopback listener. cfg may be nil for the defaults.
-func newTestHTTPServer(tb testing.TB, cfg *httpConfig) (*httptest.Server, *testHTTPTools) {
+// Client returns the client that reaches ts.
+func (ts *testHTTP) Client() *http.Client { return ts.client }
+
+// newTestHTTP serves s at httpPath with hcfg (nil for the defaults; a zero
+// maxBody is the default). When the test ends, every classic session is
+// closed, then the server and the client's connections.
+func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	tb.Helper()
-	s, tt := newTestHTTPRegistry(tb)
-	if cfg != nil {
-		s.requestTimeout = cfg.requestTimeout // applied by dispatch, not the transport
+	if hcfg == nil {
+		hcfg = &httpConfig{}
 	}
-	ts, _ := newTestHTTPTransport(tb, s, cfg)
-	return ts, tt
-}
-
-// newTestHTTPTransport serves s at httpPath over a loopback listener with
-// cfg (nil for the defaults; a zero maxBody is the default). When the test
-// ends, every classic session is closed, then the listener.
-func newTestHTTPTransport(tb testing.TB, s *server, cfg *httpConfig) (*httptest.Server, *httpTransport) {
-	tb.Helper()
-	if cfg == nil {
-		cfg = &httpConfig{}
+	if hcfg.maxBody == 0 {
+		hcfg.maxBody = defaultMaxBodyBytes
 	}
-	if cfg.maxBody == 0 {
-		cfg.maxBody = defaultMaxBodyBytes
-	}
-	ts := httptest.NewUnstartedServer(nil)
-	t := newHTTPTransport(s, cfg, ts.Listener.Addr())
+	ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
-	ts.Config.Handler = mux
-	ts.Start()
+	mux.Handle(httpPath, tr)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(ln)
+	}()
+	client := &http.Client{Transport: &http.Transport{DialContext: ln.dial}}
 	tb.Cleanup(func() {
-		t.sessions.closeAll()
-		ts.Close()
+		tr.sessions.closeAll()
+		client.CloseIdleConnections()
+		_ = srv.Close()
+		<-served
 	})
-	return ts, t
+	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr}
 }
 
-// newTestHTTPRegistry builds a server with the demo registry and the tools
-// the HTTP tests need.
-func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
-	tb.Helper()
-	s := newTestDemoServer(tb, config{cache: testCache}, nil)
-	tt := &testHTTPTools{started: make(chan struct{}, 1), cancelled: make(chan error, 1), release: make(chan struct{})}
-	s.addTool(tool{
-		Name:        "hdr",
-		Description: "Mirrors arguments into Mcp-Param headers.",
-		InputSchema: `{"type":"object","properties":{
-			"region":{"type":"string","x-mcp-header":"Region"},
-			"count":{"type":"integer","x-mcp-header":"Count"},
-			"flag":{"type":"boolean","x-mcp-header":"Flag"},
-			"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}`,
-		Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
-	})
-	s.addTool(tool{
-		Name:             "hv",
-		Description:      "Validates its own arguments; still mirrors tenant.",
-		InputSchema:      `{"type":"object","properties":{"tenant":{"type":"string","x-mcp-header":"Tenant"}},"anyOf":[{"required":["tenant"]}]}`,
-		HandlerValidates: true,
-		Call:             func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
-	})
-	s.addTool(tool{
-		Name:        "block",
-		Description: "Blocks until its context ends, then reports why.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			tt.started <- struct{}{}
-			<-ctx.Done()
-			req.Progress(1, 0, "too late") // must not be written
-			tt.cancelled <- ctx.Err()
-			return nil, ctx.Err()
-		},
-	})
-	s.addTool(tool{
-		Name:        "gate",
-		Description: "Returns when released.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			tt.started <- struct{}{}
-			select {
-			case <-tt.release:
-				return textResult("released"), nil
-			case <-ctx.Done():
-				tt.cancelled <- ctx.Err()
-				return nil, ctx.Err()
-			}
-		},
-	})
-	s.addTool(tool{
-		Name:        "boom",
-		Description: "Panics.",
-		Call:        func(ctx context.Context, req *request) (*toolResult, error) { panic("boom") },
-	})
-	s.addTool(tool{
-		Name:        "who",
-		Description: "Returns the principal.",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			return textResult("principal=" + req.principal), nil
-		},
-	})
-	return s, tt
+// memListener is a net.Listener whose connections are net.Pipe pairs made
+// by dial.
+type memListener struct {
+	conns  chan net.Conn // server ends of dialled connections
+	closed chan struct{} // closed by Close
+	once   sync.Once
+}
+
+func (l *memListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *memListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *memListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: testHTTPPort}
+}
+
+// dial connects to l whatever the address.
+func (l *memListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // newTestHTTPRequest builds a POST of body to ts with the headers a
@@ -143,7 +120,7 @@ func newTestHTTPRegistry(tb testing.TB) (*server, *testHTTPTools) {
 // edits: "Name: value" replaces every default Name (repeat a name to send
 // it twice; the name is sent in the case written), "-Name" removes it,
 // "Host: h" sets the Host.
-func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *httptest.Server, method, body string, edits []string) *http.Request {
+func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method, body string, edits []string) *http.Request {
 	tb.Helper()
 	if method == "" {
 		method = http.MethodPost
@@ -245,13 +222,13 @@ func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
 // TestHTTPRules sends one raw request per rule of the transport and checks
 // the status, the content type and, for JSON-RPC errors, code and id.
 func TestHTTPRules(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
-	port := ts.Listener.Addr().(*net.TCPAddr).Port
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "extras", "http")), &httpConfig{maxBody: 4096, allowOrigins: []string{"https://app.example.com"}})
+	port := ts.port
 	own := fmt.Sprintf("http://localhost:%d", port)
-	hdrCall := func(args string) string { return rpcBody("tools/call", `"name":"hdr","arguments":`+args) }
-	echo := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
-	list := rpcBody("tools/list", "")
-	big := rpcBody("tools/call", `"name":"echo","arguments":{"message":"`+strings.Repeat("x", 5000)+`"}`)
+	hdrCall := func(args string) string { return req("1", "tools/call", `"name":"hdr","arguments":`+args) }
+	echo := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	list := req("1", "tools/list", "")
+	big := req("1", "tools/call", `"name":"echo","arguments":{"message":"`+strings.Repeat("x", 5000)+`"}`)
 	for _, tt := range []struct {
 		name    string
 		method  string // default POST
@@ -265,9 +242,9 @@ func TestHTTPRules(t *testing.T) {
 		header  string // "Name: value" the response must carry
 	}{
 		// Answers and their status.
-		{name: "discover answers 200 json", body: rpcBody("server/discover", ""), status: 200, id: "1", ctype: "application/json"},
+		{name: "discover answers 200 json", body: req("1", "server/discover", ""), status: 200, id: "1", ctype: "application/json"},
 		{name: "tool call answers 200 json", body: echo, status: 200, id: "1", ctype: "application/json"},
-		{name: "in-band tool error is 200", body: rpcBody("tools/call", `"name":"echo","arguments":{}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "in-band tool error is 200", body: req("1", "tools/call", `"name":"echo","arguments":{}`), status: 200, id: "1", ctype: "application/json"},
 		{name: "notification is 202 without body", body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, status: 202},
 		{name: "unknown notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/whatever"}`, edits: []string{"-Mcp-Method"}, status: 202},
 		{name: "last event id is ignored", body: list, edits: []string{"Last-Event-ID: 7"}, status: 200, id: "1", ctype: "application/json"},
@@ -282,11 +259,11 @@ func TestHTTPRules(t *testing.T) {
 		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},
-		{name: "unknown method is 404 -32601", body: rpcBody("unknown/method", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
-		{name: "removed method is 404 -32601", body: rpcBody("initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
-		{name: "unknown tool is 400 -32602", body: rpcBody("tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
-		{name: "string id is echoed", body: strings.Replace(rpcBody("nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
-		{name: "panicking handler is 500 -32603", body: rpcBody("tools/call", `"name":"boom"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
+		{name: "unknown method is 404 -32601", body: req("1", "unknown/method", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "removed method is 404 -32601", body: req("1", "initialize", ""), status: 404, code: -32601, id: "1", ctype: "application/json"},
+		{name: "unknown tool is 400 -32602", body: req("1", "tools/call", `"name":"nope"`), status: 400, code: -32602, id: "1", ctype: "application/json"},
+		{name: "string id is echoed", body: strings.Replace(req("1", "nope", ""), `"id":1`, `"id":"a-1"`, 1), status: 404, code: -32601, id: `"a-1"`, ctype: "application/json"},
+		{name: "panicking handler is 500 -32603", body: req("1", "tools/call", `"name":"explode"`), status: 500, code: -32603, id: "1", ctype: "application/json"},
 		{name: "parse error is 400 -32700 with null id", body: `{"jsonrpc":"2.0","id":1,`, status: 400, code: -32700, id: "null", ctype: "application/json"},
 		{name: "batch is 400 -32600", body: "[" + list + "]", status: 400, code: -32600, id: "null", ctype: "application/json"},
 		{name: "response from client is 400 -32600", body: `{"jsonrpc":"2.0","id":5,"result":{}}`, status: 400, code: -32600, id: "5", ctype: "application/json"},
@@ -307,10 +284,10 @@ func TestHTTPRules(t *testing.T) {
 		{name: "Mcp-Name bad base64 is -32020", body: echo, edits: []string{"Mcp-Name: =?base64?ZWNobw?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "Mcp-Name sentinel is case-sensitive", body: echo, edits: []string{"Mcp-Name: =?BASE64?ZWNobw==?="}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "Mcp-Name non-ASCII plain value is -32020", body: echo, edits: []string{"Mcp-Name: échо"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name resources/read uri", body: rpcBody("resources/read", `"uri":"demo://readme"`), status: 200, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name resources/read mismatch", body: rpcBody("resources/read", `"uri":"demo://readme"`), edits: []string{"Mcp-Name: demo://logo"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name prompts/get", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), status: 200, id: "1", ctype: "application/json"},
-		{name: "Mcp-Name prompts/get mismatch", body: rpcBody("prompts/get", `"name":"greet","arguments":{"name":"a"}`), edits: []string{"Mcp-Name: other"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read uri", body: req("1", "resources/read", `"uri":"demo://readme"`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name resources/read mismatch", body: req("1", "resources/read", `"uri":"demo://readme"`), edits: []string{"Mcp-Name: demo://logo"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get", body: req("1", "prompts/get", `"name":"greet","arguments":{"name":"a"}`), status: 200, id: "1", ctype: "application/json"},
+		{name: "Mcp-Name prompts/get mismatch", body: req("1", "prompts/get", `"name":"greet","arguments":{"name":"a"}`), edits: []string{"Mcp-Name: other"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 
 		// Mcp-Param-* (x-mcp-header).
 		{name: "param header matches", body: hdrCall(`{"region":"us-west1"}`), edits: []string{"Mcp-Param-Region: us-west1"}, status: 200, id: "1", ctype: "application/json"},
@@ -342,7 +319,7 @@ func TestHTTPRules(t *testing.T) {
 		{name: "param header nested property missing", body: hdrCall(`{"loc":{"zone":"a"}}`), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header sent twice", body: hdrCall(`{"region":"a"}`), edits: []string{"Mcp-Param-Region: a", "Mcp-Param-Region: a"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header non-ASCII plain value", body: hdrCall(`{"region":"café"}`), edits: []string{"Mcp-Param-Region: café"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "param header of a handler-validated tool", body: rpcBody("tools/call", `"name":"hv","arguments":{"tenant":"t1"}`), edits: []string{"Mcp-Param-Tenant: t2"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "param header of a handler-validated tool", body: req("1", "tools/call", `"name":"hv","arguments":{"tenant":"t1"}`), edits: []string{"Mcp-Param-Tenant: t2"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "param header undeclared is ignored", body: echo, edits: []string{"Mcp-Param-Other: x"}, status: 200, id: "1", ctype: "application/json"},
 
 		// Origin and Host (DNS rebinding).
@@ -412,39 +389,6 @@ func TestHTTPRules(t *testing.T) {
 	}
 }
 
-// TestHTTPBearerToken checks the optional static token: 401 with a
-// challenge without it, the principal derived from it with it.
-func TestHTTPBearerToken(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, &httpConfig{token: "s3cret"})
-	who := rpcBody("tools/call", `"name":"who"`)
-	for _, tt := range []struct {
-		name   string
-		edits  []string
-		status int
-	}{
-		{"no authorization is 401", nil, 401},
-		{"wrong token is 401", []string{"Authorization: Bearer s3cre"}, 401},
-		{"other scheme is 401", []string{"Authorization: Basic s3cret"}, 401},
-		{"right token", []string{"Authorization: Bearer s3cret"}, 200},
-		{"scheme is case-insensitive", []string{"Authorization: bearer s3cret"}, 200},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", who, tt.edits))
-			if got.status != tt.status {
-				t.Fatalf("status = %d, want %d\n%s", got.status, tt.status, got.body)
-			}
-			if tt.status == 401 && !strings.HasPrefix(got.header.Get("WWW-Authenticate"), "Bearer") {
-				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", got.header.Get("WWW-Authenticate"))
-			}
-			if tt.status == 200 {
-				if bytes.Contains(got.body, []byte("s3cret")) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
-					t.Errorf("principal not derived from the token: %s", got.body)
-				}
-			}
-		})
-	}
-}
-
 // readSSE parses an event stream as a client does: events separated by
 // blank lines, data lines joined, comments and other fields skipped.
 func readSSE(tb testing.TB, r io.Reader) []string {
@@ -477,7 +421,7 @@ func readSSE(tb testing.TB, r io.Reader) []string {
 // TestHTTPSSE checks that notifications switch the response to an event
 // stream: notifications in order, the response last, one line per data.
 func TestHTTPSSE(t *testing.T) {
-	ts, _ := newTestHTTPServer(t, nil)
+	ts := newTestHTTP(t, newTestServer(t), nil)
 	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"tok","io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", body, nil))
 	if err != nil {
@@ -528,9 +472,10 @@ func TestHTTPSSE(t *testing.T) {
 // TestHTTPCancelOnDisconnect checks that closing the response cancels the
 // request's context.
 func TestHTTPCancelOnDisconnect(t *testing.T) {
-	ts, tt := newTestHTTPServer(t, nil)
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
 	ctx, cancel := context.WithCancel(t.Context())
-	req := newTestHTTPRequest(t, ctx, ts, "", rpcBody("tools/call", `"name":"block"`), nil)
+	req := newTestHTTPRequest(t, ctx, ts, "", req("1", "tools/call", `"name":"gate"`), nil)
 	done := make(chan error, 1)
 	go func() {
 		resp, err := ts.Client().Do(req)
@@ -539,9 +484,9 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 		}
 		done <- err
 	}()
-	mustReceive(t, tt.started)
+	mustReceive(t, g.started)
 	cancel()
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.Canceled) {
 		t.Errorf("handler context ended with %v, want context.Canceled", err)
 	}
 	if err := mustReceive(t, done); err == nil {
@@ -551,10 +496,11 @@ func TestHTTPCancelOnDisconnect(t *testing.T) {
 
 // TestHTTPRequestTimeout checks the per-request handler timeout.
 func TestHTTPRequestTimeout(t *testing.T) {
-	ts, tt := newTestHTTPServer(t, &httpConfig{requestTimeout: time.Millisecond})
-	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"block"`), nil))
-	mustReceive(t, tt.started)
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.DeadlineExceeded) {
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g), withFlags("-request-timeout", "1ms")), nil)
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
+	mustReceive(t, g.started)
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("handler context ended with %v, want context.DeadlineExceeded", err)
 	}
 	if got.status != 500 || got.code != codeInternalError {
@@ -590,176 +536,96 @@ func mustReceive[T any](tb testing.TB, ch <-chan T) T {
 	}
 }
 
-// startTestHTTP runs serveHTTP on a loopback listener until the returned
-// cancel; the returned channel yields serveHTTP's result.
-func startTestHTTP(t *testing.T, cfg *httpConfig) (*httptest.Server, *testHTTPTools, context.CancelFunc, <-chan error) {
-	t.Helper()
-	s, tt := newTestHTTPRegistry(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() { errc <- s.serveHTTP(ctx, ln, cfg) }()
-	// An httptest.Server value only to reuse the request helpers.
-	ts := &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln}
-	return ts, tt, cancel, errc
+// chanWriter is a ResponseWriter (and Flusher) that hands each Write to
+// a channel, so a test sees writes as they happen.
+type chanWriter struct {
+	header http.Header
+	writes chan string
 }
 
-// TestHTTPShutdownDrains checks graceful shutdown: after ctx ends the
-// listener closes, a request in flight still gets its answer, and
-// serveHTTP returns nil after it.
-func TestHTTPShutdownDrains(t *testing.T) {
-	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
-	replies := make(chan testHTTPReply, 1)
-	go func() {
-		r, err := doTestHTTP(http.DefaultClient, req)
-		if err != nil {
-			r.body = []byte(err.Error())
+func (w *chanWriter) Header() http.Header { return w.header }
+
+func (w *chanWriter) WriteHeader(int) {}
+
+func (w *chanWriter) Flush() {}
+
+func (w *chanWriter) Write(b []byte) (int, error) { w.writes <- string(b); return len(b), nil }
+
+// TestHTTPCallKeepAlive checks the listen stream's keep-alive on a fake
+// clock: nothing before the stream opens, then a comment every interval,
+// and the timer's goroutine gone when the call stops it (the bubble
+// would report it otherwise).
+func TestHTTPCallKeepAlive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &chanWriter{header: http.Header{}, writes: make(chan string, 16)}
+		call := &httpCall{w: w, rc: http.NewResponseController(w), conn: t.Context()}
+		start := time.Now()
+		stop := call.keepAlive(15 * time.Second)
+		<-time.After(20 * time.Second)
+		synctest.Wait()
+		if len(w.writes) != 0 {
+			t.Fatalf("%d writes before the stream opened, want none", len(w.writes))
 		}
-		replies <- r
-	}()
-	mustReceive(t, tt.started)
-	stop()
-	// Polling is unavoidable here: Shutdown closes the listener
-	// asynchronously.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", ts.Listener.Addr().String())
-		if err != nil {
-			break
+		call.notify([]byte(subExpand(ackTools1) + "\n"))
+		if got := <-w.writes; !strings.HasPrefix(got, "event: message\ndata: ") {
+			t.Fatalf("first write = %q, want the event", got)
 		}
-		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("listener still accepting after shutdown began")
+		for _, at := range []time.Duration{30 * time.Second, 45 * time.Second} {
+			if got := <-w.writes; got != sseKeepAlive {
+				t.Errorf("write = %q, want %q", got, sseKeepAlive)
+			}
+			if el := time.Since(start); el != at {
+				t.Errorf("comment at %v, want %v", el, at)
+			}
 		}
-		runtime.Gosched()
-	}
-	select {
-	case err := <-errc:
-		t.Fatalf("serveHTTP returned %v with a request in flight", err)
-	default:
-	}
-	close(tt.release)
-	if got := mustReceive(t, replies); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
-		t.Errorf("in-flight request: %d %s", got.status, got.body)
-	}
-	if err := mustReceive(t, errc); err != nil {
-		t.Errorf("serveHTTP = %v, want nil", err)
-	}
+		stop()
+		call.finish([]byte(subExpand(closure1)+"\n"), 0)
+		<-w.writes
+		<-time.After(time.Minute)
+		synctest.Wait()
+		if len(w.writes) != 0 {
+			t.Errorf("written after the call ended: %q", <-w.writes)
+		}
+	})
 }
 
-// TestHTTPShutdownCancels checks that requests still running when the
-// drain time is over are cancelled and serveHTTP still returns nil.
-func TestHTTPShutdownCancels(t *testing.T) {
-	ts, tt, stop, errc := startTestHTTP(t, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
-	req := newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-	}()
-	mustReceive(t, tt.started)
-	stop()
-	if err := mustReceive(t, tt.cancelled); !errors.Is(err, context.Canceled) {
-		t.Errorf("handler context ended with %v, want context.Canceled", err)
-	}
-	if err := mustReceive(t, errc); err != nil {
-		t.Errorf("serveHTTP = %v, want nil", err)
-	}
-}
-
-// TestHTTPListenAddr checks how -http completes an address.
-func TestHTTPListenAddr(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"8080", "127.0.0.1:8080"},
-		{":8080", "127.0.0.1:8080"},
-		{"127.0.0.1:8080", "127.0.0.1:8080"},
-		{"localhost:9", "localhost:9"},
-		{"[::1]:8080", "[::1]:8080"},
-		{"0.0.0.0:8080", "0.0.0.0:8080"},
-		{"host", ""},
-		{"99999", ""},
-		{":http", ""},
-	} {
-		got, err := httpListenAddr(tt.in)
-		if got != tt.want || (err != nil) != (tt.want == "") {
-			t.Errorf("httpListenAddr(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-// TestHTTPFlags checks the HTTP flags' validation through run.
-func TestHTTPFlags(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+// TestHTTPKeepAliveOnStreams checks that the real transport sends the
+// comments on a listen stream and on a classic GET stream (a 1ms interval;
+// the wait is for bytes on the wire).
+func TestHTTPKeepAliveOnStreams(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{keepAlive: time.Millisecond})
+	c := newTestClassicClient(t, ts)
+	c.initialize(bridgeInit(version20251125, `{}`))
 	for _, tt := range []struct {
 		name string
-		args []string
-		want string
+		open func() *http.Response
 	}{
-		{"bad address", []string{"-http", "nohost"}, "want host:port"},
-		{"bad origin", []string{"-http", "8080", "-allow-origin", "evil.example.com"}, "scheme://host"},
-		{"origin with path", []string{"-http", "8080", "-allow-origin", "https://a.example/x"}, "scheme://host"},
-		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
-		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
-		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+		{"listen stream", func() *http.Response {
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", subExpand(listenTools), nil))
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
-}
-
-// TestRunHTTP serves through run and stops it with ctx: the exit is clean.
-func TestRunHTTP(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	err := run(ctx, []string{"-http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
-	if err != nil {
-		t.Errorf("run = %v, want nil", err)
-	}
-}
-
-// TestAddToolHeaderDeclarations checks that registration refuses invalid
-// x-mcp-header annotations, also on tools that validate their own
-// arguments.
-func TestAddToolHeaderDeclarations(t *testing.T) {
-	for _, tt := range []struct {
-		name, schema     string
-		handlerValidates bool
-		wantPanic        bool
-	}{
-		{"valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"Region"}}}`, false, false},
-		{"space in name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"My Region"}}}`, false, true},
-		{"number type", `{"type":"object","properties":{"r":{"type":"number","x-mcp-header":"R"}}}`, false, true},
-		{"duplicate ignoring case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"R"},"b":{"type":"string","x-mcp-header":"r"}}}`, false, true},
-		{"under items", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"R"}}}}`, false, true},
-		{"handler-validated valid", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}},"anyOf":[{"required":["r"]}]}`, true, false},
-		{"handler-validated bad name", `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R:1"}},"anyOf":[{"required":["r"]}]}`, true, true},
-		{"handler-validated under anyOf", `{"type":"object","anyOf":[{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}]}`, true, true},
-		{"handler-validated under $defs", `{"type":"object","$defs":{"d":{"type":"string","x-mcp-header":"R"}},"properties":{"r":{"$ref":"#/$defs/d"}}}`, true, true},
-		{"handler-validated object type", `{"type":"object","properties":{"r":{"type":"object","x-mcp-header":"R"}},"anyOf":[{}]}`, true, true},
-		{"handler-validated at root", `{"type":"object","x-mcp-header":"R","anyOf":[{}]}`, true, true},
+			return resp
+		}},
+		{"classic GET stream", func() *http.Response { return c.open(http.MethodGet) }},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(config{}, log.New(io.Discard, "", 0))
-			defer func() {
-				if p := recover(); (p != nil) != tt.wantPanic {
-					t.Errorf("addTool(%s) panic = %v, want panic %v", tt.schema, p, tt.wantPanic)
-				}
-			}()
-			s.addTool(tool{Name: "t", InputSchema: tt.schema, HandlerValidates: tt.handlerValidates,
-				Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult(""), nil }})
-		})
+		resp := tt.open()
+		r := bufio.NewReader(resp.Body)
+		seen := false
+		for range 8 {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if line == ": keep-alive\n" {
+				seen = true
+				break
+			}
+		}
+		resp.Body.Close()
+		if !seen {
+			t.Errorf("%s: no keep-alive comment", tt.name)
+		}
 	}
 }
 
@@ -767,8 +633,8 @@ func TestAddToolHeaderDeclarations(t *testing.T) {
 // connection kept alive between iterations. allocs/op counts client and
 // server together.
 func BenchmarkHTTPToolsCall(b *testing.B) {
-	ts, _ := newTestHTTPServer(b, nil)
-	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	ts := newTestHTTP(b, newTestServer(b), nil)
+	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
 	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)
 	b.ReportAllocs()
@@ -786,5 +652,108 @@ func BenchmarkHTTPToolsCall(b *testing.B) {
 		if resp.StatusCode != 200 {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
+	}
+}
+
+func FuzzHTTPHandler(f *testing.F) {
+	okHeaders := "Content-Type: application/json\nAccept: application/json, text/event-stream\nMCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: echo"
+	for _, seed := range []struct{ method, headers, body string }{
+		{"POST", okHeaders, req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: =?base64?ZWNobw==?=", 1), req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)},
+		{"POST", strings.Replace(okHeaders, "tools/call", "tools/list", 1), req("1", "tools/list", "")},
+		{"POST", okHeaders + "\nOrigin: http://evil.example", req("1", "tools/call", `"name":"echo"`)},
+		{"POST", "Content-Type: text/plain", "{}"},
+		{"GET", "", ""},
+		{"OPTIONS", "Origin: http://localhost\nAccess-Control-Request-Method: POST", ""},
+		{"POST", okHeaders, `{"jsonrpc":"2.0","method":"notifications/cancelled"}`},
+		{"POST", strings.Replace(okHeaders, "Mcp-Name: echo", "Mcp-Name: slow\nMcp-Param-Region: =?base64?AA==?=", 1),
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":1,` + metaJSON[1:] + `}}`},
+	} {
+		f.Add(seed.method, seed.headers, []byte(seed.body))
+	}
+	s := newTestServer(f, withFuzzLimits())
+	tr := newHTTPTransport(s, &httpConfig{maxBody: 1 << 16}, nil)
+	f.Fuzz(func(t *testing.T, method, headers string, body []byte) {
+		req, err := http.NewRequest(method, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if err != nil {
+			return // not a request net/http would deliver
+		}
+		for line := range strings.Lines(headers) {
+			name, value, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
+			if ok && name != "" {
+				req.Header.Add(name, strings.TrimSpace(value))
+			}
+		}
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		tr.ServeHTTP(rec, req)
+		if d := time.Since(start); d > fuzzInputBudget {
+			t.Errorf("ServeHTTP took %v", d)
+		}
+		res := rec.Result()
+		switch ct := res.Header.Get("Content-Type"); {
+		case res.StatusCode == http.StatusAccepted || res.StatusCode == http.StatusNoContent:
+			if rec.Body.Len() != 0 {
+				t.Errorf("status %d with a body %q", res.StatusCode, rec.Body)
+			}
+		case ct == "application/json":
+			id, notification, ok := parseOutgoing(rec.Body.Bytes())
+			if !ok || notification {
+				t.Fatalf("status %d body %q is not a JSON-RPC response", res.StatusCode, rec.Body)
+			}
+			if sent, _ := parseMessage(body); string(id) != "null" && !bytes.Equal(id, sent.id) {
+				t.Errorf("response id %s, request id %s", id, sent.id)
+			}
+		case ct == "text/event-stream":
+			for ev := range strings.SplitSeq(strings.TrimSuffix(rec.Body.String(), "\n\n"), "\n\n") {
+				data, ok := strings.CutPrefix(ev, "event: message\ndata: ")
+				if !ok || !json.Valid([]byte(data)) {
+					t.Fatalf("bad SSE event %q", ev)
+				}
+			}
+		default:
+			t.Fatalf("status %d with content type %q: %q", res.StatusCode, ct, rec.Body)
+		}
+	})
+}
+
+// nextSSE reads one event's data from r; false at the end of the stream.
+func nextSSE(r *bufio.Reader) (string, bool) {
+	var data []string
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && data != nil:
+			return strings.Join(data, "\n"), true
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		}
+		if err != nil {
+			return "", false
+		}
+	}
+}
+
+func TestReadBodyMatchesReadAll(t *testing.T) {
+	big := strings.Repeat("x", 3*readBodyFirst+5)
+	for _, tt := range []struct {
+		name string
+		body string
+		size int64
+	}{
+		{"empty", "", 0},
+		{"small exact", `{"a":1}`, 7},
+		{"large exact", big, int64(len(big))},
+		{"unknown length", big, -1},
+		{"overstated length", `{"a":1}`, 1 << 20},
+		{"understated length", big, 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size)
+			if err != nil || string(got) != tt.body {
+				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
+			}
+		})
 	}
 }

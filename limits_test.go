@@ -1,3 +1,7 @@
+// Tests of the named limits (limits.go): each at its limit and one past
+// it, in-flight requests on stdio and over HTTP, connections, the
+// tools/call rate limit, request timeouts, panics, and the limits' flags.
+
 package main
 
 import (
@@ -7,60 +11,15 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// hardMeta is params._meta of a modern request.
-const hardMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// hardLine is a modern request line with the given id, method and params
-// members (without _meta).
-func hardLine(id int, method, params string) string {
-	if params != "" {
-		params += ","
-	}
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, hardMeta)
-}
-
-// hardTools are the channels of the test tools newTestHardServer adds.
-type hardTools struct {
-	started chan struct{} // gate: a call is running
-	release chan struct{} // gate: each receive lets one call return
-}
-
-// newTestHardServer is the demo registry plus a gate tool (returns when
-// released or cancelled), a stubborn tool (returns only once its context
-// ends) and a boom tool (panics), with cfg; logs go to logs when non-nil.
-func newTestHardServer(tb testing.TB, cfg config, logs io.Writer) (*server, *hardTools) {
-	tb.Helper()
-	s := newTestDemoServer(tb, cfg, logs)
-	ht := &hardTools{started: make(chan struct{}, 1024), release: make(chan struct{})}
-	s.addTool(tool{Name: "gate", Description: "Returns when released.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		ht.started <- struct{}{}
-		select {
-		case <-ht.release:
-			return textResult("released"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}})
-	s.addTool(tool{Name: "stubborn", Description: "Waits for its context to end.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		<-ctx.Done()
-		return nil, fmt.Errorf("gave up: %w", ctx.Err())
-	}})
-	s.addTool(tool{Name: "boom", Description: "Panics.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
-		panic("secret internal detail")
-	}})
-	return s, ht
-}
-
-// hardDispatch parses and dispatches one line and returns the reply's
+// mustDispatchError parses and dispatches one line and returns the reply's
 // error code (0 for a result) and message.
-func hardDispatch(tb testing.TB, s *server, principal, line string) (int, string) {
+func mustDispatchError(tb testing.TB, s *server, principal, line string) (int, string) {
 	tb.Helper()
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil {
@@ -112,7 +71,7 @@ func objectWithKeys(n int) string {
 // one more: the first is served, the second refused with a message naming
 // the limit.
 func TestLimitsAtBoundary(t *testing.T) {
-	s, _ := newTestHardServer(t, config{}, nil)
+	s := newTestServer(t)
 	for _, tt := range []struct {
 		name     string
 		line     string
@@ -120,22 +79,22 @@ func TestLimitsAtBoundary(t *testing.T) {
 		wantMsg  string // substring of the error message; "" with code 0
 	}{
 		// Tool arguments sit at depth 3 (message, params, arguments).
-		{"depth at maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-3)+`}`), 0, ""},
-		{"depth over maxJSONDepth", hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-2)+`}`), codeInvalidRequest, "nested deeper than 64"},
+		{"depth at maxJSONDepth", req("1", "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-3)+`}`), 0, ""},
+		{"depth over maxJSONDepth", req("1", "tools/call", `"name":"echo","arguments":{"message":"x","d":`+nested(maxJSONDepth-2)+`}`), codeInvalidRequest, "nested deeper than 64"},
 		// The checker stops at the level that is too deep: what follows is
 		// never read (here it is not even JSON).
 		{"depth refused before the rest is read", `{"a":` + strings.Repeat("[", maxJSONDepth+1) + "\x01 not json", codeInvalidRequest, "nested deeper"},
-		{"keys at maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+strings.Replace(objectWithKeys(maxObjectKeys), `"k0":0`, `"message":"x"`, 1)), 0, ""},
-		{"keys over maxObjectKeys", hardLine(1, "tools/call", `"name":"echo","arguments":`+objectWithKeys(maxObjectKeys+1)), codeInvalidRequest, "more than 10000 members"},
-		{"name at maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes)+`"`), codeInvalidParams, "unknown tool"},
-		{"name over maxParamStringBytes", hardLine(1, "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
-		{"uri at maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
-		{"uri over maxURILength", hardLine(1, "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
-		{"requestState at maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
-		{"requestState over maxRequestStateBytes", hardLine(1, "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
+		{"keys at maxObjectKeys", req("1", "tools/call", `"name":"echo","arguments":`+strings.Replace(objectWithKeys(maxObjectKeys), `"k0":0`, `"message":"x"`, 1)), 0, ""},
+		{"keys over maxObjectKeys", req("1", "tools/call", `"name":"echo","arguments":`+objectWithKeys(maxObjectKeys+1)), codeInvalidRequest, "more than 10000 members"},
+		{"name at maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes)+`"`), codeInvalidParams, "unknown tool"},
+		{"name over maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
+		{"uri at maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
+		{"uri over maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
+		{"requestState at maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
+		{"requestState over maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, msg := hardDispatch(t, s, "", tt.line)
+			code, msg := mustDispatchError(t, s, "", tt.line)
 			if code != tt.wantCode || !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("got %d %q, want %d containing %q", code, msg, tt.wantCode, tt.wantMsg)
 			}
@@ -146,12 +105,12 @@ func TestLimitsAtBoundary(t *testing.T) {
 // TestStdioLineLimit checks maxLineBytes on stdio: a line of exactly the
 // limit is served, one byte more is refused, and the next line is served.
 func TestStdioLineLimit(t *testing.T) {
-	s, _ := newTestHardServer(t, config{}, nil)
+	s := newTestServer(t)
 	line := func(n int) string {
-		l := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		l := req("1", "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
 		return strings.Replace(l, "PAD", strings.Repeat("x", n-len(l)+3), 1)
 	}
-	in := line(maxLineBytes) + "\n" + line(maxLineBytes+1) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"after"}`) + "\n"
+	in := line(maxLineBytes) + "\n" + line(maxLineBytes+1) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"after"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -186,11 +145,11 @@ func sortedInts(v []int) []int {
 // TestHTTPBodyLimit checks -max-body at the limit and one byte over.
 func TestHTTPBodyLimit(t *testing.T) {
 	body := func(n int) string {
-		b := rpcBody("tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
+		b := req("1", "tools/call", `"name":"echo","arguments":{"message":"PAD"}`)
 		return strings.Replace(b, "PAD", strings.Repeat("x", n-len(b)+3), 1)
 	}
 	const limit = 4096
-	ts, _ := newTestHTTPServer(t, &httpConfig{maxBody: limit})
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{maxBody: limit})
 	for _, tt := range []struct {
 		name   string
 		size   int
@@ -212,13 +171,11 @@ func TestHTTPBodyLimit(t *testing.T) {
 // once and the n+1st starts only when one of them ends.
 func TestStdioMaxRequests(t *testing.T) {
 	const n = 4
-	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
-	c := newTestConn(t, s)
-	go func() {
-		for i := 1; i <= n+1; i++ {
-			fmt.Fprintln(c.in, hardLine(i, "tools/call", `"name":"gate"`))
-		}
-	}()
+	ht := newTestGates()
+	c := newTestConn(t, newTestServer(t, withGates(ht), withFlags("-max-requests", fmt.Sprint(n), "-max-subscriptions", "1")))
+	for i := 1; i <= n+1; i++ {
+		c.send(req(fmt.Sprint(i), "tools/call", `"name":"gate"`))
+	}
 	for range n {
 		mustReceive(t, ht.started)
 	}
@@ -244,17 +201,13 @@ func TestStdioMaxRequests(t *testing.T) {
 // Retry-After.
 func TestHTTPMaxRequests(t *testing.T) {
 	const n = 2
-	s, ht := newTestHardServer(t, config{maxRequests: n}, nil)
-	ts := httptest.NewUnstartedServer(nil)
-	tr := newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, ts.Listener.Addr())
-	tr.queueWait = 10 * time.Millisecond
-	ts.Config.Handler = tr
-	ts.Start()
-	t.Cleanup(ts.Close)
+	ht := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(ht), withFlags("-max-requests", fmt.Sprint(n), "-max-subscriptions", "1")), nil)
+	ts.tr.queueWait = 10 * time.Millisecond
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, context.Background(), ts, "", rpcBody("tools/call", `"name":"gate"`), nil))
+			got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
 			if err != nil || got.status != 200 {
 				t.Errorf("request within the limit: %v %d", err, got.status)
 			}
@@ -263,7 +216,7 @@ func TestHTTPMaxRequests(t *testing.T) {
 	for range n {
 		mustReceive(t, ht.started)
 	}
-	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
 	if got.status != 503 || got.code != codeServerBusy || got.header.Get("Retry-After") == "" {
 		t.Errorf("request over the limit: status %d code %d Retry-After %q, want 503 %d set", got.status, got.code, got.header.Get("Retry-After"), codeServerBusy)
 	}
@@ -271,7 +224,7 @@ func TestHTTPMaxRequests(t *testing.T) {
 		ht.release <- struct{}{}
 	}
 	wg.Wait()
-	got = mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+	got = mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
 	if got.status != 200 {
 		t.Errorf("after the burst: status %d, want 200", got.status)
 	}
@@ -321,26 +274,26 @@ func TestRateLimit(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s, _ := newTestHardServer(t, config{rate: 2, burst: 3, now: clock}, nil)
-	call := hardLine(1, "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	s := newTestServer(t, withFlags("-rate-limit", "2", "-rate-burst", "3"), withClock(clock))
+	call := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	for i := range 3 {
-		if code, msg := hardDispatch(t, s, "alice", call); code != 0 {
+		if code, msg := mustDispatchError(t, s, "alice", call); code != 0 {
 			t.Fatalf("call %d within burst: %d %s", i+1, code, msg)
 		}
 	}
-	if code, msg := hardDispatch(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
+	if code, msg := mustDispatchError(t, s, "alice", call); code != codeRateLimited || msg != "rate limited: retry after 500 ms" {
 		t.Errorf("call over burst: %d %q, want %d %q", code, msg, codeRateLimited, "rate limited: retry after 500 ms")
 	}
-	if code, _ := hardDispatch(t, s, "alice", hardLine(2, "tools/list", "")); code != 0 {
+	if code, _ := mustDispatchError(t, s, "alice", req("2", "tools/list", "")); code != 0 {
 		t.Errorf("tools/list is rate limited: %d", code)
 	}
-	if code, _ := hardDispatch(t, s, "bob", call); code != 0 {
+	if code, _ := mustDispatchError(t, s, "bob", call); code != 0 {
 		t.Errorf("another principal shares alice's bucket: %d", code)
 	}
 	mu.Lock()
 	now = now.Add(500 * time.Millisecond)
 	mu.Unlock()
-	if code, _ := hardDispatch(t, s, "alice", call); code != 0 {
+	if code, _ := mustDispatchError(t, s, "alice", call); code != 0 {
 		t.Errorf("after refill: %d", code)
 	}
 }
@@ -348,9 +301,8 @@ func TestRateLimit(t *testing.T) {
 // TestRateLimitHTTP checks the HTTP face of a rate-limited call: 429 with
 // Retry-After and the JSON-RPC error.
 func TestRateLimitHTTP(t *testing.T) {
-	s, _ := newTestHardServer(t, config{rate: 0.1, burst: 1}, nil)
-	ts, _ := newTestHTTPTransport(t, s, nil)
-	body := rpcBody("tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	ts := newTestHTTP(t, newTestServer(t, withFlags("-rate-limit", "0.1", "-rate-burst", "1")), nil)
+	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
 	if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", body, nil)); got.status != 200 {
 		t.Fatalf("first call: %d %s", got.status, got.body)
 	}
@@ -390,8 +342,8 @@ func TestRateLimiterBounded(t *testing.T) {
 // log, for that request only.
 func TestRequestTimeoutStdio(t *testing.T) {
 	var logs syncBuffer
-	s, _ := newTestHardServer(t, config{requestTimeout: 20 * time.Millisecond}, &logs)
-	in := hardLine(1, "tools/call", `"name":"stubborn"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	s := newTestServer(t, withGates(newTestGates()), withFlags("-request-timeout", "20ms"), withLogs(&logs))
+	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -434,8 +386,8 @@ func TestRequestTimeoutStdio(t *testing.T) {
 // next request served.
 func TestPanicIsolated(t *testing.T) {
 	var logs syncBuffer
-	s, _ := newTestHardServer(t, config{}, &logs)
-	in := hardLine(1, "tools/call", `"name":"boom"`) + "\n" + hardLine(2, "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	s := newTestServer(t, withRegistry("base", "extras"), withLogs(&logs))
+	in := req("1", "tools/call", `"name":"explode"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)

@@ -34,8 +34,10 @@ import (
 	"time"
 )
 
-// demoInstructions tells a model what the demo server is for.
-const demoInstructions = serverName + " demo server: echo and add are instant; slow reports progress; " +
+// demoInstructions tells a model what the demo server is for, after the
+// server's name (s.info.Name: serverName in the product, the test identity
+// in tests, which must not depend on the product's name).
+const demoInstructions = " demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
@@ -61,7 +63,7 @@ func buildRegistry(s *server, getenv func(string) string) (stop func()) { return
 // and starts the demo://clock ticker. stop ends the ticker and returns once
 // its goroutine has; the caller (run) owns it.
 func registerDemo(s *server) (stop func()) {
-	s.instructions = demoInstructions
+	s.instructions = s.info.Name + demoInstructions
 
 	s.addTool(tool{
 		Name:        "echo",
@@ -198,7 +200,7 @@ func registerDemo(s *server) (stop func()) {
 		Title:       "About this server",
 		Description: "A short text resource.",
 		MimeType:    "text/plain",
-		Text:        serverName + " is a Model Context Protocol server in one dependency-free Go binary.\n",
+		Text:        s.info.Name + " is a Model Context Protocol server in one dependency-free Go binary.\n",
 	})
 
 	logo, err := base64.StdEncoding.DecodeString(demoLogoPNG)

@@ -1,31 +1,28 @@
 // Tests of the JSON-RPC envelope (rpc.go, jsondecode.go) through the real
-// stdio loop: error codes, smuggled keys, id echo, internal errors.
+// stdio loop: error codes, smuggled keys, id echo, internal errors; and
+// its fuzz target, FuzzParseMessage.
 
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 )
 
-// newTripwireServer returns a demo server with a tool "tripwire" that
-// counts its calls, to prove that a message never ran a method.
-func newTripwireServer(tb testing.TB) (*server, *atomic.Int32) {
-	tb.Helper()
-	s, _ := newTestServer(tb, false)
-	var calls atomic.Int32
-	s.addTool(tool{
-		Name: "tripwire",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			calls.Add(1)
-			return textResult("tripped"), nil
-		},
-	})
-	return s, &calls
+// tripwire is a tool that counts its calls in calls, to prove that a
+// message never ran a method.
+func tripwire(calls *atomic.Int32) tool {
+	return tool{Name: "tripwire", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		calls.Add(1)
+		return textResult("tripped"), nil
+	}}
 }
 
 func TestErrorCodes(t *testing.T) {
@@ -70,8 +67,8 @@ func TestErrorCodes(t *testing.T) {
 		{"unsupported version", `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05","io.modelcontextprotocol/clientCapabilities":{}}}}`, codeUnsupportedVersion, "10"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, true)
-			got := serveOne(t, s, tt.line)
+			s := newTestServer(t, withRegistry("base", "extras"))
+			got := mustServeOne(t, s, tt.line)
 			if code := errorCode(t, got); code != tt.code {
 				t.Errorf("serve(%s) = %s, want code %d", tt.line, got, tt.code)
 			}
@@ -111,8 +108,10 @@ func TestSmuggledKeysNeverRunAMethod(t *testing.T) {
 		{"as a notification", `{"jsonrpc":"2.0","method":"tools/call","params":{` + call + `,` + m + `}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, calls := newTripwireServer(t)
-			got := serveAll(t, s, tt.line+"\n")
+			var calls atomic.Int32
+			s := newTestServer(t)
+			s.addTool(tripwire(&calls))
+			got := mustServeAll(t, s, tt.line+"\n")
 			if n := calls.Load(); n != 0 {
 				t.Errorf("serve(%s) ran the tool %d times", tt.line, n)
 			}
@@ -124,8 +123,10 @@ func TestSmuggledKeysNeverRunAMethod(t *testing.T) {
 		})
 	}
 	t.Run("control: the exact spelling runs", func(t *testing.T) {
-		s, calls := newTripwireServer(t)
-		serveOne(t, s, req("1", "tools/call", call))
+		var calls atomic.Int32
+		s := newTestServer(t)
+		s.addTool(tripwire(&calls))
+		mustServeOne(t, s, req("1", "tools/call", call))
 		if calls.Load() != 1 {
 			t.Errorf("tripwire ran %d times, want 1", calls.Load())
 		}
@@ -150,9 +151,9 @@ func TestResponseIDEchoedByteForByte(t *testing.T) {
 	} {
 		for _, method := range []string{"tools/call", "no/such/method"} {
 			t.Run(tt.name+" "+method, func(t *testing.T) {
-				s, _ := newTestServer(t, false)
+				s := newTestServer(t)
 				line := req(tt.id, method, `"name":"echo","arguments":{"message":"m"}`)
-				got := serveOne(t, s, line)
+				got := mustServeOne(t, s, line)
 				prefix := `{"jsonrpc":"2.0","id":` + tt.want + `,`
 				if !strings.HasPrefix(got, prefix) {
 					t.Errorf("serve(%s) = %s, want prefix %s", line, got, prefix)
@@ -163,7 +164,8 @@ func TestResponseIDEchoedByteForByte(t *testing.T) {
 }
 
 func TestInternalErrorsCarryNoInternals(t *testing.T) {
-	s, logs := newTestServer(t, true)
+	var logs syncBuffer
+	s := newTestServer(t, withRegistry("base", "extras"), withLogs(&logs))
 	s.addResource(resource{
 		URI:  "test://broken",
 		Name: "broken",
@@ -171,7 +173,7 @@ func TestInternalErrorsCarryNoInternals(t *testing.T) {
 			return nil, errors.New("dial tcp 10.0.0.7:5432: password authentication failed")
 		},
 	})
-	got := serveAll(t, s, req("1", "tools/call", `"name":"explode"`)+"\n"+
+	got := mustServeAll(t, s, req("1", "tools/call", `"name":"explode"`)+"\n"+
 		req("2", "resources/read", `"uri":"test://broken"`)+"\n"+
 		req("3", "tools/call", `"name":"echo","arguments":{"message":"alive"}`)+"\n")
 	if len(got) != 3 {
@@ -197,7 +199,7 @@ func TestInternalErrorsCarryNoInternals(t *testing.T) {
 	}
 	for _, want := range []string{"secret internal detail /etc/shadow", "password authentication failed"} {
 		if !strings.Contains(logs.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, logs)
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
 		}
 	}
 }
@@ -226,4 +228,132 @@ func TestRPCErrorIsMatchesCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzParseMessage(f *testing.F) {
+	for _, seed := range []string{
+		req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`),
+		req(`"\u00e9"`, "resources/read", `"uri":"demo://items/1"`),
+		`{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"server/discover"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","METHOD":"b"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"}]`,
+		`{"a":` + strings.Repeat("[", 80),
+		"{\"k\xff\":1}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// checkJSON agrees with encoding/json on syntax. It also refuses
+		// invalid UTF-8, which json.Valid lets through.
+		verdict := checkJSON(data)
+		valid := json.Valid(data)
+		switch {
+		case !utf8.Valid(data):
+			if !errors.Is(verdict, errJSONSyntax) {
+				t.Errorf("checkJSON(%q) = %v on invalid UTF-8", data, verdict)
+			}
+		case verdict == nil && !valid:
+			t.Errorf("checkJSON(%q) accepted what json.Valid refuses", data)
+		case errors.Is(verdict, errJSONSyntax) && valid:
+			t.Errorf("checkJSON(%q) refused what json.Valid accepts", data)
+		}
+
+		m, rerr := parseMessage(data)
+		if rerr != nil {
+			if out := encodeError(m.id, rerr); !json.Valid(out) {
+				t.Errorf("error response %q is not JSON", out)
+			}
+			return
+		}
+		if verdict != nil {
+			t.Fatalf("parseMessage(%q) accepted what checkJSON refused: %v", data, verdict)
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatalf("parseMessage(%q) accepted a non-object: %v", data, err)
+		}
+		if m.hasMethod {
+			var method string
+			if err := json.Unmarshal(raw["method"], &method); err != nil || method != m.method {
+				t.Errorf("method = %q, encoding/json reads %q (%v)", m.method, method, err)
+			}
+		}
+		if m.id == nil {
+			return
+		}
+		if want := bytes.TrimSpace(raw["id"]); !bytes.Equal(m.id, want) {
+			t.Errorf("id = %s, want %s", m.id, want)
+		}
+		// The id round-trips byte for byte into a response.
+		out := encodeError(m.id, errInternal)
+		var resp map[string]json.RawMessage
+		if err := json.Unmarshal(out, &resp); err != nil || !bytes.Equal(resp["id"], m.id) {
+			t.Errorf("response %s does not echo id %s (%v)", out, m.id, err)
+		}
+		if !m.hasMethod {
+			return
+		}
+		// Dispatching an accepted message never panics and answers with
+		// the same id (or not at all, for a notification).
+		var logs syncBuffer
+		s := newTestServer(t, withRegistry(), withLogs(&logs))
+		s.addTool(tool{Name: "echo", InputSchema: `{"type":"object","properties":{"message":{"type":"string"}}}`,
+			Call: func(ctx context.Context, req *request) (*toolResult, error) {
+				return textResult(req.String("message")), nil
+			}})
+		s.addTemplate(resourceTemplate{URITemplate: "x://{a}/{b}", Name: "t",
+			Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+				return []resourceContents{{URI: uri, Text: vars["a"]}}, nil
+			}})
+		reply := s.dispatch(context.Background(), &m, exchange{send: func([]byte) {}})
+		if strings.Contains(logs.String(), "panic") {
+			t.Fatalf("dispatch(%q) panicked: %s", data, logs.String())
+		}
+		if reply == nil {
+			return
+		}
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal(reply, &r); err != nil || !bytes.Equal(r["id"], m.id) {
+			t.Errorf("dispatch(%q) = %s, not JSON with id %s (%v)", data, reply, m.id, err)
+		}
+	})
+}
+
+// parseOutgoing checks a message the server wrote: strict JSON, jsonrpc
+// "2.0", and either a notification (method, no id) or a response (id, and
+// exactly one of result and error). id is raw ("null" when unreadable).
+func parseOutgoing(b []byte) (id []byte, notification, ok bool) {
+	if checkJSON(b) != nil || jsonKind(b) != '{' {
+		return nil, false, false
+	}
+	members, err := objectMembers(b)
+	if err != nil {
+		return nil, false, false
+	}
+	var version string
+	var hasMethod, hasResult, hasError bool
+	for _, m := range members {
+		switch m.name {
+		case "jsonrpc":
+			version, _ = jsonString(m.value)
+		case "id":
+			id = bytes.TrimSpace(m.value)
+		case "method":
+			hasMethod = true
+		case "result":
+			hasResult = true
+		case "error":
+			hasError = true
+		}
+	}
+	if version != "2.0" {
+		return nil, false, false
+	}
+	if hasMethod {
+		return nil, true, id == nil && !hasResult && !hasError
+	}
+	return id, false, id != nil && hasResult != hasError
 }

@@ -1,53 +1,24 @@
 // Tests of the stdio transport (stdio.go) and of request-scoped
-// notifications: framing, limits, concurrency, cancellation, EOF drain.
+// notifications: framing, limits, concurrency, cancellation, EOF drain,
+// a client that stops reading or answering, and the fuzz targets of the
+// line reader and the whole stdio server. testConn, the live connection
+// every stdio test and transcript uses, is here too.
 
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
-
-// blockingTool registers "block", which reports its start on started,
-// waits for its context to end or for release to close, and reports the
-// context's error on observed.
-func blockingTool(s *server) (started chan string, observed chan error, release chan struct{}) {
-	started, observed, release = make(chan string, 16), make(chan error, 16), make(chan struct{})
-	s.addTool(tool{
-		Name: "block",
-		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			req.Progress(1, 0, "started")
-			started <- string(req.id)
-			select {
-			case <-ctx.Done():
-				observed <- ctx.Err()
-				req.Progress(2, 0, "after cancellation")
-				return nil, ctx.Err()
-			case <-release:
-				observed <- nil
-				return textResult("released"), nil
-			}
-		},
-	})
-	return started, observed, release
-}
-
-func waitFor[T any](tb testing.TB, ch <-chan T, what string) T {
-	tb.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-tb.Context().Done():
-	}
-	tb.Fatalf("no %s", what)
-	var zero T
-	return zero
-}
 
 func TestFraming(t *testing.T) {
 	echo := func(id, msg string) string {
@@ -68,8 +39,8 @@ func TestFraming(t *testing.T) {
 		{"garbage between requests", echo("1", "a") + "\n}{\n" + echo("2", "b") + "\n", []string{"a", "", "b"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			got := serveAll(t, s, tt.input)
+			s := newTestServer(t)
+			got := mustServeAll(t, s, tt.input)
 			if len(got) != len(tt.want) {
 				t.Fatalf("serve(%q) wrote %d lines, want %d:\n%s", tt.input, len(got), len(tt.want), strings.Join(got, "\n"))
 			}
@@ -102,8 +73,8 @@ func TestLongLines(t *testing.T) {
 		{"at the limit is served", atLimit + "\n" + echo + "\n", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			got := serveAll(t, s, tt.input)
+			s := newTestServer(t)
+			got := mustServeAll(t, s, tt.input)
 			if len(got) != 2 {
 				t.Fatalf("wrote %d lines, want 2", len(got))
 			}
@@ -120,8 +91,8 @@ func TestLongLines(t *testing.T) {
 		})
 	}
 	t.Run("over the limit at EOF", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
-		got := serveAll(t, s, strings.Repeat("x", maxLineBytes+1))
+		s := newTestServer(t)
+		got := mustServeAll(t, s, strings.Repeat("x", maxLineBytes+1))
 		if len(got) != 1 || errorCode(t, got[0]) != codeInvalidRequest {
 			t.Errorf("got %q, want one -32600", got)
 		}
@@ -142,8 +113,8 @@ func TestNotificationsNeverAnswered(t *testing.T) {
 		{"smuggled key", `{"jsonrpc":"2.0","method":"notifications/initialized","METHOD":"tools/call"}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			if got := serveAll(t, s, tt.line+"\n"); len(got) != 0 {
+			s := newTestServer(t)
+			if got := mustServeAll(t, s, tt.line+"\n"); len(got) != 0 {
 				t.Errorf("serve(%s) wrote %q, want nothing", tt.line, got)
 			}
 		})
@@ -153,11 +124,11 @@ func TestNotificationsNeverAnswered(t *testing.T) {
 func TestNotificationOrdering(t *testing.T) {
 	// Two slow requests run at once on one connection; each request's
 	// notifications come before its own response.
-	s, _ := newTestServer(t, true)
+	s := newTestServer(t, withRegistry("base", "extras"))
 	call := func(id, token string) string {
 		return reqMeta(id, "tools/call", `"name":"slow","arguments":{"steps":3}`, `"progressToken":"`+token+`","io.modelcontextprotocol/logLevel":"debug"`)
 	}
-	got := serveAll(t, s, call("1", "a")+"\n"+call("2", "b")+"\n"+req("3", "tools/call", `"name":"slow","arguments":{"steps":2}`)+"\n")
+	got := mustServeAll(t, s, call("1", "a")+"\n"+call("2", "b")+"\n"+req("3", "tools/call", `"name":"slow","arguments":{"steps":2}`)+"\n")
 	progress := map[string]int{}
 	logs := 0
 	answered := map[string]bool{}
@@ -184,26 +155,24 @@ func TestNotificationOrdering(t *testing.T) {
 
 func TestConcurrency(t *testing.T) {
 	t.Run("a slow handler does not block a fast one", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("1", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("1", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`))
 		if got := c.recv(); string(responseID(got)) != "2" {
 			t.Errorf("first answer %s, want id 2", got)
 		}
-		close(release)
+		close(g.release)
 		if got := c.recv(); string(responseID(got)) != "1" {
 			t.Errorf("second answer %s, want id 1", got)
 		}
 	})
 	t.Run("an id already in flight is refused", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("1", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("1", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(req("1", "tools/call", `"name":"echo","arguments":{"message":"dup"}`))
 		if got := c.recv(); errorCode(t, got) != codeInvalidRequest || string(responseID(got)) != "1" {
 			t.Errorf("duplicate id: %s, want -32600 with id 1", got)
@@ -213,7 +182,7 @@ func TestConcurrency(t *testing.T) {
 		if got := c.recv(); !strings.Contains(got, "string id") {
 			t.Errorf("string id 1: %s, want the echo", got)
 		}
-		close(release)
+		close(g.release)
 		c.recv()
 	})
 }
@@ -227,16 +196,15 @@ func TestCancellation(t *testing.T) {
 		{"escaped string id", `"\u006aob"`, `"job"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			started, observed, _ := blockingTool(s)
-			c := newTestConn(t, s)
-			c.send(reqMeta(tt.id, "tools/call", `"name":"block"`, `"progressToken":"p"`))
-			waitFor(t, started, "start")
+			g := newTestGates()
+			c := newTestConn(t, newTestServer(t, withGates(g)))
+			c.send(reqMeta(tt.id, "tools/call", `"name":"gate"`, `"progressToken":"p"`))
+			mustReceive(t, g.started)
 			if got := c.recv(); !strings.Contains(got, `"message":"started"`) {
 				t.Fatalf("got %s, want the start progress", got)
 			}
 			c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + tt.cancelID + `,"reason":"user"}}`)
-			if err := waitFor(t, observed, "cancellation"); err != context.Canceled {
+			if err := mustReceive(t, g.cancelled); err != context.Canceled {
 				t.Fatalf("handler context ended with %v, want context.Canceled", err)
 			}
 			c.send(req("99", "tools/call", `"name":"echo","arguments":{"message":"after"}`))
@@ -248,13 +216,12 @@ func TestCancellation(t *testing.T) {
 		})
 	}
 	t.Run("cancelling a different id does nothing", func(t *testing.T) {
-		s, _ := newTestServer(t, false)
-		started, _, release := blockingTool(s)
-		c := newTestConn(t, s)
-		c.send(req("7", "tools/call", `"name":"block"`))
-		waitFor(t, started, "start")
+		g := newTestGates()
+		c := newTestConn(t, newTestServer(t, withGates(g)))
+		c.send(req("7", "tools/call", `"name":"gate"`))
+		mustReceive(t, g.started)
 		c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}`)
-		close(release)
+		close(g.release)
 		if got := c.recv(); !strings.Contains(got, "released") {
 			t.Errorf("got %s, want the released answer", got)
 		}
@@ -278,7 +245,7 @@ func (e *eofReader) Read(p []byte) (int, error) {
 
 func TestEOFDrain(t *testing.T) {
 	const n = 100
-	s, _ := newTestServer(t, false)
+	s := newTestServer(t)
 	in := &eofReader{eof: make(chan struct{})}
 	s.addTool(tool{
 		Name: "afterEOF",
@@ -315,11 +282,469 @@ func TestEOFDrain(t *testing.T) {
 }
 
 func TestRunExitsCleanlyAtEOF(t *testing.T) {
-	if !runServesDemo {
-		t.Skip("drives run, which serves the demo registry only in the default build")
+	out, err := runOnce(t, nil, req("1", "server/discover", ""))
+	if err != nil || !strings.Contains(out, `"id":1,"result"`) {
+		t.Errorf("run = %v, wrote %s; want nil and the answer", err, out)
 	}
-	out, err := runOnce(t, nil, req("1", "tools/call", `"name":"slow","arguments":{"steps":1}`))
-	if err != nil || !strings.Contains(out, "done after 1 steps") {
-		t.Errorf("run = %v, wrote %s; want nil and the slow answer", err, out)
+}
+
+// TestStdioAnswersReadWhileRequestSlotsAreFull: when every request slot is
+// held by a bridged classic request waiting for the client's answer, the
+// stdio reader must still read those answers. Blocking it on a slot for
+// the next request left the answers unread until -input-timeout.
+func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		next string // the request that finds every slot taken
+	}{
+		{"next is a ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`},
+		{"next is another bridged call", `{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestConn(t, newTestServer(t, withFlags("-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")))
+			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+			c.recv()
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/a"}}}`)
+			c.send(`{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/b"}}}`)
+			var asks []string
+			for len(asks) < 2 {
+				line := c.recv()
+				if strings.Contains(line, `"elicitation/create"`) {
+					asks = append(asks, line)
+				}
+			}
+			c.send(tt.next)
+			for _, ask := range asks {
+				id := jsonPath(mustDecode(t, ask), "id").(string)
+				c.send(`{"jsonrpc":"2.0","id":"` + id + `","result":{"action":"accept","content":{"confirm":false}}}`)
+			}
+			got := map[string]bool{}
+			for !got["c1"] || !got["c2"] {
+				line := c.recv()
+				if id, ok := jsonPath(mustDecode(t, line), "id").(string); ok && strings.Contains(line, `"result"`) {
+					got[id] = true
+				}
+			}
+		})
 	}
+}
+
+// stallingWriter blocks its first Write until release is closed, as a
+// client that stops reading stdout would; it signals stalled on entry.
+type stallingWriter struct {
+	once    sync.Once
+	stalled chan struct{}
+	release chan struct{}
+	mu      sync.Mutex // guards buf
+	buf     bytes.Buffer
+}
+
+func (w *stallingWriter) Write(p []byte) (int, error) {
+	first := false
+	w.once.Do(func() { first = true })
+	if first {
+		close(w.stalled)
+		<-w.release
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// TestStdioCancelWhileStdoutStalls: a notifications/cancelled for a request
+// whose own write is stuck on a stalled stdout is still handled, and the
+// reader goes on to the next line: no lock is held across the Write.
+func TestStdioCancelWhileStdoutStalls(t *testing.T) {
+	s := newTestServer(t, withRegistry())
+	ran := make(chan struct{})
+	s.addTool(tool{Name: "chatty", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		req.Progress(1, 2, "first") // stalls in Write
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}})
+	s.addTool(tool{Name: "mark", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		close(ran)
+		return textResult("ok"), nil
+	}})
+	out := &stallingWriter{stalled: make(chan struct{}), release: make(chan struct{})}
+	inR, inW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- s.serveStdio(t.Context(), inR, out) }()
+	meta := `"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	write := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"chatty",` + meta + `}}`)
+	<-out.stalled
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`)
+	write(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"mark",` + meta + `}}`)
+	select {
+	case <-ran:
+	case <-time.After(testWait):
+		t.Fatal("the reader did not reach the next request while stdout stalled")
+	}
+	close(out.release)
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("serveStdio = %v", err)
+	}
+	if got := out.buf.String(); strings.Contains(got, `"id":"a"`) {
+		t.Errorf("a response was written for the cancelled request: %s", got)
+	}
+}
+
+// mustServeAll feeds input to s.serveStdio, waits for it to return (EOF drains
+// every request) and returns what it wrote, one string per line.
+func mustServeAll(tb testing.TB, s *server, input string) []string {
+	tb.Helper()
+	var out syncBuffer
+	if err := s.serveStdio(tb.Context(), strings.NewReader(input), &out); err != nil {
+		tb.Fatalf("serveStdio = %v", err)
+	}
+	return splitLines(out.String())
+}
+
+// mustServeOne sends one line and returns the one line written back, failing
+// the test on any other number of lines.
+func mustServeOne(tb testing.TB, s *server, line string) string {
+	tb.Helper()
+	got := mustServeAll(tb, s, line+"\n")
+	if len(got) != 1 {
+		tb.Fatalf("serve(%s) wrote %d lines, want 1:\n%s", line, len(got), strings.Join(got, "\n"))
+	}
+	return got[0]
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for line := range strings.Lines(s) {
+		out = append(out, strings.TrimSuffix(line, "\n"))
+	}
+	return out
+}
+
+// testConn is a live stdio connection to a serve function: lines written
+// to its stdin in order, lines read from its stdout as they come. Its
+// send never blocks (a writer goroutine feeds stdin), so a server that
+// stops reading its input fails a recv instead of hanging the test. Its
+// waits are bounded by testWait on the clock of whoever calls, so inside
+// a testing/synctest bubble a missing line fails at once instead of
+// hanging.
+type testConn struct {
+	tb     testing.TB
+	in     chan string        // lines for serve's stdin; closeInput ends it
+	lines  chan string        // serve's stdout lines, closed after serve returned
+	served chan error         // serve's result
+	cancel context.CancelFunc // ends serve's context
+	inR    *io.PipeReader     // serve's stdin, closed when the test ends
+
+	closeOnce sync.Once
+	once      sync.Once
+	err       error // serve's result, once awaited
+	finished  bool  // the test awaited serve itself
+}
+
+// newTestConn serves s.serveStdio on a fresh connection.
+func newTestConn(tb testing.TB, s *server) *testConn {
+	tb.Helper()
+	return newTestServeConn(tb, s.serveStdio)
+}
+
+// newTestServeConn starts serve on fresh pipes with a context that cancel
+// ends. When the test ends, stdin is closed, the context cancelled and
+// serve awaited (its error reported unless the test awaited it itself).
+func newTestServeConn(tb testing.TB, serve func(ctx context.Context, in io.Reader, out io.Writer) error) *testConn {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &testConn{tb: tb, in: make(chan string, 4096), lines: make(chan string, 4096), served: make(chan error, 1), cancel: cancel, inR: inR}
+	go func() {
+		defer inW.Close()
+		for line := range c.in {
+			if _, err := io.WriteString(inW, line+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := serve(ctx, inR, outW)
+		outW.Close()
+		c.served <- err
+	}()
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+	}()
+	tb.Cleanup(func() {
+		if c.finished {
+			return
+		}
+		if err := c.finish(); err != nil {
+			tb.Errorf("serve = %v", err)
+		}
+	})
+	return c
+}
+
+// send queues one raw line for stdin (a newline is added).
+func (c *testConn) send(line string) {
+	c.in <- line
+}
+
+// closeInput ends stdin once the lines sent before are written.
+func (c *testConn) closeInput() {
+	c.closeOnce.Do(func() { close(c.in) })
+}
+
+// recv returns the next line the server writes.
+func (c *testConn) recv() string {
+	c.tb.Helper()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			c.tb.Fatal("recv: the server closed its output")
+		}
+		return line
+	case <-time.After(testWait):
+		c.tb.Fatalf("recv: no line from the server within %v", testWait)
+	}
+	return ""
+}
+
+// drain returns every line until stdout ends (serve has returned).
+func (c *testConn) drain() []string {
+	c.tb.Helper()
+	var out []string
+	deadline := time.After(testWait)
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				return out
+			}
+			out = append(out, line)
+		case <-deadline:
+			c.tb.Fatalf("drain: stdout did not end; got %q", out)
+		}
+	}
+}
+
+// wait returns serve's result, which the stdout reader has seen end.
+// Once serve has returned nothing reads stdin: closing it releases the
+// writer goroutine from lines serve never read.
+func (c *testConn) wait() error {
+	c.once.Do(func() {
+		select {
+		case c.err = <-c.served:
+		case <-time.After(testWait):
+			c.err = errors.New("serve did not return")
+		}
+		c.inR.Close()
+	})
+	return c.err
+}
+
+// close ends stdin, waits for serve to drain and return, reports its error
+// and returns the lines it wrote since the last recv.
+func (c *testConn) close() []string {
+	c.tb.Helper()
+	c.finished = true
+	c.closeInput()
+	rest := c.drain()
+	if err := c.wait(); err != nil {
+		c.tb.Errorf("serve = %v", err)
+	}
+	return rest
+}
+
+// finish closes stdin, cancels serve's context, discards what serve still
+// writes and returns what serve returned. Later calls return the same. It
+// never blocks past testWait, so a failed test ends instead of hanging (in
+// a bubble, whatever is still blocked is then reported as a deadlock).
+func (c *testConn) finish() error {
+	c.finished = true
+	c.closeInput()
+	c.cancel()
+	deadline := time.After(testWait)
+	for {
+		select {
+		case _, ok := <-c.lines:
+			if !ok {
+				return c.wait()
+			}
+		case <-deadline:
+			return errors.New("serve did not return after stdin closed")
+		}
+	}
+}
+
+// chunkReader returns at most n bytes per Read, to exercise buffer seams.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) {
+	if len(p) > c.n {
+		p = p[:c.n]
+	}
+	return c.r.Read(p)
+}
+
+func FuzzReadLines(f *testing.F) {
+	for _, seed := range []struct {
+		data  string
+		chunk uint16
+	}{
+		{"a\nb\n", 1},
+		{"a\r\nb", 2},
+		{"\n\n \t\r\n{}\n", 3},
+		{"x\r\r\n\ry", 1},
+		{strings.Repeat("z", 70000) + "\nend", 4096},
+		{"no newline at end", 5},
+	} {
+		f.Add([]byte(seed.data), seed.chunk)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		lines := make(chan []byte)
+		done := make(chan struct{})
+		errc := make(chan error, 1)
+		go func() {
+			errc <- readLines(chunkReader{bytes.NewReader(data), int(chunk%8192) + 1}, lines, done)
+			close(lines)
+		}()
+		var got [][]byte
+		for l := range lines {
+			got = append(got, l)
+		}
+		if err := <-errc; err != io.EOF {
+			t.Fatalf("readLines ended with %v, want io.EOF", err)
+		}
+		// The reference: split on LF, strip trailing CR/LF, drop blank
+		// lines. Every line is below maxLineBytes here.
+		var want [][]byte
+		for seg := range bytes.SplitSeq(data, []byte("\n")) {
+			seg = bytes.TrimRight(seg, "\r\n")
+			if len(bytes.TrimSpace(seg)) > 0 {
+				want = append(want, seg)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("readLines(%q) = %q, want %q", data, got, want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("line %d = %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+func FuzzStdioServe(f *testing.F) {
+	for _, seed := range []string{
+		req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`) + "\n" + req("2", "tools/list", ""),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3},"_meta":{"progressToken":"p",` + metaMember[len(`"_meta":{`):] + `}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		req("1", "resources/read", `"uri":"demo://items/42"`) + "\r\n" + req("1", "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"x"}` + "\n[1]\n{\n\"\xff\"",
+		req("7", "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var logs syncBuffer
+		s := newTestServer(t, withFuzzLimits(), withLogs(&logs))
+		var out bytes.Buffer
+		start := time.Now()
+		if err := s.serveStdio(context.Background(), bytes.NewReader(data), &out); err != nil {
+			t.Fatalf("serveStdio: %v", err)
+		}
+		if d := time.Since(start); d > fuzzInputBudget {
+			t.Errorf("serveStdio took %v on %q", d, data)
+		}
+		if strings.Contains(logs.String(), "panic") {
+			t.Fatalf("handler panicked on %q: %s", data, logs.String())
+		}
+		// Every request with a readable id is answered once, with that id;
+		// nothing else is written but notifications.
+		ids := map[string]int{}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			if m, _ := parseMessage(bytes.TrimRight(line, "\r\n")); m.id != nil {
+				ids[idKey(m.id)]++
+			}
+		}
+		sc := bufio.NewScanner(&out)
+		sc.Buffer(nil, 2*maxLineBytes)
+		for sc.Scan() {
+			id, notification, ok := parseOutgoing(sc.Bytes())
+			if !ok {
+				t.Fatalf("server wrote %q", sc.Bytes())
+			}
+			if notification || string(id) == "null" {
+				continue // notification, or an error for an unreadable id
+			}
+			// Each reply answers a request that was sent (a cancelled or
+			// duplicate id may get fewer replies, never more).
+			k := idKey(id)
+			if ids[k] == 0 {
+				t.Fatalf("reply %s answers no request in %q", sc.Bytes(), data)
+			}
+			ids[k]--
+		}
+	})
+}
+
+// countingWriter records each Write it receives.
+type countingWriter struct {
+	mu     sync.Mutex // guards writes, buf
+	writes int
+	buf    bytes.Buffer
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	return w.buf.Write(p)
+}
+
+func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
+	const writers, lines = 8, 200
+	out := &countingWriter{}
+	c := &stdioConn{s: newTestServer(t, withRegistry()), out: out}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range lines {
+				c.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`+"\n", w, i))
+			}
+		})
+	}
+	wg.Wait()
+	next := make([]int, writers)
+	got := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
+	for _, line := range got {
+		var w, i int
+		if _, err := fmt.Sscanf(line, `{"w":%d,"i":%d}`, &w, &i); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if i != next[w] {
+			t.Fatalf("writer %d: line %d after %d, want in order", w, i, next[w]-1)
+		}
+		next[w]++
+	}
+	if len(got) != writers*lines {
+		t.Errorf("got %d lines, want %d", len(got), writers*lines)
+	}
+	t.Logf("%d lines in %d writes", len(got), out.writes)
 }

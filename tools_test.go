@@ -1,7 +1,13 @@
+// Tests of tools (tools.go) beyond testdata/tools.txt: content kinds,
+// argument validation, output schema, cancelled handlers, completion
+// context errors, log level echo, and the hand-written result encoder.
+
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -24,7 +30,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 		{"tool error needs no structuredContent", nil, true, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newEmptyServer(t)
+			s := newTestServer(t, withRegistry())
 			s.addTool(tool{
 				Name:         "sum",
 				OutputSchema: `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`,
@@ -32,7 +38,7 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 					return &toolResult{Content: []content{textContent("x")}, StructuredContent: tt.produced, IsError: tt.isError}, nil
 				},
 			})
-			got := serveOne(t, s, req("1", "tools/call", `"name":"sum"`))
+			got := mustServeOne(t, s, req("1", "tools/call", `"name":"sum"`))
 			if code := errorCode(t, got); code != tt.wantCode {
 				t.Errorf("tools/call = %s, want code %d", got, tt.wantCode)
 			}
@@ -44,7 +50,8 @@ func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 // the client cancelled is answered "request cancelled" (when an answer is
 // still written at all) and is not logged as a server fault.
 func TestCancelledHandlerIsNotAnInternalError(t *testing.T) {
-	s, logs := newEmptyServer(t)
+	var logs syncBuffer
+	s := newTestServer(t, withRegistry(), withLogs(&logs))
 	s.addTool(tool{Name: "wait", Call: func(ctx context.Context, req *request) (*toolResult, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -76,8 +83,8 @@ func TestCompletionContextErrors(t *testing.T) {
 		{"argument value not a string", `{"arguments":{"a":1}}`, "context.arguments must be an object of strings"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newTestServer(t, false)
-			got := serveOne(t, s, req("1", "completion/complete",
+			s := newTestServer(t)
+			got := mustServeOne(t, s, req("1", "completion/complete",
 				`"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"},"context":`+tt.context))
 			if errorCode(t, got) != codeInvalidParams || !strings.Contains(got, tt.want) {
 				t.Errorf("completion/complete with context %s = %s, want -32602 %q", tt.context, got, tt.want)
@@ -89,11 +96,137 @@ func TestCompletionContextErrors(t *testing.T) {
 // TestUnknownLogLevelEchoBounded: the error for an unknown log level
 // quotes at most a bounded prefix of what the client sent.
 func TestUnknownLogLevelEchoBounded(t *testing.T) {
-	s, _ := newTestServer(t, false)
+	s := newTestServer(t)
 	long := strings.Repeat("x", 10000)
 	line := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"` + long + `"}}}`
-	got := serveOne(t, s, line)
+	got := mustServeOne(t, s, line)
 	if errorCode(t, got) != codeInvalidParams || len(got) > 300 {
 		t.Errorf("unknown log level answered with %d bytes: %.200s", len(got), got)
+	}
+}
+
+// TestContentKinds checks each content block's wire shape, and that
+// structuredContent travels with the same JSON as a text block.
+func TestContentKinds(t *testing.T) {
+	prio := 0.5
+	for _, tt := range []struct {
+		name string
+		c    content
+		want string
+	}{
+		{"text", textContent("hi"), `{"type":"text","text":"hi"}`},
+		{"empty text keeps text", textContent(""), `{"type":"text","text":""}`},
+		{"image", imageContent([]byte{1, 2, 3}, "image/png"), `{"type":"image","data":"AQID","mimeType":"image/png"}`},
+		{"audio", audioContent([]byte("RIFF"), "audio/wav"), `{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}`},
+		{"resource_link", linkContent(resourceLink{URI: "x://a", Name: "a", Size: 3}), `{"type":"resource_link","uri":"x://a","name":"a","size":3}`},
+		{"embedded text resource", embeddedContent(resourceContents{URI: "x://a", MimeType: "text/plain", Text: "t"}), `{"type":"resource","resource":{"uri":"x://a","mimeType":"text/plain","text":"t"}}`},
+		{"embedded blob resource", embeddedContent(resourceContents{URI: "x://b", Blob: []byte{0}}), `{"type":"resource","resource":{"uri":"x://b","blob":"AA=="}}`},
+		{"annotations", content{Type: "text", Text: "a", Annotations: &annotations{Audience: []string{"user"}, Priority: &prio}}, `{"type":"text","text":"a","annotations":{"audience":["user"],"priority":0.5}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(tt.c)
+			if err != nil {
+				t.Fatalf("Marshal(%+v) = %v", tt.c, err)
+			}
+			if !sameJSON(t, string(got), tt.want) {
+				t.Errorf("Marshal(%+v) = %s, want %s", tt.c, got, tt.want)
+			}
+		})
+	}
+	t.Run("structuredContent with its JSON text block", func(t *testing.T) {
+		s := newTestServer(t)
+		got := mustServeOne(t, s, req("1", "tools/call", `"name":"add","arguments":{"a":1,"b":2}`))
+		res := mustDecode(t, got)["result"]
+		text, _ := jsonPath(res, "content.0.text").(string)
+		sc, _ := json.Marshal(jsonPath(res, "structuredContent"))
+		if !sameJSON(t, text, `{"sum":3}`) || !sameJSON(t, string(sc), `{"sum":3}`) {
+			t.Errorf("add: %s, want structuredContent and text both {\"sum\":3}", got)
+		}
+	})
+}
+
+// TestToolArgumentValidation checks that arguments breaking the input
+// schema are a tool error the model can read (isError), one row per
+// enforced keyword.
+func TestToolArgumentValidation(t *testing.T) {
+	for _, tt := range []struct {
+		name, args string
+		want       string // substring of the in-band error; "" means valid
+	}{
+		{"valid", `{"s":"okay","n":3,"e":"red","c":"fixed","list":["a"]}`, ""},
+		{"valid: only required", `{"s":"ok"}`, ""},
+		{"valid: integer written 2.0", `{"s":"ok","n":2.0}`, ""},
+		{"required", `{}`, `missing required property "s"`},
+		{"type", `{"s":5}`, `/s: want string, got number`},
+		{"type integer", `{"s":"ok","n":2.5}`, `/n: want integer`},
+		{"enum", `{"s":"ok","e":"blue"}`, `/e: want one of`},
+		{"const", `{"s":"ok","c":"other"}`, `/c: want "fixed"`},
+		{"additionalProperties", `{"s":"ok","x":1}`, `unexpected property "x"`},
+		{"items", `{"s":"ok","list":[1]}`, `/list/0: want string`},
+		{"minimum", `{"s":"ok","n":0}`, `/n: want >= 1`},
+		{"maximum", `{"s":"ok","n":11}`, `/n: want <= 10`},
+		{"minLength", `{"s":"x"}`, `/s: want at least 2 characters`},
+		{"maxLength in code points", `{"s":"ééééé"}`, `/s: want at most 4 characters`},
+		{"valid: maxLength counts code points", `{"s":"éééé"}`, ""},
+		{"minItems", `{"s":"ok","list":[]}`, `/list: want at least 1 items`},
+		{"maxItems", `{"s":"ok","list":["a","b","c"]}`, `/list: want at most 2 items`},
+		{"arguments absent", ``, `missing required property "s"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, withRegistry("base", "extras"))
+			params := `"name":"typed"`
+			if tt.args != "" {
+				params += `,"arguments":` + tt.args
+			}
+			got := mustServeOne(t, s, req("1", "tools/call", params))
+			res := mustDecode(t, got)["result"]
+			isError, _ := jsonPath(res, "isError").(bool)
+			text, _ := jsonPath(res, "content.0.text").(string)
+			if tt.want == "" {
+				if isError || res == nil {
+					t.Errorf("typed(%s) = %s, want success", tt.args, got)
+				}
+				return
+			}
+			if !isError || !strings.Contains(text, tt.want) {
+				t.Errorf("typed(%s) = %s, want isError with %q", tt.args, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestToolResultMatchesEncodingJSON(t *testing.T) {
+	for _, r := range []*toolResult{
+		{},
+		textResult("hi <b>&</b> \u2028 \"q\""),
+		textResult(strings.Repeat("plain ascii text ", 100)),
+		textResult(""),
+		textResult("tab\tnewline\n nul\x00 del\x7f back\\slash"),
+		textResult("é ü 中文 😀 invalid\xff\xfe utf-8 \u2029"),
+		{Content: []content{textContent("one"), textContent("two <"), {Type: "text", Text: "annotated",
+			Annotations: &annotations{Audience: []string{"user"}}}}},
+		errorResult("failed"),
+		{Content: []content{textContent("a"), imageContent([]byte{1, 2}, "image/png"),
+			linkContent(resourceLink{URI: "demo://x", Name: "x"})}, StructuredContent: map[string]any{"sum": 3}},
+	} {
+		got, err := r.result(version20260728)
+		if err != nil {
+			t.Fatalf("result() = %v", err)
+		}
+		c := r.Content
+		if c == nil {
+			c = []content{}
+		}
+		want, err := json.Marshal(struct {
+			Content           []content `json:"content"`
+			StructuredContent any       `json:"structuredContent,omitempty"`
+			IsError           bool      `json:"isError,omitempty"`
+		}{c, r.StructuredContent, r.IsError})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.body.(json.RawMessage), want) {
+			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
+		}
 	}
 }

@@ -1,30 +1,20 @@
 //go:build conformance
 
-// Tests for the conformance fixtures: they register, keep the shapes the
-// suite relies on beyond single outputs, and every fixture that asks the
-// client builds a request the dispatcher accepts. The suite itself is the
-// real test (tools/conformance/check.sh). Run with
-// go test -tags conformance -run Fixture .
+// Tests for the conformance fixtures (registry_conformance.go): they
+// register, keep the shapes the suite relies on beyond single outputs, and
+// every fixture that asks the client builds a request the dispatcher
+// accepts. The suite itself is the real test (harness/conformance/check.sh).
+// Run with go test -tags conformance -run Fixture .
 
 package main
 
 import (
 	"fmt"
-	"io"
-	"log"
 	"testing"
 )
 
-// newTestFixtureServer returns a server serving the conformance fixtures.
-func newTestFixtureServer(tb testing.TB) *server {
-	tb.Helper()
-	s := newServer(config{stateKey: testStateKey}, log.New(io.Discard, "", 0))
-	tb.Cleanup(buildRegistry(s, func(string) string { return "" }))
-	return s
-}
-
 func TestFixtureRegistry(t *testing.T) {
-	reg := newTestFixtureServer(t).registry()
+	reg := newTestServer(t, withStateKey(testStateKey), withRegistry("product")).registry()
 	// http-header-validation calls tools[0] with arguments {}.
 	if got := reg.tools[0].Name; got != "test_simple_text" {
 		t.Errorf("tools[0] = %s, want test_simple_text", got)
@@ -47,7 +37,7 @@ func TestFixtureRegistry(t *testing.T) {
 }
 
 func TestFixtureAsksValidInput(t *testing.T) {
-	s := newTestFixtureServer(t)
+	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
 	for _, tt := range []struct {
 		method, name, args string
 	}{
@@ -69,7 +59,7 @@ func TestFixtureAsksValidInput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			line := mrtrLine(1, tt.method, fmt.Sprintf(`"name":%q,"arguments":%s`, tt.name, tt.args), capsAll)
-			res := mustResult(t, serveLine(t, s, line))
+			res := mustResult(t, mustServeLine(t, s, line))
 			if res["resultType"] != "input_required" {
 				t.Errorf("%s %s = %s, want an input_required result", tt.method, tt.name, mustJSON(t, res))
 			}
@@ -78,16 +68,16 @@ func TestFixtureAsksValidInput(t *testing.T) {
 }
 
 func TestFixtureTriggersRestoreLists(t *testing.T) {
-	s := newTestFixtureServer(t)
-	before := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
-	beforePrompts := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
+	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
+	before := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(1, "tools/list", "", capsAll))))
+	beforePrompts := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(2, "prompts/list", "", capsAll))))
 	for _, name := range []string{"test_trigger_tool_change", "test_trigger_prompt_change"} {
-		mustResult(t, serveLine(t, s, mrtrLine(3, "tools/call", fmt.Sprintf(`"name":%q`, name), capsAll)))
+		mustResult(t, mustServeLine(t, s, mrtrLine(3, "tools/call", fmt.Sprintf(`"name":%q`, name), capsAll)))
 	}
-	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(4, "tools/list", "", capsAll)))); after != before {
+	if after := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(4, "tools/list", "", capsAll)))); after != before {
 		t.Errorf("tools/list changed after the triggers:\n got %s\nwant %s", after, before)
 	}
-	if after := mustJSON(t, mustResult(t, serveLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
+	if after := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
 		t.Errorf("prompts/list changed after the triggers:\n got %s\nwant %s", after, beforePrompts)
 	}
 }

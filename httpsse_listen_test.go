@@ -1,0 +1,186 @@
+// Tests of the Streamable HTTP transport's life (httpsse_listen.go): its
+// flags, the listen address, and graceful shutdown through serveHTTP.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mustServeHTTP runs s.serveHTTP on a loopback listener until stop
+// begins its graceful shutdown; served yields serveHTTP's result. Only
+// serveHTTP shuts down gracefully, so the tests of shutdown go through it
+// rather than newTestHTTP. The returned testHTTP has no transport.
+func mustServeHTTP(tb testing.TB, s *server, hcfg *httpConfig) (ts *testHTTP, stop context.CancelFunc, served <-chan error) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		errc <- s.serveHTTP(ctx, ln, hcfg)
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	port := ln.Addr().(*net.TCPAddr).Port
+	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", port), port: port, client: http.DefaultClient}, cancel, errc
+}
+
+// TestHTTPShutdownDrains checks graceful shutdown: after ctx ends the
+// listener closes, a request in flight still gets its answer, and
+// serveHTTP returns nil after it.
+func TestHTTPShutdownDrains(t *testing.T) {
+	g := newTestGates()
+	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
+	req := newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil)
+	replies := make(chan testHTTPReply, 1)
+	go func() {
+		r, err := doTestHTTP(http.DefaultClient, req)
+		if err != nil {
+			r.body = []byte(err.Error())
+		}
+		replies <- r
+	}()
+	mustReceive(t, g.started)
+	stop()
+	// Polling is unavoidable here: Shutdown closes the listener
+	// asynchronously.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("listener still accepting after shutdown began")
+		}
+		runtime.Gosched()
+	}
+	select {
+	case err := <-errc:
+		t.Fatalf("serveHTTP returned %v with a request in flight", err)
+	default:
+	}
+	close(g.release)
+	if got := mustReceive(t, replies); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
+		t.Errorf("in-flight request: %d %s", got.status, got.body)
+	}
+	if err := mustReceive(t, errc); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+}
+
+// TestHTTPShutdownCancels checks that requests still running when the
+// drain time is over are cancelled and serveHTTP still returns nil.
+func TestHTTPShutdownCancels(t *testing.T) {
+	g := newTestGates()
+	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
+	req := newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	mustReceive(t, g.started)
+	stop()
+	if err := mustReceive(t, g.cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("handler context ended with %v, want context.Canceled", err)
+	}
+	if err := mustReceive(t, errc); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+}
+
+// TestHTTPListenAddr checks how -http completes an address.
+func TestHTTPListenAddr(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"8080", "127.0.0.1:8080"},
+		{":8080", "127.0.0.1:8080"},
+		{"127.0.0.1:8080", "127.0.0.1:8080"},
+		{"localhost:9", "localhost:9"},
+		{"[::1]:8080", "[::1]:8080"},
+		{"0.0.0.0:8080", "0.0.0.0:8080"},
+		{"host", ""},
+		{"99999", ""},
+		{":http", ""},
+	} {
+		got, err := httpListenAddr(tt.in)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("httpListenAddr(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestHTTPFlags checks the HTTP flags' validation through run.
+func TestHTTPFlags(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad address", []string{"-http", "nohost"}, "want host:port"},
+		{"bad origin", []string{"-http", "8080", "-allow-origin", "evil.example.com"}, "scheme://host"},
+		{"origin with path", []string{"-http", "8080", "-allow-origin", "https://a.example/x"}, "scheme://host"},
+		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
+		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
+		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunHTTP serves through run and stops it with ctx: the exit is clean.
+func TestRunHTTP(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := run(ctx, []string{"-http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+	if err != nil {
+		t.Errorf("run = %v, want nil", err)
+	}
+}
+
+// TestHTTPFlagsKeepAlive checks -sse-keepalive.
+func TestHTTPFlagsKeepAlive(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want time.Duration
+		err  bool
+	}{
+		{[]string{"-http", "8080"}, defaultKeepAlive, false},
+		{[]string{"-http", "8080", "-sse-keepalive", "30s"}, 30 * time.Second, false},
+		{[]string{"-http", "8080", "-sse-keepalive", "0"}, 0, true},
+	} {
+		_, hc, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+		if (err != nil) != tt.err || (err == nil && hc.keepAlive != tt.want) {
+			t.Errorf("parseFlags(%q) = %v, %v; want %v, error %v", tt.args, hc, err, tt.want, tt.err)
+		}
+	}
+}

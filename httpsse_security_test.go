@@ -1,0 +1,44 @@
+// Tests of the Streamable HTTP checks before any method
+// (httpsse_security.go) beyond the Host and Origin rows of TestHTTPRules:
+// bearer token authentication.
+
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestHTTPBearerToken checks the optional static token: 401 with a
+// challenge without it, the principal derived from it with it.
+func TestHTTPBearerToken(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
+	who := req("1", "tools/call", `"name":"who"`)
+	for _, tt := range []struct {
+		name   string
+		edits  []string
+		status int
+	}{
+		{"no authorization is 401", nil, 401},
+		{"wrong token is 401", []string{"Authorization: Bearer s3cre"}, 401},
+		{"other scheme is 401", []string{"Authorization: Basic s3cret"}, 401},
+		{"right token", []string{"Authorization: Bearer s3cret"}, 200},
+		{"scheme is case-insensitive", []string{"Authorization: bearer s3cret"}, 200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", who, tt.edits))
+			if got.status != tt.status {
+				t.Fatalf("status = %d, want %d\n%s", got.status, tt.status, got.body)
+			}
+			if tt.status == 401 && !strings.HasPrefix(got.header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", got.header.Get("WWW-Authenticate"))
+			}
+			if tt.status == 200 {
+				if bytes.Contains(got.body, []byte("s3cret")) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
+					t.Errorf("principal not derived from the token: %s", got.body)
+				}
+			}
+		})
+	}
+}
