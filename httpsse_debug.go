@@ -1,10 +1,10 @@
 //go:build loadtest
 
 // The load-test build's debug routes and tool, compiled in only with
-// -tags loadtest (tools/loadtest builds the server that way): the load
-// program reads the server's goroutine count and heap from /debug/stats
-// to check for leaks, and calls the flood tool to fill an SSE stream
-// nobody reads. serveHTTP calls debugRoutes, so the flood tool joins
+// -tags loadtest (harness/loadtest builds the server with -tags
+// demo,loadtest, since it also calls the demo's tools): the load program
+// reads the server's goroutine count and heap from /debug/stats to check
+// for leaks, and calls the flood tool to fill an SSE stream nobody reads. serveHTTP calls debugRoutes, so the flood tool joins
 // whichever registry the build serves (registry_*.go), over HTTP only.
 // Every other build has neither (httpsse_debug_off.go).
 //

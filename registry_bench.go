@@ -1,7 +1,7 @@
 //go:build bench && !(conformance || demo)
 
 // The benchmark registry (-tags bench): what the shared benchmark harness
-// (tools/bench, its README) requires of a server under test, and nothing
+// (harness/bench/harness, its README) requires of a server under test, and nothing
 // else: a tool echo {message: string} that returns one text block equal to
 // message, and BENCH_TOOLS - 1 filler tools so that tools/list has
 // realistic weight. It serves in place of the demo registry

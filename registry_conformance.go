@@ -2,10 +2,10 @@
 
 // The conformance registry: the tools, prompts, resources and template the
 // official MCP conformance suite (@modelcontextprotocol/conformance,
-// pinned in tools/conformance/package.json) calls by name, with the exact
+// pinned in harness/conformance/package.json) calls by name, with the exact
 // outputs its scenarios check. Built only with -tags conformance, in place
 // of the demo registry (registry_demo.go); the product binary never
-// contains them (tools/conformance/check.sh checks that it does not).
+// contains them (harness/conformance/check.sh checks that it does not).
 //
 // Every fixture uses the ordinary registration API, and every fixture that
 // needs the client (elicitation, sampling, roots) asks through MRTR
@@ -18,7 +18,7 @@
 // SEP-2322 (MRTR), SEP-1034 (elicitation defaults), SEP-1330 (elicitation
 // enums), SEP-2243 (x-mcp-header), SEP-2106 (JSON Schema 2020-12).
 // What each scenario checks: the suite's sources, in
-// tools/conformance/node_modules/@modelcontextprotocol/conformance/dist/.
+// harness/conformance/node_modules/@modelcontextprotocol/conformance/dist/.
 
 package main
 

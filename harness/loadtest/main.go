@@ -1,12 +1,14 @@
 // Command loadtest runs baremcp's load and fault tests against a real
 // server process on loopback and prints the figures docs/RELIABILITY.md
-// records. It builds baremcp with -tags loadtest, which adds only
+// records. It builds baremcp with -tags demo,loadtest: the demo, whose
+// echo and slow tools it calls by name (demo keeps them in a copy that
+// took the demo out of its product binary), and from loadtest only
 // GET /debug/stats (goroutine count, heap) and a "flood" tool; memory is
 // read from /proc/PID/status (VmRSS, VmHWM), so it runs on Linux.
 //
 // Usage (from the repository root):
 //
-//	cd tools/loadtest && go run . [-repo ../..] [-only NAME,...]
+//	cd harness/loadtest && go run . [-repo ../..] [-only NAME,...]
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof.
 // Every count and duration is bounded; the whole run takes about 90 s.
@@ -47,7 +49,7 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "baremcp")
-	build := exec.Command("go", "build", "-tags", "loadtest", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", "demo,loadtest", "-o", bin, ".")
 	build.Dir, build.Stdout, build.Stderr = *repo, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fatal(fmt.Errorf("build: %w", err))

@@ -2,19 +2,25 @@
 # probe.sh - raw probes: send baremcp the requests a well-behaved client
 # never would, record every answer, and compare with the committed record.
 #
-# usage: tools/probes/probe.sh [--update] [BINARY]
+# usage: harness/probes/probe.sh [--update] [BINARY]
 #
-# Builds the product binary from the repository (go build -o into a temp
-# dir) unless BINARY is given, then:
+# Builds the demo from the repository (go build -tags demo into a temp
+# dir) unless BINARY is given: the probes call the demo's tools by name
+# (echo, add), and the demo stays buildable with -tags demo after a copy
+# of the repository takes it out of its product binary. When the demo
+# registry is gone (no registry_demo.go defining registerDemo), it prints
+# one line saying the probes are skipped and exits 0. Then:
 #   - stdio: one fresh process per probe, lines piped in one at a time,
 #     every line it writes recorded;
 #   - HTTP: starts `BINARY -http 127.0.0.1:PORT` on a free loopback port
 #     and sends each probe with curl, recording the status, the headers
 #     that carry meaning (Content-Type, Allow, Mcp-Session-Id, CORS,
 #     WWW-Authenticate) and the body.
-# The record goes to tools/probes/last-run.txt (not committed) and is
-# compared with tools/probes/expected.txt (committed). The port is written
-# as PORT and session ids as SESSION, so runs compare equal.
+# The record goes to harness/probes/last-run.txt (not committed) and is
+# compared with harness/probes/expected.txt (committed). The port is written
+# as PORT, session ids as SESSION and the server's name (in serverInfo and
+# at the start of instructions) as SERVER, so runs compare equal, also in a
+# copy that renamed the server.
 #
 # Exit status: 0 the answers are the expected ones; 1 they differ (the diff
 # is printed: a change of behaviour is either a regression or, when
@@ -32,12 +38,16 @@ BIN=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --update) UPDATE=1 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "probe.sh: unknown option $1" >&2; exit 2 ;;
     *) BIN="$1" ;;
   esac
   shift
 done
+if [ -z "$BIN" ] && ! grep -qs '^func registerDemo(' "$ROOT"/*.go; then
+  echo "probe.sh: skipped: the demo registry (registry_demo.go, registerDemo) is gone and the probes call its tools by name"
+  exit 0
+fi
 command -v curl >/dev/null 2>&1 || { echo "probe.sh: curl is not installed" >&2; exit 3; }
 
 TMP="$(mktemp -d)"
@@ -52,7 +62,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -z "$BIN" ]; then
-  (cd "$ROOT" && go build -o "$TMP/baremcp" .) || { echo "probe.sh: go build failed" >&2; exit 3; }
+  (cd "$ROOT" && go build -tags demo -o "$TMP/baremcp" .) || { echo "probe.sh: go build -tags demo failed" >&2; exit 3; }
   BIN="$TMP/baremcp"
 fi
 
@@ -229,7 +239,11 @@ printf '%s' "$DISCOVER" >>"$TMP/big"
 http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
 
 # ---------------------------------------------------------------- compare --
-sed -i "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g" "$OUT"
+# The server's name (serverInfo, and the demo's instructions, which open
+# with it) is written SERVER.
+NAME="$(sed -n 's/.*serverInfo":{"name":"\([^"]*\)".*/\1/p' "$OUT" | head -n 1 | sed 's/[][\.*^$/+?(){}|]/\\&/g')"
+sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*/\1SERVER/g" "$OUT"
+[ -z "$NAME" ] || sed -i -E "s/(\"instructions\":\")$NAME /\1SERVER /g" "$OUT"
 if [ "$UPDATE" = 1 ]; then
   cp "$OUT" "$HERE/expected.txt"
   echo "probe.sh: wrote $HERE/expected.txt ($(grep -c '^===' "$OUT") probes)"
@@ -243,5 +257,5 @@ if diff -u "$HERE/expected.txt" "$OUT"; then
   echo "probe.sh: $(grep -c '^===' "$OUT") probes, answers as expected"
   exit 0
 fi
-echo "probe.sh: answers differ from tools/probes/expected.txt (above). If intended, run tools/probes/probe.sh --update, review and commit expected.txt, and re-check docs/GAPS.md." >&2
+echo "probe.sh: answers differ from harness/probes/expected.txt (above). If intended, run harness/probes/probe.sh --update, review and commit expected.txt, and re-check docs/GAPS.md." >&2
 exit 1

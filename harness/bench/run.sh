@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: build baremcp with -tags bench and measure it against the physical
-# floor with the benchmark harness (tools/bench/harness, a verbatim copy of
+# floor with the benchmark harness (harness/bench/harness, a verbatim copy of
 # ../shared/tools/bench), then print one table of medians and ratios.
 #
-#   tools/bench/run.sh [HARNESS_OPTIONS...]     e.g. --pin, --rounds 5
+#   harness/bench/run.sh [HARNESS_OPTIONS...]     e.g. --pin, --rounds 5
 #
 # Presets (see issue 8 for the targets):
 #   stdio, stdio-legacy        stdio, k=1 and k=32, against the floor's line echo
@@ -25,7 +25,7 @@
 # binaries and the raw JSONL of every cell.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
-harness="$repo/tools/bench/harness/run.sh"
+harness="$repo/harness/bench/harness/run.sh"
 export BENCH_BIN="${BENCH_BIN:-${TMPDIR:-/tmp}/baremcp-bench}"
 mkdir -p "$BENCH_BIN"
 bin="$BENCH_BIN/baremcp-bench"

@@ -10,8 +10,14 @@
 #   SERVER COMMAND  how to start the server on stdio, e.g. './baremcp' or
 #                   'go run /work/main' (one argument; quote it). HTTP runs append
 #                   '-http 127.0.0.1:{port}' (change with --http-args). Default:
-#                   build the Go binary from the repository root (two levels up)
-#                   with `go build -o` into a temp dir and run that.
+#                   build the demo from the repository root (two levels up)
+#                   with `go build -tags demo -o` into a temp dir and run that:
+#                   the scenarios call the demo's tools, resources and prompts
+#                   by name, and -tags demo still builds them after a copy of
+#                   the repository takes the demo out of its product binary.
+#                   When the demo registry is gone (no registry_demo.go
+#                   defining registerDemo), print one line saying the run is
+#                   skipped and exit 0.
 #   options         passed to interop.mjs: --transport stdio|http|all,
 #                   --client v1|v2|all, --config REGEX, --only REGEX,
 #                   --timeout-ms N, --trace FILE, --http-args ARGS, --path P
@@ -28,6 +34,10 @@ SERVER=""
 if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
   SERVER="$1"
   shift
+fi
+if [ -z "$SERVER" ] && ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
+  echo "run.sh: skipped: the demo registry (registry_demo.go, registerDemo) is gone and the interop scenarios call its tools by name"
+  exit 0
 fi
 
 # ---------------------------------------------------------------- install --
@@ -66,9 +76,9 @@ if [ -z "$SERVER" ]; then
     exit 3
   fi
   TMP="$(mktemp -d "${TMPDIR:-/tmp}/baremcp-interop.XXXXXX")"
-  echo "run.sh: building $REPO -> $TMP/baremcp" >&2
-  if ! (cd "$REPO" && go build -o "$TMP/baremcp" .) >&2; then
-    echo "run.sh: go build failed" >&2
+  echo "run.sh: building the demo (go build -tags demo) $REPO -> $TMP/baremcp" >&2
+  if ! (cd "$REPO" && go build -tags demo -o "$TMP/baremcp" .) >&2; then
+    echo "run.sh: go build -tags demo failed" >&2
     exit 3
   fi
   SERVER="$TMP/baremcp"

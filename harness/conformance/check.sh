@@ -4,7 +4,7 @@
 # against it (legacy era 2025-11-25, modern era 2026-07-28, and the
 # extension scenarios), and compare with expected-failures.txt.
 #
-# usage: tools/conformance/check.sh [--out DIR] [--no-extensions] [-v]
+# usage: harness/conformance/check.sh [--out DIR] [--no-extensions] [-v]
 #
 # Prints one line per scenario (PASS, XFAIL, FAIL, XPASS, STALE; EXT-* for
 # extensions, which never gate) and last exactly "N passed, M failed" over

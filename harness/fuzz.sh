@@ -2,7 +2,7 @@
 # fuzz.sh runs every Fuzz* target of baremcp for a bounded time each and
 # records executions and findings. It exits non-zero on a finding.
 #
-# Usage: tools/fuzz.sh [-t DURATION] [-p WORKERS] [-o REPORT] [TARGET...]
+# Usage: harness/fuzz.sh [-t DURATION] [-p WORKERS] [-o REPORT] [TARGET...]
 #
 #   -t DURATION  fuzz time per target, as go test -fuzztime takes it
 #                (60s, 5m, or 100000x for an execution count); default
@@ -56,7 +56,7 @@ fi
 
 findings=0
 {
-	echo "# tools/fuzz.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) $(go version | cut -d' ' -f3) $(git rev-parse --short HEAD 2>/dev/null || echo -) fuzztime=$fuzztime workers=$workers cpus=$(getconf _NPROCESSORS_ONLN)"
+	echo "# harness/fuzz.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) $(go version | cut -d' ' -f3) $(git rev-parse --short HEAD 2>/dev/null || echo -) fuzztime=$fuzztime workers=$workers cpus=$(getconf _NPROCESSORS_ONLN)"
 	printf '%-22s %-8s %12s %10s %s\n' target result execs corpus note
 } >>"$report"
 for target in "$@"; do

@@ -1,0 +1,3 @@
+module baremcp/harness/loadtest
+
+go 1.26

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# check.sh - "Make it yours", tried as a new user would: copy the checkout
+# (its tracked and unignored files, as they are on disk) into a temporary
+# directory and follow README's "Make it yours" steps there, word for word:
+#   1. go mod edit -module example.com/shouter; serverName "shouter"
+#      in server.go;
+#   2. line 1 of registry_demo.go and registry_demo_test.go: //go:build demo;
+#   3. registry_shouter.go, copied from README's block;
+#   4. testdata/shouter.txt, copied from README's block, recorded with
+#      go test -run TestTranscripts -update . and checked by a plain run;
+#   5. go vet ./..., go test ./..., the release build, whose tools/list
+#      over stdio must show shout alone and whose serverInfo must say
+#      shouter (listcheck/, in both eras).
+# Then what the copy's own .ci/run would run in Go (vet and test with
+# -tags demo, test with -tags conformance, vet with -tags bench, and the
+# raw probes, which build the demo with -tags demo), and README's other
+# way out: with registry_demo.go, registry_demo_test.go and testdata/demo/
+# deleted, vet and test still pass and the probes and the interop check
+# say they are skipped and exit 0.
+#
+# In a copy whose module is no longer baremcp (one that followed the steps),
+# it prints one line saying it is skipped, and exits 0.
+#
+# Every command README shows is run as README prints it (the script
+# refuses a command README no longer contains), and the two files are
+# taken from README's blocks marked <!-- make-it-yours: PATH -->, so
+# README and this check cannot drift apart.
+#
+# usage: harness/make-it-yours/check.sh [-k]
+#   -k  keep the scratch copy and print where it is
+#
+# Prints PASS or FAIL per check and last exactly "N passed, M failed". The
+# steps depend on each other as a user's do: after the first failure (its
+# output is printed) the rest are not run and count as failed.
+# Exit status: 0 every check passed; 1 one failed; 2 bad usage; 3 setup
+# failed (no git checkout, no go).
+#
+# Needs git, go, curl (the probes); about a minute on 2 cores.
+
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+README="$ROOT/README.md"
+KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -k) KEEP=1 ;;
+    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+for tool in git go curl; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "check.sh: $tool is not installed" >&2; exit 3; }
+done
+# The steps start from baremcp as shipped. A copy that followed them has
+# renamed its module: there is nothing left to try.
+module="$(cd "$ROOT" && GOWORK=off go list -m)" || { echo "check.sh: go list -m failed" >&2; exit 3; }
+if [ "$module" != baremcp ]; then
+  echo "check.sh: skipped: module $module is a copy already made its own; README's steps start from module baremcp"
+  exit 0
+fi
+git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+  { echo "check.sh: $ROOT is not a git checkout" >&2; exit 3; }
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/make-it-yours.XXXXXX")"
+cleanup() {
+  if [ "$KEEP" = 1 ]; then echo "check.sh: the copy is kept in $TMP/shouter"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+COPY="$TMP/shouter"
+mkdir -p "$COPY"
+# Tracked and new files as they are on disk (so uncommitted work is tried
+# too), without what .gitignore keeps out (node_modules, results, binaries).
+(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
+  while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
+  tar --null -T - -cf -) | tar -xf - -C "$COPY" ||
+  { echo "check.sh: copying the checkout failed" >&2; exit 3; }
+# The copy is a module of its own: no go.work of a parent directory.
+export GOWORK=off
+cd "$COPY"
+
+passed=0
+failed=0
+broken=""
+LOG="$TMP/log"
+
+# check NAME CMD...: run CMD in the copy; PASS, or FAIL with its output.
+# After a failure the remaining checks are reported as not run.
+check() {
+  local name="$1"
+  shift
+  if [ -n "$broken" ]; then
+    echo "FAIL  $name (not run: a step before it failed)"
+    failed=$((failed + 1))
+    return 0
+  fi
+  # A subshell with errexit of its own: in an if condition bash would
+  # ignore set -e inside the step, and a failing command would not end it.
+  local rc=0
+  set +e
+  (set -e; "$@") >"$LOG" 2>&1
+  rc=$?
+  set -e
+  if [ $rc -eq 0 ]; then
+    echo "PASS  $name"
+    passed=$((passed + 1))
+  else
+    echo "FAIL  $name"
+    tail -n 40 "$LOG" | sed 's/^/      /'
+    failed=$((failed + 1))
+    broken="$name"
+  fi
+}
+
+# readme_has TEXT: README contains TEXT on one line.
+readme_has() {
+  grep -qF -- "$1" "$README" || { echo "README.md no longer says: $1"; return 1; }
+}
+
+# readme_run CMD: run a command README shows in a code block, exactly as
+# it shows it.
+readme_run() {
+  grep -qxF -- "$1" <(sed 's/^ *//' "$README") ||
+    { echo "README.md no longer shows the command: $1"; return 1; }
+  bash -euo pipefail -c "$1"
+}
+
+# readme_file PATH: write the block README marks <!-- make-it-yours: PATH -->
+# to PATH, without the indentation of the list item it sits in.
+readme_file() {
+  mkdir -p "$(dirname "$1")"
+  awk -v want="<!-- make-it-yours: $1 -->" '
+    !inblock { t = $0; sub(/^ */, "", t); if (t == want) { mark = 1; next } }
+    mark && !inblock {
+      match($0, /^ */); indent = RLENGTH
+      if (substr($0, indent + 1, 3) != "```") { exit 2 }
+      inblock = 1; mark = 0; next
+    }
+    inblock {
+      if (substr($0, indent + 1) == "```") { done = 1; exit 0 }
+      line = $0
+      if (substr(line, 1, indent) ~ /^ *$/) line = substr(line, indent + 1)
+      print line
+    }
+    END { if (!done) exit 2 }
+  ' "$README" >"$1" || { echo "README.md has no block marked <!-- make-it-yours: $1 -->"; return 1; }
+  [ -s "$1" ] || { echo "README.md: the block for $1 is empty"; return 1; }
+}
+
+# replace_line FILE OLD NEW: replace the one line equal to OLD with NEW.
+replace_line() {
+  local n
+  [ -f "$1" ] || { echo "$1: no such file"; return 1; }
+  n="$(grep -cxF -- "$2" "$1" || true)"
+  [ "$n" = 1 ] || { echo "$1: $n lines read exactly: $2 (want 1)"; return 1; }
+  awk -v old="$2" -v new="$3" '$0 == old { print new; next } { print }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+
+# ------------------------------------------------------------ the README --
+
+step1_module() {
+  readme_run 'go mod edit -module example.com/shouter'
+  [ "$(go list -m)" = example.com/shouter ] || { echo "go list -m: $(go list -m)"; return 1; }
+}
+step1_name() {
+  readme_has '`const serverName = "baremcp"` to `const serverName = "shouter"`'
+  replace_line server.go 'const serverName = "baremcp"' 'const serverName = "shouter"'
+}
+step2_demo() {
+  readme_has '`registry_demo_test.go` to `//go:build demo`'
+  local f
+  for f in registry_demo.go registry_demo_test.go; do
+    [ -f "$f" ] || { echo "$f: no such file"; return 1; }
+    case "$(head -n 1 "$f")" in
+      //go:build\ *) ;;
+      *) echo "$f: line 1 is not a //go:build line: $(head -n 1 "$f")"; return 1 ;;
+    esac
+    replace_line "$f" "$(head -n 1 "$f")" '//go:build demo'
+  done
+}
+# update_only_ours: -update must write the new transcript and leave every
+# other transcript byte for byte as it was: they do not depend on the
+# server's name or on the demo.
+update_only_ours() {
+  find testdata -type f -name '*.txt' ! -path testdata/shouter.txt -exec cksum {} + | sort >"$TMP/before"
+  readme_run 'go test -run TestTranscripts -update .'
+  find testdata -type f -name '*.txt' ! -path testdata/shouter.txt -exec cksum {} + | sort >"$TMP/after"
+  diff "$TMP/before" "$TMP/after" || { echo "-update changed transcripts other than testdata/shouter.txt (above)"; return 1; }
+  readme_run 'cat testdata/shouter.txt'
+  grep -q '"text":"HELLO"' testdata/shouter.txt ||
+    { echo 'testdata/shouter.txt: no "text":"HELLO" among the recorded answers'; return 1; }
+}
+# transcript_can_fail: the runner really reads testdata/shouter.txt: with
+# a wrong recorded answer, go test fails.
+transcript_can_fail() {
+  cp testdata/shouter.txt "$TMP/shouter.txt"
+  sed 's/"text":"HELLO"/"text":"HELLO!"/' "$TMP/shouter.txt" >testdata/shouter.txt
+  local rc=0
+  go test -count=1 -run TestTranscripts . >"$TMP/tampered" 2>&1 || rc=$?
+  cp "$TMP/shouter.txt" testdata/shouter.txt
+  if [ $rc -eq 0 ] || ! grep -q 'shouter' "$TMP/tampered"; then
+    cat "$TMP/tampered"
+    echo "go test passed, or failed without naming shouter, with a wrong answer in testdata/shouter.txt"
+    return 1
+  fi
+}
+release_lists_shout() {
+  (cd "$HERE/listcheck" && go run . -bin "$COPY/shouter" -name shouter -tools shout)
+}
+
+# skips SCRIPT: SCRIPT prints one line saying it is skipped, and exits 0.
+skips() {
+  local out
+  out="$("$1" 2>&1)" || { echo "$out"; echo "$1 exited non-zero"; return 1; }
+  echo "$out"
+  if [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || [[ "$out" != *skipped* ]]; then
+    echo "$1 did not print one line saying it is skipped"
+    return 1
+  fi
+}
+
+check "1. go mod edit -module example.com/shouter" step1_module
+check "1. server.go: const serverName = \"shouter\"" step1_name
+check "2. registry_demo.go, registry_demo_test.go: //go:build demo" step2_demo
+check "3. registry_shouter.go from README" readme_file registry_shouter.go
+check "4. testdata/shouter.txt from README" readme_file testdata/shouter.txt
+check "4. go test -run TestTranscripts -update . writes shouter.txt alone" update_only_ours
+check "4. go test ./..." readme_run 'go test ./...'
+check "4. go test fails when shouter.txt records a wrong answer" transcript_can_fail
+check "5. go vet ./..." readme_run 'go vet ./...'
+check "5. go test ./..." readme_run 'go test ./...'
+check "5. go build -trimpath -ldflags='-s -w' -o shouter ." readme_run "go build -trimpath -ldflags='-s -w' -o shouter ."
+check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
+
+# ------------------------------------------------ the copy's own CI, in Go --
+
+check "ci: go vet -tags demo ./..." go vet -tags demo ./...
+check "ci: go test -tags demo ./..." go test -count=1 -tags demo ./...
+check "ci: go test -tags conformance ./..." go test -count=1 -tags conformance ./...
+check "ci: go vet -tags bench ./..." go vet -tags bench ./...
+check "ci: harness/probes/probe.sh (the demo, -tags demo)" harness/probes/probe.sh
+check "ci: harness/make-it-yours/check.sh says it is skipped" skips harness/make-it-yours/check.sh
+
+# ------------------------------------------- or delete the demo entirely --
+
+delete_demo() {
+  readme_has 'delete `registry_demo.go`, `registry_demo_test.go` and `testdata/demo/`'
+  rm -rf registry_demo.go registry_demo_test.go testdata/demo
+}
+check "delete registry_demo.go, registry_demo_test.go, testdata/demo/" delete_demo
+check "deleted: go vet ./..." go vet ./...
+check "deleted: go test ./..." go test -count=1 ./...
+check "deleted: harness/probes/probe.sh says it is skipped" skips harness/probes/probe.sh
+check "deleted: harness/interop-ts/check.sh says it is skipped" skips harness/interop-ts/check.sh
+
+echo
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,3 @@
+module baremcp/harness/make-it-yours/listcheck
+
+go 1.26

@@ -1,3 +1,0 @@
-module baremcp/tools/loadtest
-
-go 1.26
