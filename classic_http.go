@@ -174,7 +174,7 @@ func classicSessionNotFound() *rpcError {
 // negotiated version. On failure it has answered and returns nil. The
 // caller releases a returned session.
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
-func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principal string, id []byte) *session {
+func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who caller, id []byte) *session {
 	ids := r.Header.Values(headerSessionID)
 	switch {
 	case len(ids) == 0:
@@ -184,7 +184,7 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s header appears more than once", headerSessionID), id)
 		return nil
 	}
-	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), principal)
+	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), who.principal)
 	if sess == nil {
 		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
 		return nil
@@ -204,12 +204,12 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, principa
 // notification is handled and answered 202; a request is served in its
 // session like the modern ones, on a JSON body or an SSE stream.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, principal string) {
+func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller) {
 	if msg.method == methodInitialize && !msg.isNotification() {
-		t.initialize(w, r, rc, msg, req, principal)
+		t.initialize(w, r, rc, msg, req, who)
 		return
 	}
-	sess := t.session(w, r, principal, msg.id)
+	sess := t.session(w, r, who, msg.id)
 	if sess == nil {
 		return
 	}
@@ -227,7 +227,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 				sess.cancelRequest(key)
 			}
 		} else {
-			t.s.serve(r.Context(), req, exchange{principal: principal, session: sess})
+			t.s.serve(r.Context(), req, exchange{caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -244,7 +244,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, principal: principal, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
@@ -259,7 +259,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 // succeeded. A request that already names a session is refused: a
 // session is initialized once.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, principal string) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller) {
 	if len(r.Header.Values(headerSessionID)) > 0 {
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), msg.id)
 		return
@@ -270,9 +270,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	}
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.principal = rand.Text(), principal
+	sess.id, sess.principal = rand.Text(), who.principal
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, principal: principal, session: sess})
+	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -291,7 +291,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 // stream per session at a time; a second gets 409. Without a session
 // there is no stream to offer: 405, as the modern revision answers.
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
-func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, principal string) {
+func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who caller) {
 	if len(r.Header.Values(headerSessionID)) == 0 {
 		w.Header().Set("Allow", http.MethodPost)
 		writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: GET needs an %s", headerSessionID))
@@ -301,7 +301,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept text/event-stream"))
 		return
 	}
-	sess := t.session(w, r, principal, nil)
+	sess := t.session(w, r, who, nil)
 	if sess == nil {
 		return
 	}
@@ -354,13 +354,13 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, princi
 // deleteSession serves DELETE: the session ends, and later requests
 // naming it get 404.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, principal string) {
-	sess := t.session(w, r, principal, nil)
+func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, who caller) {
+	sess := t.session(w, r, who, nil)
 	if sess == nil {
 		return
 	}
 	t.sessions.release(sess)
-	t.sessions.remove(sess.id, principal)
+	t.sessions.remove(sess.id, who.principal)
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -97,17 +97,17 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 // HTTP method: POST carries a message; GET opens and DELETE ends a classic
 // session's stream and session.
 func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	principal, ok := t.guard(w, r)
+	who, ok := t.guard(w, r)
 	if !ok {
 		return
 	}
 	switch {
 	case r.Method == http.MethodPost:
-		t.post(w, r, principal)
+		t.post(w, r, who)
 	case r.Method == http.MethodGet && !t.s.modernOnly:
-		t.getStream(w, r, principal)
+		t.getStream(w, r, who)
 	case r.Method == http.MethodDelete && !t.s.modernOnly:
-		t.deleteSession(w, r, principal)
+		t.deleteSession(w, r, who)
 	default:
 		// [§Backward Compatibility]: the modern revision has no GET
 		// stream and no sessions to DELETE; the classic ones do.
@@ -122,7 +122,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // post serves one JSON-RPC message.
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
-func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal string) {
+func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
 		return
@@ -174,7 +174,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	req := t.s.newRequest(&msg, nil, r.Header)
 	switch {
 	case req.era.classicOn:
-		t.postClassic(w, r, rc, &msg, req, principal)
+		t.postClassic(w, r, rc, &msg, req, who)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
@@ -184,7 +184,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
-		t.s.serve(r.Context(), req, exchange{principal: principal})
+		t.s.serve(r.Context(), req, exchange{caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -194,7 +194,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, principal s
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, principal: principal, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
 }
 

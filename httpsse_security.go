@@ -52,24 +52,24 @@ func isLoopbackHost(hostport string) bool {
 // guard applies the checks every request meets before its method, in
 // order: the DNS-rebinding defences (Host, Origin), CORS for allowed
 // origins (a preflight is answered here), then authentication. It
-// returns the authenticated principal, or false once it has answered.
+// returns the caller, or false once it has answered.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
-func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (principal string, ok bool) {
+func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who caller, ok bool) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if t.loopback && !isLoopbackHost(r.Host) {
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: host not allowed"))
-		return "", false
+		return caller{}, false
 	}
 	if origins := r.Header.Values("Origin"); len(origins) > 0 {
 		o, ok := normalizeOrigin(origins[0])
 		if len(origins) > 1 || !ok || !t.origins[o] {
 			writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: origin not allowed"))
-			return "", false
+			return caller{}, false
 		}
 	}
 	if err := t.cop.Check(r); err != nil {
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
-		return "", false
+		return caller{}, false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
 		// An allowed foreign origin is a browser app the operator trusts
@@ -91,16 +91,30 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (principal
 			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
-			return "", false
+			return caller{}, false
 		}
 	}
-	principal, ok = t.authenticate(r)
+	principal, ok := t.authenticate(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", "Bearer realm="+strconv.Quote(t.s.info.Name))
 		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
-		return "", false
+		return caller{}, false
 	}
-	return principal, true
+	return caller{principal: principal, share: shareKey(principal, r.RemoteAddr)}, true
+}
+
+// shareKey is the key of a caller's share of the server's limits: its
+// principal when it authenticated, otherwise the IP address it connects
+// from (not the port: one client opens many connections).
+func shareKey(principal, remoteAddr string) string {
+	if principal != "" {
+		return principal
+	}
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	return "addr:" + host
 }
 
 // authenticate checks the bearer token when one is configured. Both sides

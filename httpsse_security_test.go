@@ -42,3 +42,19 @@ func TestHTTPBearerToken(t *testing.T) {
 		})
 	}
 }
+
+// TestShareKey: a caller's share of the limits is its principal when it
+// authenticated, else the IP it connects from, whatever the port.
+func TestShareKey(t *testing.T) {
+	for _, tt := range []struct{ principal, remote, want string }{
+		{"bearer:ab12", "127.0.0.1:5000", "bearer:ab12"},
+		{"", "127.0.0.1:5000", "addr:127.0.0.1"},
+		{"", "127.0.0.1:6000", "addr:127.0.0.1"},
+		{"", "[::1]:5000", "addr:::1"},
+		{"", "not an address", "addr:not an address"},
+	} {
+		if got := shareKey(tt.principal, tt.remote); got != tt.want {
+			t.Errorf("shareKey(%q, %q) = %q, want %q", tt.principal, tt.remote, got, tt.want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func mustDispatchError(tb testing.TB, s *server, principal, line string) (int, s
 	if rerr != nil {
 		return rerr.Code, rerr.Message
 	}
-	reply := s.dispatch(tb.Context(), &msg, exchange{send: func([]byte) {}, principal: principal})
+	reply := s.dispatch(tb.Context(), &msg, exchange{send: func([]byte) {}, caller: caller{principal: principal, share: principal}})
 	return replyError(tb, reply)
 }
 

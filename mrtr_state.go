@@ -176,10 +176,10 @@ func requestBinding(req *request) [sha256.Size]byte {
 	t, _ := jsonString(target)
 	field([]byte(t))
 	field(canonicalJSON(req.param("arguments")))
-	if req.principal == "" {
+	if req.caller.principal == "" {
 		field([]byte{0}) // anonymous: stdio, or HTTP without auth
 	} else {
-		field(append([]byte{1}, req.principal...))
+		field(append([]byte{1}, req.caller.principal...))
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])

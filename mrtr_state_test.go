@@ -178,7 +178,7 @@ func TestRequestStatePrincipal(t *testing.T) {
 			t.Fatalf("parseMessage: %v", rerr)
 		}
 		var m map[string]any
-		if err := json.Unmarshal(s.dispatch(t.Context(), &msg, exchange{principal: principal}), &m); err != nil {
+		if err := json.Unmarshal(s.dispatch(t.Context(), &msg, exchange{caller: caller{principal: principal, share: principal}}), &m); err != nil {
 			t.Fatal(err)
 		}
 		return m

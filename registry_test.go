@@ -612,7 +612,7 @@ func addTestHTTP(s *server, d *testDefs, _ *testGates) {
 	s.addTool(d.tool("hdr", ok))
 	s.addTool(d.tool("hv", ok))
 	s.addTool(d.tool("who", func(ctx context.Context, req *request) (*toolResult, error) {
-		return textResult("principal=" + req.principal), nil
+		return textResult("principal=" + req.caller.principal), nil
 	}))
 }
 

@@ -30,7 +30,7 @@ type request struct {
 	// before anything is served (newRequest).
 	era       eraDecision
 	version   string // protocol version this request is served in
-	principal string
+	caller    caller // who sent it (exchange.caller)
 	server    *server
 	send      func(msg []byte)
 	// session is the classic session a classic-era request is served in;

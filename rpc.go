@@ -252,14 +252,31 @@ type result struct {
 	inputRequired bool
 }
 
+// caller is who sent a request, as its transport established it: the
+// identity requestState, classic sessions and handlers are bound to, and
+// the key of the caller's share of the server's limits.
+type caller struct {
+	// principal is the authenticated identity (the HTTP bearer token's
+	// name); "" when the transport authenticates no one (stdio, HTTP
+	// without authentication). It binds requestState and classic
+	// sessions.
+	principal string
+	// share keys the caller's fair share of every limit (the tools/call
+	// rate, and the per-client shares of the global bounds): the
+	// principal when there is one, otherwise the client's network
+	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
+	// connection is one client.
+	share string
+}
+
 // exchange is what a transport knows about one request it hands to the
 // dispatcher.
 type exchange struct {
 	// send writes a notification on the request's own stream. The
 	// transport drops it when the request was cancelled.
 	send func(msg []byte)
-	// principal is the authenticated identity (HTTP bearer); "" otherwise.
-	principal string
+	// caller is who sent the request, as the transport established it.
+	caller caller
 	// session is the classic-era session the request belongs to (one per
 	// stdio connection, one per Mcp-Session-Id on HTTP). dispatch decides
 	// the era with it (nil: the classic era is off for this exchange); a
@@ -323,7 +340,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		}
 		return nil, 0
 	}
-	req.send, req.principal, req.closing = ex.send, ex.principal, ex.closing
+	req.send, req.caller, req.closing = ex.send, ex.caller, ex.closing
 	fail := func(e *rpcError) ([]byte, int) { return encodeError(req.id, e), e.Code }
 	if !known || m.notification {
 		if known {
@@ -338,7 +355,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		return fail(rerr)
 	}
 	if m.rateLimited && s.limiter != nil {
-		if ok, retry := s.limiter.allow(ex.principal); !ok {
+		if ok, retry := s.limiter.allow(ex.caller.share); !ok {
 			return fail(rateLimited(retry))
 		}
 	}
