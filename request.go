@@ -28,11 +28,11 @@ type request struct {
 	invalid *rpcError
 	// era is the era that serves the request, decided once by decideEra
 	// before anything is served (newRequest).
-	era       eraDecision
-	version   string // protocol version this request is served in
-	caller    caller // who sent it (exchange.caller)
-	server    *server
-	send      func(msg []byte)
+	era     eraDecision
+	version string // protocol version this request is served in
+	caller  caller // who sent it (exchange.caller)
+	server  *server
+	send    func(msg []byte)
 	// session is the classic session a classic-era request is served in;
 	// nil in the modern era.
 	session *session
