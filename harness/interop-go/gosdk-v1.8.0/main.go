@@ -22,7 +22,7 @@ import (
 // transport and reports log and progress notifications.
 var features = scenario.Features{
 	Elicitation: true, Sampling: true, Roots: true,
-	ServerRequestsOverHTTP: true, Logging: true, Completion: true,
+	ServerRequestsOverHTTP: true, Logging: true, Completion: true, CompletionsCapability: true,
 }
 
 func main() {

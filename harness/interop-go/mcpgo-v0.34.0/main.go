@@ -31,7 +31,7 @@ import (
 func main() {
 	configs := []scenario.Config{{
 		ID: "default", Offer: mcp.LATEST_PROTOCOL_VERSION, Expect: mcp.LATEST_PROTOCOL_VERSION, // 2025-03-26
-		Features: scenario.Features{Sampling: true, Logging: true, Completion: true},
+		Features: scenario.Features{Sampling: true, Logging: true, Completion: true, CompletionsCapability: true},
 	}}
 	os.Exit(scenario.Main(scenario.Client{Name: "mcpgo-v0.34.0", Configs: configs, Connect: connect}, os.Args[1:], os.Stdout, os.Stderr))
 }

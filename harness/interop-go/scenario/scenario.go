@@ -74,6 +74,9 @@ type Features struct {
 	ServerRequestsOverHTTP bool
 	Logging                bool // reports notifications/message
 	Completion             bool // has a completion/complete call
+	// CompletionsCapability: the client exposes capabilities.completions
+	// (some SDKs' capability structs have no such field).
+	CompletionsCapability bool
 }
 
 // Target says where the client connects: a command it spawns (stdio) or

@@ -225,7 +225,7 @@ var scenarios = []scenario{
 			return err
 		}
 		want := []string{"tools", "resources", "prompts"}
-		if r.cfg.Expect >= V20250326 {
+		if r.cfg.Expect >= V20250326 && r.cfg.Features.CompletionsCapability {
 			want = append(want, "completions")
 		}
 		for _, k := range want {
