@@ -410,6 +410,11 @@ async function runClient(client, transportKind) {
         report(`${prefix}/connect`);
     } catch (e) {
         report(`${prefix}/connect`, describeError(e));
+        // Every scenario that would have run fails, so the cell's count does not shrink.
+        const r = { client, expect: client.expect };
+        for (const [name, needs] of SCENARIOS) {
+            if ((!opts.only || new RegExp(opts.only).test(name)) && !(needs && needs(r))) report(`${prefix}/${name}`, 'not run: connect failed');
+        }
         await c.close().catch(() => {});
         await stopServer(server?.child);
         return;

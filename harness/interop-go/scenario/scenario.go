@@ -13,6 +13,7 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -347,6 +348,7 @@ func runConfig(c Client, cfg Config, transport, prefix string, o options, r *rep
 		srv, err = startHTTPServer(o.server, stderr)
 		if err != nil {
 			r.fail(prefix+"/connect", err)
+			notRun(&run{cfg: cfg, transport: transport}, prefix, o, r)
 			return
 		}
 		defer srv.stop()
@@ -355,12 +357,13 @@ func runConfig(c Client, cfg Config, transport, prefix string, o options, r *rep
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	s, err := c.Connect(ctx, cfg, t, ev)
 	cancel()
+	ru := &run{cfg: cfg, transport: transport, s: s, ev: ev}
 	if err != nil {
 		r.fail(prefix+"/connect", err)
+		notRun(ru, prefix, o, r)
 		return
 	}
 	r.pass(prefix + "/connect")
-	ru := &run{cfg: cfg, transport: transport, s: s, ev: ev}
 	for _, sc := range scenarios {
 		if !o.only.MatchString(sc.name) {
 			continue
@@ -396,6 +399,17 @@ func runConfig(c Client, cfg Config, transport, prefix string, o options, r *rep
 		}
 	case <-time.After(10 * time.Second):
 		r.fail(prefix+"/close", fmt.Errorf("close did not return within 10s"))
+	}
+}
+
+// notRun fails every scenario that would have run on a connection that
+// could not be made, so a cell's count does not shrink when connect fails.
+func notRun(ru *run, prefix string, o options, r *reporter) {
+	for _, sc := range scenarios {
+		if !o.only.MatchString(sc.name) || (sc.needs != nil && sc.needs(ru) != "") {
+			continue
+		}
+		r.fail(prefix+"/"+sc.name, errors.New("not run: connect failed"))
 	}
 }
 
