@@ -54,7 +54,6 @@ func (h handlers) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.
 }
 
 func (h handlers) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	h.ev.Roots()
 	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: scenario.RootURI, Name: "a"}}}, nil
 }
 

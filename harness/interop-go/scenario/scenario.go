@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -119,7 +118,6 @@ type Events struct {
 	logs         []string // levels
 	elicitations []json.RawMessage
 	samplings    []json.RawMessage
-	rootsCalls   int
 	errors       []string
 }
 
@@ -190,19 +188,12 @@ func (e *Events) Sample(params any) {
 	e.samplings = append(e.samplings, raw)
 }
 
-// Roots records a roots/list request; the adapter answers with RootURI.
-func (e *Events) Roots() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.rootsCalls++
-}
-
 // snapshot returns the counts of what was recorded.
-func (e *Events) snapshot() (progress []float64, logs []string, elicitations, samplings, roots int, errs []string) {
+func (e *Events) snapshot() (progress []float64, logs []string, elicitations, samplings int, errs []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]float64(nil), e.progress...), append([]string(nil), e.logs...),
-		len(e.elicitations), len(e.samplings), e.rootsCalls, append([]string(nil), e.errors...)
+		len(e.elicitations), len(e.samplings), append([]string(nil), e.errors...)
 }
 
 // lastElicitation returns the params of the newest elicitation, or nil.
@@ -302,16 +293,19 @@ type reporter struct {
 	passed, failed int
 }
 
+// pass reports a scenario that passed.
 func (r *reporter) pass(name string) {
 	r.passed++
 	fmt.Fprintf(r.out, "PASS %s\n", name)
 }
 
+// fail reports a scenario that failed, its reason on one line.
 func (r *reporter) fail(name string, err error) {
 	r.failed++
 	fmt.Fprintf(r.out, "FAIL %s: %s\n", name, strings.Join(strings.Fields(err.Error()), " "))
 }
 
+// skip reports a scenario that does not apply; it is not counted.
 func (r *reporter) skip(name, why string) {
 	fmt.Fprintf(r.out, "SKIP %s: %s\n", name, why)
 }
@@ -440,10 +434,4 @@ func runOne(ctx context.Context, fn func(context.Context, *run) error, ru *run) 
 		// The goroutine ends when the SDK call returns; the run moves on.
 		return fmt.Errorf("timed out: %v", ctx.Err())
 	}
-}
-
-// Fatalf prints to stderr and exits 2: for adapters' setup errors.
-func Fatalf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-	os.Exit(2)
 }

@@ -310,7 +310,7 @@ var scenarios = []scenario{
 		return fmt.Errorf("no sum in text content %s", short(res.Content))
 	}},
 	{name: "tools.call.slow", run: func(ctx context.Context, r *run) error {
-		before, beforeLogs, _, _, _, _ := r.ev.snapshot()
+		before, beforeLogs, _, _, _ := r.ev.snapshot()
 		meta := map[string]any{"progressToken": "slow-1"}
 		if r.cfg.Modern() {
 			meta[LogLevelMetaKey] = "debug"
@@ -325,7 +325,7 @@ var scenarios = []scenario{
 		var progress []float64
 		var logs []string
 		waitFor(func() bool {
-			p, l, _, _, _, _ := r.ev.snapshot()
+			p, l, _, _, _ := r.ev.snapshot()
 			progress, logs = p[len(before):], l[len(beforeLogs):]
 			return len(progress) >= 3 && (!r.cfg.Features.Logging || len(logs) >= 3)
 		}, 500)
@@ -363,7 +363,7 @@ var scenarios = []scenario{
 		return nil
 	}},
 	{name: "elicitation.confirm_delete", needs: all(since(V20250618), hasElicitation, serverRequests), run: func(ctx context.Context, r *run) error {
-		_, _, before, _, _, _ := r.ev.snapshot()
+		_, _, before, _, _ := r.ev.snapshot()
 		res, err := call(ctx, r, "confirm_delete", map[string]any{"path": "/tmp/interop.txt"}, nil)
 		if err != nil {
 			return err
@@ -371,7 +371,7 @@ var scenarios = []scenario{
 		if err := expectText(res, "deleted /tmp/interop.txt"); err != nil {
 			return err
 		}
-		if _, _, after, _, _, _ := r.ev.snapshot(); after == before {
+		if _, _, after, _, _ := r.ev.snapshot(); after == before {
 			return errors.New("the elicitation handler was never called")
 		}
 		var p struct {
@@ -391,7 +391,7 @@ var scenarios = []scenario{
 		return nil
 	}},
 	{name: "sampling.ask_model", needs: all(hasSampling, serverRequests), run: func(ctx context.Context, r *run) error {
-		_, _, _, before, _, _ := r.ev.snapshot()
+		_, _, _, before, _ := r.ev.snapshot()
 		res, err := call(ctx, r, "ask_model", map[string]any{"question": "What is six times seven?"}, nil)
 		if err != nil {
 			return err
@@ -399,7 +399,7 @@ var scenarios = []scenario{
 		if err := expectText(res, "model said: "+SamplingAnswer); err != nil {
 			return err
 		}
-		if _, _, _, after, _, _ := r.ev.snapshot(); after == before {
+		if _, _, _, after, _ := r.ev.snapshot(); after == before {
 			return errors.New("the sampling handler was never called")
 		}
 		var p struct {
@@ -578,12 +578,12 @@ var scenarios = []scenario{
 		return nil
 	}},
 	{name: "elicitation.prompts.get.personal_greeting", needs: all(since(V20250618), hasElicitation, serverRequests), run: func(ctx context.Context, r *run) error {
-		_, _, before, _, _, _ := r.ev.snapshot()
+		_, _, before, _, _ := r.ev.snapshot()
 		v, err := r.s.GetPrompt(ctx, "personal_greeting", nil)
 		if err != nil {
 			return err
 		}
-		if _, _, after, _, _, _ := r.ev.snapshot(); after == before {
+		if _, _, after, _, _ := r.ev.snapshot(); after == before {
 			return errors.New("the elicitation handler was never called")
 		}
 		var res struct {
@@ -600,7 +600,7 @@ var scenarios = []scenario{
 		return nil
 	}},
 	{name: "client.no-errors", run: func(ctx context.Context, r *run) error {
-		if _, _, _, _, _, errs := r.ev.snapshot(); len(errs) > 0 {
+		if _, _, _, _, errs := r.ev.snapshot(); len(errs) > 0 {
 			return fmt.Errorf("the client reported %d error(s): %s", len(errs), short(errs))
 		}
 		return nil
