@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# check.sh - the client interop gate: every pinned client people run, over
+# stdio and Streamable HTTP, against the demo server, compared with
+# expected-failures.txt.
+#
+#   Go   harness/interop-go/<client>-<version>/   one module per pinned client
+#        gosdk-v1.8.0    modern (default) and each classic version pinned
+#        mcpgo-v0.34.0   offers 2025-03-26
+#        mcpgo-v1.2.1    modern (default) and each classic version pinned
+#   TS   harness/interop-clients/ts/sdk1.mjs      @modelcontextprotocol/sdk
+#        1.0.4 (2024-11-05), 1.12.1 (2025-03-26), 1.32.2 (2025-11-25)
+#   TS   the interop-ts harness (harness/interop-ts, or tools/interop-ts
+#        before the rename), --client v2: @modelcontextprotocol/client 2.4.0
+#        in every mode
+#
+# usage: harness/interop-clients/check.sh [--keep DIR]
+#   --keep DIR  leave the binaries, the raw output and the servers' stderr in DIR
+#
+# Prints every PASS/FAIL line, a table client x version x transport ->
+# passed/run, the gate's verdict (UNEXPECTED FAIL, XPASS, STALE lines), the
+# time taken, and last exactly "N passed, M failed".
+# Exit status: 0 the gate holds; 1 a failure no line lists, a listed
+# scenario that passes, or a line that matches nothing; 2 a bad
+# expected-failures.txt or usage; 3 a build, install or runner failure.
+
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+HARNESS="$(cd "$HERE/.." && pwd)"
+REPO="$(cd "$HARNESS/.." && pwd)"
+LIST="$HERE/expected-failures.txt"
+START=$SECONDS
+
+KEEP=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) KEEP="${2:?--keep needs a directory}"; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+if [ -n "$KEEP" ]; then
+  mkdir -p "$KEEP"
+  WORK="$(cd "$KEEP" && pwd)"
+else
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/baremcp-clients.XXXXXX")"
+  trap 'rm -rf "$WORK"' EXIT
+fi
+OUT="$WORK/results.txt"
+LOG="$WORK/stderr.log"
+: >"$OUT"
+: >"$LOG"
+
+die() {
+  echo "check.sh: $*" >&2
+  [ -s "$LOG" ] && tail -n 40 "$LOG" >&2
+  exit 3
+}
+
+for tool in go node npm; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool is not installed"
+done
+
+# ------------------------------------------------------------------ build --
+# -tags demo selects the demo registry the scenarios need.
+echo "check.sh: building baremcp (-tags demo)" >&2
+(cd "$REPO" && go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
+SERVER="$WORK/baremcp"
+
+GO_CLIENTS=()
+for dir in "$HARNESS"/interop-go/*/; do
+  name="$(basename "$dir")"
+  [ "$name" = scenario ] && continue
+  echo "check.sh: building the $name client" >&2
+  (cd "$dir" && go build -o "$WORK/$name" .) >>"$LOG" 2>&1 || die "go build of $name failed"
+  GO_CLIENTS+=("$name")
+done
+
+# npm ci unless node_modules already holds exactly the pinned versions.
+ts_installed() {
+  node -e '
+    const fs = require("fs"), dir = process.argv[1];
+    const lock = JSON.parse(fs.readFileSync(dir + "/package-lock.json"));
+    for (const [path, p] of Object.entries(lock.packages)) {
+      if (!path) continue;
+      const got = JSON.parse(fs.readFileSync(dir + "/" + path + "/package.json")).version;
+      if (got !== p.version) process.exit(1);
+    }' "$1" 2>/dev/null
+}
+TS="$HERE/ts"
+if ! ts_installed "$TS"; then
+  echo "check.sh: npm ci in $TS" >&2
+  (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error) >>"$LOG" 2>&1 || die "npm ci in $TS failed"
+fi
+
+V2=""
+for d in "$HARNESS/interop-ts" "$REPO/tools/interop-ts"; do
+  if [ -x "$d/run.sh" ]; then V2="$d"; break; fi
+done
+[ -n "$V2" ] || die "no interop-ts harness (harness/interop-ts or tools/interop-ts)"
+
+# -------------------------------------------------------------------- run --
+# run LABEL CMD...: append CMD's scenario lines to OUT; exit 1 (failures)
+# is a result, anything higher is a broken runner.
+run() {
+  local label="$1"
+  shift
+  local t0=$SECONDS rc=0
+  echo "check.sh: running $label" >&2
+  "$@" >"$WORK/$label.out" 2>>"$LOG" || rc=$?
+  [ $rc -le 1 ] || { cat "$WORK/$label.out" >&2; die "$label exited $rc"; }
+  grep -E '^(PASS|FAIL|SKIP) ' "$WORK/$label.out" >>"$OUT" || true
+  echo "check.sh: $label: $(tail -n 1 "$WORK/$label.out") in $((SECONDS - t0)) s" >&2
+}
+
+for name in "${GO_CLIENTS[@]}"; do
+  run "$name" "$WORK/$name" -server "$SERVER"
+done
+run tssdk node "$TS/sdk1.mjs" --server "$SERVER"
+# The v2 harness names configurations v2-<mode>; prefix them with the
+# client and its pinned version like every other row.
+v2version="$(node -e 'console.log(require(process.argv[1]).dependencies["@modelcontextprotocol/client"])' "$V2/package.json")"
+run tsclient "$V2/run.sh" "$SERVER" --client v2
+sed -i -E "s#^(PASS|FAIL|SKIP) v2-#\1 tsclient-$v2version-#" "$OUT"
+
+grep -E '^(PASS|FAIL) ' "$OUT" || true
+
+# ------------------------------------------------------------------ table --
+# A row per client-version-config/transport: passed/run. SKIP lines (a
+# scenario the revision or the client does not define) are not counted.
+echo
+echo "client interop: scenarios passed / run"
+awk '
+  /^(PASS|FAIL) / {
+    name = $2; sub(/:$/, "", name)
+    split(name, part, "/")
+    key = part[1] "\t" part[2]
+    if (!(key in run)) order[n++] = key
+    run[key]++
+    if ($1 == "PASS") pass[key]++
+  }
+  END {
+    printf "%-34s %-22s %-6s %s\n", "client", "config (offer)", "transport", "passed/run"
+    for (i = 0; i < n; i++) {
+      k = order[i]; split(k, f, "\t")
+      id = f[1]
+      # <family>-<version>-<config>: the version is the part with dots.
+      if (match(id, /^[a-z]+-v?[0-9]+\.[0-9]+\.[0-9]+/)) {
+        client = substr(id, 1, RLENGTH); cfg = substr(id, RLENGTH + 2)
+      } else { client = id; cfg = "" }
+      printf "%-34s %-22s %-9s %d/%d\n", client, cfg, f[2], pass[k] + 0, run[k]
+    }
+  }' "$OUT"
+
+# ------------------------------------------------------------------- gate --
+patterns=()
+reasons=()
+while IFS= read -r line || [ -n "$line" ]; do
+  line="${line#"${line%%[![:space:]]*}"}"
+  case "$line" in ''|'#'*) continue ;; esac
+  pat="${line%%[[:space:]]*}"
+  reason="${line#"$pat"}"
+  reason="${reason#"${reason%%[![:space:]]*}"}"
+  if [ -z "$reason" ]; then
+    echo "check.sh: $LIST: no reason given for $pat" >&2
+    exit 2
+  fi
+  patterns+=("$pat")
+  reasons+=("$reason")
+done <"$LIST"
+
+passed=0
+failed=0
+broken=0
+declare -A used=()
+echo
+while IFS= read -r line; do
+  status="${line%% *}"
+  name="${line#* }"
+  name="${name%%:*}"
+  match=-1
+  for i in "${!patterns[@]}"; do
+    # shellcheck disable=SC2053 # the pattern is a glob on purpose
+    if [[ "$name" == ${patterns[$i]} ]]; then match=$i; break; fi
+  done
+  [ $match -ge 0 ] && used[$match]=1
+  if [ "$status" = PASS ]; then
+    passed=$((passed + 1))
+    if [ $match -ge 0 ]; then
+      broken=$((broken + 1))
+      echo "XPASS  $name passes now but ${patterns[$match]} lists it: narrow or remove that line"
+    fi
+  else
+    failed=$((failed + 1))
+    if [ $match -lt 0 ]; then
+      broken=$((broken + 1))
+      echo "UNEXPECTED FAIL  ${line#FAIL }"
+    fi
+  fi
+done < <(grep -E '^(PASS|FAIL) ' "$OUT")
+for i in "${!patterns[@]}"; do
+  if [ -z "${used[$i]:-}" ]; then
+    broken=$((broken + 1))
+    echo "STALE  ${patterns[$i]} matches no scenario: remove it (${reasons[$i]})"
+  fi
+done
+if [ $((passed + failed)) -eq 0 ]; then
+  die "the runners reported no scenarios"
+fi
+if [ $broken -ne 0 ] && [ -s "$LOG" ]; then
+  echo "check.sh: last lines of the servers' and clients' stderr:" >&2
+  tail -n 20 "$LOG" >&2
+fi
+echo "client interop gate: $([ $broken -eq 0 ] && echo OK || echo "BROKEN ($broken unexpected result(s))"); expected failures listed in $(basename "$LIST"); $((SECONDS - START)) s"
+echo "$passed passed, $failed failed"
+[ $broken -eq 0 ]

@@ -1,0 +1,3 @@
+module baremcp-interop/scenario
+
+go 1.25
