@@ -18,8 +18,9 @@ import (
 )
 
 // classicHTTPClient is a classic client of a test server: after initialize
-// it sends the session id and the negotiated version on every request,
-// as the official clients do. Lines carrying the modern _meta are sent as
+// it sends the session id on every request, and the negotiated version in
+// MCP-Protocol-Version when the revision defines that header (2025-06-18
+// on), as the official clients do. Lines carrying the modern _meta are sent as
 // a modern client sends them, without session.
 type classicHTTPClient struct {
 	tb      testing.TB
@@ -56,7 +57,11 @@ func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...s
 	}
 	if c.sid != "" {
 		req.Header.Set(headerSessionID, c.sid)
-		req.Header.Set(headerProtocolVersion, c.version)
+		if atLeast(c.version, version20250618) {
+			// The header exists from 2025-06-18; a 2025-03-26 client
+			// (the revision of Mcp-Session-Id) sends none.
+			req.Header.Set(headerProtocolVersion, c.version)
+		}
 	}
 	for _, e := range edits {
 		if name, ok := strings.CutPrefix(e, "-"); ok {

@@ -302,6 +302,12 @@ func TestClassicSchemaCheckerCatchesLaterFields(t *testing.T) {
 		{"2024 audio content", version20241105, "CallToolResult", `{"content":[{"type":"audio","data":"","mimeType":"audio/wav"}]}`, false},
 		{"2024 structuredContent", version20241105, "CallToolResult", `{"content":[],"structuredContent":{}}`, false},
 		{"2024 lastModified", version20241105, "Resource", `{"uri":"a:","name":"a","annotations":{"lastModified":"x"}}`, false},
+		{"2025-03-26 audio content", version20250326, "CallToolResult", `{"content":[{"type":"audio","data":"","mimeType":"audio/wav"}]}`, true},
+		{"2025-03-26 tool annotations", version20250326, "Tool", `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`, true},
+		{"2025-03-26 tool title", version20250326, "Tool", `{"name":"a","title":"A","inputSchema":{"type":"object"}}`, false},
+		{"2025-03-26 structuredContent", version20250326, "CallToolResult", `{"content":[],"structuredContent":{}}`, false},
+		{"2025-03-26 resource_link", version20250326, "CallToolResult", `{"content":[{"type":"resource_link","uri":"a:","name":"a"}]}`, false},
+		{"2025-03-26 serverInfo title", version20250326, "Implementation", `{"name":"a","version":"1","title":"A"}`, false},
 		{"2025-06-18 icons", version20250618, "Prompt", `{"name":"p","icons":[]}`, false},
 		{"2025-06-18 resource_link", version20250618, "CallToolResult", `{"content":[{"type":"resource_link","uri":"a:","name":"a"}]}`, true},
 		{"2025-11-25 icons", version20251125, "Prompt", `{"name":"p","icons":[{"src":"x"}]}`, true},
@@ -351,8 +357,10 @@ func replyCode(v map[string]any) int {
 }
 
 // TestInitializeNegotiation checks the initialize rules: a served version
-// is answered as is, anything else with the newest classic version, bad
-// params are -32602, and the handshake happens once.
+// is answered as is; an unknown date with the newest served version not
+// newer than it (the oldest when it predates them all), anything else
+// with the newest (counterOffer); bad params are -32602, and the
+// handshake happens once.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func TestInitializeNegotiation(t *testing.T) {
 	for _, tt := range []struct {
@@ -363,9 +371,16 @@ func TestInitializeNegotiation(t *testing.T) {
 		{"2024-11-05 is served", classicInitialize(1, "2024-11-05"), "2024-11-05", 0},
 		{"2025-06-18 is served", classicInitialize(1, "2025-06-18"), "2025-06-18", 0},
 		{"2025-11-25 is served", classicInitialize(1, "2025-11-25"), "2025-11-25", 0},
-		{"2025-03-26 gets a counter-offer", classicInitialize(1, "2025-03-26"), "2025-11-25", 0},
-		{"a modern version gets a counter-offer", classicInitialize(1, "2026-07-28"), "2025-11-25", 0},
-		{"an unknown version gets a counter-offer", classicInitialize(1, "1999-01-01"), "2025-11-25", 0},
+		{"2025-03-26 is served", classicInitialize(1, "2025-03-26"), "2025-03-26", 0},
+		{"a modern version gets the newest classic one", classicInitialize(1, "2026-07-28"), "2025-11-25", 0},
+		{"a future date gets the newest classic one", classicInitialize(1, "2099-01-01"), "2025-11-25", 0},
+		{"an unknown date gets the newest served one before it", classicInitialize(1, "2025-05-01"), "2025-03-26", 0},
+		{"an unknown date just before a served one", classicInitialize(1, "2025-06-17"), "2025-03-26", 0},
+		{"2024-10-07 gets the oldest served one", classicInitialize(1, "2024-10-07"), "2024-11-05", 0},
+		{"a date older than every served one gets the oldest", classicInitialize(1, "1999-01-01"), "2024-11-05", 0},
+		{"a version that is not a date gets the newest", classicInitialize(1, "latest"), "2025-11-25", 0},
+		{"an impossible date gets the newest", classicInitialize(1, "2025-02-30"), "2025-11-25", 0},
+		{"an empty version gets the newest", classicInitialize(1, ""), "2025-11-25", 0},
 		{"protocolVersion missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"protocolVersion not a string", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20241105,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"capabilities missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
