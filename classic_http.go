@@ -170,10 +170,8 @@ func classicSessionNotFound() *rpcError {
 }
 
 // session finds the session a classic request names and checks its
-// MCP-Protocol-Version header, which must be absent or equal the
-// negotiated version. On failure it has answered and returns nil. The
-// caller releases a returned session.
-// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+// MCP-Protocol-Version header (sessionVersionHeader). On failure it has
+// answered and returns nil. The caller releases a returned session.
 func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who caller, id []byte) *session {
 	ids := r.Header.Values(headerSessionID)
 	switch {
@@ -189,14 +187,44 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who call
 		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
 		return nil
 	}
-	if vs := r.Header.Values(headerProtocolVersion); len(vs) > 0 {
-		if v := strings.Trim(vs[0], " \t"); len(vs) > 1 || v != sess.negotiated() {
-			t.sessions.release(sess)
-			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s %q is not this session's protocol version %s", headerProtocolVersion, v, sess.negotiated()), id)
-			return nil
-		}
+	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
+		t.sessions.release(sess)
+		writeHTTPError(w, http.StatusBadRequest, rerr, id)
+		return nil
 	}
 	return sess
+}
+
+// sessionVersionHeader checks the MCP-Protocol-Version header of a
+// request in sess. Absent, it is the negotiated version: the session is
+// how the server identifies the version, and a 2025-03-26 or 2024-11-05
+// client sends none (the header is 2025-06-18's). A version this server
+// serves, even one that differs from the negotiated version, is
+// forgiven: the request is served at the session's version, and the
+// first such request of a session is logged. Real clients send them: a
+// widely used coding agent keeps sending 2025-11-25 in a session that
+// negotiated 2024-11-05, and the Go SDK sends its header in 2024-11-05
+// sessions, which never had one (issue 17). Sent twice, or naming a
+// version this server does not serve (or no version at all), it is 400:
+// a header that means nothing here is not guessed at.
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcError {
+	vs := h.Values(headerProtocolVersion)
+	if len(vs) == 0 {
+		return nil
+	}
+	v := strings.Trim(vs[0], " \t")
+	negotiated := sess.negotiated()
+	switch {
+	case len(vs) > 1:
+		return newError(codeInvalidRequest, "bad request: %s header appears more than once", headerProtocolVersion)
+	case !isClassicVersion(v) && !isModern(v):
+		return newError(codeInvalidRequest, "bad request: %s %q is not a protocol version this server serves; this session's is %s", headerProtocolVersion, v, negotiated)
+	case v != negotiated && sess.noteForgivenHeader():
+		t.s.log.Warn("serving a classic session's request at its negotiated version despite its version header (logged once per session)",
+			"transport", "http", "header", v, "negotiated", negotiated, "client", sess.clientName())
+	}
+	return nil
 }
 
 // postClassic serves one classic-era POST: initialize opens a session; a
