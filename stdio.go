@@ -215,6 +215,19 @@ func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
 
 // handleLine serves one line: requests run on their own goroutine so a slow
 // handler never blocks a fast one; cancellation is handled here, in order.
+//
+// The handshake is ordered: each request is judged (newRequest decides
+// its era against the session's state) here, in the order the lines were
+// read, and initialize is served here, before the next line is read. So
+// a client that pipes initialize and the requests after it, without
+// waiting for the answer, has them served in the negotiated session; a
+// request read before initialize is refused as one, however the workers
+// are scheduled; and notifications/initialized, handled here too, always
+// finds the session negotiated. initialize does no I/O, so serving it on
+// the reader costs the reader nothing (a parse error's answer is written
+// here too). The clients SHOULD wait for the initialize response; the
+// server does not make them (issue 17).
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	if line == nil {
 		c.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)))
@@ -244,13 +257,21 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}
 	key := idKey(msg.id)
 	c.mu.Lock()
-	if _, dup := c.inFlight[key]; dup {
-		c.mu.Unlock()
+	_, dup := c.inFlight[key]
+	c.mu.Unlock()
+	if dup {
 		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
+		return
+	}
+	req := c.s.newRequest(&msg, c.session, nil)
+	if msg.method == methodInitialize {
+		reply, _ := c.s.serve(ctx, req, exchange{send: c.write, session: c.session, closing: c.closing})
+		c.write(reply)
 		return
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	call := &stdioCall{cancel: cancel}
+	c.mu.Lock()
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
@@ -261,7 +282,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		defer func() { <-c.slots }()
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
-		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send, session: c.session, closing: c.closing})
+		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()

@@ -10,9 +10,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -773,5 +775,56 @@ func TestLogQuotesClientStrings(t *testing.T) {
 	}
 	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
 		t.Errorf("client URI reached the log unescaped: %q", got)
+	}
+}
+
+// TestStdioPipelinedHandshake pipes initialize and the requests after it
+// in one write, without waiting for the answer, as scripts and simple
+// clients do, a hundred times: every request after initialize is served
+// in the negotiated session (never -32602 "send initialize first"), and a
+// request piped before initialize is always refused, however the workers
+// are scheduled (issue 17).
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+func TestStdioPipelinedHandshake(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"tools/list"}`,
+		classicInitialize(1, version20250618),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
+	}, "\n") + "\n"
+	s := newTestServer(t)
+	for i := range 100 {
+		var out syncBuffer
+		if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
+			t.Fatalf("run %d: serveStdio = %v", i, err)
+		}
+		codes := map[string]int{}
+		for line := range strings.Lines(out.String()) {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(line), &v); err != nil {
+				t.Fatalf("run %d: %q is not JSON", i, line)
+			}
+			codes[fmt.Sprint(v["id"])] = replyCode(v)
+		}
+		want := map[string]int{"0": codeInvalidParams, "1": 0, "2": 0, "3": 0}
+		if !maps.Equal(codes, want) {
+			t.Fatalf("run %d: error codes by id %v, want %v\n%s", i, codes, want, out.String())
+		}
+	}
+}
+
+// TestStdioPipelinedInitialized pipes initialize, notifications/initialized
+// and a registry change at once: the notification is handled after the
+// handshake, so the session is told of the change.
+// [§List Changed Notification]: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification
+func TestStdioPipelinedInitialized(t *testing.T) {
+	c := newTestConn(t, newTestServer(t))
+	c.send(classicInitialize(1, version20251125) + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"toggle_extra_tool","arguments":{}}}`)
+	got := []string{c.recv(), c.recv(), c.recv()}
+	if !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, `"notifications/tools/list_changed"`) }) {
+		t.Errorf("pipelined initialize, initialized and a registry change wrote\n%s\nwant a notifications/tools/list_changed among them", strings.Join(got, "\n"))
 	}
 }
