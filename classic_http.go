@@ -282,6 +282,88 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	call.finish(reply, req.era.replyCode(code))
 }
 
+// postBatch serves a POST whose body is a JSON-RPC batch and that names a
+// session (batch.go). Outside a 2025-03-26 session it is 400 -32600, as
+// an array anywhere else; a batch refused whole (not JSON, empty, over
+// maxBatchEntries) is 400 with its one error. Otherwise its entries are
+// judged alone, in order: responses go to the bridges, notifications to
+// their handlers, requests are tracked in the session (cancellable,
+// their ids in flight) and served one after another within the POST's
+// request slot. A batch of only notifications and responses is 202;
+// otherwise the answers are one JSON array, in a JSON body, or as the last
+// event of the SSE stream that the requests' notifications (progress,
+// logs, bridged requests) opened. JSON-RPC errors inside it travel with
+// 200, as in any classic session.
+// [§Sending Messages to the Server (2025-03-26)]: https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
+func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller) {
+	sess := t.session(w, r, who, nil)
+	if sess == nil {
+		return
+	}
+	defer t.sessions.release(sess)
+	if sess.negotiated() != versionBatches {
+		writeHTTPError(w, http.StatusBadRequest, batchOutsideSession(body))
+		return
+	}
+	items, rerr := t.s.readBatch(body, sess)
+	if rerr != nil {
+		writeHTTPError(w, http.StatusBadRequest, rerr)
+		return
+	}
+	type entry struct {
+		ctx     context.Context
+		cancel  context.CancelCauseFunc
+		untrack func()
+	}
+	entries := make([]entry, len(items))
+	defer func() {
+		for _, e := range entries {
+			if e.cancel != nil {
+				e.untrack()
+				e.cancel(nil)
+			}
+		}
+	}()
+	requests := t.s.takeBatch(r.Context(), items, sess, batchHooks{
+		cancel: func(params []byte) {
+			if key, ok := cancelledRequest(params); ok {
+				sess.cancelRequest(key)
+			}
+		},
+		begin: func(i int) *rpcError {
+			ctx, cancel := context.WithCancelCause(r.Context())
+			untrack, ok := sess.track(items[i].msg.id, cancel)
+			if !ok {
+				cancel(nil)
+				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
+			}
+			entries[i] = entry{ctx: ctx, cancel: cancel, untrack: untrack}
+			return nil
+		},
+	}, "http")
+	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	reply := answerBatch(items, func(i int) []byte {
+		e := entries[i]
+		if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
+			return nil
+		}
+		reply, _ := t.s.serve(e.ctx, items[i].req, exchange{send: call.notify, caller: who, session: sess, closing: t.closing})
+		if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
+			return nil
+		}
+		return reply
+	})
+	switch {
+	case reply != nil:
+		call.finish(reply, 0)
+	case requests == 0:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		// Every request was cancelled: no answer is sent.
+		call.abandon()
+	}
+}
+
 // initialize serves initialize on HTTP: a fresh session negotiates, and
 // is kept (its id in the response header) only if the handshake
 // succeeded. A request that already names a session is refused: a

@@ -64,8 +64,15 @@ var classicServerMessageDefs = map[string]string{
 	"roots/list":                           "ListRootsRequest",
 }
 
-// sent notes a client line: the method of a classic request, by id.
+// sent notes a client line: the method of a classic request, by id; of
+// each request of a batch line.
 func (c *classicChecker) sent(line string) {
+	if entries, rerr := splitBatch([]byte(line)); rerr == nil {
+		for _, e := range entries {
+			c.sent(string(e))
+		}
+		return
+	}
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil || !msg.hasMethod || msg.id == nil || !isClassicLine(line) {
 		return
@@ -80,6 +87,22 @@ func (c *classicChecker) sent(line string) {
 func (c *classicChecker) check(line string, classic bool) {
 	c.tb.Helper()
 	_, line = splitStreamPrefix(line)
+	if strings.HasPrefix(line, "[") {
+		// A batch answer: each of its responses is checked, and the
+		// array is what the revision's JSONRPCBatchResponse allows.
+		var batch []json.RawMessage
+		if err := json.Unmarshal([]byte(line), &batch); err != nil || len(batch) == 0 {
+			c.tb.Errorf("server line is not a batch answer: %s", line)
+			return
+		}
+		if c.version != "" && c.version != versionBatches {
+			c.tb.Errorf("%s: a batch answer outside a %s session: %s", c.version, versionBatches, line)
+		}
+		for _, m := range batch {
+			c.check(string(m), classic)
+		}
+		return
+	}
 	if !strings.HasPrefix(line, "{") {
 		return
 	}

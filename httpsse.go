@@ -163,6 +163,11 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	// notices a client disconnect; lift it. On a failed read it stays, so
 	// net/http's drain of the unread body cannot hang on a slow client.
 	_ = rc.SetReadDeadline(time.Time{})
+	if jsonKind(body) == '[' && !t.s.modernOnly && len(r.Header.Values(headerSessionID)) > 0 {
+		// Only a classic session may hold a batch (batch.go).
+		t.postBatch(w, r, rc, body, who)
+		return
+	}
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)

@@ -201,7 +201,8 @@ func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
 		return testHTTPReply{}, err
 	}
 	r := testHTTPReply{status: resp.StatusCode, header: resp.Header, body: body}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	// A batch answer (an array) has no one id or code.
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && !bytes.HasPrefix(body, []byte("[")) {
 		var msg struct {
 			ID    json.RawMessage `json:"id"`
 			Error *struct {

@@ -117,8 +117,9 @@ func parseMessage(data []byte) (message, *rpcError) {
 	switch jsonKind(data) {
 	case '{':
 	case '[':
-		// Batches were removed in 2025-06-18: reject, never process.
-		return m, newError(codeInvalidRequest, "invalid request: batches are not supported")
+		// Batches were removed in 2025-06-18: only a 2025-03-26 session
+		// reads one (batch.go); as a message, an array is refused.
+		return m, newError(codeInvalidRequest, "invalid request: batches are accepted only in a %s session", versionBatches)
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
 	}

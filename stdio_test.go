@@ -660,6 +660,7 @@ func FuzzStdioServe(f *testing.F) {
 		req("1", "resources/read", `"uri":"demo://items/42"`) + "\r\n" + req("1", "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"x"}` + "\n[1]\n{\n\"\xff\"",
 		req("7", "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
+		classicInitialize(1, version20250326) + "\n" + `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}},[1],{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -679,29 +680,46 @@ func FuzzStdioServe(f *testing.F) {
 		}
 		// Every request with a readable id is answered once, with that id;
 		// nothing else is written but notifications.
+		// The messages of a batch line count as sent, and a batch answer
+		// is an array of replies.
 		ids := map[string]int{}
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			if m, _ := parseMessage(bytes.TrimRight(line, "\r\n")); m.id != nil {
-				ids[idKey(m.id)]++
+			line = bytes.TrimRight(line, "\r\n")
+			msgs := [][]byte{line}
+			if entries, rerr := splitBatch(line); rerr == nil {
+				msgs = entries
+			}
+			for _, l := range msgs {
+				if m, _ := parseMessage(l); m.id != nil {
+					ids[idKey(m.id)]++
+				}
 			}
 		}
 		sc := bufio.NewScanner(&out)
 		sc.Buffer(nil, 2*maxLineBytes)
 		for sc.Scan() {
-			id, notification, ok := parseOutgoing(sc.Bytes())
-			if !ok {
-				t.Fatalf("server wrote %q", sc.Bytes())
+			replies := []json.RawMessage{sc.Bytes()}
+			if bytes.HasPrefix(sc.Bytes(), []byte("[")) {
+				if err := json.Unmarshal(sc.Bytes(), &replies); err != nil || len(replies) == 0 {
+					t.Fatalf("server wrote %q", sc.Bytes())
+				}
 			}
-			if notification || string(id) == "null" {
-				continue // notification, or an error for an unreadable id
+			for _, r := range replies {
+				id, notification, ok := parseOutgoing(r)
+				if !ok {
+					t.Fatalf("server wrote %q", sc.Bytes())
+				}
+				if notification || string(id) == "null" {
+					continue // notification, or an error for an unreadable id
+				}
+				// Each reply answers a request that was sent (a cancelled or
+				// duplicate id may get fewer replies, never more).
+				k := idKey(id)
+				if ids[k] == 0 {
+					t.Fatalf("reply %s answers no request in %q", r, data)
+				}
+				ids[k]--
 			}
-			// Each reply answers a request that was sent (a cancelled or
-			// duplicate id may get fewer replies, never more).
-			k := idKey(id)
-			if ids[k] == 0 {
-				t.Fatalf("reply %s answers no request in %q", sc.Bytes(), data)
-			}
-			ids[k]--
 		}
 	})
 }

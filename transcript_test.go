@@ -40,12 +40,14 @@
 //
 // Over HTTP, each JSON line is one POST: a line with the modern _meta is
 // sent as a modern client sends it, any other with the classic session's
-// Mcp-Session-Id and MCP-Protocol-Version once initialize has minted one.
+// Mcp-Session-Id once initialize has minted one, and MCP-Protocol-Version
+// when the negotiated revision defines that header (2025-06-18 on). A line
+// may be a JSON-RPC batch (an array); its answer is an array too.
 // A response reads "HTTP 200" (with "+session" when it minted a session),
 // then its messages: the JSON body, or the events of its stream. A stream
 // still open when its line's answer is complete stays open: its later
 // events read "@2 {...}" (stream of request id 2; "@GET" for the
-// standalone stream), and its end "@2 end".
+// standalone stream, "@batch" for a batch's), and its end "@2 end".
 //
 // Values that are random by design are written "*": an elicitationId,
 // and the requestState of an input_required result. In a client line,
@@ -519,7 +521,10 @@ func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 		head = append(head, status)
 		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 			own = "GET"
-			if line != http.MethodGet {
+			switch {
+			case strings.HasPrefix(line, "["):
+				own = "batch"
+			case line != http.MethodGet:
 				msg, _ := parseMessage([]byte(line))
 				own = string(msg.id)
 			}
@@ -644,7 +649,7 @@ func sameLines(tb testing.TB, got, want []string, unordered bool) bool {
 		if gp != wp {
 			return false
 		}
-		if !strings.HasPrefix(gj, "{") || !strings.HasPrefix(wj, "{") {
+		if !isJSONLine(gj) || !isJSONLine(wj) {
 			return gj == wj
 		}
 		return sameJSON(tb, gj, wj)
@@ -666,6 +671,12 @@ func sameLines(tb testing.TB, got, want []string, unordered bool) bool {
 		left = slices.Delete(left, i, i+1)
 	}
 	return true
+}
+
+// isJSONLine reports whether a server line is a message (an object) or a
+// batch answer (an array), not a status line or a stream's end.
+func isJSONLine(line string) bool {
+	return strings.HasPrefix(line, "{") || strings.HasPrefix(line, "[")
 }
 
 // splitStreamPrefix splits "@2 {...}" into "@2" and the message.
