@@ -183,6 +183,12 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who call
 		return nil
 	}
 	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), who.principal)
+	if sess != nil && sess.stream != nil {
+		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
+		// travel on its own stream, so its id names no session here.
+		t.sessions.release(sess)
+		sess = nil
+	}
 	if sess == nil {
 		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
 		return nil
@@ -421,18 +427,35 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		return
 	}
 	defer sess.closeStream()
+	t.pump(w, r, sess, nil, nil)
+}
+
+// pump writes a classic session's stream until the client leaves or the
+// session ends: head first (nil for none), then what session.push
+// queues, the session's list changes and resource updates
+// (classic_subscriptions.go), and what direct carries (nil for nothing:
+// the answers of the 2024-11-05 transport's requests, classic_sse.go),
+// with a keep-alive comment every -sse-keepalive. It is the stream's one
+// writer.
+func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
-	if rc.Flush() != nil {
+	// Each write is bounded (httpWriteTimeout): a client that stops
+	// reading ends its stream instead of holding this goroutine.
+	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
+	arm()
+	if _, err := w.Write(head); err != nil || rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
-	// Each write is bounded (httpWriteTimeout): a client that stops
-	// reading ends its stream instead of holding this goroutine.
-	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
 	for {
 		select {
+		case msg := <-direct:
+			arm()
+			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+				return
+			}
 		case msg := <-sess.queue:
 			arm()
 			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {

@@ -68,6 +68,11 @@ type session struct {
 	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
 	// set before the session is shared and never change.
 	id, principal string
+	// stream, set before the session is shared and never changed, is the
+	// 2024-11-05 HTTP+SSE connection that carries the session
+	// (classic_sse.go); nil on stdio and Streamable HTTP. Its id is then
+	// that transport's sessionId, not an Mcp-Session-Id.
+	stream *classicSSEConn
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)

@@ -14,7 +14,8 @@
 // and nothing is remembered between requests.
 //
 // Side by side with it, it serves the classic revisions 2025-11-25,
-// 2025-06-18 and 2024-11-05 to clients that open with initialize: the
+// 2025-06-18, 2025-03-26 (with its JSON-RPC batches) and 2024-11-05 to
+// clients that open with initialize: the
 // handshake opens a session (for the stdio connection, or per
 // Mcp-Session-Id over HTTP), and requests without the modern _meta are then
 // answered in the negotiated revision's shape. When a tool, prompt or
@@ -37,7 +38,10 @@
 // 400, unknown or ended: 404), GET with it opens the session's event stream,
 // DELETE ends it, and the client's answers to server requests are POSTed
 // back (202). Without a session GET gets 405; with -modern-only GET and
-// DELETE get 405 and session ids are ignored. On SIGINT or SIGTERM it
+// DELETE get 405 and session ids are ignored. Clients that only know the
+// 2024-11-05 HTTP+SSE transport open GET /sse, whose first event names
+// where to POST (/messages?sessionId=...); answers come on that stream
+// (not with -modern-only). On SIGINT or SIGTERM it
 // stops accepting, lets requests in flight finish (up to -shutdown-timeout),
 // and exits 0.
 //
