@@ -209,6 +209,83 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 	return requests
 }
 
+// sessionBatch is a batch read in an HTTP session, on Streamable HTTP or
+// the 2024-11-05 transport: its entries, and the contexts of its requests,
+// each tracked in the session until end (so notifications/cancelled
+// reaches it, and its id counts as in flight).
+type sessionBatch struct {
+	s        *server
+	sess     *session
+	items    []batchItem
+	ctxs     []context.Context // of the request entries
+	ends     []func()          // stop tracking and cancel, per request entry
+	requests int               // request entries to serve
+}
+
+// readSessionBatch reads body, a batch POSTed in sess, and takes its
+// notifications and responses (takeBatch); its requests run under
+// parent. The error is the answer to a batch refused whole: outside a
+// session of versionBatches, empty, oversize or not JSON. The caller
+// calls end.
+func (s *server) readSessionBatch(parent context.Context, sess *session, body []byte, transport string) (*sessionBatch, *rpcError) {
+	if sess.negotiated() != versionBatches {
+		return nil, batchOutsideSession(body)
+	}
+	items, rerr := s.readBatch(body, sess)
+	if rerr != nil {
+		return nil, rerr
+	}
+	b := &sessionBatch{s: s, sess: sess, items: items, ctxs: make([]context.Context, len(items)), ends: make([]func(), len(items))}
+	b.requests = s.takeBatch(parent, items, sess, batchHooks{
+		cancel: func(params []byte) {
+			if key, ok := cancelledRequest(params); ok {
+				sess.cancelRequest(key)
+			}
+		},
+		begin: func(i int) *rpcError {
+			ctx, cancel := context.WithCancelCause(parent)
+			untrack, ok := sess.track(items[i].msg.id, cancel)
+			if !ok {
+				cancel(nil)
+				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
+			}
+			b.ctxs[i], b.ends[i] = ctx, func() { untrack(); cancel(nil) }
+			return nil
+		},
+	}, transport)
+	return b, nil
+}
+
+// answer serves the batch's requests in turn with ex (its send, caller
+// and closing; the session is the batch's) and returns the batch's
+// answer, nil when no entry is answered. A request the client cancelled
+// (notifications/cancelled) has no answer in it.
+func (b *sessionBatch) answer(ex exchange) []byte {
+	ex.session = b.sess
+	return answerBatch(b.items, func(i int) []byte {
+		ctx := b.ctxs[i]
+		if errors.Is(context.Cause(ctx), errRequestCancelled) {
+			return nil
+		}
+		reply, _ := b.s.serve(ctx, b.items[i].req, ex)
+		if errors.Is(context.Cause(ctx), errRequestCancelled) {
+			return nil
+		}
+		return reply
+	})
+}
+
+// end stops tracking the batch's requests and cancels what is left of
+// them. It is idempotent.
+func (b *sessionBatch) end() {
+	for i, end := range b.ends {
+		if end != nil {
+			end()
+			b.ends[i] = nil
+		}
+	}
+}
+
 // answerBatch serves the request entries of items one after another with
 // serve (nil when there are none), and returns the batch's answer: one
 // array of the answers in the order of the entries, or nil when no entry

@@ -307,58 +307,15 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer t.sessions.release(sess)
-	if sess.negotiated() != versionBatches {
-		writeHTTPError(w, http.StatusBadRequest, batchOutsideSession(body))
-		return
-	}
-	items, rerr := t.s.readBatch(body, sess)
+	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
 	if rerr != nil {
 		writeHTTPError(w, http.StatusBadRequest, rerr)
 		return
 	}
-	type entry struct {
-		ctx     context.Context
-		cancel  context.CancelCauseFunc
-		untrack func()
-	}
-	entries := make([]entry, len(items))
-	defer func() {
-		for _, e := range entries {
-			if e.cancel != nil {
-				e.untrack()
-				e.cancel(nil)
-			}
-		}
-	}()
-	requests := t.s.takeBatch(r.Context(), items, sess, batchHooks{
-		cancel: func(params []byte) {
-			if key, ok := cancelledRequest(params); ok {
-				sess.cancelRequest(key)
-			}
-		},
-		begin: func(i int) *rpcError {
-			ctx, cancel := context.WithCancelCause(r.Context())
-			untrack, ok := sess.track(items[i].msg.id, cancel)
-			if !ok {
-				cancel(nil)
-				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
-			}
-			entries[i] = entry{ctx: ctx, cancel: cancel, untrack: untrack}
-			return nil
-		},
-	}, "http")
+	defer b.end()
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply := answerBatch(items, func(i int) []byte {
-		e := entries[i]
-		if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
-			return nil
-		}
-		reply, _ := t.s.serve(e.ctx, items[i].req, exchange{send: call.notify, caller: who, session: sess, closing: t.closing})
-		if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
-			return nil
-		}
-		return reply
-	})
+	reply := b.answer(exchange{send: call.notify, caller: who, closing: t.closing})
+	requests := b.requests
 	switch {
 	case reply != nil:
 		call.finish(reply, 0)

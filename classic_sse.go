@@ -99,26 +99,23 @@ func (t *httpTransport) routes(mux *http.ServeMux) {
 	if t.s.modernOnly {
 		return
 	}
-	mux.HandleFunc(classicSSEPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(classicSSEPath, t.only(http.MethodGet, "GET opens the event stream", t.openClassicSSE))
+	mux.Handle(classicMessagesPath, t.only(http.MethodPost, "POST a message", t.postClassicMessage))
+}
+
+// only returns the handler of an endpoint that serves one HTTP method:
+// the endpoint's checks (guard) first, then serve, or 405 naming the
+// method for any other.
+func (t *httpTransport) only(method, use string, serve func(http.ResponseWriter, *http.Request, caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who, ok := t.guard(w, r)
 		switch {
 		case !ok:
-		case r.Method != http.MethodGet:
-			w.Header().Set("Allow", http.MethodGet)
-			writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: GET opens the event stream"))
+		case r.Method != method:
+			w.Header().Set("Allow", method)
+			writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: %s", use))
 		default:
-			t.openClassicSSE(w, r, who)
-		}
-	})
-	mux.HandleFunc(classicMessagesPath, func(w http.ResponseWriter, r *http.Request) {
-		who, ok := t.guard(w, r)
-		switch {
-		case !ok:
-		case r.Method != http.MethodPost:
-			w.Header().Set("Allow", http.MethodPost)
-			writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: POST a message"))
-		default:
-			t.postClassicMessage(w, r, who)
+			serve(w, r, who)
 		}
 	})
 }
@@ -255,71 +252,23 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 // that answers them all as one event. It holds the POST's slot, and
 // releases it.
 func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, conn *classicSSEConn, body []byte, who caller) {
-	sess := conn.sess
-	if sess.negotiated() != versionBatches {
-		t.release()
-		writeHTTPError(w, http.StatusBadRequest, batchOutsideSession(body))
-		return
-	}
-	items, rerr := t.s.readBatch(body, sess)
+	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, "http+sse")
 	if rerr != nil {
 		t.release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)
 		return
 	}
-	type entry struct {
-		ctx     context.Context
-		cancel  context.CancelCauseFunc
-		untrack func()
-	}
-	entries := make([]entry, len(items))
-	requests := t.s.takeBatch(conn.ctx, items, sess, batchHooks{
-		cancel: func(params []byte) {
-			if key, ok := cancelledRequest(params); ok {
-				sess.cancelRequest(key)
-			}
-		},
-		begin: func(i int) *rpcError {
-			ctx, cancel := context.WithCancelCause(conn.ctx)
-			untrack, ok := sess.track(items[i].msg.id, cancel)
-			if !ok {
-				cancel(nil)
-				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
-			}
-			entries[i] = entry{ctx: ctx, cancel: cancel, untrack: untrack}
-			return nil
-		},
-	}, "http+sse")
-	finish := func() {
-		for _, e := range entries {
-			if e.cancel != nil {
-				e.untrack()
-				e.cancel(nil)
-			}
-		}
-	}
 	serve := func() {
 		defer t.release()
-		defer finish()
-		reply := answerBatch(items, func(i int) []byte {
-			e := entries[i]
-			if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
-				return nil
-			}
-			reply, _ := t.s.serve(e.ctx, items[i].req, exchange{send: conn.send, caller: who, session: sess, closing: t.closing})
-			if errors.Is(context.Cause(e.ctx), errRequestCancelled) {
-				return nil
-			}
-			return reply
-		})
-		if reply != nil {
+		defer b.end()
+		if reply := b.answer(exchange{send: conn.send, caller: who, closing: t.closing}); reply != nil {
 			conn.send(reply)
 		}
 	}
-	if requests == 0 {
+	if b.requests == 0 {
 		serve()
 	} else if !conn.start(serve) {
-		finish()
+		b.end()
 		t.release()
 		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
 		return

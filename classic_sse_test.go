@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"context"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -258,13 +257,7 @@ func TestClassicSSEStreamEnd(t *testing.T) {
 		c.post("", classicInitialize(1, version20241105))
 		c.next()
 		c.cancel()
-		deadline := time.Now().Add(testWait)
-		for liveSessions(ts.tr.sessions) != 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("the session outlived its stream")
-			}
-			runtime.Gosched() // polling with a deadline: the stream's handler ends it
-		}
+		mustWaitUntil(t, "the session ends with its stream", func() bool { return liveSessions(ts.tr.sessions) == 0 })
 		if status := c.post("", `{"jsonrpc":"2.0","id":2,"method":"ping"}`); status != http.StatusNotFound {
 			t.Errorf("POST after the stream closed: status %d, want 404", status)
 		}
@@ -286,13 +279,7 @@ func TestClassicSSEStreamEnd(t *testing.T) {
 		if err := mustReceive(t, g.cancelled); err == nil {
 			t.Error("the gate's context ended without an error")
 		}
-		deadline := time.Now().Add(testWait)
-		for len(ts.tr.slots) != 0 && time.Now().Before(deadline) {
-			runtime.Gosched() // polling with a deadline: the request's goroutine gives its slot back
-		}
-		if n := len(ts.tr.slots); n != 0 {
-			t.Errorf("%d request slots still held after the stream ended", n)
-		}
+		mustWaitUntil(t, "the request gives its slot back", func() bool { return len(ts.tr.slots) == 0 })
 	})
 }
 

@@ -395,15 +395,7 @@ func TestInitializeNegotiation(t *testing.T) {
 		{"2025-06-18 is served", classicInitialize(1, "2025-06-18"), "2025-06-18", 0},
 		{"2025-11-25 is served", classicInitialize(1, "2025-11-25"), "2025-11-25", 0},
 		{"2025-03-26 is served", classicInitialize(1, "2025-03-26"), "2025-03-26", 0},
-		{"a modern version gets the newest classic one", classicInitialize(1, "2026-07-28"), "2025-11-25", 0},
-		{"a future date gets the newest classic one", classicInitialize(1, "2099-01-01"), "2025-11-25", 0},
-		{"an unknown date gets the newest served one before it", classicInitialize(1, "2025-05-01"), "2025-03-26", 0},
-		{"an unknown date just before a served one", classicInitialize(1, "2025-06-17"), "2025-03-26", 0},
-		{"2024-10-07 gets the oldest served one", classicInitialize(1, "2024-10-07"), "2024-11-05", 0},
-		{"a date older than every served one gets the oldest", classicInitialize(1, "1999-01-01"), "2024-11-05", 0},
-		{"a version that is not a date gets the newest", classicInitialize(1, "latest"), "2025-11-25", 0},
-		{"an impossible date gets the newest", classicInitialize(1, "2025-02-30"), "2025-11-25", 0},
-		{"an empty version gets the newest", classicInitialize(1, ""), "2025-11-25", 0},
+		{"an unknown version gets a counter-offer (TestCounterOffer)", classicInitialize(1, "2025-05-01"), "2025-03-26", 0},
 		{"protocolVersion missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"protocolVersion not a string", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20241105,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"capabilities missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
@@ -435,6 +427,36 @@ func TestInitializeNegotiation(t *testing.T) {
 				t.Errorf("after a second initialize the version is %q, want %q", got, tt.wantVersion)
 			}
 		})
+	}
+}
+
+// TestCounterOffer checks the version initialize answers an offer it does
+// not serve with: for a date, the newest served version not newer than
+// it, the oldest when it predates them all; for anything else the newest
+// (the rule and its reason: counterOffer, docs/GAPS.md).
+// [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+func TestCounterOffer(t *testing.T) {
+	for _, tt := range []struct {
+		offer, want, why string
+	}{
+		{"2026-07-28", version20251125, "a modern version: the newest classic one"},
+		{"2099-01-01", version20251125, "a future date: the newest"},
+		{"2025-05-01", version20250326, "between two served versions: the older"},
+		{"2025-06-17", version20250326, "the day before a served version: the one before it"},
+		{"2024-10-07", version20241105, "the 1.0-era TypeScript SDK's other version: the oldest"},
+		{"1999-01-01", version20241105, "older than every served version: the oldest"},
+		{"latest", version20251125, "not a date: the newest"},
+		{"2025-02-30", version20251125, "no such day: the newest"},
+		{"", version20251125, "empty: the newest"},
+	} {
+		if got := counterOffer(tt.offer); got != tt.want {
+			t.Errorf("counterOffer(%q) = %s, want %s (%s)", tt.offer, got, tt.want, tt.why)
+		}
+	}
+	for _, v := range classicVersions {
+		if got := counterOffer(v); got != v {
+			t.Errorf("counterOffer(%q) = %s, want it echoed", v, got)
+		}
 	}
 }
 
