@@ -44,7 +44,9 @@
 // # Flags
 //
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
-//	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
+//	-cache-scope SCOPE    cacheScope on server/discover and list results: public or private
+//	                      (default public); resources/read results are private unless the
+//	                      resource sets its own Cache, since a read may depend on who asks
 //	-page-size N          items per page of list results; 0 means one page (default 0)
 //	-http ADDR            serve Streamable HTTP at http://ADDR/mcp; a bare port
 //	                      ("8080" or ":8080") binds 127.0.0.1
@@ -222,7 +224,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	fs := flag.NewFlagSet(serverName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
-	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
+	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
