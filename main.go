@@ -65,7 +65,12 @@
 //	-rate-burst N         calls a principal may make at once before -rate-limit
 //	                      applies; 0 means max(1, R) (default 0)
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
-//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
+//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH: at least
+//	                      32 bytes of letters, digits and -._~+/ (openssl rand -hex 32)
+//	-allow-public-without-auth
+//	                      start on a non-loopback -http address without a token; without it
+//	                      such a start is refused, since anyone who reaches the address could
+//	                      call every tool
 //	-modern-only          refuse the classic initialize handshake (its error names the supported versions)
 //	-max-sessions N       classic HTTP sessions open at once (default 1000)
 //	-session-idle D       end a classic HTTP session unused for D (default 30m)
@@ -73,7 +78,8 @@
 //	                      the classic GET stream) every D (default 15s)
 //	-input-timeout D      how long a classic client has to answer the server's elicitation,
 //	                      sampling or roots requests (default 5m)
-//	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
+//	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState;
+//	                      a file of text (base64, hex) is trimmed, any other is used byte for byte
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
 //	-max-subscriptions N  subscriptions/listen requests open at once across the server,
 //	                      1 to 128 (default 32)
@@ -85,6 +91,12 @@
 //	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
+//
+// Both are taken out of the process environment as soon as it starts
+// (child processes and tools never see them; /proc/PID/environ still
+// shows the environment the process was started with, so prefer the
+// files). A secret file that group or others may read or write is
+// warned about at start.
 //
 // # Subscriptions
 //
@@ -163,14 +175,15 @@
 // Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
 // mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-*) contradict the body, and wrong content types are refused.
-// There is no authentication unless a token is configured; the static
-// bearer token is the minimal protection for a private deployment, not a
-// replacement for TLS and OAuth on a public one: bind a non-loopback address
-// only behind a TLS-terminating proxy.
+// There is no authentication unless a token is configured, so a
+// non-loopback -http address (where the Host check is off) refuses to
+// start without one, unless -allow-public-without-auth says the operator
+// accepts it. The static bearer token is the minimal protection for a
+// private deployment, not a replacement for TLS and OAuth on a public one:
+// bind a non-loopback address only behind a TLS-terminating proxy.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -179,14 +192,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, takeSecrets(os.Getenv, os.Unsetenv))
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, serverName+":", err)
@@ -205,6 +217,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	for _, w := range cfg.warnings {
+		logger.Warn(w.msg, w.args...)
+	}
 	if cfg.stateKey == nil {
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
@@ -272,12 +287,14 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *inputTimeout <= 0 {
 		return config{}, nil, errors.New("-input-timeout must be positive")
 	}
-	stateKey, err := loadStateKey(*stateKeyFile, getenv)
+	var warnings []startupWarning
+	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
+	stateKey, err := loadStateKey(*stateKeyFile, getenv, warn)
 	if err != nil {
 		return config{}, nil, err
 	}
 	if httpCfg.addr != "" {
-		if err := httpCfg.finish(getenv); err != nil {
+		if err := httpCfg.finish(getenv, warn); err != nil {
 			return config{}, nil, err
 		}
 	}
@@ -298,32 +315,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+
+		warnings: warnings,
 	}, httpCfg, nil
-}
-
-// envStateKey names the environment variable holding the requestState secret.
-const envStateKey = "BAREMCP_STATE_KEY"
-
-// loadStateKey returns the requestState secret from path (surrounding
-// white space trimmed), else from the environment, else nil (random per
-// process). A secret shorter than stateMinKeyBytes is refused.
-func loadStateKey(path string, getenv func(string) string) ([]byte, error) {
-	var key []byte
-	source := envStateKey
-	switch {
-	case path != "":
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("-state-key-file: %w", err)
-		}
-		key, source = bytes.TrimSpace(b), "-state-key-file"
-	case getenv(envStateKey) != "":
-		key = []byte(strings.TrimSpace(getenv(envStateKey)))
-	default:
-		return nil, nil
-	}
-	if len(key) < stateMinKeyBytes {
-		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
-	}
-	return key, nil
 }

@@ -85,6 +85,10 @@ type config struct {
 	requestTimeout time.Duration
 	rate           float64
 	burst          int
+	// warnings are what parseFlags found worth telling the operator
+	// (secret files others may read, a public bind without
+	// authentication); run logs them once the logger exists.
+	warnings []startupWarning
 }
 
 // newServer returns a server with an empty registry.
