@@ -57,13 +57,16 @@
 //	                      its answer is -32603 "request timed out"; 0 means never (default 5m)
 //	-max-requests N       requests served at once: per stdio connection (reading
 //	                      pauses) and in total over HTTP (a request waits up to 2s,
-//	                      then gets 503 with code -31503) (default 256)
+//	                      then gets 503 with code -31503) (default 256, or twice
+//	                      -max-subscriptions when only that is set)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
-//	-rate-limit R         tools/call per second per principal (the bearer identity
-//	                      on HTTP, the process on stdio); over it a call gets
-//	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 0)
-//	-rate-burst N         calls a principal may make at once before -rate-limit
-//	                      applies; 0 means max(1, R) (default 0)
+//	-rate-limit R         tools/call per second per caller (over HTTP its bearer
+//	                      identity, else its IP address); over it a call gets
+//	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 50
+//	                      over HTTP; off on stdio, whose one client is the user's agent)
+//	-rate-burst N         calls a caller may make at once before -rate-limit applies;
+//	                      0 means max(1, R) (default 100 with the default HTTP rate);
+//	                      refused where no rate limit applies
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
 //	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH: at least
 //	                      32 bytes of letters, digits and -._~+/ (openssl rand -hex 32)
@@ -82,9 +85,14 @@
 //	                      a file of text (base64, hex) is trimmed, any other is used byte for byte
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
 //	-max-subscriptions N  subscriptions/listen requests open at once across the server,
-//	                      1 to 128 (default 32)
+//	                      at most half of -max-requests (default 32, or half of
+//	                      -max-requests when only that is set: none at 1)
 //	-max-subscription-uris N
 //	                      resourceSubscriptions per listen request (default 256)
+//
+// A flag that depends on another follows the flags given: -max-requests 4
+// alone starts with 2 subscriptions. Only flags given together that
+// contradict each other are refused, with a message naming both.
 //
 // # Environment
 //
@@ -252,6 +260,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
+	// set names the flags the command line gave. A default that depends
+	// on another flag is derived from the flags the operator set; only a
+	// contradiction between flags the operator wrote is refused (issue 20).
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return config{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
@@ -274,12 +287,12 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		return config{}, nil, errors.New("-request-timeout must not be negative")
 	}
 	httpCfg.maxConnections = limits.maxConnections
-	// Each open subscription holds a request slot (-max-requests) for its
-	// lifetime. The stdio reader stops reading while every slot is taken,
-	// so at least half stay free for requests that end: cancellations are
-	// always read.
-	if *maxSubs < 1 || *maxSubs > limits.maxRequests/2 {
-		return config{}, nil, fmt.Errorf("-max-subscriptions must be between 1 and %d", limits.maxRequests/2)
+	subs, err := deriveSubscriptions(set, limits, *maxSubs)
+	if err != nil {
+		return config{}, nil, err
+	}
+	if err := limits.deriveRate(set, httpCfg.addr != ""); err != nil {
+		return config{}, nil, err
 	}
 	if *maxSubURIs < 1 {
 		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
@@ -306,7 +319,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		modernOnly:   *modernOnly,
 		inputTimeout: *inputTimeout,
 
-		maxSubscriptions:    *maxSubs,
+		maxSubscriptions:    subs,
 		maxSubscriptionURIs: *maxSubURIs,
 
 		// The request timeout is registered with the HTTP flags; it
@@ -318,4 +331,32 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 
 		warnings: warnings,
 	}, httpCfg, nil
+}
+
+// deriveSubscriptions settles -max-subscriptions against -max-requests and
+// returns the subscriptions that may be open at once (noSubscriptions for
+// none). Each open subscription holds a request slot for its lifetime, and
+// the stdio reader stops reading while every slot is taken, so at most
+// half the slots may hold subscriptions: the rest stay free for requests
+// that end. The flag the operator did not set adapts to the one they did
+// (-max-requests 4 alone allows 2 subscriptions; -max-subscriptions 200
+// alone raises -max-requests to 400); only the two set together and
+// contradicting each other are refused.
+func deriveSubscriptions(set map[string]bool, limits *limitConfig, maxSubs int) (int, error) {
+	switch {
+	case set["max-subscriptions"] && maxSubs < 1:
+		return 0, errors.New("-max-subscriptions must be at least 1")
+	case set["max-subscriptions"] && set["max-requests"]:
+		if maxSubs > limits.maxRequests/2 {
+			return 0, fmt.Errorf("-max-subscriptions %d needs -max-requests %d or more, not %d: each open subscription holds a request slot, and half the slots stay free for other requests",
+				maxSubs, 2*maxSubs, limits.maxRequests)
+		}
+	case set["max-subscriptions"]:
+		limits.maxRequests = max(limits.maxRequests, 2*maxSubs)
+	default:
+		if maxSubs = min(maxSubs, limits.maxRequests/2); maxSubs == 0 {
+			return noSubscriptions, nil // -max-requests 1: no slot to spare
+		}
+	}
+	return maxSubs, nil
 }
