@@ -805,7 +805,9 @@ func TestLogsQuoteClientText(t *testing.T) {
 			func(s *server) {
 				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 					return nil, fmt.Errorf("no match for %s", value)
-				}}}, Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) { return &promptResult{}, nil }})
+				}}}, Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+					return &promptResult{}, nil
+				}})
 			}, `msg="internal error"`},
 		{"a prompt argument in a prompt's error",
 			req("1", "prompts/get", `"name":"p","arguments":{"a":"`+forged+`"}`),
