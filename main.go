@@ -170,7 +170,9 @@
 //
 // requestState is bound to the method, the tool, prompt or resource, the
 // arguments and the caller, expires after -state-ttl, and is verified
-// before any of it is read. It is not single use: the same client may
+// before any of it is read. Only answers to what the previous round asked
+// (the set travels signed in requestState) are read from inputResponses,
+// each checked against the request that asked it; any other is ignored. It is not single use: the same client may
 // replay it on the same request until it expires. It is signed, not
 // encrypted: the client can read the answers it carries. Keep the secret
 // out of process listings (prefer -state-key-file to the environment in
