@@ -282,34 +282,40 @@ func mapKeys(m map[string]any) func(func(string) bool) {
 }
 
 // jsonTypeMatches reports whether v (as encoding/json decodes it) has the
-// JSON Schema type t (a name or a list of names).
+// JSON Schema type t (a name or a list of names); a type name the check
+// does not know matches anything.
 func jsonTypeMatches(t any, v any) bool {
 	if list, ok := t.([]any); ok {
 		return slices.ContainsFunc(list, func(x any) bool { return jsonTypeMatches(x, v) })
 	}
+	kind := jsonTypeName(v)
 	switch t {
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
 	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		f, ok := v.(float64)
-		return ok && f == math.Trunc(f)
-	case "null":
-		return v == nil
+		return kind == "number" || kind == "integer"
+	case "object", "array", "string", "boolean", "integer", "null":
+		return t == kind
 	}
 	return true
+}
+
+// jsonKindNames names the JSON Schema type of a value by the first byte
+// of its encoding (jsonKind); numbers are told apart by jsonTypeName.
+var jsonKindNames = map[byte]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+// jsonTypeName returns the JSON Schema type of v as encoding/json decodes
+// it: an integral number is "integer", any other "number".
+func jsonTypeName(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	if name, ok := jsonKindNames[jsonKind(raw)]; ok {
+		return name
+	}
+	if f, _ := v.(float64); f == math.Trunc(f) {
+		return "integer"
+	}
+	return "number"
 }
 
 // TestClassicSchemaCheckerCatchesLaterFields shows the shape check fails on

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -154,12 +155,20 @@ func TestNotificationOrdering(t *testing.T) {
 	}
 }
 
+// newTestGatedConn returns a stdio connection on which request id is
+// running the gate tool, and the gates that release it.
+func newTestGatedConn(tb testing.TB, id string) (*testConn, *testGates) {
+	tb.Helper()
+	g := newTestGates()
+	c := newTestConn(tb, newTestServer(tb, withGates(g)))
+	c.send(req(id, "tools/call", `"name":"gate"`))
+	mustReceive(tb, g.started)
+	return c, g
+}
+
 func TestConcurrency(t *testing.T) {
 	t.Run("a slow handler does not block a fast one", func(t *testing.T) {
-		g := newTestGates()
-		c := newTestConn(t, newTestServer(t, withGates(g)))
-		c.send(req("1", "tools/call", `"name":"gate"`))
-		mustReceive(t, g.started)
+		c, g := newTestGatedConn(t, "1")
 		c.send(req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`))
 		if got := c.recv(); string(responseID(got)) != "2" {
 			t.Errorf("first answer %s, want id 2", got)
@@ -170,10 +179,7 @@ func TestConcurrency(t *testing.T) {
 		}
 	})
 	t.Run("an id already in flight is refused", func(t *testing.T) {
-		g := newTestGates()
-		c := newTestConn(t, newTestServer(t, withGates(g)))
-		c.send(req("1", "tools/call", `"name":"gate"`))
-		mustReceive(t, g.started)
+		c, g := newTestGatedConn(t, "1")
 		c.send(req("1", "tools/call", `"name":"echo","arguments":{"message":"dup"}`))
 		if got := c.recv(); errorCode(t, got) != codeInvalidRequest || string(responseID(got)) != "1" {
 			t.Errorf("duplicate id: %s, want -32600 with id 1", got)
@@ -850,5 +856,85 @@ func TestStdioPipelinedInitialized(t *testing.T) {
 	got := []string{c.recv(), c.recv(), c.recv()}
 	if !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, `"notifications/tools/list_changed"`) }) {
 		t.Errorf("pipelined initialize, initialized and a registry change wrote\n%s\nwant a notifications/tools/list_changed among them", strings.Join(got, "\n"))
+	}
+}
+
+// TestLogsQuoteClientText drives every path by which a client's text
+// reaches the server's log (an internal error that quotes a URI, a
+// completion value, a prompt argument or a file path the client named; a
+// panic value; the id of an unexpected response) with a value that would
+// forge a log line and clear the terminal. Each event is one log line,
+// the value quoted by the text handler: no raw newline, no escape byte.
+// Issue 20, finding 2.
+func TestLogsQuoteClientText(t *testing.T) {
+	const forged = `x\u001b[2J\nlevel=ERROR msg=forged`
+	for _, tt := range []struct {
+		name  string
+		line  string
+		setup func(s *server)
+		want  string // the log line's message
+	}{
+		{"a resource URI in a reader's error",
+			req("1", "resources/read", `"uri":"test://fail/`+forged+`"`),
+			func(s *server) {
+				s.addTemplate(resourceTemplate{URITemplate: "test://fail/{x}", Name: "fail",
+					Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+						return nil, fmt.Errorf("cannot read %s", uri)
+					}})
+			}, `msg="internal error"`},
+		{"a completion value in a completer's error",
+			req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+					return nil, fmt.Errorf("no match for %s", value)
+				}}}, Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+					return &promptResult{}, nil
+				}})
+			}, `msg="internal error"`},
+		{"a prompt argument in a prompt's error",
+			req("1", "prompts/get", `"name":"p","arguments":{"a":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}},
+					Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+						return nil, fmt.Errorf("cannot render %s", args["a"])
+					}})
+			}, `msg="internal error"`},
+		{"a file path in a tool's internal error",
+			req("1", "tools/call", `"name":"open","arguments":{"path":"/nonexistent/`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "open", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					_, err := os.ReadFile(req.String("path"))
+					return nil, err
+				}})
+			}, `msg="internal error"`},
+		{"a panic value",
+			req("1", "tools/call", `"name":"boom","arguments":{"v":"`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "boom", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					panic("bad value " + req.String("v"))
+				}})
+			}, `msg="handler panicked"`},
+		// The id is logged as the JSON it was sent as: its escapes stay
+		// escapes (JSON strings hold no raw control character).
+		{"the id of a response to nothing",
+			`{"jsonrpc":"2.0","id":"` + forged + `","result":{}}`,
+			nil, `msg="ignoring a response to no pending request"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &syncBuffer{}
+			opts := []testOption{withRegistry(), withLogs(logs)}
+			if tt.setup != nil {
+				opts = append(opts, withSetup(tt.setup))
+			}
+			mustServeAll(t, newTestServer(t, opts...), tt.line+"\n")
+			got := logs.String()
+			if !strings.Contains(got, tt.want) || !(strings.Contains(got, `\x1b[2J\nlevel=ERROR msg=forged`) || strings.Contains(got, `\\u001b[2J\\nlevel=ERROR msg=forged`)) {
+				t.Fatalf("log has no line for the event with the value quoted: %q", got)
+			}
+			// The panic's stack is one attribute: still one line.
+			if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 || strings.Contains(got, "\nlevel=ERROR msg=forged") {
+				t.Errorf("client text reached the log unescaped: %q", got)
+			}
+		})
 	}
 }
