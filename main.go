@@ -209,6 +209,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	// Tasks outlive the requests that created them, not the process: the
+	// tasks still running fail ("server shutting down") and their
+	// handlers are awaited once serving ends (serveHTTP ends them earlier,
+	// at the start of its drain).
+	defer s.tasks.shutdown()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
 	}
@@ -232,6 +237,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
+	tasks := taskFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -251,6 +257,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		return config{}, nil, errors.New("-state-ttl must be positive")
 	}
 	if err := limits.check(); err != nil {
+		return config{}, nil, err
+	}
+	if err := tasks.check(); err != nil {
 		return config{}, nil, err
 	}
 	if httpCfg.requestTimeout < 0 {
@@ -296,6 +305,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+		tasks:          *tasks,
 	}, httpCfg, nil
 }
 
