@@ -6,11 +6,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -130,4 +138,365 @@ func mustTaskID(tb testing.TB, resp map[string]any) string {
 		tb.Fatalf("response is not a CreateTaskResult: %s", mustJSON(tb, resp))
 	}
 	return id
+}
+
+// taskLine is a modern request line declaring the extension (and every
+// input capability).
+func taskLine(id int, method, params string) string {
+	return mrtrLine(id, method, params, capsTasksAll)
+}
+
+// serveAs serves one line as caller who (principal and share), as a
+// transport that authenticated it would, and returns the reply.
+func serveAs(tb testing.TB, s *server, who caller, line string) map[string]any {
+	tb.Helper()
+	msg, rerr := parseMessage([]byte(line))
+	if rerr != nil {
+		tb.Fatalf("parseMessage(%s) = %v", line, rerr)
+	}
+	reply, _ := s.serve(tb.Context(), s.newRequest(&msg, nil, nil), exchange{caller: who})
+	return mustDecode(tb, string(reply))
+}
+
+// TestTaskHTTPRules sends one raw HTTP request per rule of the tasks
+// extension on Streamable HTTP: the Mcp-Name header mirrors params.taskId
+// on tasks/get, tasks/update and tasks/cancel (-32020 otherwise, checked
+// before the capability and the id), and the status of each answer.
+func TestTaskHTTPRules(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "tasks")), nil)
+	created := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", taskLine(1, "tools/call", `"name":"hold"`), nil))
+	id := mustTaskID(t, mustDecode(t, string(created.body)))
+	get := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	b64 := "Mcp-Name: =?base64?" + base64.StdEncoding.EncodeToString([]byte(id)) + "?="
+	for _, tt := range []struct {
+		name   string
+		body   string
+		edits  []string
+		status int
+		code   int // 0: a result
+	}{
+		{"tools/call answers CreateTaskResult as JSON", taskLine(3, "tools/call", `"name":"job","arguments":{"seconds":60}`), nil, 200, 0},
+		{"Mcp-Name equal to taskId", get, nil, 200, 0},
+		{"Mcp-Name in base64", get, []string{b64}, 200, 0},
+		{"Mcp-Name missing is -32020", get, []string{"-Mcp-Name"}, 400, codeHeaderMismatch},
+		{"Mcp-Name of another task is -32020", get, []string{"Mcp-Name: sep-2663-wrong-task-id"}, 400, codeHeaderMismatch},
+		{"Mcp-Name checked on tasks/update", taskLine(4, "tasks/update", fmt.Sprintf(`"taskId":%q,"inputResponses":{}`, id)), []string{"Mcp-Name: x"}, 400, codeHeaderMismatch},
+		{"Mcp-Name checked on tasks/cancel", taskLine(5, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id)), []string{"Mcp-Name: x"}, 400, codeHeaderMismatch},
+		{"Mcp-Name checked before the capability", mrtrLine(6, "tasks/get", `"taskId":"gate-test"`, capsNone), []string{"Mcp-Name: other"}, 400, codeHeaderMismatch},
+		{"Mcp-Method tasks/get on a tools/call is -32020", taskLine(7, "tools/call", `"name":"echo","arguments":{"message":"x"}`), []string{"Mcp-Method: tasks/get"}, 400, codeHeaderMismatch},
+		{"undeclared is 400 -32021", mrtrLine(8, "tasks/get", fmt.Sprintf(`"taskId":%q`, id), capsNone), nil, 400, codeMissingCapability},
+		{"undeclared must-task tool is 400 -32021", mrtrLine(9, "tools/call", `"name":"hold"`, capsNone), nil, 400, codeMissingCapability},
+		{"unknown id is 400 -32602", taskLine(10, "tasks/get", `"taskId":"tasks-conformance-nonexistent-12345"`), nil, 400, codeInvalidParams},
+		{"tasks/result is 404 -32601", taskLine(11, "tasks/result", fmt.Sprintf(`"taskId":%q`, id)), nil, 404, codeMethodNotFound},
+		{"tasks/list is 404 -32601", taskLine(12, "tasks/list", ""), nil, 404, codeMethodNotFound},
+		{"tasks/cancel acknowledged", taskLine(13, "tasks/cancel", fmt.Sprintf(`"taskId":%q`, id)), nil, 200, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", tt.body, tt.edits))
+			if got.status != tt.status || got.code != tt.code {
+				t.Errorf("POST %s %v = %d %d, want %d %d\n%s", tt.body, tt.edits, got.status, got.code, tt.status, tt.code, got.body)
+			}
+			if ct := got.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type = %q, want application/json", ct)
+			}
+		})
+	}
+}
+
+// TestTaskPrincipalBinding checks that a task is its creator's alone:
+// another principal gets, from tasks/get, tasks/update and tasks/cancel,
+// exactly the answer an unknown id gets, and cannot watch it; the task is
+// untouched.
+// [§Security Implications]: SEP-2663, "Auth binding"
+func TestTaskPrincipalBinding(t *testing.T) {
+	synctest.Test(t, testTaskPrincipalBinding)
+}
+
+func testTaskPrincipalBinding(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	alice, bob := caller{principal: "bearer:alice", share: "bearer:alice"}, caller{principal: "bearer:bob", share: "bearer:bob"}
+	id := mustTaskID(t, serveAs(t, s, alice, taskLine(1, "tools/call", `"name":"approve","arguments":{"item":"x"}`)))
+	synctest.Wait() // the task waits for input
+	for _, tt := range []struct{ method, params string }{
+		{"tasks/get", `"taskId":%q`},
+		{"tasks/update", `"taskId":%q,"inputResponses":{"approve":{"action":"accept","content":{"approve":true}}}`},
+		{"tasks/cancel", `"taskId":%q`},
+	} {
+		got := mustJSON(t, serveAs(t, s, bob, taskLine(2, tt.method, fmt.Sprintf(tt.params, id))))
+		unknown := mustJSON(t, serveAs(t, s, bob, taskLine(2, tt.method, fmt.Sprintf(tt.params, "no-such-task"))))
+		if got != unknown || !strings.Contains(got, `"code":-32602`) {
+			t.Errorf("%s of alice's task as bob = %s, want the unknown-id answer %s", tt.method, got, unknown)
+		}
+	}
+	// Nothing bob sent reached the task.
+	task := mustResult(t, serveAs(t, s, alice, taskLine(3, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
+	if task["status"] != "input_required" {
+		t.Errorf("alice's task after bob's attempts: %s, want input_required", mustJSON(t, task))
+	}
+	// Nor may bob watch it.
+	if got := s.tasks.owned([]string{id}, bob.principal); got != nil {
+		t.Errorf("owned(alice's task, bob) = %v, want none", got)
+	}
+}
+
+// TestTaskIDs checks the ids: 128 random bits (26 base32 characters, no
+// two alike), after the replica id and a dot with -replica-id, which
+// accepts only names safe in a header.
+// [§Security Implications]: SEP-2663, "Task ID unguessability"
+func TestTaskIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newTaskID("")
+		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || seen[id] {
+			t.Fatalf("newTaskID() = %q: want 26 fresh base32 characters", id)
+		}
+		seen[id] = true
+	}
+	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-replica-id", "r1"))
+	if id := mustTaskID(t, mustServeLine(t, s, taskLine(1, "tools/call", `"name":"hold"`))); !strings.HasPrefix(id, "r1.") || len(id) != 29 {
+		t.Errorf("task id with -replica-id r1 = %q, want r1. and 26 characters", id)
+	}
+	for _, tt := range []struct {
+		replica string
+		ok      bool
+	}{
+		{"r1", true}, {"eu-west-3", true}, {strings.Repeat("a", 32), true},
+		{strings.Repeat("a", 33), false}, {"R1", false}, {"-r1", false}, {"r.1", false}, {"r 1", false},
+	} {
+		_, _, err := parseFlags([]string{"-replica-id", tt.replica}, io.Discard, func(string) string { return "" })
+		if (err == nil) != tt.ok {
+			t.Errorf("-replica-id %q: err = %v, want ok %v", tt.replica, err, tt.ok)
+		}
+	}
+}
+
+// TestTaskCountBounds checks -max-tasks at the limit and past it: a
+// caller share holds at most max-tasks/16 (2 here), the server at most
+// max-tasks (32; stdio's one client has no share bound); past a bound a
+// taskMust call is refused with -31503 and the bound in data, and a
+// taskMay call runs on the request instead.
+func TestTaskCountBounds(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "32"))
+	hold, job := taskLine(1, "tools/call", `"name":"hold"`), taskLine(1, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"sync"}`)
+	a, b := caller{share: "addr:192.0.2.1"}, caller{share: "addr:192.0.2.2"}
+	for range 2 {
+		mustTaskID(t, serveAs(t, s, a, hold)) // up to the share's limit: tasks
+		mustTaskID(t, serveAs(t, s, b, hold))
+	}
+	if got := serveAs(t, s, a, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasksPerClient") != json.Number("2") {
+		t.Errorf("a third task for one client = %s, want -31503 with maxTasksPerClient 2", mustJSON(t, got))
+	}
+	if got := serveAs(t, s, a, job); jsonPath(got, "result.resultType") != "complete" {
+		t.Errorf("a taskMay call past the client's bound = %s, want its result on the request", mustJSON(t, got))
+	}
+	for range 32 - 4 {
+		mustTaskID(t, serveAs(t, s, caller{}, hold))
+	}
+	if got := serveAs(t, s, caller{}, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasks") != json.Number("32") {
+		t.Errorf("task 33 = %s, want -31503 with maxTasks 32", mustJSON(t, got))
+	}
+	if n, _ := s.tasks.live(); n != 32 {
+		t.Errorf("tasks held = %d, want 32", n)
+	}
+}
+
+// testTaskResultOverhead is the size of a completed task's result besides
+// its text.
+func testTaskResultOverhead(tb testing.TB) int {
+	tb.Helper()
+	r, err := textResult("").result(version20260728)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(taskResultBody(r.body))
+}
+
+// TestTaskByteBounds checks the byte budgets at the limit and past it: a
+// result as large as the per-task budget is kept, one byte more fails the
+// task (-32603); a result that would pass the total budget fails it with
+// -31503; answers that would pass the task's budget are -32602 and leave
+// the task waiting.
+func TestTaskByteBounds(t *testing.T) {
+	const perTask, total = 4096, 3 * (4096 + taskRecordBytes)
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry("base", "tasks"), withConfig(func(c *config) {
+			c.tasks.maxBytes, c.tasks.maxTotalBytes = perTask, total
+		}))
+		// settled creates a task and returns its state once its handler
+		// has returned or waits for input.
+		settled := func(params string) (string, map[string]any) {
+			t.Helper()
+			id := mustTaskID(t, mustServeLine(t, s, taskLine(1, "tools/call", params)))
+			synctest.Wait()
+			return id, mustResult(t, mustServeLine(t, s, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
+		}
+		n := perTask - testTaskResultOverhead(t)
+		for _, tt := range []struct {
+			bytes       int
+			status      string
+			code, words string
+		}{
+			{n, "completed", "", ""},
+			{n + 1, "failed", "-32603", "larger than 4096 bytes"},
+			{n, "completed", "", ""},
+			{n, "failed", "-31503", "too much memory"},
+		} {
+			_, task := settled(fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, tt.bytes))
+			code, msg := fmt.Sprint(jsonPath(task, "error.code")), fmt.Sprint(jsonPath(task, "error.message"))
+			if task["status"] != tt.status || (tt.code != "" && (code != tt.code || !strings.Contains(msg, tt.words))) {
+				t.Errorf("a result of %d bytes: %s %s %q, want %s %s %q", tt.bytes, task["status"], code, msg, tt.status, tt.code, tt.words)
+			}
+		}
+		if _, held := s.tasks.live(); held > total {
+			t.Errorf("tasks hold %d bytes, over the budget of %d", held, total)
+		}
+		id, _ := settled(`"name":"two_questions"`)
+		huge := taskLine(3, "tasks/update", fmt.Sprintf(`"taskId":%q,"inputResponses":{"name":{"action":"accept","content":{"name":%q}}}`, id, strings.Repeat("n", perTask)))
+		if got := mustServeLine(t, s, huge); fmt.Sprint(jsonPath(got, "error.code")) != "-32602" {
+			t.Errorf("an answer past the task's budget = %s, want -32602", mustJSON(t, got))
+		}
+		task := mustResult(t, mustServeLine(t, s, taskLine(4, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
+		if task["status"] != "input_required" || jsonPath(task, "inputRequests.name") == nil {
+			t.Errorf("the task after a refused update: %s, want still waiting for name", mustJSON(t, task))
+		}
+	})
+}
+
+// TestTaskFloodBoundedMemory is the attack of a client that starts tasks
+// far faster than it polls them: 2,000 calls each leaving a 60 kB result,
+// a poll every 50 calls, the clock moving past -task-ttl every 500. The
+// store never holds more than -max-tasks tasks nor more than its byte
+// budget (1 MiB here), calls past a bound are refused (-31503) or fail
+// with a small error, expired tasks make room again, and the heap after
+// the flood is within the byte budget and half of it again of before (the
+// count bound alone would let 3.8 MB stay, no bound 120 MB).
+func TestTaskFloodBoundedMemory(t *testing.T) {
+	const (
+		maxTasks = 64
+		total    = 1 << 20
+		calls    = 2000
+		size     = 60000
+	)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", fmt.Sprint(maxTasks), "-task-ttl", "1m"),
+		withClock(func() time.Time { return time.Unix(0, clock.Load()) }),
+		withConfig(func(c *config) { c.tasks.maxBytes, c.tasks.maxTotalBytes = 64<<10, total }))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var created, refused, polled int
+	var ids []string
+	line := taskLine(1, "tools/call", fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, size))
+	for i := range calls {
+		if i > 0 && i%500 == 0 {
+			clock.Add(int64(2 * time.Minute)) // every finished task expires
+		}
+		got := serveAs(t, s, caller{}, line)
+		switch {
+		case jsonPath(got, "result.resultType") == "task":
+			created++
+			ids = append(ids, jsonPath(got, "result.taskId").(string))
+		case jsonPath(got, "error.code") == json.Number("-31503"):
+			refused++
+		default:
+			t.Fatalf("call %d = %s, want a task or -31503", i, mustJSON(t, got))
+		}
+		if i%50 == 49 && len(ids) > 0 {
+			serveAs(t, s, caller{}, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, ids[0]))) // the slow poller
+			ids, polled = ids[1:], polled+1
+		}
+		if n, held := s.tasks.live(); n > maxTasks || held > total {
+			t.Fatalf("after call %d the store holds %d tasks and %d bytes, bounds %d and %d", i, n, held, maxTasks, total)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d calls: %d tasks created, %d refused, %d polls; heap %+d bytes", calls, created, refused, polled, grown)
+	if created <= maxTasks || refused == 0 {
+		t.Errorf("created %d, refused %d: want tasks made again after expiry, and refusals in between", created, refused)
+	}
+	if grown > total+total/2 {
+		t.Errorf("heap grew by %d bytes over the flood, want at most %d", grown, total+total/2)
+	}
+}
+
+// TestTaskShutdown checks what shutdown does to tasks (taskStore.stop,
+// which run and serveHTTP call): every task still running or waiting for
+// input fails at once ("server shutting down"), so a poller sees a final
+// state; their handlers end (wait returns); no task is created any more:
+// a taskMay call runs on the request, a taskMust call is refused.
+func TestTaskShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry("base", "tasks"))
+		working := mustTaskID(t, mustServeLine(t, s, taskLine(1, "tools/call", `"name":"hold"`)))
+		waiting := mustTaskID(t, mustServeLine(t, s, taskLine(2, "tools/call", `"name":"approve","arguments":{"item":"x"}`)))
+		done := mustTaskID(t, mustServeLine(t, s, taskLine(3, "tools/call", `"name":"job","arguments":{"seconds":0}`)))
+		synctest.Wait()
+		s.tasks.stop()
+		s.tasks.wait() // in the bubble: a handler left running would deadlock it
+		for _, tt := range []struct{ id, status, message string }{
+			{working, "failed", "server shutting down"},
+			{waiting, "failed", "server shutting down"},
+			{done, "completed", "<nil>"},
+		} {
+			task := mustResult(t, mustServeLine(t, s, taskLine(4, "tasks/get", fmt.Sprintf(`"taskId":%q`, tt.id))))
+			if task["status"] != tt.status || fmt.Sprint(jsonPath(task, "error.message")) != tt.message {
+				t.Errorf("after shutdown: %s, want %s with error %q", mustJSON(t, task), tt.status, tt.message)
+			}
+		}
+		if got := mustServeLine(t, s, taskLine(5, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"late"}`)); jsonPath(got, "result.resultType") != "complete" {
+			t.Errorf("a taskMay call during shutdown = %s, want its result on the request", mustJSON(t, got))
+		}
+		if got := mustServeLine(t, s, taskLine(6, "tools/call", `"name":"hold"`)); fmt.Sprint(jsonPath(got, "error.code")) != "-31503" {
+			t.Errorf("a taskMust call during shutdown = %s, want -31503", mustJSON(t, got))
+		}
+	})
+}
+
+// TestTaskShutdownHTTP checks the order of serveHTTP's shutdown: a
+// subscriptions/listen watching a running task gets its final state
+// (failed, "server shutting down") before its graceful closure, and
+// serveHTTP returns once the task's handler has ended.
+func TestTaskShutdownHTTP(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	ts, stop, served := mustServeHTTP(t, s, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute})
+	created := mustDo(t, http.DefaultClient, newTestHTTPRequest(t, t.Context(), ts, "", taskLine(1, "tools/call", `"name":"hold"`), nil))
+	id := mustTaskID(t, mustDecode(t, string(created.body)))
+	resp, err := http.DefaultClient.Do(newTestHTTPRequest(t, t.Context(), ts, "",
+		taskLine(2, "subscriptions/listen", fmt.Sprintf(`"notifications":{"taskIds":[%q]}`, id)), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		r := bufio.NewReader(resp.Body)
+		for {
+			ev, ok := nextSSE(r)
+			if !ok {
+				return
+			}
+			events <- ev
+		}
+	}()
+	for _, want := range []string{"notifications/subscriptions/acknowledged", `"status":"working"`} {
+		if ev := mustReceive(t, events); !strings.Contains(ev, want) {
+			t.Fatalf("listen: got %s, want %s", ev, want)
+		}
+	}
+	stop()
+	for _, want := range []string{`"status":"failed"`, `"id":2,"result"`} {
+		if ev := mustReceive(t, events); !strings.Contains(ev, want) {
+			t.Errorf("listen during shutdown: got %s, want %s", ev, want)
+		}
+	}
+	if err := mustReceive(t, served); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+	if n, _ := s.tasks.live(); n != 1 {
+		t.Errorf("tasks held after shutdown = %d, want the failed one", n)
+	}
 }
