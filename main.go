@@ -76,7 +76,13 @@
 //	-max-subscriptions N  subscriptions/listen requests open at once across the server,
 //	                      1 to 128 (default 32)
 //	-max-subscription-uris N
-//	                      resourceSubscriptions per listen request (default 256)
+//	                      resourceSubscriptions (and taskIds) per listen request (default 256)
+//	-max-tasks N          tasks held at once, running or finished and not yet forgotten;
+//	                      one client (principal, else address) may hold N/16 (default 1024)
+//	-task-timeout D       fail a task still running after D (default 1h)
+//	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
+//	-replica-id NAME      start every task id with NAME and a dot (a-z, 0-9, -; at most 32),
+//	                      so a load balancer can route tasks/* by their Mcp-Name header
 //
 // # Environment
 //
@@ -105,6 +111,31 @@
 // toggle_extra_tool, or watch demo://clock, which changes every few
 // seconds.
 //
+// # Tasks
+//
+// A tool registered with Task: taskMay (the demo's slow) or taskMust may run
+// as a task (the tasks extension, io.modelcontextprotocol/tasks, SEP-2663,
+// advertised in server/discover): a modern tools/call whose _meta declares
+// the extension in its client capabilities is answered at once with
+// resultType "task" and a taskId, and the tool runs in the background. The
+// client polls tasks/get (working, input_required with the task's
+// inputRequests, then completed with the result, failed with the error, or
+// cancelled), answers input with tasks/update, and stops the task with
+// tasks/cancel; subscriptions/listen with notifications.taskIds pushes each
+// change as notifications/tasks. Over HTTP, tasks/* carry the task id in
+// Mcp-Name. A request that does not declare the extension never gets a
+// task (a taskMust tool answers it -32021), and classic sessions never see
+// one.
+//
+//	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":50},
+//	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//	       "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}
+//	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"JZ3P…","status":"working",
+//	     "statusMessage":"the task is running","createdAt":"…","lastUpdatedAt":"…","ttlMs":600000,"pollIntervalMs":1000,"_meta":{…}}}
+//	→ {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"JZ3P…","_meta":{…}}}
+//	← {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"JZ3P…","status":"completed",…,
+//	     "result":{"resultType":"complete","content":[{"type":"text","text":"done after 50 steps"}]},"_meta":{…}}}
+//
 // # State
 //
 // The registry of tools, prompts and resources lives in memory. It is
@@ -114,6 +145,12 @@
 // memory for the life of the stdio connection, or over HTTP until DELETE,
 // -session-idle without use, or shutdown. No state is written anywhere;
 // subscriptions end with the process.
+//
+// Tasks live in memory, in the process that created them, bound to the
+// principal that created them: a finished task is kept -task-ttl, then
+// forgotten; on shutdown every task still running fails ("server shutting
+// down") before the drain, and none survives a restart or is known to
+// another replica (-replica-id routes tasks/* to the owner).
 //
 // When a tool, prompt or resource needs more from the client (a user's
 // answer, a model completion, the client's roots), the server answers
@@ -161,6 +198,9 @@
 // Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
 // mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-*) contradict the body, and wrong content types are refused.
+// A task id is 128 random bits and answers only the principal that created
+// the task; any other caller gets the answer of an unknown id.
+//
 // There is no authentication unless a token is configured; the static
 // bearer token is the minimal protection for a private deployment, not a
 // replacement for TLS and OAuth on a public one: bind a non-loopback address
