@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -66,8 +67,19 @@ const (
 	defaultMaxTaskBytesTotal = 64 << 20
 
 	// taskRecordBytes is what a task costs besides its contents (the
-	// record, its id, its timestamps), counted against the byte budgets.
+	// record, its id, its timestamps, and a short error: an error body of
+	// at most taskShortErrorBytes), counted against the byte budgets.
 	taskRecordBytes = 512
+
+	// taskShortErrorBytes bounds an error body that costs nothing beyond
+	// the record. Every error the server itself writes into a task (too
+	// large, busy, timed out, shutting down) is shorter; a longer one from
+	// a handler counts as content.
+	taskShortErrorBytes = 256
+
+	// maxTaskStatusMessage bounds statusMessage, which repeats a failed
+	// task's error message.
+	maxTaskStatusMessage = 200
 
 	// maxTaskIDBytes bounds a task id the server looks up. Ids it issues
 	// are at most 59 bytes (a 32-byte replica id, a dot, 26 characters).
@@ -263,7 +275,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	case c.share != "" && st.shares[c.share] >= st.perShare:
 		return nil, nil, &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client holds %d tasks, retry later", st.perShare),
 			Data: map[string]int{"maxTasksPerClient": st.perShare}}
-	case size > st.cfg.maxBytes+taskRecordBytes || st.size+size > st.cfg.maxTotalBytes:
+	case size-taskRecordBytes > st.cfg.maxBytes || st.size+size > st.cfg.maxTotalBytes:
 		return nil, nil, &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
 			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
 	}
@@ -338,9 +350,16 @@ func (st *taskStore) sweepLocked(now time.Time) {
 	}
 }
 
+// fitsLocked reports whether t may hold size bytes (taskRecordBytes and
+// its content): shrinking always fits; growing must stay within the
+// per-task and the total budgets.
+func (st *taskStore) fitsLocked(t *task, size int64) bool {
+	return size <= t.size || (size-taskRecordBytes <= st.cfg.maxBytes && st.size-t.size+size <= st.cfg.maxTotalBytes)
+}
+
 // resizeLocked sets t's counted size to size if both budgets allow it.
 func (st *taskStore) resizeLocked(t *task, size int64) bool {
-	if size > t.size && (size > st.cfg.maxBytes+taskRecordBytes || st.size-t.size+size > st.cfg.maxTotalBytes) {
+	if !st.fitsLocked(t, size) {
 		return false
 	}
 	st.size += size - t.size
@@ -501,14 +520,29 @@ func (st *taskStore) cancelTask(id, principal string) *rpcError {
 }
 
 // endLocked makes t terminal with the given outcome and starts its
-// retention (-task-ttl). The size it keeps is its record and outcome.
+// retention (-task-ttl). The size it keeps is its record and outcome
+// (outcomeSize), which the caller checked fits (finish); a short error
+// or none always does.
 func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
 	st.size -= t.size
-	t.size = taskRecordBytes + int64(len(result)+len(errBody))
+	t.size = outcomeSize(result, errBody)
 	st.size += t.size
+	if len(message) > maxTaskStatusMessage {
+		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
+	}
 	t.status, t.message, t.result, t.errBody = status, message, result, errBody
 	t.asks, t.answers, t.wires = nil, nil, nil
 	t.updatedAt, t.expiresAt = now, now.Add(st.cfg.ttl)
+}
+
+// outcomeSize is what a final task holds: its record, its result, and its
+// error body unless that is short.
+func outcomeSize(result, errBody []byte) int64 {
+	size := taskRecordBytes + int64(len(result))
+	if len(errBody) > taskShortErrorBytes {
+		size += int64(len(errBody))
+	}
+	return size
 }
 
 // ask records the handler's input requests: each gets a key unique over
@@ -565,38 +599,57 @@ func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*input
 }
 
 // finish makes t terminal: completed with result (a CallToolResult), or
-// failed with rerr (failed also takes a result too large to keep, or one
-// that would pass the total budget). It does nothing when t is already
-// terminal: the first end wins, so a result arriving after tasks/cancel,
-// a timeout or shutdown is discarded.
+// failed or cancelled with rerr. An outcome that would pass the task's or
+// the total byte budget is replaced by a short error: a result or error
+// larger than a task may hold fails it with -32603, one that would pass
+// the total with -31503. finish does nothing when t is already terminal:
+// the first end wins, so a result arriving after tasks/cancel, a timeout
+// or shutdown is discarded.
 func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpcError) {
+	var errBody []byte
+	if status != taskCompleted {
+		result = nil
+		if rerr != nil {
+			errBody = marshalError(rerr)
+		}
+	}
 	now := st.now()
 	st.mu.Lock()
 	if t.status.terminal() {
 		st.mu.Unlock()
 		return
 	}
-	if status == taskCompleted {
-		others := st.size - t.size
-		switch {
-		case int64(len(result)) > st.cfg.maxBytes:
-			status, rerr = taskFailed, newError(codeInternalError, "tools/call: the task's result is larger than %d bytes", st.cfg.maxBytes)
-		case others+taskRecordBytes+int64(len(result)) > st.cfg.maxTotalBytes:
-			status, rerr = taskFailed, &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this result",
-				Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+	if size := outcomeSize(result, errBody); !st.fitsLocked(t, size) {
+		what := "error"
+		if status == taskCompleted {
+			what = "result"
 		}
+		rerr = &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this " + what,
+			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+		if size-taskRecordBytes > st.cfg.maxBytes {
+			rerr = newError(codeInternalError, "tools/call: the task's %s is larger than %d bytes", what, st.cfg.maxBytes)
+		}
+		status, result, errBody = taskFailed, nil, marshalError(rerr)
 	}
-	if status == taskCompleted {
+	switch status {
+	case taskCompleted:
 		st.endLocked(t, status, "the task completed", result, nil, now)
-	} else {
-		body, err := json.Marshal(rerr)
-		if err != nil {
-			body = []byte(`{"code":-32603,"message":"internal error"}`)
-		}
-		st.endLocked(t, status, rerr.Message, nil, body, now)
+	case taskCancelled:
+		st.endLocked(t, status, "the task was cancelled", nil, nil, now)
+	default:
+		st.endLocked(t, status, rerr.Message, nil, errBody, now)
 	}
 	st.mu.Unlock()
 	st.changed(t.id)
+}
+
+// marshalError encodes a JSON-RPC error object for a task's error member.
+func marshalError(rerr *rpcError) []byte {
+	body, err := json.Marshal(rerr)
+	if err != nil {
+		return []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	return body
 }
 
 // stop begins shutdown: no task is created any more, and every task still
@@ -608,7 +661,7 @@ func (st *taskStore) stop() {
 	st.mu.Lock()
 	st.closed = true
 	var ended []*task
-	body, _ := json.Marshal(&rpcError{Code: codeInternalError, Message: errTaskShutdown.Error()})
+	body := marshalError(&rpcError{Code: codeInternalError, Message: errTaskShutdown.Error()})
 	for _, t := range st.tasks {
 		if !t.status.terminal() {
 			st.endLocked(t, taskFailed, errTaskShutdown.Error(), nil, body, now)
