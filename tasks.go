@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 )
 
@@ -190,12 +191,16 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 		answers := map[string]*inputResponse{}
 		if len(need.requests) > 0 {
 			if err := s.tasks.ask(tk, need.requests); err != nil {
-				s.endTask(ctx, tk, result{}, err)
-				return
+				if !errors.Is(err, errTaskDone) {
+					s.endTask(ctx, tk, result{}, err)
+				}
+				return // or it ended meanwhile (cancelled, shut down)
 			}
-			if answers, err = s.tasks.awaitInput(ctx, tk); err != nil {
+			got, err := s.tasks.awaitInput(ctx, tk)
+			if err != nil {
 				return // the task ended meanwhile: the store knows how
 			}
+			maps.Copy(answers, got)
 		}
 		// An answer to a key asked again replaces the old one, as in an
 		// MRTR round.
@@ -236,8 +241,7 @@ func (s *server) endTask(ctx context.Context, tk *task, res result, err error) {
 	case errors.As(err, &rerr):
 		s.tasks.finish(tk, taskFailed, nil, rerr)
 	case ctx.Err() != nil && errors.As(context.Cause(ctx), &to):
-		s.tasks.finish(tk, taskFailed, nil, &rpcError{Code: codeInternalError, Message: "tools/call: " + to.Error(),
-			Data: map[string]int64{"timeoutMs": to.after.Milliseconds()}})
+		s.tasks.finish(tk, taskFailed, nil, to.failure())
 	case ctx.Err() != nil:
 		s.tasks.finish(tk, taskCancelled, nil, nil)
 	default:

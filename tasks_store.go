@@ -240,6 +240,11 @@ type taskTimeout struct{ after time.Duration }
 
 func (e *taskTimeout) Error() string { return fmt.Sprintf("task timed out after %v", e.after) }
 
+// failure is the error a task past its run limit fails with.
+func (e *taskTimeout) failure() *rpcError {
+	return &rpcError{Code: codeInternalError, Message: "tools/call: " + e.Error(), Data: map[string]int64{"timeoutMs": e.after.Milliseconds()}}
+}
+
 // newTaskID returns an unguessable id: 128 bits from crypto/rand (26
 // base32 characters), after the replica id and a dot when there is one.
 // [§Security Implications]: SEP-2663, "Task ID unguessability"
@@ -294,8 +299,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	stopWatch := context.AfterFunc(runCtx, func() {
 		var to *taskTimeout
 		if errors.As(context.Cause(runCtx), &to) {
-			st.finish(t, taskFailed, nil, &rpcError{Code: codeInternalError, Message: "tools/call: " + to.Error(),
-				Data: map[string]int64{"timeoutMs": to.after.Milliseconds()}})
+			st.finish(t, taskFailed, nil, to.failure())
 		}
 	})
 	st.runners.Add(1)

@@ -512,7 +512,7 @@ func TestTaskShutdownHTTP(t *testing.T) {
 // statusMessage cut to maxTaskStatusMessage.
 func TestTaskErrorBodies(t *testing.T) {
 	for _, e := range []*rpcError{
-		{Code: codeInternalError, Message: "tools/call: " + (&taskTimeout{after: 1000 * time.Hour}).Error(), Data: map[string]int64{"timeoutMs": 1 << 62}},
+		(&taskTimeout{after: 100000 * time.Hour}).failure(),
 		{Code: codeInternalError, Message: errTaskShutdown.Error()},
 		{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this result", Data: map[string]int64{"maxTaskBytesTotal": 1 << 62}},
 		newError(codeInternalError, "tools/call: the task's result is larger than %d bytes", int64(1<<62)),
