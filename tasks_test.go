@@ -366,15 +366,21 @@ func TestTaskByteBounds(t *testing.T) {
 // far faster than it polls them: 2,000 calls each leaving a 60 kB result,
 // a poll every 50 calls, the clock moving past -task-ttl every 500. The
 // store never holds more than -max-tasks tasks nor more than its byte
-// budget (1 MiB here), calls past a bound are refused (-31503) or fail
-// with a small error, expired tasks make room again, and the heap after
-// the flood is within twice the byte budget of before (the count bound
-// alone would let 3.8 MB stay, no bound 120 MB).
+// budget (1 MiB here: 17 results, then small errors; then creation is
+// refused, -31503); the expired tasks are swept when the next one is
+// created, so every window of 500 calls makes as many tasks as the first;
+// and the heap after the flood is within twice the byte budget of before
+// (the count bound alone would let 3.8 MB stay, no bound 120 MB).
 func TestTaskFloodBoundedMemory(t *testing.T) {
+	synctest.Test(t, testTaskFloodBoundedMemory)
+}
+
+func testTaskFloodBoundedMemory(t *testing.T) {
 	const (
 		maxTasks = 64
 		total    = 1 << 20
 		calls    = 2000
+		window   = 500
 		size     = 60000
 	)
 	var clock atomic.Int64
@@ -390,21 +396,24 @@ func TestTaskFloodBoundedMemory(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	var created, refused, polled int
 	var ids []string
+	perWindow := make([]int, calls/window)
 	line := taskLine(1, "tools/call", fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, size))
 	for i := range calls {
-		if i > 0 && i%500 == 0 {
+		if i > 0 && i%window == 0 {
 			clock.Add(int64(2 * time.Minute)) // every finished task expires
 		}
 		got := serveAs(t, s, caller{}, line)
 		switch {
 		case jsonPath(got, "result.resultType") == "task":
 			created++
+			perWindow[i/window]++
 			ids = append(ids, jsonPath(got, "result.taskId").(string))
 		case jsonPath(got, "error.code") == json.Number("-31503"):
 			refused++
 		default:
 			t.Fatalf("call %d = %s, want a task or -31503", i, mustJSON(t, got))
 		}
+		synctest.Wait() // the task's handler has returned
 		if i%50 == 49 && len(ids) > 0 {
 			serveAs(t, s, caller{}, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, ids[0]))) // the slow poller
 			ids, polled = ids[1:], polled+1
@@ -417,9 +426,12 @@ func TestTaskFloodBoundedMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	t.Logf("%d calls: %d tasks created, %d refused, %d polls; heap %+d bytes", calls, created, refused, polled, grown)
-	if created <= maxTasks || refused == 0 {
-		t.Errorf("created %d, refused %d: want tasks made again after expiry, and refusals in between", created, refused)
+	t.Logf("%d calls: %d tasks created (%v per window), %d refused, %d polls; heap %+d bytes", calls, created, perWindow, refused, polled, grown)
+	for _, n := range perWindow {
+		if n != perWindow[0] || n == 0 || n > maxTasks {
+			t.Errorf("tasks made per window of %d calls: %v, want the same number (1 to %d) in each", window, perWindow, maxTasks)
+			break
+		}
 	}
 	if grown > 2*total {
 		t.Errorf("heap grew by %d bytes over the flood, want at most %d", grown, 2*total)
