@@ -180,12 +180,15 @@ func TestCacheHints(t *testing.T) {
 	for _, tt := range []struct {
 		name, uri, ttl, scope string
 	}{
-		{"default for a static resource", "demo://readme", "60000", "public"},
+		// A read may depend on who asks: private by default, whatever
+		// -cache-scope says of the lists (public here).
+		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
+		{"a read defaults to private", "demo://readme", "60000", "private"},
 		{"template override ttlMs 0", "demo://items/1", "0", "public"},
 		{"resource override", "test://clock", "5000", "private"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t, withRegistry("base", "extras"))
+			s := newTestServer(t, withRegistry("base", "extras"), withFlags("-cache-scope", "public"))
 			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
 			if res["ttlMs"] != json.Number(tt.ttl) || res["cacheScope"] != tt.scope {
 				t.Errorf("read %s: ttlMs %v cacheScope %v, want %s %s", tt.uri, res["ttlMs"], res["cacheScope"], tt.ttl, tt.scope)

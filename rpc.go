@@ -366,7 +366,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 			return fail(rateLimited(retry))
 		}
 	}
-	if m.mrtr {
+	if m.mrtr && req.session == nil {
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(rerr)
 		}

@@ -72,7 +72,7 @@ type config struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default.
+	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	// inputTimeout bounds one round of bridged server-to-client requests
@@ -89,6 +89,10 @@ type config struct {
 	// tasks configures the task store (-task-ttl, -task-timeout,
 	// -max-tasks, -replica-id); zero values mean the defaults.
 	tasks taskConfig
+	// warnings are what parseFlags found worth telling the operator
+	// (secret files others may read, a public bind without
+	// authentication); run logs them once the logger exists.
+	warnings []startupWarning
 }
 
 // newServer returns a server with an empty registry.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -773,5 +774,85 @@ func TestLogQuotesClientStrings(t *testing.T) {
 	}
 	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
 		t.Errorf("client URI reached the log unescaped: %q", got)
+	}
+}
+
+// TestLogsQuoteClientText drives every path by which a client's text
+// reaches the server's log (an internal error that quotes a URI, a
+// completion value, a prompt argument or a file path the client named; a
+// panic value; the id of an unexpected response) with a value that would
+// forge a log line and clear the terminal. Each event is one log line,
+// the value quoted by the text handler: no raw newline, no escape byte.
+// Issue 20, finding 2.
+func TestLogsQuoteClientText(t *testing.T) {
+	const forged = `x\u001b[2J\nlevel=ERROR msg=forged`
+	for _, tt := range []struct {
+		name  string
+		line  string
+		setup func(s *server)
+		want  string // the log line's message
+	}{
+		{"a resource URI in a reader's error",
+			req("1", "resources/read", `"uri":"test://fail/`+forged+`"`),
+			func(s *server) {
+				s.addTemplate(resourceTemplate{URITemplate: "test://fail/{x}", Name: "fail",
+					Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+						return nil, fmt.Errorf("cannot read %s", uri)
+					}})
+			}, `msg="internal error"`},
+		{"a completion value in a completer's error",
+			req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+					return nil, fmt.Errorf("no match for %s", value)
+				}}}, Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+					return &promptResult{}, nil
+				}})
+			}, `msg="internal error"`},
+		{"a prompt argument in a prompt's error",
+			req("1", "prompts/get", `"name":"p","arguments":{"a":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}},
+					Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+						return nil, fmt.Errorf("cannot render %s", args["a"])
+					}})
+			}, `msg="internal error"`},
+		{"a file path in a tool's internal error",
+			req("1", "tools/call", `"name":"open","arguments":{"path":"/nonexistent/`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "open", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					_, err := os.ReadFile(req.String("path"))
+					return nil, err
+				}})
+			}, `msg="internal error"`},
+		{"a panic value",
+			req("1", "tools/call", `"name":"boom","arguments":{"v":"`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "boom", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					panic("bad value " + req.String("v"))
+				}})
+			}, `msg="handler panicked"`},
+		// The id is logged as the JSON it was sent as: its escapes stay
+		// escapes (JSON strings hold no raw control character).
+		{"the id of a response to nothing",
+			`{"jsonrpc":"2.0","id":"` + forged + `","result":{}}`,
+			nil, `msg="ignoring a response to no pending request"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &syncBuffer{}
+			opts := []testOption{withRegistry(), withLogs(logs)}
+			if tt.setup != nil {
+				opts = append(opts, withSetup(tt.setup))
+			}
+			mustServeAll(t, newTestServer(t, opts...), tt.line+"\n")
+			got := logs.String()
+			if !strings.Contains(got, tt.want) || !(strings.Contains(got, `\x1b[2J\nlevel=ERROR msg=forged`) || strings.Contains(got, `\\u001b[2J\\nlevel=ERROR msg=forged`)) {
+				t.Fatalf("log has no line for the event with the value quoted: %q", got)
+			}
+			// The panic's stack is one attribute: still one line.
+			if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 || strings.Contains(got, "\nlevel=ERROR msg=forged") {
+				t.Errorf("client text reached the log unescaped: %q", got)
+			}
+		})
 	}
 }

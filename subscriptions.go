@@ -38,6 +38,9 @@ const (
 	// HTTP) for as long as it lives, so the bound must stay well under
 	// maxInFlight or subscriptions alone could starve a stdio connection.
 	defaultMaxSubscriptions = 32
+	// noSubscriptions, as a server's maxSubscriptions, allows none: with
+	// -max-requests 1 no slot can be spared for one (deriveSubscriptions).
+	noSubscriptions = -1
 	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
 	// request (-max-subscription-uris): every publish looks each URI up.
 	defaultMaxSubscriptionURIs = 256
@@ -286,9 +289,13 @@ type subscriptionHub struct {
 	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
-// newSubscriptionHub returns a hub with the given limits; 0 means the default.
+// newSubscriptionHub returns a hub with the given limits; 0 means the
+// default, and maxSubs noSubscriptions none.
 func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
-	if maxSubs <= 0 {
+	switch {
+	case maxSubs == noSubscriptions:
+		maxSubs = 0
+	case maxSubs <= 0:
 		maxSubs = defaultMaxSubscriptions
 	}
 	if maxURIs <= 0 {

@@ -443,7 +443,7 @@ func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
 		if i < 0 {
 			continue // never issued, already answered or superseded
 		}
-		resp, err := parseInputResponse(t.asks[i].q.method, t.asks[i].q.schema, m.value)
+		resp, err := parseInputResponse(t.asks[i].q.method, t.asks[i].q.mode, t.asks[i].q.schema, m.value)
 		if err != nil {
 			st.mu.Unlock()
 			return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)

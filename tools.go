@@ -12,7 +12,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
 	"regexp"
+	"runtime"
+	"strconv"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -35,7 +43,10 @@ type tool struct {
 
 	// Call runs the tool. A returned error is reported in-band
 	// (isError: true) with its text, so the model can correct itself;
-	// return an *rpcError only for a protocol failure.
+	// return an *rpcError only for a protocol failure. An error that
+	// wraps one of the standard library's (a JSON, strconv, file or
+	// network error: internalCause) is a server failure instead: -32603,
+	// details logged, so the server's internals never reach the model.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
 
 	// Task says whether a modern tools/call may run as a task (tasks.go):
@@ -204,6 +215,9 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if rerr != nil {
 		return result{}, rerr
 	}
+	if err := finiteNumbers(args); err != nil {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
+	}
 	if t.input != nil {
 		if err := t.input.validate(args); err != nil {
 			return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
@@ -248,6 +262,10 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
 		}
+		if internalCause(err) {
+			// Logged in full, -32603 with a reference to the client.
+			return result{}, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
 		return errorResult(err.Error()).result(req.version)
 	}
 	if res == nil {
@@ -262,6 +280,45 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 		}
 	}
 	return res.result(req.version)
+}
+
+// internalCause reports whether err holds, anywhere in its chain, an error
+// of the Go runtime or standard library whose text describes the server's
+// internals rather than the tool's own failure: encoding (JSON, strconv,
+// base64: "json: unsupported value: +Inf" reached the model, issue 20),
+// files (paths on the server's disk), the network, system calls, runtime
+// faults, an input that ended early. Such an error is a server failure,
+// answered -32603 with the details logged; only the words a tool wrote
+// itself reach the model. A tool that wants the model to see why it
+// failed returns an error of its own (errors.New, fmt.Errorf without %w of
+// these).
+func internalCause(err error) bool {
+	var (
+		jsonSyntax      *json.SyntaxError
+		jsonType        *json.UnmarshalTypeError
+		jsonUnsupported *json.UnsupportedTypeError
+		jsonValue       *json.UnsupportedValueError
+		jsonMarshaler   *json.MarshalerError
+		jsonTarget      *json.InvalidUnmarshalError
+		number          *strconv.NumError
+		base64Input     base64.CorruptInputError
+		path            *fs.PathError
+		link            *os.LinkError
+		syscallErr      *os.SyscallError
+		errno           syscall.Errno
+		netOp           *net.OpError
+		dns             *net.DNSError
+		addr            *net.AddrError
+		urlErr          *url.Error
+		runtimeErr      runtime.Error
+	)
+	return errors.As(err, &jsonSyntax) || errors.As(err, &jsonType) || errors.As(err, &jsonUnsupported) ||
+		errors.As(err, &jsonValue) || errors.As(err, &jsonMarshaler) || errors.As(err, &jsonTarget) ||
+		errors.As(err, &number) || errors.As(err, &base64Input) ||
+		errors.As(err, &path) || errors.As(err, &link) || errors.As(err, &syscallErr) || errors.As(err, &errno) ||
+		errors.As(err, &netOp) || errors.As(err, &dns) || errors.As(err, &addr) || errors.As(err, &urlErr) ||
+		errors.As(err, &runtimeErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // conforms validates a Go value a tool produced against a compiled schema,
