@@ -226,7 +226,10 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
-	// base, not ctx, so closing is what tells a listen to end.
+	// base, not ctx, so closing is what tells a listen to end. Tasks end
+	// before: a listen watching one delivers its final state, and a
+	// client polling during the drain sees it too.
+	s.tasks.stop()
 	close(t.closing)
 	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
@@ -238,5 +241,6 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	}
 	<-served
 	conns.Wait()
+	s.tasks.wait()
 	return nil
 }

@@ -92,7 +92,13 @@
 //	                      at most half of -max-requests (default 32, or half of
 //	                      -max-requests when only that is set: none at 1)
 //	-max-subscription-uris N
-//	                      resourceSubscriptions per listen request (default 256)
+//	                      resourceSubscriptions (and taskIds) per listen request (default 256)
+//	-max-tasks N          tasks held at once, running or finished and not yet forgotten;
+//	                      one client (principal, else address) may hold N/16 (default 1024)
+//	-task-timeout D       fail a task still running after D (default 1h)
+//	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
+//	-replica-id NAME      start every task id with NAME and a dot (a-z, 0-9, -; at most 32),
+//	                      so a load balancer can route tasks/* by their Mcp-Name header
 //
 // A flag that depends on another follows the flags given: -max-requests 4
 // alone starts with 2 subscriptions. Only flags given together that
@@ -131,6 +137,31 @@
 // toggle_extra_tool, or watch demo://clock, which changes every few
 // seconds.
 //
+// # Tasks
+//
+// A tool registered with Task: taskMay (the demo's slow) or taskMust may run
+// as a task (the tasks extension, io.modelcontextprotocol/tasks, SEP-2663,
+// advertised in server/discover): a modern tools/call whose _meta declares
+// the extension in its client capabilities is answered at once with
+// resultType "task" and a taskId, and the tool runs in the background. The
+// client polls tasks/get (working, input_required with the task's
+// inputRequests, then completed with the result, failed with the error, or
+// cancelled), answers input with tasks/update, and stops the task with
+// tasks/cancel; subscriptions/listen with notifications.taskIds pushes each
+// change as notifications/tasks. Over HTTP, tasks/* carry the task id in
+// Mcp-Name. A request that does not declare the extension never gets a
+// task (a taskMust tool answers it -32021), and classic sessions never see
+// one.
+//
+//	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":50},
+//	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//	       "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}
+//	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"JZ3P…","status":"working",
+//	     "statusMessage":"the task is running","createdAt":"…","lastUpdatedAt":"…","ttlMs":600000,"pollIntervalMs":1000,"_meta":{…}}}
+//	→ {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"JZ3P…","_meta":{…}}}
+//	← {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"JZ3P…","status":"completed",…,
+//	     "result":{"resultType":"complete","content":[{"type":"text","text":"done after 50 steps"}]},"_meta":{…}}}
+//
 // # State
 //
 // The registry of tools, prompts and resources lives in memory. It is
@@ -140,6 +171,12 @@
 // memory for the life of the stdio connection, or over HTTP until DELETE,
 // -session-idle without use, or shutdown. No state is written anywhere;
 // subscriptions end with the process.
+//
+// Tasks live in memory, in the process that created them, bound to the
+// principal that created them: a finished task is kept -task-ttl, then
+// forgotten; on shutdown every task still running fails ("server shutting
+// down") before the drain, and none survives a restart or is known to
+// another replica (-replica-id routes tasks/* to the owner).
 //
 // When a tool, prompt or resource needs more from the client (a user's
 // answer, a model completion, the client's roots), the server answers
@@ -189,6 +226,9 @@
 // Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
 // mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-*) contradict the body, and wrong content types are refused.
+// A task id is 128 random bits and answers only the principal that created
+// the task; any other caller gets the answer of an unknown id.
+//
 // There is no authentication unless a token is configured, so a
 // non-loopback -http address (where the Host check is off) refuses to
 // start without one, unless -allow-public-without-auth says the operator
@@ -240,6 +280,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	// Tasks outlive the requests that created them, not the process: the
+	// tasks still running fail ("server shutting down") and their
+	// handlers are awaited once serving ends (serveHTTP ends them earlier,
+	// at the start of its drain).
+	defer s.tasks.shutdown()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
 	}
@@ -263,6 +308,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
+	tasks := taskFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -287,6 +333,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		return config{}, nil, errors.New("-state-ttl must be positive")
 	}
 	if err := limits.check(); err != nil {
+		return config{}, nil, err
+	}
+	if err := tasks.check(); err != nil {
 		return config{}, nil, err
 	}
 	if httpCfg.requestTimeout < 0 {
@@ -334,6 +383,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+		tasks:          *tasks,
 
 		warnings: warnings,
 	}, httpCfg, nil

@@ -459,6 +459,9 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 // clientCapsSet is what this server reads of ClientCapabilities.
 type clientCapsSet struct {
 	elicitForm, elicitURL, sampling, roots bool
+	// tasks: extensions["io.modelcontextprotocol/tasks"] is an object
+	// (tasks.go).
+	tasks bool
 }
 
 // clientCaps reads the request's raw ClientCapabilities. "elicitation": {}
@@ -493,6 +496,13 @@ func clientCaps(raw []byte) clientCapsSet {
 			c.sampling = true
 		case "roots":
 			c.roots = true
+		case "extensions":
+			exts, _ := objectMembers(m.value)
+			for _, e := range exts {
+				if e.name == extensionTasks && jsonKind(e.value) == '{' {
+					c.tasks = true
+				}
+			}
 		}
 	}
 	return c
@@ -546,6 +556,9 @@ func missingCapabilityError(missing []string) *rpcError {
 			b.WriteString(sep + strconv.Quote(name) + `:{}`)
 			sep = ","
 		}
+	}
+	if has(capabilityTasks) {
+		b.WriteString(sep + `"extensions":{` + strconv.Quote(extensionTasks) + `:{}}`)
 	}
 	b.WriteString(`}}`)
 	names := map[string]bool{}

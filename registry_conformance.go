@@ -224,6 +224,9 @@ func registerFixtures(s *server) {
 			return textResult("Logging tool completed"), nil
 		}})
 	registerInputFixtures(s)
+	// greet, slow_compute, failing_job, ... (the tasks-* scenarios):
+	// registry_conformance_tasks.go.
+	registerTaskFixtures(s)
 
 	registerFixturePrompts(s, png)
 	registerFixtureResources(s, png)

@@ -98,6 +98,10 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "slow",
 		Description: "Works for the given number of steps, reporting progress and logging each one.",
 		InputSchema: `{"type":"object","properties":{"steps":{"type":"integer","minimum":1,"maximum":100}},"required":["steps"],"additionalProperties":false}`,
+		// A client that declares the tasks extension gets a task it
+		// polls (tasks/get); the others get the result on the request,
+		// with progress. Inside a task Progress and Log do nothing.
+		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {

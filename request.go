@@ -48,6 +48,12 @@ type request struct {
 	// input holds the MRTR answers and state of a retry (mrtr.go).
 	input inputRound
 
+	// task is the task the request's handler runs in (tasks.go), nil
+	// for a request served on a transport; taskable says that Detach
+	// makes this call a task.
+	task     *task
+	taskable bool
+
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
 	sentProgress bool

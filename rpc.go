@@ -219,21 +219,26 @@ type method struct {
 
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
-	"server/discover":           {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
-	"ping":                      {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
-	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
-	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
-	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
-	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
-	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
-	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
-	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"subscriptions/listen":      {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
+	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
+	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
+	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
+	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
+	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
+	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
+	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
+	// would overwrite the task's own ttlMs.
+	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
+	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
+	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
@@ -251,6 +256,8 @@ type result struct {
 	meta []byte
 	// inputRequired marks an InputRequiredResult (no cache hints).
 	inputRequired bool
+	// task marks a CreateTaskResult (resultType "task", tasks.go).
+	task bool
 }
 
 // caller is who sent a request, as its transport established it: the
@@ -462,9 +469,12 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	modern := isModern(version)
 	if modern {
 		field()
-		if res.inputRequired {
+		switch {
+		case res.inputRequired:
 			buf.WriteString(`"resultType":"input_required"`)
-		} else {
+		case res.task:
+			buf.WriteString(`"resultType":"task"`)
+		default:
 			buf.WriteString(`"resultType":"complete"`)
 		}
 	}

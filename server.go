@@ -49,6 +49,7 @@ type server struct {
 	maxRequests    int              // requests served at once (limits.go)
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
+	tasks          *taskStore   // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -85,6 +86,9 @@ type config struct {
 	requestTimeout time.Duration
 	rate           float64
 	burst          int
+	// tasks configures the task store (-task-ttl, -task-timeout,
+	// -max-tasks, -replica-id); zero values mean the defaults.
+	tasks taskConfig
 	// warnings are what parseFlags found worth telling the operator
 	// (secret files others may read, a public bind without
 	// authentication); run logs them once the logger exists.
@@ -116,6 +120,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		s.maxRequests = defaultMaxRequests
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
+	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

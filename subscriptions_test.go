@@ -120,7 +120,9 @@ func TestSubscriptionsSlowReaderCoalesces(t *testing.T) {
 func TestCapabilitiesAdvertiseSubscriptions(t *testing.T) {
 	s := newTestServer(t, withRegistry("base", "subscriptions"))
 	for _, tt := range []struct{ version, want string }{
-		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
+		// base's slow may run as a task: the modern era advertises the
+		// tasks extension, the classic era, which does not define it, never.
+		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`},
 		// Classic sessions get list changes and resources/subscribe too.
 		{"2025-11-25", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
 		{"2024-11-05", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`},

@@ -49,6 +49,17 @@ type tool struct {
 	// details logged, so the server's internals never reach the model.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
 
+	// Task says whether a modern tools/call may run as a task (tasks.go):
+	// taskNever (the default), taskMay (when the request declares the
+	// tasks extension) or taskMust (a request that does not declare it
+	// gets -32021). The same Call serves both ways: inside a task,
+	// NeedInput waits for tasks/update and ctx ends on tasks/cancel.
+	Task taskMode
+	// TaskAfterInput makes a taskMay or taskMust call start on the
+	// request, asking for input through MRTR, and become a task only when
+	// Call returns req.Detach()'s error (tasks.go).
+	TaskAfterInput bool
+
 	input   *schema     // compiled InputSchema
 	output  *schema     // compiled OutputSchema, nil when none
 	headers []mcpHeader // InputSchema's x-mcp-header parameters, sorted by Path
@@ -178,9 +189,14 @@ func (s *server) handleToolsList(ctx context.Context, req *request) (result, err
 	return s.list("tools", req)
 }
 
+// methodToolsCall is the method that runs a tool.
+const methodToolsCall = "tools/call"
+
 // handleToolsCall validates the arguments against the tool's schema and
-// runs it. Unknown tool and malformed params are protocol errors; invalid
-// arguments and the tool's own failures are in-band tool errors.
+// runs it: on the request, or as a task when the tool may run as one and
+// the request declares the tasks extension (planTask, tasks.go). Unknown
+// tool and malformed params are protocol errors; invalid arguments and
+// the tool's own failures are in-band tool errors.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 func (s *server) handleToolsCall(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("name")
@@ -190,6 +206,10 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	t := s.registry().tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
+	}
+	plan, rerr := s.planTask(req, t)
+	if rerr != nil {
+		return result{}, rerr
 	}
 	args, rerr := decodeArguments(req.param("arguments"))
 	if rerr != nil {
@@ -204,6 +224,29 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		}
 	}
 	req.args = args
+	if plan == planTask {
+		if res, started, err := s.startTask(req, t); started || err != nil {
+			return res, err
+		}
+	}
+	req.taskable = plan == planUntilDetach
+	res, err := s.callTool(ctx, t, req)
+	if detach := (*detachRequested)(nil); errors.As(err, &detach) {
+		if res, started, err := s.startTask(req, t); started || err != nil {
+			return res, err
+		}
+		// No room for another task: a taskMay call goes on here.
+		req.taskable = false
+		return s.callTool(ctx, t, req)
+	}
+	return res, err
+}
+
+// callTool runs t's handler once for req and encodes its outcome: a
+// result, an in-band tool error for a plain error, or the error the
+// dispatcher (or the task runner) answers: an *rpcError, a request for
+// input, a request to detach, the context's end.
+func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
 	res, err := t.Call(ctx, req)
 	if err != nil {
 		var rerr *rpcError
@@ -213,24 +256,27 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		if need := (*inputRequired)(nil); errors.As(err, &need) {
 			return result{}, need // the dispatcher answers input_required
 		}
+		if detach := (*detachRequested)(nil); errors.As(err, &detach) {
+			return result{}, detach // handleToolsCall starts the task
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
 		}
 		if internalCause(err) {
 			// Logged in full, -32603 with a reference to the client.
-			return result{}, fmt.Errorf("tool %s: %w", name, err)
+			return result{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
 		return errorResult(err.Error()).result(req.version)
 	}
 	if res == nil {
-		return result{}, fmt.Errorf("tool %s returned no result", name)
+		return result{}, fmt.Errorf("tool %s returned no result", t.Name)
 	}
 	if t.output != nil && !res.IsError {
 		// A result that breaks the tool's own outputSchema is a server bug:
 		// logged in full, -32603 to the client.
 		// [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 		if err := conforms(t.output, res.StructuredContent); err != nil {
-			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", name, err)
+			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", t.Name, err)
 		}
 	}
 	return res.result(req.version)

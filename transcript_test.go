@@ -52,7 +52,10 @@
 // Values that are random by design are written "*": an elicitationId,
 // and the requestState of an input_required result. In a client line,
 // "requestState":"*" sends the last requestState the server issued, so a
-// multi round-trip request reads as a transcript.
+// multi round-trip request reads as a transcript. Task ids are written
+// "*1", "*2", ... in the order the server first wrote them (in a taskId
+// member); in a client line, the string "*2" sends the second task's id
+// (and over HTTP its Mcp-Name header).
 //
 // After the last step the client leaves (stdio: stdin closes, unless EOF
 // or SHUTDOWN ended the server; http: every stream is disconnected), and
@@ -313,11 +316,19 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 			c = newTestTranscriptStdio(t, s)
 		}
 		shapes := newTestClassicChecker(t)
-		state := "" // the last requestState the server issued
+		state := ""        // the last requestState the server issued
+		var tasks []string // the task ids the server wrote, in order
 		for _, st := range tr.steps {
 			var got []string
 			for _, line := range st.sent() {
 				line = strings.ReplaceAll(line, `"requestState":"*"`, `"requestState":`+strconv.Quote(state))
+				line = taskRefRE.ReplaceAllStringFunc(line, func(ref string) string {
+					n, _ := strconv.Atoi(ref[2 : len(ref)-1])
+					if n < 1 || n > len(tasks) {
+						t.Fatalf("transcript: %s: the server wrote %d task ids", ref, len(tasks))
+					}
+					return strconv.Quote(tasks[n-1])
+				})
 				shapes.sent(line)
 				lines, classic := c.play(line)
 				for i, l := range lines {
@@ -326,6 +337,14 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 						state = m[1]
 					}
 					l = requestStateRE.ReplaceAllString(l, `"requestState":"*"`)
+					for _, m := range taskIDRE.FindAllStringSubmatch(l, -1) {
+						if !slices.Contains(tasks, m[1]) {
+							tasks = append(tasks, m[1])
+						}
+					}
+					for n, id := range tasks {
+						l = strings.ReplaceAll(l, strconv.Quote(id), fmt.Sprintf(`"*%d"`, n+1))
+					}
 					lines[i] = elicitationIDRE.ReplaceAllString(l, `"elicitationId":"*"`)
 				}
 				got = append(got, lines...)
@@ -483,6 +502,13 @@ func newTestTranscriptHTTP(tb testing.TB, s *server, flags []string) *transcript
 
 // elicitationIDRE finds the random member of url mode elicitations.
 var elicitationIDRE = regexp.MustCompile(`"elicitationId":"[^"]+"`)
+
+// taskIDRE finds a task id the server wrote; taskRefRE a reference to
+// one in a client line ("*2").
+var (
+	taskIDRE  = regexp.MustCompile(`"taskId":"([^"*][^"]*)"`)
+	taskRefRE = regexp.MustCompile(`"\*[0-9]+"`)
+)
 
 // requestStateRE finds the requestState of an input_required result: an
 // opaque token (base64url), signed with a key that may be random.

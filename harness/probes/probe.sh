@@ -222,6 +222,15 @@ ECHO="$(modern tools/call '"name":"echo","arguments":{"message":"hi"}')"
 http "tools/call without Mcp-Name" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call"
 http "tools/call with a wrong Mcp-Name" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call" "Mcp-Name: add"
 http "tools/call (well formed)" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call" "Mcp-Name: echo"
+# The tasks extension (SEP-2663): ids the server never issued.
+TASKS_META='"_meta":{"io.modelcontextprotocol/protocolVersion":"'"$V"'","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}'
+task_get() { printf '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"%s",%s}}' "$1" "$2"; }
+http "tasks/get without declaring the extension" POST /mcp "$(task_get gate-test "$META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: gate-test"
+http "tasks/get of an unknown task" POST /mcp "$(task_get no-such-task "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: no-such-task"
+http "tasks/get with a wrong Mcp-Name" POST /mcp "$(task_get no-such-task "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: another-task"
+LONG_ID="$(head -c 1000 /dev/zero | tr '\0' 'A')"
+http "tasks/get of a 1 kB task id" POST /mcp "$(task_get "$LONG_ID" "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: $LONG_ID"
+http "tasks/result (removed)" POST /mcp '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"x",'"$TASKS_META"'}}' "$CT" "$ACC" "$PV" "Mcp-Method: tasks/result"
 http "hostile Host" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover" "Host: evil.example.com"
 http "hostile Origin" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover" "Origin: http://evil.example.com"
 http "hostile Host and Origin, legacy initialize" POST /mcp "$(init_body 2025-11-25)" "$CT" "$ACC" "Host: evil.example.com" "Origin: http://evil.example.com"
