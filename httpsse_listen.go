@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -80,6 +81,21 @@ type httpConfig struct {
 	sessionIdle    time.Duration    // a classic session unused this long ends
 	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
 	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
+	// trustedProxies are the networks of the proxies whose
+	// X-Forwarded-For the server believes (-trusted-proxy; none by
+	// default): behind them a caller's address is the client's, not the
+	// proxy's (clientAddr, httpsse_security.go).
+	trustedProxies []netip.Prefix
+}
+
+// trusts reports whether addr is one of the trusted proxies.
+func (c *httpConfig) trusts(addr netip.Addr) bool {
+	for _, p := range c.trustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpFlags registers the HTTP flags on fs and returns where they land.
@@ -101,6 +117,14 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
+	fs.Func("trusted-proxy", "believe X-Forwarded-For from the proxies at `network` (an address, or CIDR such as 10.0.0.0/8; repeatable): a caller is then counted by its client's address, not the proxy's", func(v string) error {
+		p, err := parseTrustedProxy(v)
+		if err != nil {
+			return err
+		}
+		c.trustedProxies = append(c.trustedProxies, p)
+		return nil
+	})
 	return c
 }
 

@@ -1,22 +1,37 @@
 // The Streamable HTTP transport's checks before any method: the
 // DNS-rebinding defences (Host on a loopback bind, Origin), cross-origin
-// protection and CORS for the origins the operator allows, and bearer
-// token authentication.
+// protection and CORS for the origins the operator allows, bearer token
+// authentication, and who the caller is: its principal, and its address
+// (behind a proxy the operator trusts, the client's, from
+// X-Forwarded-For).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
-// RFC 6454 (Origin), RFC 6750 (Bearer).
+// RFC 6454 (Origin), RFC 6750 (Bearer), RFC 7239 section 7.4 (the
+// X-Forwarded-For convention and why only trusted hops may be believed).
 
 package main
 
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 )
+
+// maxForwardedHops bounds the X-Forwarded-For entries clientAddr reads,
+// right to left: more trusted proxies than this in a row is no real
+// deployment, and the walk over a header of up to httpMaxHeaderBytes stays
+// short. Past it, the last address read stands.
+const maxForwardedHops = 16
+
+// headerForwardedFor is the header a proxy appends the address of its own
+// client to (HAProxy option forwardfor, nginx $proxy_add_x_forwarded_for).
+const headerForwardedFor = "X-Forwarded-For"
 
 // normalizeOrigin returns an Origin (RFC 6454) as browsers serialise it:
 // lower case, default port dropped; ok is false for anything else,
@@ -100,21 +115,117 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
 		return caller{}, false
 	}
-	return caller{principal: principal, share: shareKey(principal, r.RemoteAddr)}, true
+	return caller{principal: principal, share: shareKey(principal, t.clientAddr(r))}, true
 }
 
 // shareKey is the key of a caller's share of the server's limits: its
-// principal when it authenticated, otherwise the IP address it connects
-// from (not the port: one client opens many connections).
-func shareKey(principal, remoteAddr string) string {
+// principal when it authenticated, otherwise its IP address (clientAddr;
+// not the port: one client opens many connections).
+func shareKey(principal, addr string) string {
 	if principal != "" {
 		return principal
 	}
-	host, _, err := net.SplitHostPort(remoteAddr)
+	return "addr:" + addr
+}
+
+// clientAddr is the IP address of the client behind r. It is the
+// connection's peer, unless the peer is a proxy the operator trusts
+// (-trusted-proxy): then X-Forwarded-For is read from the right, each
+// entry the address the hop to its right saw, and the first address that
+// is not a trusted proxy is the client, as nginx's real_ip_recursive
+// reads it. Entries left of it are the client's own claims and never
+// read. A malformed entry, or more than maxForwardedHops, ends the walk
+// at the last trusted address read: a broken chain never names a client
+// the proxies did not see.
+// [RFC 7239 §7.4]: https://www.rfc-editor.org/rfc/rfc7239#section-7.4
+func (t *httpTransport) clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		host = remoteAddr
+		host = r.RemoteAddr
 	}
-	return "addr:" + host
+	if len(t.cfg.trustedProxies) == 0 {
+		return host
+	}
+	addr, ok := parseForwardedAddr(host)
+	if !ok || !t.cfg.trusts(addr) {
+		return host
+	}
+	values := r.Header.Values(headerForwardedFor)
+	hops := 0
+	for i := len(values) - 1; i >= 0; i-- {
+		rest := values[i]
+		for {
+			entry := rest
+			comma := strings.LastIndexByte(rest, ',')
+			if comma >= 0 {
+				entry, rest = rest[comma+1:], rest[:comma]
+			}
+			if hops == maxForwardedHops {
+				return addr.String()
+			}
+			hops++
+			next, ok := parseForwardedAddr(strings.TrimSpace(entry))
+			if !ok {
+				return addr.String()
+			}
+			addr = next
+			if !t.cfg.trusts(addr) {
+				return addr.String()
+			}
+			if comma < 0 {
+				break
+			}
+		}
+	}
+	return addr.String()
+}
+
+// parseForwardedAddr reads one X-Forwarded-For entry: an IPv4 or IPv6
+// address, with a port or in brackets as some proxies write it. A zone
+// (fe80::1%eth0) names no client and is refused; an IPv4-mapped IPv6
+// address is read as the IPv4 address it carries.
+func parseForwardedAddr(v string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(v)
+	if err != nil {
+		ap, perr := netip.ParseAddrPort(v)
+		if perr != nil {
+			inner, ok := strings.CutPrefix(v, "[")
+			if inner, ok2 := strings.CutSuffix(inner, "]"); ok && ok2 {
+				return parseForwardedAddr(inner)
+			}
+			return netip.Addr{}, false
+		}
+		a = ap.Addr()
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
+}
+
+// parseTrustedProxy reads one -trusted-proxy value: a network in CIDR
+// notation or one address. A network of every address (0.0.0.0/0, ::/0)
+// is refused: it would let any client choose the address its share of the
+// limits is counted under.
+func parseTrustedProxy(v string) (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		a, aerr := netip.ParseAddr(v)
+		if aerr != nil || a.Zone() != "" {
+			return netip.Prefix{}, fmt.Errorf("want an address or a network in CIDR notation (10.0.0.0/8), got %q", v)
+		}
+		p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+	}
+	if p.Addr().Is4In6() {
+		if p.Bits() < 96 {
+			return netip.Prefix{}, fmt.Errorf("%q: an IPv4-mapped network needs at least 96 bits", v)
+		}
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	if p.Bits() == 0 {
+		return netip.Prefix{}, fmt.Errorf("%q trusts every address: anyone could name the address their requests are counted under; name the proxies' own network", v)
+	}
+	return p.Masked(), nil
 }
 
 // authenticate checks the bearer token when one is configured. Both sides

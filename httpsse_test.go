@@ -36,6 +36,7 @@ type testHTTP struct {
 	port   int            // the port the transport believes it listens on
 	client *http.Client   // dials the in-memory listener
 	tr     *httpTransport // serves httpPath
+	ln     *memListener   // what client dials
 }
 
 // testHTTPPort is the port every testHTTP claims: the transport derives
@@ -73,7 +74,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 		_ = srv.Close()
 		<-served
 	})
-	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr}
+	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr, ln: ln}
 }
 
 // memListener is a net.Listener whose connections are net.Pipe pairs made
@@ -104,15 +105,49 @@ func (l *memListener) Addr() net.Addr {
 
 // dial connects to l whatever the address.
 func (l *memListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	return l.dialFrom(ctx, nil)
+}
+
+// dialFrom connects to l; the server sees the connection coming from
+// remote (nil: net.Pipe's own address).
+func (l *memListener) dialFrom(ctx context.Context, remote net.Addr) (net.Conn, error) {
 	client, server := net.Pipe()
+	var conn net.Conn = server
+	if remote != nil {
+		conn = &remoteConn{Conn: server, remote: remote}
+	}
 	select {
-	case l.conns <- server:
+	case l.conns <- conn:
 		return client, nil
 	case <-l.closed:
 		return nil, net.ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// remoteConn is a connection that reports remote as its peer.
+type remoteConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c *remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+// clientFrom returns a client of ts whose connections the server sees
+// coming from addr (ip:port), as if over TCP. Its idle connections close
+// when the test ends.
+func (ts *testHTTP) clientFrom(tb testing.TB, addr string) *http.Client {
+	tb.Helper()
+	remote, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return ts.ln.dialFrom(ctx, remote)
+	}}
+	tb.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
 }
 
 // newTestHTTPRequest builds a POST of body to ts with the headers a

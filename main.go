@@ -68,6 +68,10 @@
 //	                      identity, else its IP address); over it a call gets
 //	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 50
 //	                      over HTTP; off on stdio, whose one client is the user's agent)
+//	-trusted-proxy NET    believe X-Forwarded-For from the proxies at NET (an address or a
+//	                      CIDR network; repeatable; none by default): a caller without a
+//	                      principal is then counted by its client's address, the first one
+//	                      from the right that is not a trusted proxy
 //	-rate-burst N         calls a caller may make at once before -rate-limit applies;
 //	                      0 means max(1, R) (default 100 with the default HTTP rate);
 //	                      refused where no rate limit applies
