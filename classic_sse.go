@@ -28,7 +28,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/url"
@@ -133,8 +132,9 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	sess := newSession()
-	// 128 random bits in base32: visible ASCII, URL-safe, unguessable.
-	sess.id, sess.principal = rand.Text(), who.principal
+	// 128 random bits in base32: visible ASCII, URL-safe, unguessable;
+	// after the replica id, for a load balancer to route /messages by.
+	sess.id, sess.principal = newScopedID(t.s.replicaID), who.principal
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
 	sess.stream = conn
 	if !t.sessions.add(sess) || t.sessions.acquire(sess.id, who.principal) != sess {

@@ -176,6 +176,25 @@ func TestClassicSSE(t *testing.T) {
 	}
 }
 
+// TestClassicSSEReplicaID checks the id of a stream's session with
+// -replica-id: the replica's name and a dot, then 26 base32 characters,
+// so that a load balancer can route /messages by its sessionId; and the
+// endpoint it names works.
+func TestClassicSSEReplicaID(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base"), withFlags("-replica-id", "r2")), nil)
+	c := newTestClassicSSEClient(t, ts)
+	id, ok := strings.CutPrefix(c.endpoint, classicMessagesPath+"?sessionId=r2.")
+	if !ok || len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+		t.Fatalf("endpoint = %q, want %s?sessionId=r2. and 26 base32 characters", c.endpoint, classicMessagesPath)
+	}
+	if status := c.post("", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != http.StatusAccepted {
+		t.Fatalf("POST to %s: status %d, want 202", c.endpoint, status)
+	}
+	if ev := c.next(); !strings.Contains(ev, `"id":1,"result":{}`) {
+		t.Fatalf("answer to ping = %s, want its result", ev)
+	}
+}
+
 // TestClassicSSERules checks each endpoint's refusals: the shared checks
 // (Host, Origin, token, body cap), the method and media type of each
 // endpoint, unknown and foreign session ids both ways, and the session

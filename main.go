@@ -101,8 +101,9 @@
 //	                      one client (principal, else address) may hold N/16 (default 1024)
 //	-task-timeout D       fail a task still running after D (default 1h)
 //	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
-//	-replica-id NAME      start every task id with NAME and a dot (a-z, 0-9, -; at most 32),
-//	                      so a load balancer can route tasks/* by their Mcp-Name header
+//	-replica-id NAME      start every task id and every /sse session id with NAME and a dot
+//	                      (a-z, 0-9, -; at most 32), so a load balancer can route tasks/* by
+//	                      their Mcp-Name header and /messages by its sessionId (docs/DEPLOY.md)
 //
 // A flag that depends on another follows the flags given: -max-requests 4
 // alone starts with 2 subscriptions. Only flags given together that
@@ -313,6 +314,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
 	tasks := taskFlags(fs)
+	replicaID := fs.String("replica-id", "", "start every task id and /sse session id with `name` and a dot, so a load balancer can route their requests to this replica")
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -341,6 +343,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	}
 	if err := tasks.check(); err != nil {
 		return config{}, nil, err
+	}
+	if *replicaID != "" && !replicaIDPattern.MatchString(*replicaID) {
+		return config{}, nil, fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", *replicaID)
 	}
 	if httpCfg.requestTimeout < 0 {
 		return config{}, nil, errors.New("-request-timeout must not be negative")
@@ -388,6 +393,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		rate:           limits.rate,
 		burst:          limits.burst,
 		tasks:          *tasks,
+		replicaID:      *replicaID,
 
 		warnings: warnings,
 	}, httpCfg, nil

@@ -8,8 +8,10 @@
 package main
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"log/slog"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +34,22 @@ const serverName = "baremcp"
 // serverVersion is the product's own version, reported in serverInfo.
 const serverVersion = "0.1.0"
 
+// replicaIDPattern is what -replica-id accepts: a name that is safe in a
+// header (Mcp-Name), a URL query and a load balancer's server name.
+var replicaIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// newScopedID returns an unguessable id for state only this process holds
+// (a task, a session of the 2024-11-05 HTTP+SSE transport): 128 bits from
+// crypto/rand (26 base32 characters), after the replica id and a dot when
+// -replica-id names one, so that a load balancer can send every request
+// that carries the id to the replica that issued it (docs/DEPLOY.md).
+func newScopedID(replica string) string {
+	if replica == "" {
+		return rand.Text()
+	}
+	return replica + "." + rand.Text()
+}
+
 // server is one MCP server: identity, settings and the live registry.
 // Transports share it; it is safe for concurrent use.
 type server struct {
@@ -50,6 +68,7 @@ type server struct {
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
 	tasks          *taskStore   // the tasks extension's tasks (tasks_store.go)
+	replicaID      string       // -replica-id: starts the ids newScopedID issues
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -87,8 +106,11 @@ type config struct {
 	rate           float64
 	burst          int
 	// tasks configures the task store (-task-ttl, -task-timeout,
-	// -max-tasks, -replica-id); zero values mean the defaults.
+	// -max-tasks); zero values mean the defaults.
 	tasks taskConfig
+	// replicaID is -replica-id: the name that starts every id only this
+	// process can resolve (newScopedID); "" for none.
+	replicaID string
 	// warnings are what parseFlags found worth telling the operator
 	// (secret files others may read, a public bind without
 	// authentication); run logs them once the logger exists.
@@ -111,6 +133,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
 		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
 		inputTimeout: cfg.inputTimeout,
+		replicaID:    cfg.replicaID,
 	}
 	if s.inputTimeout <= 0 {
 		s.inputTimeout = defaultInputTimeout
@@ -120,7 +143,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		s.maxRequests = defaultMaxRequests
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
-	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
+	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.now, logger, s.publishTask)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

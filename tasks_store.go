@@ -17,13 +17,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,16 +88,11 @@ const (
 	taskPollInterval = time.Second
 )
 
-// replicaIDPattern is what -replica-id accepts: a name that is safe in a
-// header (Mcp-Name) and in a load balancer's server name.
-var replicaIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
-
 // taskConfig is the task store's settings, from the command line.
 type taskConfig struct {
 	ttl       time.Duration // -task-ttl: how long a finished task is kept
 	timeout   time.Duration // -task-timeout: how long a task may run
 	maxTasks  int           // -max-tasks: tasks held at once
-	replicaID string        // -replica-id: the prefix of every task id ("" none)
 	// maxBytes and maxTotalBytes bound one task's contents and all of
 	// them (0: the defaults); no flag sets them, tests lower them.
 	maxBytes, maxTotalBytes int64
@@ -111,7 +104,6 @@ func taskFlags(fs *flag.FlagSet) *taskConfig {
 	fs.DurationVar(&c.ttl, "task-ttl", defaultTaskTTL, "keep a finished task's result for `duration`")
 	fs.DurationVar(&c.timeout, "task-timeout", defaultTaskTimeout, "fail a task still running after `duration`")
 	fs.IntVar(&c.maxTasks, "max-tasks", defaultMaxTasks, "tasks held at once, running or finished (`n`); one client may hold n/16")
-	fs.StringVar(&c.replicaID, "replica-id", "", "prefix every task id with `name` and a dot, so a load balancer can route tasks/* by Mcp-Name")
 	return c
 }
 
@@ -122,9 +114,6 @@ func (c *taskConfig) check() error {
 	}
 	if c.maxTasks <= 0 {
 		return errors.New("-max-tasks must be positive")
-	}
-	if c.replicaID != "" && !replicaIDPattern.MatchString(c.replicaID) {
-		return fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", c.replicaID)
 	}
 	return nil
 }
@@ -186,6 +175,7 @@ type taskAsk struct {
 // taskStore holds the tasks of one server. It is safe for concurrent use.
 type taskStore struct {
 	cfg      taskConfig
+	replica  string // -replica-id: the prefix of every task id ("" none)
 	perShare int // tasks one caller share may hold
 	now      func() time.Time
 	log      *slog.Logger
@@ -201,9 +191,10 @@ type taskStore struct {
 	closed bool             // shutdown began: no new task
 }
 
-// newTaskStore returns an empty store. now is the clock of timestamps and
-// expiry (nil: time.Now); changed publishes a task's new state.
-func newTaskStore(cfg taskConfig, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
+// newTaskStore returns an empty store whose task ids start with replica
+// (newScopedID). now is the clock of timestamps and expiry (nil:
+// time.Now); changed publishes a task's new state.
+func newTaskStore(cfg taskConfig, replica string, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
 	if cfg.ttl <= 0 {
 		cfg.ttl = defaultTaskTTL
 	}
@@ -223,7 +214,7 @@ func newTaskStore(cfg taskConfig, now func() time.Time, log *slog.Logger, change
 		now = time.Now
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &taskStore{cfg: cfg, perShare: max(1, cfg.maxTasks/taskShareDivisor), now: now, log: log, changed: changed,
+	return &taskStore{cfg: cfg, replica: replica, perShare: max(1, cfg.maxTasks/taskShareDivisor), now: now, log: log, changed: changed,
 		base: base, stopBase: stop, tasks: map[string]*task{}, shares: map[string]int{}}
 }
 
@@ -245,16 +236,6 @@ func (e *taskTimeout) failure() *rpcError {
 	return &rpcError{Code: codeInternalError, Message: "tools/call: " + e.Error(), Data: map[string]int64{"timeoutMs": e.after.Milliseconds()}}
 }
 
-// newTaskID returns an unguessable id: 128 bits from crypto/rand (26
-// base32 characters), after the replica id and a dot when there is one.
-// [§Security Implications]: SEP-2663, "Task ID unguessability"
-func newTaskID(replica string) string {
-	if replica == "" {
-		return rand.Text()
-	}
-	return replica + "." + rand.Text()
-}
-
 // create registers a new working task for c, holding size bytes, and
 // starts run on its own goroutine with the task's context (the store's
 // base, bounded by -task-timeout). The task is in the store before run
@@ -264,7 +245,8 @@ func newTaskID(replica string) string {
 // server is shutting down, or a bound would be passed (-31503).
 // [§Task Creation]: SEP-2663, "MUST NOT return CreateTaskResult until the task is durably created"
 func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, t *task)) (*task, []byte, *rpcError) {
-	id := newTaskID(st.cfg.replicaID)
+	// [§Security Implications]: SEP-2663, "Task ID unguessability"
+	id := newScopedID(st.replica)
 	now := st.now()
 	size += taskRecordBytes
 	st.mu.Lock()

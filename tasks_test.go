@@ -246,9 +246,9 @@ func testTaskPrincipalBinding(t *testing.T) {
 func TestTaskIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
-		id := newTaskID("")
+		id := newScopedID("")
 		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" || seen[id] {
-			t.Fatalf("newTaskID() = %q: want 26 fresh base32 characters", id)
+			t.Fatalf("newScopedID(\"\") = %q: want 26 fresh base32 characters", id)
 		}
 		seen[id] = true
 	}
