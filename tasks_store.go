@@ -90,9 +90,9 @@ const (
 
 // taskConfig is the task store's settings, from the command line.
 type taskConfig struct {
-	ttl       time.Duration // -task-ttl: how long a finished task is kept
-	timeout   time.Duration // -task-timeout: how long a task may run
-	maxTasks  int           // -max-tasks: tasks held at once
+	ttl      time.Duration // -task-ttl: how long a finished task is kept
+	timeout  time.Duration // -task-timeout: how long a task may run
+	maxTasks int           // -max-tasks: tasks held at once
 	// maxBytes and maxTotalBytes bound one task's contents and all of
 	// them (0: the defaults); no flag sets them, tests lower them.
 	maxBytes, maxTotalBytes int64
@@ -176,7 +176,7 @@ type taskAsk struct {
 type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
-	perShare int // tasks one caller share may hold
+	perShare int    // tasks one caller share may hold
 	now      func() time.Time
 	log      *slog.Logger
 	changed  func(id string) // called, outside mu, after a task's state changed
