@@ -128,6 +128,11 @@ func registerDemo(s *server) (stop func()) {
 		Description: "Asks the user to confirm before (pretending to) delete a path.",
 		InputSchema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 		Annotations: &toolAnnotations{DestructiveHint: new(true)},
+		// A client that declares the tasks extension gets a task that
+		// waits in input_required until tasks/update brings the answer;
+		// the others are asked on the request (MRTR, or the classic
+		// bridge). The handler is the same.
+		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			path := req.String("path")
 			answer := req.Input("confirm")
