@@ -1,0 +1,3 @@
+module baremcp/harness/cluster
+
+go 1.26
