@@ -241,7 +241,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer untrack()
 	// The request timeout (-request-timeout) is applied by serve.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
 	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
@@ -271,7 +271,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal = rand.Text(), who.principal
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
 	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
@@ -318,6 +318,8 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
+	expired, stopExpiry := who.expiry()
+	defer stopExpiry()
 	// Each write is bounded (httpWriteTimeout): a client that stops
 	// reading ends its stream instead of holding this goroutine.
 	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
@@ -344,6 +346,10 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 				return
 			}
 		case <-sess.done:
+			return
+		case <-expired:
+			// The token that opened the stream expired: the client
+			// reconnects with a fresh one.
 			return
 		case <-r.Context().Done():
 			return

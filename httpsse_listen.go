@@ -16,9 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -62,9 +60,6 @@ const (
 	defaultKeepAlive = 15 * time.Second
 )
 
-// envToken names the environment variable that may hold the bearer token.
-const envToken = "BAREMCP_TOKEN"
-
 // httpConfig is the HTTP transport's settings, from the command line.
 type httpConfig struct {
 	addr           string   // listen address as given; see httpListenAddr
@@ -73,7 +68,7 @@ type httpConfig struct {
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
 	tokenFile      string
-	token          string           // the bearer token; "" turns authentication off
+	auth           authConfig       // authentication: static tokens, the OAuth resource server (auth.go)
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
 	maxSessions    int              // classic sessions open at once
 	sessionIdle    time.Duration    // a classic session unused this long ends
@@ -95,15 +90,16 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path`: one token, or lines NAME TOKEN [SCOPE...] (or $"+envToken+")")
+	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
 
-// finish checks the flags and loads the token: from -token-file, else from
-// the environment.
+// finish checks the flags and loads the static tokens: from -token-file,
+// else from the environment (authConfig.finish).
 func (c *httpConfig) finish(getenv func(string) string) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
@@ -122,17 +118,7 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 		return err
 	}
 	c.addr = addr
-	c.token = getenv(envToken)
-	if c.tokenFile != "" {
-		b, err := os.ReadFile(c.tokenFile)
-		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
-		}
-		if c.token = strings.TrimSpace(string(b)); c.token == "" {
-			return fmt.Errorf("-token-file %s is empty", c.tokenFile)
-		}
-	}
-	return nil
+	return c.auth.finish(c.tokenFile, addr, getenv)
 }
 
 // httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
@@ -175,8 +161,9 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// hang off their own root.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	defer t.auth.close()
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
+	t.mount(mux)
 	debugRoutes(mux, s)
 	maxConns := cfg.maxConnections
 	if maxConns <= 0 {

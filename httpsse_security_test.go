@@ -13,7 +13,7 @@ import (
 // TestHTTPBearerToken checks the optional static token: 401 with a
 // challenge without it, the principal derived from it with it.
 func TestHTTPBearerToken(t *testing.T) {
-	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, "s3cret")}})
 	who := req("1", "tools/call", `"name":"who"`)
 	for _, tt := range []struct {
 		name   string
@@ -57,4 +57,15 @@ func TestShareKey(t *testing.T) {
 			t.Errorf("shareKey(%q, %q) = %q, want %q", tt.principal, tt.remote, got, tt.want)
 		}
 	}
+}
+
+// mustSingleToken is the token set of one unrestricted token, as
+// $BAREMCP_TOKEN or a one-word -token-file gives it.
+func mustSingleToken(tb testing.TB, tok string) *tokenSet {
+	tb.Helper()
+	set, err := singleToken(tok)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
 }

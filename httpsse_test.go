@@ -59,7 +59,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
 	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, tr)
+	tr.mount(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
 	served := make(chan struct{})
 	go func() {
@@ -72,6 +72,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 		client.CloseIdleConnections()
 		_ = srv.Close()
 		<-served
+		tr.auth.close()
 	})
 	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr}
 }

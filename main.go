@@ -278,6 +278,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		if err := httpCfg.finish(getenv); err != nil {
 			return config{}, nil, err
 		}
+	} else if httpCfg.auth.oauthFlagsSet() || httpCfg.auth.scopeFlagsSet() {
+		// Authorization is HTTP's: on stdio the credentials come from the
+		// environment, as the spec says.
+		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
+		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
 	}
 	return config{
 		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
@@ -296,6 +301,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+
+		baseScopes:   httpCfg.auth.scopes,
+		scopeImplies: httpCfg.auth.implies,
+		filterLists:  httpCfg.auth.filterLists,
 	}, httpCfg, nil
 }
 
