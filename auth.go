@@ -531,6 +531,7 @@ type authFailure struct {
 	status int    // 400, 401, 403 or 503
 	code   string // RFC 6750 §3.1 error code; "" when no credential came at all
 	reason string // a fixed word for logs and counters, never sent
+	detail string // more for the log (claim values, never the token)
 	scope  string // the scope of a 403 challenge
 	retry  time.Duration
 }
@@ -611,7 +612,7 @@ func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
 			scope: a.s.challengeScopes(who, a.s.baseScopes)}
 	}
 	if f != nil {
-		a.failures.add(f.reason)
+		a.failures.add(f.reason, f.detail)
 		return caller{}, f
 	}
 	return who, nil
@@ -632,9 +633,11 @@ func (a *authenticator) identify(r *http.Request) (caller, *authFailure) {
 	who, err := a.oauth.verify(r.Context(), tok)
 	if err != nil {
 		if err.unavailable {
-			return caller{}, &authFailure{status: 503, reason: err.reason, retry: err.retry}
+			return caller{}, &authFailure{status: 503, reason: err.reason, detail: err.detail, retry: err.retry}
 		}
-		return caller{}, invalidCredential(err.reason)
+		f := invalidCredential(err.reason)
+		f.detail = err.detail
+		return caller{}, f
 	}
 	return who, nil
 }
@@ -684,8 +687,9 @@ type failureLog struct {
 // failureLogEvery is the least time between two lines of failureLog.
 const failureLogEvery = time.Second
 
-// add counts one refusal for reason.
-func (l *failureLog) add(reason string) {
+// add counts one refusal for reason; detail says more (claim values,
+// never a token) and is logged with the line it triggers.
+func (l *failureLog) add(reason, detail string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.counts == nil {
@@ -698,16 +702,16 @@ func (l *failureLog) add(reason string) {
 	}
 	l.last = now
 	reasons := make([]string, 0, len(l.counts))
-	for r := range l.counts {
-		reasons = append(reasons, r)
+	for r, n := range l.counts {
+		reasons = append(reasons, fmt.Sprintf("%s: %d", r, n))
 	}
 	slices.Sort(reasons)
-	attrs := make([]any, 0, 2*len(reasons))
-	for _, r := range reasons {
-		attrs = append(attrs, r, l.counts[r])
-	}
 	clear(l.counts)
-	l.log.Warn("authentication refused", slog.Group("count", attrs...))
+	last := reason
+	if detail != "" {
+		last += ": " + detail
+	}
+	l.log.Warn("authentication refused", "counts", strings.Join(reasons, "; "), "last", last)
 }
 
 // maxAuditName bounds the tool name or URI an audit line quotes.
