@@ -21,9 +21,13 @@
 #   options         passed to interop.mjs: --transport stdio|http|all,
 #                   --client v1|v2|all, --config REGEX, --only REGEX,
 #                   --timeout-ms N, --trace FILE, --http-args ARGS, --path P
-# Output: one `PASS name` / `FAIL name: reason` line per scenario, then exactly
-# `N passed, M failed`. Exit 0 when all passed, 1 on failures, 2 bad usage,
-# 3 setup (npm/go build) failure.
+# Then oauth.mjs: the OAuth 2.1 flow (issue 12) through the same clients
+# against a local authorization server (testas.mjs): the demo started with
+# -oauth-issuer, client_credentials and scripted authorization_code + PKCE,
+# both eras, 403 step-up; HTTP only.
+# Output: one `PASS name` / `FAIL name: reason` line per scenario, and each
+# program's `N passed, M failed`. Exit 0 when all passed, 1 on failures, 2 bad
+# usage, 3 setup (npm/go build) failure.
 
 set -u -o pipefail
 
@@ -85,5 +89,10 @@ if [ -z "$SERVER" ]; then
 fi
 
 # -------------------------------------------------------------------- run --
+# interop.mjs: the MCP surface; oauth.mjs: the OAuth flow of the resource
+# server (HTTP only), each printing its own summary line.
 cd "$HERE" || exit 3
-node "$HERE/interop.mjs" --server "$SERVER" "$@"
+rc=0
+node "$HERE/interop.mjs" --server "$SERVER" "$@" || rc=$?
+node "$HERE/oauth.mjs" --server "$SERVER" "$@" || { r=$?; [ $r -gt $rc ] && rc=$r; }
+exit $rc
