@@ -819,3 +819,30 @@ func TestAuthFlags(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAuthHTTPToolsCall is BenchmarkHTTPToolsCall with an OAuth
+// access token on every request (verified once, then from the cache),
+// and scopes checked: the cost of authorization on the hot path.
+func BenchmarkAuthHTTPToolsCall(b *testing.B) {
+	as := newTestAS(b, "", "rsa-1")
+	ts := newTestAuthHTTP(b, newTestServer(b, withBaseScopes("mcp:tools")), as, nil)
+	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
+	client := ts.Client()
+	base := newTestHTTPRequest(b, context.Background(), ts, "", body, []string{bearer(as.mint(b, "rsa-1", "alice", "mcp:tools", nil))})
+	b.ReportAllocs()
+	for b.Loop() {
+		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}

@@ -23,23 +23,24 @@ import (
 // time, and the callers beyond it get 503 at once.
 const maxIntrospections = 8
 
+// introspectRetry is the Retry-After of a token introspection could not
+// judge.
+const introspectRetry = time.Second
+
 // introspector asks the introspection endpoint about tokens. Safe for
 // concurrent use.
 type introspector struct {
-	url          string
-	id, secret   string // this server's client credentials at the endpoint
-	client       *http.Client
-	timeout      time.Duration
-	slots        chan struct{} // maxIntrospections tokens
-	retryOnBusy  time.Duration
-	issuerForLog string
+	url        string
+	id, secret string // this server's client credentials at the endpoint
+	client     *http.Client
+	timeout    time.Duration // one exchange, defaultFetchTimeout
+	slots      chan struct{} // maxIntrospections tokens
 }
 
 // newIntrospector returns the introspector of cfg.
 func newIntrospector(cfg *authConfig, client *http.Client) *introspector {
 	in := &introspector{url: cfg.introspect, id: cfg.introspectID, secret: cfg.introspectPass, client: client,
-		timeout: cfg.fetchTimeout, slots: make(chan struct{}, maxIntrospections), retryOnBusy: time.Second,
-		issuerForLog: cfg.issuer}
+		timeout: cfg.fetchTimeout, slots: make(chan struct{}, maxIntrospections)}
 	if in.timeout <= 0 {
 		in.timeout = defaultFetchTimeout
 	}
@@ -56,7 +57,7 @@ func (in *introspector) introspect(ctx context.Context, tok string) (tokenClaims
 	case in.slots <- struct{}{}:
 		defer func() { <-in.slots }()
 	default:
-		return c, &tokenError{reason: "introspection unavailable", detail: "too many introspections in flight", unavailable: true, retry: in.retryOnBusy}
+		return c, &tokenError{reason: "introspection unavailable", detail: "too many introspections in flight", unavailable: true, retry: introspectRetry}
 	}
 	ctx, cancel := context.WithTimeout(ctx, in.timeout)
 	defer cancel()
@@ -102,5 +103,5 @@ func (in *introspector) introspect(ctx context.Context, tok string) (tokenClaims
 
 // unavailable is the error of an introspection that could not be done.
 func (in *introspector) unavailable(detail string) *tokenError {
-	return &tokenError{reason: "introspection unavailable", detail: in.url + ": " + detail, unavailable: true, retry: in.retryOnBusy}
+	return &tokenError{reason: "introspection unavailable", detail: in.url + ": " + detail, unavailable: true, retry: introspectRetry}
 }

@@ -489,13 +489,15 @@ func keyTTL(cacheControl string) time.Duration {
 }
 
 // close ends the fetch in flight, if any, and waits for it; no fetch
-// starts afterwards.
+// starts afterwards, and the client's idle connections (and their
+// goroutines) are closed.
 func (c *keyCache) close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
+	c.client.CloseIdleConnections()
 }
 
 // errAuthRedirect refuses redirects from the authorization server: a

@@ -98,7 +98,6 @@ type tokenClaims struct {
 // oauthVerifier verifies access tokens for one authorization server and
 // one resource. Safe for concurrent use.
 type oauthVerifier struct {
-	log       *slog.Logger
 	issuer    string   // -oauth-issuer, compared byte for byte
 	resource  string   // the canonical resource URI, as configured (the metadata's "resource")
 	audiences []string // -oauth-audience, compared exactly
@@ -117,7 +116,7 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauth
 		now = time.Now
 	}
 	client := authHTTPClient(cfg.transport)
-	v := &oauthVerifier{log: log, issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
+	v := &oauthVerifier{issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
 	v.keys = newKeyCache(log, cfg, client, now, v.cache.flush)
 	if cfg.introspect != "" {
 		v.intro = newIntrospector(cfg, client)

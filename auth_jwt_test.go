@@ -364,3 +364,56 @@ func FuzzVerifyJWT(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJWKS: no key set makes the parser panic, and every key it keeps
+// can verify with an allowed algorithm.
+func FuzzJWKS(f *testing.F) {
+	keys := testKeys()
+	for _, kid := range []string{"rsa-1", "ec-1", "ed-1", "pss-1"} {
+		b, _ := json.Marshal(map[string]any{"keys": []any{keys[kid].jwk()}})
+		f.Add(string(b))
+	}
+	f.Add(`{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}]}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		got, _, err := parseJWKS([]byte(doc))
+		if err != nil {
+			return
+		}
+		for _, k := range got {
+			fits := false
+			for alg := range jwsAlgorithms {
+				fits = fits || algFitsKey(alg, k.pub)
+			}
+			if !fits {
+				t.Errorf("kept a key no allowed algorithm fits: %+v", k)
+			}
+		}
+	})
+}
+
+// BenchmarkVerifyToken measures what a request's token costs the server:
+// a signature check per algorithm, and a hit of the verified-token cache.
+func BenchmarkVerifyToken(b *testing.B) {
+	v := newTestVerifier(b, "rsa-1", "pss-1", "ec-1", "ed-1")
+	for _, kid := range []string{"rsa-1", "pss-1", "ec-1", "ed-1"} {
+		tok := jwtTestToken(b, kid, nil)
+		b.Run(testKeys()[kid].alg, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := v.verifyJWT(b.Context(), tok, jwtTestNow); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	tok := jwtTestToken(b, "rsa-1", nil)
+	if _, err := v.verify(b.Context(), tok); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := v.verify(b.Context(), tok); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
