@@ -585,6 +585,7 @@ func TestAuthIntrospection(t *testing.T) {
 	as.activate("op-refresh", active(`,"token_type":"refresh_token"`))
 	as.activate("op-no-sub", `{"active":true,"aud":"`+testResource+`"}`)
 	as.activate("op-active-string", `{"active":"true","sub":"svc","aud":"`+testResource+`"}`)
+	as.activate("op-bound", active(`,"cnf":{"x5t#S256":"bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}`))
 	for _, tt := range []struct {
 		name, token, mode string
 		status            int
@@ -600,6 +601,7 @@ func TestAuthIntrospection(t *testing.T) {
 		{name: "a refresh token", token: "op-refresh", status: 401},
 		{name: "no subject", token: "op-no-sub", status: 401},
 		{name: "active not true", token: "op-active-string", status: 401},
+		{name: "certificate-bound", token: "op-bound", status: 401},
 		{name: "endpoint down", token: "op-down", mode: "down", status: 503},
 		{name: "garbled answer", token: "op-garbage", mode: "garbage", status: 503},
 	} {

@@ -93,6 +93,9 @@ type tokenClaims struct {
 	hasNbf   bool
 	hasIat   bool
 	scopes   []string
+	// bound says the token is sender-constrained (a cnf claim: DPoP,
+	// mTLS), a binding a Bearer resource server cannot check.
+	bound bool
 }
 
 // oauthVerifier verifies access tokens for one authorization server and
@@ -303,7 +306,7 @@ func parseJWSHeader(b []byte) (alg, kid string, _ *tokenError) {
 }
 
 // claimNames are the claims read; a member imitating one by case is refused.
-var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "jti", "active", "token_type"}
+var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "jti", "active", "token_type", "cnf"}
 
 // parseClaims reads a JWT's claims or an introspection answer (the
 // members of RFC 7662 §2.2 share the claim names). Types are exact:
@@ -347,6 +350,8 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 			case "iat":
 				c.iat, c.hasIat = f, true
 			}
+		case "cnf":
+			c.bound = true
 		case "scope", "scp":
 			list, ok := stringOrStrings(m.value)
 			if !ok || (m.name == "scope" && jsonKind(m.value) != '"') {
@@ -363,7 +368,8 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 // checkClaims checks what makes a token valid here, now: issued by the
 // configured issuer (byte for byte: RFC 9068 §4, RFC 8414 §3.3), for this
 // resource (RFC 8707; or an -oauth-audience), current (exp, nbf, iat
-// within tokenLeeway), and naming its subject. A JWT must carry iss and
+// within tokenLeeway), naming its subject, and not bound to a sender
+// (cnf) whose proof Bearer cannot carry. A JWT must carry iss and
 // exp; an introspection answer may omit them (requireAll false), its
 // issuer then being the one asked.
 // [§Token Audience Binding and Validation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations#token-audience-binding-and-validation
@@ -390,6 +396,10 @@ func (v *oauthVerifier) checkClaims(c *tokenClaims, now time.Time, requireAll bo
 		return refuse("not yet valid", "iat "+strconv.FormatFloat(c.iat, 'f', -1, 64))
 	case c.sub == "":
 		return refuse("no subject", "sub is missing or empty")
+	case c.bound:
+		// A stolen DPoP- or certificate-bound token must not work here as
+		// a plain bearer token (RFC 9449 §7, RFC 8705 §3).
+		return refuse("sender-constrained token", "cnf claim: the binding cannot be checked over Bearer")
 	}
 	return nil
 }

@@ -131,6 +131,9 @@ func TestJWTRules(t *testing.T) {
 		{name: "issuer with a trailing slash", token: edit("rsa-1", func(h, c map[string]any) { c["iss"] = jwtTestIssuer + "/" }), want: "wrong issuer"},
 		{name: "no issuer", token: edit("rsa-1", func(h, c map[string]any) { delete(c, "iss") }), want: "wrong issuer"},
 		{name: "no subject", token: edit("rsa-1", func(h, c map[string]any) { delete(c, "sub") }), want: "no subject"},
+		{name: "sender-constrained (DPoP cnf)", token: edit("rsa-1", func(h, c map[string]any) {
+			c["cnf"] = map[string]string{"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}
+		}), want: "sender-constrained token"},
 
 		// Algorithms and keys.
 		{name: "alg none", token: func(t *testing.T) string {

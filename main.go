@@ -57,13 +57,25 @@
 //	                      pauses) and in total over HTTP (a request waits up to 2s,
 //	                      then gets 503 with code -31503) (default 256)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
-//	-rate-limit R         tools/call per second per principal (the bearer identity
+//	-rate-limit R         tools/call per second per principal (the token's identity
 //	                      on HTTP, the process on stdio); over it a call gets
 //	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 0)
 //	-rate-burst N         calls a principal may make at once before -rate-limit
 //	                      applies; 0 means max(1, R) (default 0)
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
-//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
+//	-token-file PATH      require "Authorization: Bearer TOKEN" with a token from PATH: one
+//	                      token, or lines NAME TOKEN [SCOPE...] (TOKEN may be sha256:HEX)
+//	-oauth-issuer URL     act as an OAuth 2.1 resource server of this authorization server
+//	                      (https, or http on loopback); see Authorization below
+//	-oauth-resource URL   this server's canonical URI, the audience its tokens must name
+//	                      (default http://HOST:PORT/mcp, only when -http binds loopback)
+//	-oauth-audience V     also accept tokens whose aud is V (repeatable)
+//	-oauth-jwks URL       the authorization server's key set (default: from its metadata)
+//	-oauth-introspect URL RFC 7662 endpoint for tokens that are not JWTs, with
+//	-oauth-introspect-credentials PATH  this server's client id and secret (two lines)
+//	-oauth-scopes "A B"   scopes every request needs (advertised in metadata and challenges)
+//	-scope-implies B=N,M  a token with scope B also holds N and M (repeatable)
+//	-scope-filter-lists   list only the tools, prompts and resources the caller may use
 //	-modern-only          refuse the classic initialize handshake (its error names the supported versions)
 //	-max-sessions N       classic HTTP sessions open at once (default 1000)
 //	-session-idle D       end a classic HTTP session unused for D (default 30m)
@@ -80,7 +92,7 @@
 //
 // # Environment
 //
-//	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
+//	BAREMCP_TOKEN         the single bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //
@@ -104,6 +116,30 @@
 // (notifications/resources/updated). Try it with the demo: call
 // toggle_extra_tool, or watch demo://clock, which changes every few
 // seconds.
+//
+// # Authorization
+//
+// Over HTTP, -token-file or -oauth-issuer make every request need a bearer
+// token; stdio needs none (the client started the process). With
+// -oauth-issuer baremcp is the OAuth 2.1 resource server the MCP spec
+// describes: a request without a token gets 401 with a challenge naming
+// its protected resource metadata (RFC 9728, served at
+// /.well-known/oauth-protected-resource/mcp and at the root), from which
+// the client finds the authorization server and obtains a token for this
+// resource. JWT access tokens are verified against the authorization
+// server's keys (found from its metadata at the first request, cached,
+// refetched for an unknown kid at most every 10s; a request waits at most
+// 2s for them): RS256, PS256, ES256 or EdDSA, the exact issuer, this
+// resource as audience, exp, nbf and iat with 30s leeway. Other tokens are
+// introspected with -oauth-introspect, or refused. A token lacking a scope
+// (-oauth-scopes, or one a tool, prompt or resource declares) gets 403
+// insufficient_scope naming the scopes needed, before any handler runs.
+//
+// The caller's principal is its token's issuer and subject (ISSUER#SUB), or
+// a static token's name: it owns its classic sessions and requestState, has
+// its own rate-limit bucket, is what handlers read (req.Principal,
+// req.Scopes), and is logged in one audit line per request, never with the
+// token. See docs/AUTH.md for identity providers.
 //
 // # State
 //
@@ -161,10 +197,12 @@
 // Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
 // mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-*) contradict the body, and wrong content types are refused.
-// There is no authentication unless a token is configured; the static
-// bearer token is the minimal protection for a private deployment, not a
+// There is no authentication unless a token is configured; static bearer
+// tokens are the minimal protection for a private deployment, not a
 // replacement for TLS and OAuth on a public one: bind a non-loopback address
-// only behind a TLS-terminating proxy.
+// only behind a TLS-terminating proxy, and give it -oauth-issuer and
+// -oauth-resource (its public https URL). Tokens are never logged,
+// forwarded, or accepted in the query string.
 package main
 
 import (
