@@ -175,6 +175,7 @@ func TestAuthChallenges(t *testing.T) {
 	tok := func(edit func(h, c map[string]any)) string { return as.mint(t, "rsa-1", "alice", "mcp:tools", edit) }
 	for _, tt := range []struct {
 		name      string
+		method    string
 		edits     []string
 		query     string
 		status    int
@@ -198,11 +199,17 @@ func TestAuthChallenges(t *testing.T) {
 		{name: "empty bearer credential", edits: []string{"Authorization: Bearer "}, status: 400, challenge: challengeBadReq, code: codeInvalidRequest},
 		{name: "bearer credential with a space", edits: []string{"Authorization: Bearer a b"}, status: 400, challenge: challengeBadReq, code: codeInvalidRequest},
 		{name: "valid, without the base scope: 403", edits: []string{bearer(as.mint(t, "rsa-1", "alice", "other", nil))}, status: 403, challenge: challengeScope("mcp:tools"), code: codeInsufficientScope},
+		{name: "without the base scope, a GET too", method: "GET", edits: []string{bearer(as.mint(t, "rsa-1", "alice", "other", nil))}, status: 403, challenge: challengeScope("mcp:tools"), code: codeInsufficientScope},
+		{name: "no credential, a GET too", method: "GET", status: 401, challenge: challengeNoToken, code: codeInvalidRequest},
 		{name: "valid", edits: []string{bearer(good)}, status: 200},
 		{name: "scheme case-insensitive", edits: []string{"Authorization: bearer " + good}, status: 200},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newTestHTTPRequest(t, authContext(t), ts, "", callLine("open"), tt.edits)
+			body := callLine("open")
+			if tt.method == "GET" {
+				body = ""
+			}
+			r := newTestHTTPRequest(t, authContext(t), ts, tt.method, body, tt.edits)
 			r.URL.RawQuery = tt.query
 			got := mustDo(t, ts.Client(), r)
 			if got.status != tt.status || got.code != tt.code {
@@ -622,6 +629,9 @@ func TestAuthIntrospection(t *testing.T) {
 	}
 	if got := authDo(t, ts, callLine("write"), bearer("aaaa.bbbb.cccc")); got.status != 401 || as.count("/introspect") != n {
 		t.Errorf("a JWT was introspected: status %d, %d -> %d", got.status, n, as.count("/introspect"))
+	}
+	if got := authDo(t, ts, callLine("write"), bearer("op-"+strings.Repeat("x", maxTokenBytes))); got.status != 401 || as.count("/introspect") != n {
+		t.Errorf("an oversize token was introspected: status %d, %d -> %d", got.status, n, as.count("/introspect"))
 	}
 }
 

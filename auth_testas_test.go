@@ -89,7 +89,7 @@ type testAS struct {
 
 	mu           sync.Mutex // guards every field below
 	published    []*testKey // in the key set, in order
-	jwksMode     string     // "" ok, "down" (500), "garbage", "slow", "empty", "missing" (404)
+	jwksMode     string     // "" ok, "down" (500), "garbage", "slow", "empty", "missing" (404), "redirect" (to a working copy)
 	metaMode     string     // "" RFC 8414, "oidc" (OpenID discovery only), "oidc appended" (only that form), "down", "wrong issuer", "slow"
 	introMode    string     // "" answer, "down", "garbage", "slow"
 	cacheControl string     // of the key set
@@ -201,13 +201,19 @@ func (as *testAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeTestJSON(w, map[string]any{"issuer": iss, "jwks_uri": as.issuer + "/jwks",
 			"token_endpoint": as.issuer + "/token", "authorization_endpoint": as.issuer + "/authorize",
 			"introspection_endpoint": as.issuer + "/introspect", "response_types_supported": []string{"code"}})
-	case path + "/jwks":
+	case path + "/jwks", path + "/jwks-moved":
+		if r.URL.Path == path+"/jwks-moved" {
+			jwksMode = ""
+		}
 		switch jwksMode {
 		case "down":
 			http.Error(w, "down", http.StatusInternalServerError)
 			return
 		case "missing":
 			http.NotFound(w, r)
+			return
+		case "redirect":
+			http.Redirect(w, r, as.issuer+"/jwks-moved", http.StatusFound)
 			return
 		case "garbage":
 			w.Header().Set("Content-Type", "application/json")
