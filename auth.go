@@ -28,7 +28,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -42,9 +41,6 @@ import (
 // what a client's step-up authorization reacts to.
 // [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
 const codeInsufficientScope = -31403
-
-// The environment variable of the single bearer token.
-const envToken = "BAREMCP_TOKEN"
 
 // authConfig is the authorization settings, from the command line. The
 // zero value authenticates no one.
@@ -133,23 +129,13 @@ func (c *authConfig) scopeFlagsSet() bool {
 }
 
 // finish checks the authorization flags of a server listening on addr
-// (host:port, completed by httpListenAddr) and loads the static tokens:
-// from tokenFile, else from the environment.
-func (c *authConfig) finish(tokenFile, addr string, getenv func(string) string) error {
-	switch {
-	case tokenFile != "":
-		b, err := os.ReadFile(tokenFile)
-		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
-		}
-		if c.tokens, err = parseTokenFile(b); err != nil {
-			return fmt.Errorf("-token-file %s %w", tokenFile, err)
-		}
-	case getenv(envToken) != "":
-		var err error
-		if c.tokens, err = singleToken(strings.TrimSpace(getenv(envToken))); err != nil {
-			return fmt.Errorf("$%s: %w", envToken, err)
-		}
+// (host:port, completed by httpListenAddr) and loads the static tokens
+// (loadTokens: from tokenFile, else from the environment) and the
+// introspection credentials; warn hears of secret files others may read.
+func (c *authConfig) finish(tokenFile, addr string, getenv func(string) string, warn warnFunc) error {
+	var err error
+	if c.tokens, err = loadTokens(tokenFile, getenv, warn); err != nil {
+		return err
 	}
 	if c.issuer == "" {
 		if c.oauthFlagsSet() {
@@ -183,9 +169,9 @@ func (c *authConfig) finish(tokenFile, addr string, getenv func(string) string) 
 		if err := checkServerURL("-oauth-introspect", c.introspect, false); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(c.introspectCredentials)
+		b, err := readSecretFile("-oauth-introspect-credentials", c.introspectCredentials, warn)
 		if err != nil {
-			return fmt.Errorf("-oauth-introspect-credentials: %w", err)
+			return err
 		}
 		lines := strings.Fields(string(b))
 		if len(lines) != 2 {
@@ -418,18 +404,16 @@ func checkScopes(what string, scopes []string) {
 }
 
 // scopedCache is the cache hint of a read whose resource declares
-// scopes: private, so that no shared cache hands it to a caller without
-// them. The server still checks every read; this only keeps honest
-// caches honest.
+// scopes: private even when the resource's own hint says public, so that
+// no shared cache hands it to a caller without them. (Without a hint a
+// read is private anyway.) The server still checks every read; this only
+// keeps honest caches honest.
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#security-considerations
 func (s *server) scopedCache(hint *cacheHint, scopes []string) *cacheHint {
-	if len(scopes) == 0 {
+	if len(scopes) == 0 || hint == nil {
 		return hint
 	}
-	h := s.cache
-	if hint != nil {
-		h = *hint
-	}
+	h := *hint
 	h.Scope = scopePrivate
 	return &h
 }
@@ -664,10 +648,26 @@ func bearerToken(r *http.Request) (string, *authFailure) {
 		return "", noCredential()
 	}
 	cred = strings.Trim(cred, " \t")
-	if cred == "" || checkStaticToken(cred) != nil {
+	if !validCredential(cred) {
 		return "", malformedCredential("malformed bearer credential")
 	}
 	return cred, nil
+}
+
+// validCredential reports whether cred can be a bearer token: visible
+// ASCII without spaces. RFC 6750 §2.1's b64token is narrower; tokens are
+// the authorization server's, and its choice of characters is not ours to
+// refuse as malformed (they are refused as unknown).
+func validCredential(cred string) bool {
+	if cred == "" {
+		return false
+	}
+	for i := 0; i < len(cred); i++ {
+		if c := cred[i]; c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenDigest keys the verified-token cache: the token itself is never kept.

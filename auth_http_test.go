@@ -60,8 +60,9 @@ func registerAuthTest(s *server, calls *atomic.Int64) {
 			calls.Add(1)
 			return &promptResult{Messages: []promptMessage{{Role: "user", Content: textContent("plan")}}}, nil
 		}})
-	s.addResource(resource{URI: "docs://public", Name: "public", Text: "public"})
-	s.addResource(resource{URI: "docs://secret", Name: "secret", Text: "secret", Scopes: []string{"docs:read"}})
+	public := &cacheHint{TTL: time.Minute, Scope: scopePublic}
+	s.addResource(resource{URI: "docs://public", Name: "public", Text: "public", Cache: public})
+	s.addResource(resource{URI: "docs://secret", Name: "secret", Text: "secret", Scopes: []string{"docs:read"}, Cache: public})
 	s.addTemplate(resourceTemplate{URITemplate: "docs://items/{id}", Name: "item", Scopes: []string{"docs:read"},
 		Complete: map[string]completer{"id": prefixCompleter("1", "2")},
 		Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
@@ -157,7 +158,7 @@ func TestAuthResourceMetadata(t *testing.T) {
 		t.Error("serving the metadata contacted the authorization server")
 	}
 	// Without an authorization server there is no metadata document.
-	plain := newTestHTTP(t, newTestServer(t), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, "s3cret")}})
+	plain := newTestHTTP(t, newTestServer(t), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	r, _ := http.NewRequestWithContext(authContext(t), http.MethodGet, plain.URL+wellKnownResourceMetadata, nil)
 	if got := mustDo(t, plain.Client(), r); got.status != http.StatusNotFound {
 		t.Errorf("metadata without -oauth-issuer: status %d, want 404", got.status)
@@ -254,8 +255,8 @@ func TestAuthScopes(t *testing.T) {
 		{name: "prompt", scope: "mcp:tools", line: req("2", "prompts/get", `"name":"plan"`), status: 403, challenge: "mcp:tools prompts:read"},
 		{name: "prompt with its scope", scope: "mcp:tools prompts:read", line: req("2", "prompts/get", `"name":"plan"`), status: 200},
 		{name: "resource", scope: "mcp:tools", line: req("2", "resources/read", `"uri":"docs://secret"`), status: 403, challenge: "mcp:tools docs:read"},
-		{name: "resource with its scope is private", scope: "mcp:tools docs:read", line: req("2", "resources/read", `"uri":"docs://secret"`), status: 200, contains: `"cacheScope":"private"`},
-		{name: "resource without scopes", scope: "mcp:tools", line: req("2", "resources/read", `"uri":"docs://public"`), status: 200, contains: `"cacheScope":"public"`},
+		{name: "resource with its scope is private, whatever its hint", scope: "mcp:tools docs:read", line: req("2", "resources/read", `"uri":"docs://secret"`), status: 200, contains: `"cacheScope":"private"`},
+		{name: "resource without scopes keeps its hint", scope: "mcp:tools", line: req("2", "resources/read", `"uri":"docs://public"`), status: 200, contains: `"cacheScope":"public"`},
 		{name: "template", scope: "mcp:tools", line: req("2", "resources/read", `"uri":"docs://items/7"`), status: 403, challenge: "mcp:tools docs:read"},
 		{name: "completion of a prompt argument", scope: "mcp:tools", line: req("2", "completion/complete", `"ref":{"type":"ref/prompt","name":"plan"},"argument":{"name":"topic","value":"a"}`), status: 403, challenge: "mcp:tools prompts:read"},
 		{name: "completion of a template variable", scope: "mcp:tools", line: req("2", "completion/complete", `"ref":{"type":"ref/resource","uri":"docs://items/{id}"},"argument":{"name":"id","value":""}`), status: 403, challenge: "mcp:tools docs:read"},
@@ -430,10 +431,10 @@ func TestAuthPrincipal(t *testing.T) {
 // have no resource_metadata; with one, static and OAuth tokens coexist.
 func TestAuthStaticTokens(t *testing.T) {
 	file := "# the named form\n" +
-		"alice  alice-token-0123456789  files:write\n" +
-		"bob    sha256:" + hexDigest("bob-token-0123456789") + "\n" +
-		"carol  carol-token-0123456789  mcp:tools\n"
-	tokens, err := parseTokenFile([]byte(file))
+		"alice  alice-tok-0123456789abcdef0123456789abcdef  files:write\n" +
+		"bob    sha256:" + hexDigest("bob-tok-0123456789abcdef0123456789abcdef") + "\n" +
+		"carol  carol-tok-0123456789abcdef0123456789abcdef  mcp:tools\n"
+	tokens, err := parseTokenFile([]byte(file), "-token-file t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,15 +445,15 @@ func TestAuthStaticTokens(t *testing.T) {
 		status            int
 		challenge, body   string
 	}{
-		{name: "alice", line: callLine("who"), token: "alice-token-0123456789", status: 200, body: "principal=alice scopes=files:write write=true"},
-		{name: "bob, given by digest, unrestricted", line: callLine("write"), token: "bob-token-0123456789", status: 200, body: "wrote"},
-		{name: "bob's principal", line: callLine("who"), token: "bob-token-0123456789", status: 200, body: "principal=bob scopes= write=true"},
-		{name: "carol lacks files:write", line: callLine("write"), token: "carol-token-0123456789", status: 403,
+		{name: "alice", line: callLine("who"), token: "alice-tok-0123456789abcdef0123456789abcdef", status: 200, body: "principal=alice scopes=files:write write=true"},
+		{name: "bob, given by digest, unrestricted", line: callLine("write"), token: "bob-tok-0123456789abcdef0123456789abcdef", status: 200, body: "wrote"},
+		{name: "bob's principal", line: callLine("who"), token: "bob-tok-0123456789abcdef0123456789abcdef", status: 200, body: "principal=bob scopes= write=true"},
+		{name: "carol lacks files:write", line: callLine("write"), token: "carol-tok-0123456789abcdef0123456789abcdef", status: 403,
 			challenge: `Bearer realm="baremcp", error="insufficient_scope", scope="files:write", error_description="this request needs more scope"`},
 		{name: "no token: as before", line: callLine("open"), status: 401, challenge: `Bearer realm="baremcp"`},
 		{name: "unknown token", line: callLine("open"), token: "mallory", status: 401,
 			challenge: `Bearer realm="baremcp", error="invalid_token", error_description="the access token is not valid for this server"`},
-		{name: "the digest is not the token", line: callLine("open"), token: "sha256:" + hexDigest("bob-token-0123456789"), status: 401,
+		{name: "the digest is not the token", line: callLine("open"), token: "sha256:" + hexDigest("bob-tok-0123456789abcdef0123456789abcdef"), status: 401,
 			challenge: `Bearer realm="baremcp", error="invalid_token", error_description="the access token is not valid for this server"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -477,13 +478,13 @@ func TestAuthStaticTokens(t *testing.T) {
 	// and an OAuth token beside it; challenges name the metadata.
 	as := newTestAS(t, "", "rsa-1")
 	both := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(calls)), as, func(c *authConfig) { c.tokens = tokens })
-	if got := authDo(t, both, callLine("who"), bearer("alice-token-0123456789")); !strings.Contains(string(got.body), "principal=alice ") {
+	if got := authDo(t, both, callLine("who"), bearer("alice-tok-0123456789abcdef0123456789abcdef")); !strings.Contains(string(got.body), "principal=alice ") {
 		t.Errorf("static token beside OAuth: %s", got.body)
 	}
 	if got := authDo(t, both, callLine("who"), bearer(as.mint(t, "rsa-1", "dave", "", nil))); !strings.Contains(string(got.body), "#dave") {
 		t.Errorf("OAuth token beside static ones: %s", got.body)
 	}
-	if got := authDo(t, both, callLine("write"), bearer("carol-token-0123456789")); got.header.Get("WWW-Authenticate") !=
+	if got := authDo(t, both, callLine("write"), bearer("carol-tok-0123456789abcdef0123456789abcdef")); got.header.Get("WWW-Authenticate") !=
 		`Bearer realm="baremcp", error="insufficient_scope", resource_metadata="`+testPRM+`", scope="files:write", error_description="this request needs more scope"` {
 		t.Errorf("static token's 403 beside OAuth: %q", got.header.Get("WWW-Authenticate"))
 	}
@@ -496,35 +497,39 @@ func hexDigest(s string) string {
 }
 
 // TestTokenFile: the two forms of -token-file, and what each refuses;
-// no error quotes a token.
+// no error quotes a token. Every token given in clear passes checkToken
+// (at least 32 bytes of the b64token characters).
 func TestTokenFile(t *testing.T) {
+	a, b := "a-"+testToken, "b-"+testToken
 	for _, tt := range []struct {
 		name, file string
 		err        string // "" accepted
 		names      []string
 	}{
-		{name: "one word: the single token", file: "s3cret\n", names: []string{"bearer:" + hexDigest("s3cret")[:16]}},
-		{name: "one word among blank lines", file: "\n\n  s3cret  \n", names: []string{"bearer:" + hexDigest("s3cret")[:16]}},
-		{name: "one word starting with #", file: "#s3cret", names: []string{"bearer:" + hexDigest("#s3cret")[:16]}},
-		{name: "named", file: "# c\nalice tok-a x:y\n\nbob  tok-b\n", names: []string{"alice", "bob"}},
-		{name: "empty", file: " \n", err: "is empty"},
-		{name: "comments only", file: "# a\n# b\n", err: "holds no token"},
-		{name: "a name alone", file: "alice tok-a\nbob\n", err: "line 2: want NAME TOKEN"},
-		{name: "a bad name", file: "al:ce tok-a\n", err: "line 1: a name is"},
-		{name: "a name twice", file: "alice tok-a\nalice tok-b\n", err: "line 2: name alice appears twice"},
-		{name: "a token twice", file: "alice tok-a\nbob tok-a\n", err: "line 2: the token of bob is another name's too"},
-		{name: "a token and its digest", file: "alice tok-a\nbob sha256:" + hexDigest("tok-a") + "\n", err: "line 2: the token of bob"},
-		{name: "a short digest", file: "alice sha256:abcd\n", err: "line 1: sha256: must be followed by 64 hex digits"},
-		{name: "a scope with a quote", file: "alice tok-a a\"b\n", err: `line 1: "a\"b" is not a scope token`},
-		{name: "a token with a control byte", file: "alice tok\x01a\n", err: "line 1: the token must be visible ASCII"},
+		{name: "one word: the single token", file: testToken + "\n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
+		{name: "one word among blank lines", file: "\n\n  " + testToken + "  \n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
+		{name: "one short word", file: "s3cret", err: "-token-file t: the bearer token must be at least 32 bytes"},
+		{name: "named", file: "# c\nalice " + a + " x:y\n\nbob  " + b + "\n", names: []string{"alice", "bob"}},
+		{name: "named by digest", file: "alice sha256:" + hexDigest("short") + "\n", names: []string{"alice"}},
+		{name: "empty", file: " \n", err: "-token-file t is empty"},
+		{name: "comments only", file: "# a\n# b\n", err: "-token-file t holds no token"},
+		{name: "a name alone", file: "alice " + a + "\nbob\n", err: "-token-file t line 2: want NAME TOKEN"},
+		{name: "a bad name", file: "al:ce " + a + "\n", err: "-token-file t line 1: a name is"},
+		{name: "a name twice", file: "alice " + a + "\nalice " + b + "\n", err: "-token-file t line 2: name alice appears twice"},
+		{name: "a token twice", file: "alice " + a + "\nbob " + a + "\n", err: "-token-file t line 2: the token of bob is another name's too"},
+		{name: "a token and its digest", file: "alice " + a + "\nbob sha256:" + hexDigest(a) + "\n", err: "-token-file t line 2: the token of bob"},
+		{name: "a short digest", file: "alice sha256:abcd\n", err: "-token-file t line 1: sha256: must be followed by 64 hex digits"},
+		{name: "a scope with a quote", file: "alice " + a + " a\"b\n", err: `-token-file t line 1: "a\"b" is not a scope token`},
+		{name: "a short token", file: "alice tok-a\n", err: "-token-file t line 1: the bearer token must be at least 32 bytes"},
+		{name: "a token with a control byte", file: "alice " + a + "\x01\n", err: "-token-file t line 1: the bearer token may hold only"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			set, err := parseTokenFile([]byte(tt.file))
+			set, err := parseTokenFile([]byte(tt.file), "-token-file t")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("parseTokenFile = %v, want %q", err, tt.err)
 				}
-				for _, secret := range []string{"tok-a", "tok-b", "s3cret"} {
+				for _, secret := range []string{a, b, testToken, "s3cret", "tok-a"} {
 					if strings.Contains(err.Error(), secret) {
 						t.Errorf("the error quotes a token: %v", err)
 					}
@@ -549,11 +554,11 @@ func TestTokenFile(t *testing.T) {
 // FuzzTokenFile: no token file makes the parser panic, and an accepted
 // file's every entry is well formed.
 func FuzzTokenFile(f *testing.F) {
-	f.Add("s3cret")
-	f.Add("alice tok-a files:write\nbob sha256:" + hexDigest("x") + "\n")
+	f.Add(testToken)
+	f.Add("alice a-" + testToken + " files:write\nbob sha256:" + hexDigest("x") + "\n")
 	f.Add("# x\n\nal ice")
 	f.Fuzz(func(t *testing.T, file string) {
-		set, err := parseTokenFile([]byte(file))
+		set, err := parseTokenFile([]byte(file), "-token-file t")
 		if err != nil {
 			return
 		}
@@ -778,8 +783,8 @@ func TestAuthCORS(t *testing.T) {
 // resource derived from -http.
 func TestAuthFlags(t *testing.T) {
 	creds := mustIntrospectCredentials(t)
-	badCreds := mustWriteFile(t, "creds", "only-one-line\n")
-	tokens := mustWriteFile(t, "tokens", "alice tok-a\n")
+	badCreds := mustWriteFile(t, t.TempDir(), "creds", []byte("only-one-line\n"), 0o600)
+	tokens := mustWriteFile(t, t.TempDir(), "tokens", []byte("alice "+testToken+"\n"), 0o600)
 	for _, tt := range []struct {
 		name string
 		args []string

@@ -22,8 +22,6 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -384,7 +382,7 @@ func (as *testAS) publish(kids ...string) {
 // credentials to a file and returns its path.
 func mustIntrospectCredentials(tb testing.TB) string {
 	tb.Helper()
-	return mustWriteFile(tb, "introspect", "rs\nrs-secret\n")
+	return mustWriteFile(tb, tb.TempDir(), "introspect", []byte("rs\nrs-secret\n"), 0o600)
 }
 
 // newTestAuthHTTP serves s over HTTP as a resource server for as, with
@@ -407,15 +405,4 @@ func authContext(tb testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(tb.Context(), testWait)
 	tb.Cleanup(cancel)
 	return ctx
-}
-
-// mustWriteFile writes content to a file named name in a temporary
-// directory and returns its path.
-func mustWriteFile(tb testing.TB, name, content string) string {
-	tb.Helper()
-	path := filepath.Join(tb.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return path
 }

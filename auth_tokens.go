@@ -44,26 +44,12 @@ var tokenNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // tokenDigestPrefix marks a token given by its SHA-256 in the named form.
 const tokenDigestPrefix = "sha256:"
 
-// checkStaticToken is the one check every static token meets, whatever
-// its source (the single-token file, $BAREMCP_TOKEN, a line of the named
-// form): it must be something a client can send in an Authorization
-// header, visible ASCII without spaces. It never quotes the token.
-func checkStaticToken(tok string) error {
-	if tok == "" {
-		return fmt.Errorf("the token is empty")
-	}
-	for i := 0; i < len(tok); i++ {
-		if c := tok[i]; c < 0x21 || c > 0x7e {
-			return fmt.Errorf("the token must be visible ASCII without spaces (byte %d is not)", i+1)
-		}
-	}
-	return nil
-}
-
 // singleToken returns the set of one unrestricted token, the form of
-// $BAREMCP_TOKEN and of a token file that holds one word.
-func singleToken(tok string) (*tokenSet, error) {
-	if err := checkStaticToken(tok); err != nil {
+// $BAREMCP_TOKEN and of a token file that holds one word; source names
+// where it came from. The token passes checkToken (secrets.go), the one
+// check of every static token given in clear.
+func singleToken(source, tok string) (*tokenSet, error) {
+	if err := checkToken(source, tok); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256([]byte(tok))
@@ -81,15 +67,15 @@ func singleToken(tok string) (*tokenSet, error) {
 //	ci-bot   a-long-random-token                           mcp:tools
 //
 // Blank lines and lines starting with "#" are skipped. Names and tokens
-// are unique; a token without scopes is unrestricted. Errors name the
-// line, never the token.
-func parseTokenFile(data []byte) (*tokenSet, error) {
+// are unique; a token without scopes is unrestricted. source names the
+// file in errors, which name the line, never the token.
+func parseTokenFile(data []byte, source string) (*tokenSet, error) {
 	text := strings.TrimSpace(string(data))
 	if text == "" {
-		return nil, fmt.Errorf("is empty")
+		return nil, fmt.Errorf("%s is empty", source)
 	}
 	if !strings.ContainsAny(text, " \t\r\n\v\f") {
-		return singleToken(text)
+		return singleToken(source, text)
 	}
 	set := &tokenSet{byHash: map[[sha256.Size]byte]*staticToken{}}
 	names := map[string]bool{}
@@ -100,35 +86,35 @@ func parseTokenFile(data []byte) (*tokenSet, error) {
 		}
 		fields := strings.Fields(line)
 		if len(fields) < 2 {
-			return nil, fmt.Errorf("line %d: want NAME TOKEN [SCOPE...]", i+1)
+			return nil, fmt.Errorf("%s line %d: want NAME TOKEN [SCOPE...]", source, i+1)
 		}
 		name, tok, scopes := fields[0], fields[1], fields[2:]
 		if !tokenNamePattern.MatchString(name) {
-			return nil, fmt.Errorf("line %d: a name is 1 to 64 of A-Z a-z 0-9 . _ -", i+1)
+			return nil, fmt.Errorf("%s line %d: a name is 1 to 64 of A-Z a-z 0-9 . _ -", source, i+1)
 		}
 		if names[name] {
-			return nil, fmt.Errorf("line %d: name %s appears twice", i+1, name)
+			return nil, fmt.Errorf("%s line %d: name %s appears twice", source, i+1, name)
 		}
 		names[name] = true
 		var sum [sha256.Size]byte
 		if hexSum, ok := strings.CutPrefix(tok, tokenDigestPrefix); ok {
 			b, err := hex.DecodeString(hexSum)
 			if err != nil || len(b) != sha256.Size {
-				return nil, fmt.Errorf("line %d: %s must be followed by 64 hex digits", i+1, tokenDigestPrefix)
+				return nil, fmt.Errorf("%s line %d: %s must be followed by 64 hex digits", source, i+1, tokenDigestPrefix)
 			}
 			copy(sum[:], b)
 		} else {
-			if err := checkStaticToken(tok); err != nil {
-				return nil, fmt.Errorf("line %d: %w", i+1, err)
+			if err := checkToken(fmt.Sprintf("%s line %d", source, i+1), tok); err != nil {
+				return nil, err
 			}
 			sum = sha256.Sum256([]byte(tok))
 		}
 		if set.byHash[sum] != nil {
-			return nil, fmt.Errorf("line %d: the token of %s is another name's too", i+1, name)
+			return nil, fmt.Errorf("%s line %d: the token of %s is another name's too", source, i+1, name)
 		}
 		for _, sc := range scopes {
 			if !validScope(sc) {
-				return nil, fmt.Errorf("line %d: %q is not a scope token (RFC 6749 §3.3)", i+1, sc)
+				return nil, fmt.Errorf("%s line %d: %q is not a scope token (RFC 6749 §3.3)", source, i+1, sc)
 			}
 		}
 		entry := &staticToken{name: name}
@@ -138,7 +124,7 @@ func parseTokenFile(data []byte) (*tokenSet, error) {
 		set.byHash[sum] = entry
 	}
 	if len(set.byHash) == 0 {
-		return nil, fmt.Errorf("holds no token")
+		return nil, fmt.Errorf("%s holds no token", source)
 	}
 	return set, nil
 }

@@ -37,13 +37,11 @@ func resourceMetadataURL(resource string) string {
 	return u.Scheme + "://" + u.Host + wellKnownResourceMetadata + strings.TrimSuffix(u.EscapedPath(), "/")
 }
 
-// mount registers the transport's routes on mux: the MCP endpoint and,
-// with an authorization server, the metadata document at the path the
-// resource identifier gives (RFC 9728 §3.1), at the one this endpoint
-// gives when a proxy maps another path onto it, and at the root (the
-// fallback the MCP spec names).
-func (t *httpTransport) mount(mux *http.ServeMux) {
-	mux.Handle(httpPath, t)
+// routesResourceMetadata registers, with an authorization server, the
+// metadata document on mux at the path the resource identifier gives
+// (RFC 9728 §3.1), at the one this endpoint gives when a proxy maps
+// another path onto it, and at the root (the fallback the MCP spec names).
+func (t *httpTransport) routesResourceMetadata(mux *http.ServeMux) {
 	if t.auth.oauth == nil {
 		return
 	}

@@ -60,6 +60,9 @@ const (
 	defaultKeepAlive = 15 * time.Second
 )
 
+// envToken names the environment variable that may hold the bearer token.
+const envToken = "BAREMCP_TOKEN"
+
 // httpConfig is the HTTP transport's settings, from the command line.
 type httpConfig struct {
 	addr           string   // listen address as given; see httpListenAddr
@@ -68,7 +71,10 @@ type httpConfig struct {
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
 	tokenFile      string
-	auth           authConfig       // authentication: static tokens, the OAuth resource server (auth.go)
+	auth           authConfig // authentication: static tokens, the OAuth resource server (auth.go)
+	// allowPublic is -allow-public-without-auth: the operator accepts a
+	// non-loopback bind without authentication.
+	allowPublic    bool
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
 	maxSessions    int              // classic sessions open at once
 	sessionIdle    time.Duration    // a classic session unused this long ends
@@ -90,7 +96,8 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path`: one token, or lines NAME TOKEN [SCOPE...] (or $"+envToken+")")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
+	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
 	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
@@ -98,9 +105,15 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	return c
 }
 
-// finish checks the flags and loads the static tokens: from -token-file,
-// else from the environment (authConfig.finish).
-func (c *httpConfig) finish(getenv func(string) string) error {
+// finish checks the flags, loads the static tokens (from -token-file, else
+// from the environment) and the OAuth settings (authConfig.finish), and
+// refuses a non-loopback bind without authentication unless
+// -allow-public-without-auth says the operator means it: on such a bind
+// the Host check is off (it would refuse the names the server is reached
+// by), so nothing but authentication stands between the network and every
+// tool.
+// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
 	}
@@ -118,8 +131,22 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 		return err
 	}
 	c.addr = addr
-	return c.auth.finish(c.tokenFile, addr, getenv)
+	if err := c.auth.finish(c.tokenFile, addr, getenv, warn); err != nil {
+		return err
+	}
+	if !isLoopbackHost(c.addr) && !c.authenticates() {
+		if !c.allowPublic {
+			return fmt.Errorf("-http %s listens beyond loopback without authentication, so anyone who can reach it may call every tool: "+
+				"set -token-file (or $%s) or -oauth-issuer, or add -allow-public-without-auth to accept that (for example behind a proxy that authenticates)", c.addr, envToken)
+		}
+		warn("serving beyond loopback without authentication (-allow-public-without-auth): anyone who can reach the address may call every tool", "addr", c.addr)
+	}
+	return nil
 }
+
+// authenticates reports whether the transport requires callers to
+// authenticate: static tokens, or an authorization server.
+func (c *httpConfig) authenticates() bool { return c.auth.tokens != nil || c.auth.issuer != "" }
 
 // httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
 // loopback interface only, as the spec asks of local servers.
@@ -163,7 +190,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	defer cancelBase()
 	defer t.auth.close()
 	mux := http.NewServeMux()
-	t.mount(mux)
+	t.routes(mux)
 	debugRoutes(mux, s)
 	maxConns := cfg.maxConnections
 	if maxConns <= 0 {
@@ -202,7 +229,10 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
-	// base, not ctx, so closing is what tells a listen to end.
+	// base, not ctx, so closing is what tells a listen to end. Tasks end
+	// before: a listen watching one delivers its final state, and a
+	// client polling during the drain sees it too.
+	s.tasks.stop()
 	close(t.closing)
 	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
@@ -214,5 +244,6 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	}
 	<-served
 	conns.Wait()
+	s.tasks.wait()
 	return nil
 }

@@ -59,7 +59,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
 	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
-	tr.mount(mux)
+	tr.routes(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
 	served := make(chan struct{})
 	go func() {
@@ -136,8 +136,9 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 	var env struct {
 		Method string `json:"method"`
 		Params struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
+			Name   string `json:"name"`
+			URI    string `json:"uri"`
+			TaskID string `json:"taskId"`
 		} `json:"params"`
 	}
 	if json.Unmarshal([]byte(body), &env) == nil && env.Method != "" {
@@ -147,6 +148,8 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 			req.Header.Set("Mcp-Name", env.Params.Name)
 		case "resources/read":
 			req.Header.Set("Mcp-Name", env.Params.URI)
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			req.Header.Set("Mcp-Name", env.Params.TaskID)
 		}
 	}
 	replaced := map[string]bool{}
@@ -202,7 +205,8 @@ func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
 		return testHTTPReply{}, err
 	}
 	r := testHTTPReply{status: resp.StatusCode, header: resp.Header, body: body}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	// A batch answer (an array) has no one id or code.
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && !bytes.HasPrefix(body, []byte("[")) {
 		var msg struct {
 			ID    json.RawMessage `json:"id"`
 			Error *struct {

@@ -56,6 +56,7 @@ type server struct {
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool
+	tasks        *taskStore // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -78,7 +79,7 @@ type config struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default.
+	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	// inputTimeout bounds one round of bridged server-to-client requests
@@ -97,6 +98,13 @@ type config struct {
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool
+	// tasks configures the task store (-task-ttl, -task-timeout,
+	// -max-tasks, -replica-id); zero values mean the defaults.
+	tasks taskConfig
+	// warnings are what parseFlags found worth telling the operator
+	// (secret files others may read, a public bind without
+	// authentication); run logs them once the logger exists.
+	warnings []startupWarning
 }
 
 // newServer returns a server with an empty registry.
@@ -125,6 +133,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
 	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
+	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

@@ -110,6 +110,9 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 		edit(&cfg)
 	}
 	s := newServer(cfg, slog.New(slog.NewTextHandler(st.logs, nil)))
+	// Last of the test's cleanups: the tasks still running end, and their
+	// goroutines with them, as run ends them.
+	tb.Cleanup(s.tasks.shutdown)
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {
 		setup(s)

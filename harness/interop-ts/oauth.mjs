@@ -15,13 +15,12 @@
 // hands the code to finishAuth); modern (2026-07-28) and classic (2025-11-25).
 //
 // usage: node oauth.mjs --server 'CMD' [--only REGEX] [--client v1|v2|all]
-//        [--config REGEX] [--transport stdio|http|all] [--timeout-ms N]
+//        [--config REGEX] [--transport stdio|http|all] [--timeout-ms N] [--list]
 // Other interop.mjs options are accepted and ignored. Prints one line per
 // scenario, `PASS name` or `FAIL name: reason` (names config/http/scenario),
 // then `N passed, M failed`. With --transport stdio there is nothing to run.
 
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import process from 'node:process';
 
 import {
@@ -35,77 +34,37 @@ import { UnauthorizedError as V1Unauthorized } from '@modelcontextprotocol/sdk/c
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import { check, describeError, Fail, freePort, parseArgs, reporter, stopProcessGroup, waitListening } from './common.mjs';
 import { startTestAS } from './testas.mjs';
 
 const MODERN = '2026-07-28';
 
-function parseArgs(argv) {
-    const o = { server: '', only: '', client: 'all', config: '', transport: 'all', timeoutMs: 15000 };
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i];
-        const val = () => argv[++i];
-        switch (a) {
-            case '--server': o.server = val(); break;
-            case '--only': o.only = val(); break;
-            case '--client': o.client = val(); break;
-            case '--config': o.config = val(); break;
-            case '--transport': o.transport = val(); break;
-            case '--timeout-ms': o.timeoutMs = Number(val()); break;
-            case '--http-args': case '--path': case '--trace': val(); break;
-            case '--list': break;
-            default:
-                console.error(`oauth.mjs: unknown argument ${a}`);
-                process.exit(2);
-        }
-    }
-    if (!o.server) {
-        console.error("usage: node oauth.mjs --server 'CMD' [--only REGEX] [--client v1|v2|all] [--config REGEX]");
-        process.exit(2);
-    }
-    return o;
-}
+// The options of interop.mjs, so that run.sh passes both programs the
+// same; those about stdio, traces and the server's arguments do not apply.
+const opts = parseArgs(process.argv.slice(2), {
+    server: '', only: '', client: 'all', config: '', transport: 'all', timeoutMs: 15000, list: false, ignored: ''
+}, {
+    '--server': ['server'],
+    '--only': ['only'],
+    '--client': ['client'],
+    '--config': ['config'],
+    '--transport': ['transport'],
+    '--timeout-ms': ['timeoutMs', Number],
+    '--http-args': ['ignored'],
+    '--path': ['ignored'],
+    '--trace': ['ignored'],
+    '--list': ['list', true]
+}, usage);
 
-const opts = parseArgs(process.argv.slice(2));
+function usage(msg) {
+    if (msg) console.error(`oauth.mjs: ${msg}`);
+    console.error("usage: node oauth.mjs --server 'CMD' [--only REGEX] [--client v1|v2|all] [--config REGEX] [--transport stdio|http|all] [--timeout-ms N]");
+    process.exit(msg ? 2 : 0);
+}
+if (!opts.server) usage('--server is required');
+
 const info = { name: 'baremcp-oauth-interop', version: '0.0.0' };
-
-// ---------------------------------------------------------------- helpers --
-class Fail extends Error {}
-function check(cond, msg) {
-    if (!cond) throw new Fail(msg);
-}
-const sleep = ms => new Promise(r => setTimeout(r, ms));
 const text = r => (r?.content ?? []).filter(c => typeof c?.text === 'string').map(c => c.text).join('');
-function withTimeout(promise, ms, what) {
-    let timer;
-    return Promise.race([
-        promise.finally(() => clearTimeout(timer)),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Fail(`${what}: timed out after ${ms}ms`)), ms); })
-    ]);
-}
-function describe(e) {
-    if (e instanceof Fail) return e.message;
-    return `${e?.constructor?.name ?? 'Error'}: ${e?.message ?? String(e)}`;
-}
-
-function freePort() {
-    return new Promise((resolve, reject) => {
-        const srv = net.createServer();
-        srv.unref();
-        srv.on('error', reject);
-        srv.listen(0, '127.0.0.1', () => {
-            const { port } = srv.address();
-            srv.close(() => resolve(port));
-        });
-    });
-}
-
-function portOpen(port) {
-    return new Promise(resolve => {
-        const s = net.connect({ host: '127.0.0.1', port });
-        s.once('connect', () => { s.destroy(); resolve(true); });
-        s.once('error', () => resolve(false));
-    });
-}
 
 /** Starts baremcp as the resource server of issuer; its log is kept in `log`. */
 async function startServer(issuer) {
@@ -116,25 +75,13 @@ async function startServer(issuer) {
     const server = { child, url: `http://127.0.0.1:${port}/mcp`, log: '', exited: false };
     child.stderr.on('data', d => { server.log += d; });
     child.once('exit', () => { server.exited = true; });
-    const deadline = Date.now() + 20000;
-    while (Date.now() < deadline) {
-        if (server.exited) throw new Error(`the server exited before listening (${cmd}): ${server.log}`);
-        if (await portOpen(port)) return server;
-        await sleep(50);
+    try {
+        await waitListening(port, () => server.exited, `the server (${cmd})`);
+    } catch (e) {
+        await stopProcessGroup(child);
+        throw new Error(`${e.message}: ${server.log.slice(-2000)}`);
     }
-    await stopServer(server);
-    throw new Error(`the server did not listen on 127.0.0.1:${port} within 20s (${cmd})`);
-}
-
-async function stopServer(server) {
-    const child = server?.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise(r => child.once('exit', r));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    await Promise.race([gone, sleep(3000)]);
-    if (child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-    }
+    return server;
 }
 
 /**
@@ -252,7 +199,7 @@ const SCENARIOS = [
         await client.connect(newTransport(cfg, server.url, provider), { timeout: opts.timeoutMs });
         let err;
         try { await client.callTool({ name: 'toggle_extra_tool', arguments: {} }); } catch (e) { err = e; }
-        check(/403 after trying upscoping/.test(err?.message ?? ''), `want the SDK's "403 after trying upscoping", got ${describe(err)}`);
+        check(/403 after trying upscoping/.test(err?.message ?? ''), `want the SDK's "403 after trying upscoping", got ${describeError(err)}`);
         await client.close();
     }],
     ['authorization-code-pkce', ['v2'], async ({ cfg, as, server }) => {
@@ -267,7 +214,7 @@ const SCENARIOS = [
         // Step-up: the 403 sends the user back to authorize, with the union.
         let err;
         try { await client.callTool({ name: 'toggle_extra_tool', arguments: {} }); } catch (e) { err = e; }
-        check(err instanceof V2Unauthorized, `toggle_extra_tool before re-authorization: ${describe(err)}`);
+        check(err instanceof V2Unauthorized, `toggle_extra_tool before re-authorization: ${describeError(err)}`);
         const last = provider.authorizations.at(-1);
         check(last.scope?.split(' ').includes('demo:admin') && last.scope?.split(' ').includes('mcp:tools'), `re-authorization scope ${last.scope}`);
         await transport.finishAuth(provider.callback);
@@ -295,7 +242,7 @@ async function authorize(cfg, server, provider, clientOK) {
     const first = newTransport(cfg, server.url, provider);
     let err;
     try { await newClient(cfg).connect(first, { timeout: opts.timeoutMs }); } catch (e) { err = e; }
-    check(err instanceof Unauthorized(cfg), `connect before authorization: ${describe(err)}`);
+    check(err instanceof Unauthorized(cfg), `connect before authorization: ${describeError(err)}`);
     const a = provider.authorizations.at(-1);
     check(a && clientOK(a) && a.code_challenge_method === 'S256' && a.resource === server.url && a.scope === 'mcp:tools',
         `authorization request ${JSON.stringify(a)}`);
@@ -304,17 +251,8 @@ async function authorize(cfg, server, provider, clientOK) {
 }
 
 // -------------------------------------------------------------------- run --
-let passed = 0;
-let failed = 0;
-function report(name, err) {
-    if (err === undefined) {
-        passed++;
-        console.log(`PASS ${name}`);
-    } else {
-        failed++;
-        console.log(`FAIL ${name}: ${String(err).replace(/\s+/g, ' ')}`);
-    }
-}
+const rep = reporter('oauth.mjs');
+const report = rep.report;
 
 /** Runs the scenarios of config ids `which` against a fresh authorization server and baremcp signing with alg. */
 async function runWith(alg, which) {
@@ -328,6 +266,10 @@ async function runWith(alg, which) {
             if (libs.includes(c.lib) && (!opts.only || new RegExp(opts.only).test(full))) todo.push([full, c, fn]);
         }
     }
+    if (opts.list) {
+        for (const [full] of todo) console.log(full);
+        return;
+    }
     if (todo.length === 0) return;
     let as;
     let server;
@@ -335,18 +277,13 @@ async function runWith(alg, which) {
         as = await startTestAS({ alg });
         server = await startServer(as.issuer);
     } catch (e) {
-        for (const [full] of todo) report(full, `not run: ${describe(e)}`);
-        await stopServer(server);
+        for (const [full] of todo) report(full, `not run: ${describeError(e)}`);
+        await stopProcessGroup(server?.child);
         await as?.close();
         return;
     }
     for (const [full, cfg, fn] of todo) {
-        try {
-            await withTimeout(fn({ cfg, as, server }), opts.timeoutMs + 5000, full);
-            report(full);
-        } catch (e) {
-            report(full, describe(e));
-        }
+        await rep.scenario(full, () => fn({ cfg, as, server }), opts.timeoutMs + 5000);
         if (server.exited) {
             report(`${full}/server-alive`, `the server exited: ${server.log.slice(-2000)}`);
             break;
@@ -356,24 +293,17 @@ async function runWith(alg, which) {
     if (tokens > 0 && /eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}/.test(server.log)) {
         report(`oauth-log${alg === 'RS256' ? '' : `-${alg}`}/http/no-token-in-the-log`, 'the server logged an access token');
     }
-    await stopServer(server);
+    await stopProcessGroup(server.child);
     await as.close();
 }
 
 async function main() {
-    if (opts.transport === 'stdio') {
-        console.log('0 passed, 0 failed');
-        return;
+    if (opts.transport !== 'stdio') {
+        await runWith('RS256', ['raw', 'v1', 'v2']);
+        // The Go verifier against node:crypto signatures of the other algorithms.
+        for (const alg of ['PS256', 'ES256', 'EdDSA']) await runWith(alg, ['v2']);
     }
-    await runWith('RS256', ['raw', 'v1', 'v2']);
-    // The Go verifier against node:crypto signatures of the other algorithms.
-    for (const alg of ['PS256', 'ES256', 'EdDSA']) await runWith(alg, ['v2']);
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed > 0 ? 1 : 0;
+    if (!opts.list) rep.finish();
 }
 
-main().catch(e => {
-    console.error(`oauth.mjs: ${e?.stack ?? e}`);
-    console.log(`${passed} passed, ${failed + 1} failed`);
-    process.exit(1);
-});
+main().catch(e => rep.crash(e));
