@@ -275,7 +275,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer untrack()
 	// The request timeout (-request-timeout) is applied by serve.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
 	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
@@ -313,7 +313,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer b.end()
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
 	reply := b.answer(exchange{send: call.notify, caller: who, closing: t.closing})
 	requests := b.requests
 	switch {
@@ -344,7 +344,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal = rand.Text(), who.principal
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
 	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
@@ -384,7 +384,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		return
 	}
 	defer sess.closeStream()
-	t.pump(w, r, sess, nil, nil)
+	t.pump(w, r, who, sess, nil, nil)
 }
 
 // pump writes a classic session's stream until the client leaves or the
@@ -392,9 +392,9 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 // queues, the session's list changes and resource updates
 // (classic_subscriptions.go), and what direct carries (nil for nothing:
 // the answers of the 2024-11-05 transport's requests, classic_sse.go),
-// with a keep-alive comment every -sse-keepalive. It is the stream's one
-// writer.
-func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *session, head []byte, direct <-chan []byte) {
+// with a keep-alive comment every -sse-keepalive, until the credential of
+// who, which opened it, expires. It is the stream's one writer.
+func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
 	// Each write is bounded (httpWriteTimeout): a client that stops
@@ -406,6 +406,8 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *sessi
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
+	expired, stopExpiry := who.expiry()
+	defer stopExpiry()
 	for {
 		select {
 		case msg := <-direct:
@@ -434,6 +436,10 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *sessi
 				return
 			}
 		case <-sess.done:
+			return
+		case <-expired:
+			// The token that opened the stream expired: the client
+			// reconnects with a fresh one.
 			return
 		case <-r.Context().Done():
 			return

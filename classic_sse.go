@@ -91,10 +91,13 @@ func (c *classicSSEConn) stop() {
 	c.wg.Wait()
 }
 
-// routes registers the transport's endpoints on mux: the MCP endpoint
-// and, unless -modern-only, the 2024-11-05 transport's two.
+// routes registers the transport's endpoints on mux: the MCP endpoint,
+// the protected resource metadata with an authorization server
+// (httpsse_auth.go), and, unless -modern-only, the 2024-11-05 transport's
+// two.
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
+	t.routesResourceMetadata(mux)
 	if t.s.modernOnly {
 		return
 	}
@@ -150,7 +153,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		conn.stop()
 	}()
 	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
-	t.pump(w, r, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
+	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
 }
 
 // postClassicMessage serves POST /messages?sessionId=ID: one message (or,

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // JSON-RPC 2.0 error codes, and the ones MCP allocates in -32020..-32099.
@@ -264,10 +265,10 @@ type result struct {
 // identity requestState, classic sessions and handlers are bound to, and
 // the key of the caller's share of the server's limits.
 type caller struct {
-	// principal is the authenticated identity (the HTTP bearer token's
-	// name); "" when the transport authenticates no one (stdio, HTTP
-	// without authentication). It binds requestState and classic
-	// sessions.
+	// principal is the authenticated identity (req.Principal: an OAuth
+	// token's issuer "#" subject, a static token's name); "" when the
+	// transport authenticates no one (stdio, HTTP without
+	// authentication). It binds requestState and classic sessions.
 	principal string
 	// share keys the caller's fair share of every limit (the tools/call
 	// rate, and the per-client shares of the global bounds): the
@@ -275,6 +276,27 @@ type caller struct {
 	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
 	// connection is one client.
 	share string
+	// scopes are the scopes the principal's credential grants, as
+	// granted (auth.go widens them by -scope-implies when checking);
+	// scoped says they bound what it may do. Unscoped: stdio, HTTP
+	// without authentication, a static token listed without scopes.
+	scopes []string
+	scoped bool
+	// expires is when the credential stops being valid (an OAuth token's
+	// exp); zero means never. Long-lived streams end then.
+	expires time.Time
+}
+
+// expiry returns a channel that fires when who's credential expires, and
+// the function that releases its timer; the channel is nil (never fires)
+// for a credential without expiry. Long-lived streams end on it, so that
+// an expired token does not keep a channel open.
+func (who caller) expiry() (<-chan time.Time, func()) {
+	if who.expires.IsZero() {
+		return nil, func() {}
+	}
+	timer := time.NewTimer(time.Until(who.expires))
+	return timer.C, func() { timer.Stop() }
 }
 
 // exchange is what a transport knows about one request it hands to the
@@ -331,6 +353,10 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
+	if ex.caller.principal != "" && !notification {
+		// Deferred first, so it runs last: after a panic's answer is set.
+		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
@@ -360,6 +386,9 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		return fail(req.invalid)
 	}
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
+		return fail(rerr)
+	}
+	if rerr := s.authorize(req); rerr != nil {
 		return fail(rerr)
 	}
 	if m.rateLimited && s.limiter != nil {

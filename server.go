@@ -67,8 +67,15 @@ type server struct {
 	maxRequests    int              // requests served at once (limits.go)
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
-	tasks          *taskStore   // the tasks extension's tasks (tasks_store.go)
-	replicaID      string       // -replica-id: starts the ids newScopedID issues
+	// baseScopes are needed by every request of a scoped caller
+	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
+	// filterLists hides from list results what a caller's scopes do not
+	// allow (-scope-filter-lists). See auth.go.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
+	tasks        *taskStore // the tasks extension's tasks (tasks_store.go)
+	replicaID    string     // -replica-id: starts the ids newScopedID issues
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -105,6 +112,11 @@ type config struct {
 	requestTimeout time.Duration
 	rate           float64
 	burst          int
+	// baseScopes, scopeImplies and filterLists are the scope settings of
+	// authenticated callers (auth.go); zero values restrict nothing.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
 	// tasks configures the task store (-task-ttl, -task-timeout,
 	// -max-tasks); zero values mean the defaults.
 	tasks taskConfig
@@ -143,6 +155,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		s.maxRequests = defaultMaxRequests
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
+	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
 	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.now, logger, s.publishTask)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
