@@ -62,5 +62,5 @@ haproxy -v | head -1
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$ROOT" && go build -tags demo -o "$tmp/baremcp" .)
-(cd "$HERE" && go build -o "$tmp/cluster" .)
+(cd "$HERE" && go vet . && go build -o "$tmp/cluster" .)
 "$tmp/cluster" -repo "$ROOT" -bin "$tmp/baremcp" -haproxy "$(command -v haproxy)" "$@"
