@@ -227,7 +227,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 				sess.cancelRequest(key)
 			}
 		} else {
-			t.s.serve(r.Context(), req, exchange{caller: who, session: sess})
+			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -241,10 +241,11 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer untrack()
 	// The request timeout (-request-timeout) is applied by serve.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
+	defer call.release()
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
@@ -271,8 +272,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal = rand.Text(), who.principal
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
+	call := t.newCall(w, rc, r)
+	defer call.release()
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -313,6 +315,8 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 	defer sess.closeStream()
 	rc := http.NewResponseController(w)
 	startSSE(w)
+	t.s.metrics.sseOpened()
+	defer t.s.metrics.sseClosed()
 	if rc.Flush() != nil {
 		return
 	}

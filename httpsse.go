@@ -138,6 +138,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	// The slot is taken before the body is read, so that bodies in memory
 	// are bounded by -max-requests × -max-body, not by the connections.
 	if !t.acquire(r.Context()) {
+		t.s.metrics.busyRefused()
 		w.Header().Set("Retry-After", "1")
 		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
 		return
@@ -184,17 +185,18 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
-		t.s.serve(r.Context(), req, exchange{caller: who})
+		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
+	defer call.release()
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
 }
 
@@ -364,13 +366,30 @@ func oneLine(msg []byte) []byte {
 // (conn is done) or the reply is written, nothing more is written: a
 // handler's straggling goroutines may still call notify.
 type httpCall struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	conn context.Context // the client connection's context
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	conn    context.Context // the client connection's context
+	metrics *metrics        // counts the SSE stream; nil counts nothing
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
 	done      bool
+}
+
+// newCall begins the response to r. The caller defers release.
+func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
+	return &httpCall{w: w, rc: rc, conn: r.Context(), metrics: t.s.metrics}
+}
+
+// release ends the call's life once its handler has returned: an SSE
+// stream it opened no longer counts as open.
+func (c *httpCall) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.streaming && c.metrics != nil {
+		c.metrics.sseClosed()
+		c.metrics = nil
+	}
 }
 
 // notify sends a notification for the request, opening the SSE stream on
@@ -385,6 +404,9 @@ func (c *httpCall) notify(msg []byte) {
 	if !c.streaming {
 		startSSE(c.w)
 		c.streaming = true
+		if c.metrics != nil {
+			c.metrics.sseOpened()
+		}
 	}
 	c.eventLocked(msg)
 }

@@ -119,7 +119,7 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	}
 	addr, err := httpListenAddr(c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("-http %w", err)
 	}
 	c.addr = addr
 	c.token = getenv(envToken)
@@ -135,8 +135,10 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	return nil
 }
 
-// httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
-// loopback interface only, as the spec asks of local servers.
+// httpListenAddr completes addr (of -http, or -metrics): a bare port
+// ("8080" or ":8080") binds the loopback interface only, as the spec asks
+// of local servers. Its errors start with the address; the caller names
+// the flag.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 func httpListenAddr(addr string) (string, error) {
 	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
@@ -144,10 +146,10 @@ func httpListenAddr(addr string) (string, error) {
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", fmt.Errorf("-http %q: want host:port or a port", addr)
+		return "", fmt.Errorf("%q: want host:port or a port", addr)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("-http %q: bad port", addr)
+		return "", fmt.Errorf("%q: bad port", addr)
 	}
 	if host == "" {
 		host = "127.0.0.1"

@@ -100,7 +100,17 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
 		return caller{}, false
 	}
-	return caller{principal: principal, share: shareKey(principal, r.RemoteAddr)}, true
+	return caller{principal: principal, share: shareKey(principal, r.RemoteAddr), addr: remoteIP(r.RemoteAddr)}, true
+}
+
+// remoteIP is the IP address of a connection's peer (RemoteAddr without
+// its port).
+func remoteIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
 }
 
 // shareKey is the key of a caller's share of the server's limits: its
@@ -110,26 +120,30 @@ func shareKey(principal, remoteAddr string) string {
 	if principal != "" {
 		return principal
 	}
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	return "addr:" + host
+	return "addr:" + remoteIP(remoteAddr)
 }
 
 // authenticate checks the bearer token when one is configured. Both sides
 // are hashed first so the comparison takes the same time whatever the
-// length or content of the guess.
+// length or content of the guess. Each failure is counted by reason
+// (metrics.authFailed).
 func (t *httpTransport) authenticate(r *http.Request) (principal string, ok bool) {
 	if t.cfg.token == "" {
 		return "", true
 	}
-	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		t.s.metrics.authFailed(authMissing)
+		return "", false
+	}
+	scheme, cred, _ := strings.Cut(auth, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
+		t.s.metrics.authFailed(authMalformed)
 		return "", false
 	}
 	sum := sha256.Sum256([]byte(strings.TrimSpace(cred)))
 	if subtle.ConstantTimeCompare(sum[:], t.tokenSum[:]) != 1 {
+		t.s.metrics.authFailed(authInvalid)
 		return "", false
 	}
 	return t.principal, true

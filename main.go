@@ -174,7 +174,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -184,6 +183,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal begins a graceful shutdown; a second one, during
+	// the drain, gets the default action: the process ends at once.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	if err != nil {
@@ -202,13 +204,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.printVersion {
+		_, err := fmt.Fprintln(stdout, readBuild())
+		return err
+	}
+	logger, access := newLogger(cfg.log, stderr)
+	cfg.access = access
 	if cfg.stateKey == nil {
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	if cfg.metricsAddr != "" {
+		stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics: %w", err)
+		}
+		// Deferred after stop: the metrics listener outlives the
+		// transport's drain, so a shutdown can be watched to its end.
+		defer stopMetrics()
+	}
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
 	}
@@ -230,8 +246,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
+	printVersion := fs.Bool("version", false, "print the version and VCS revision of this binary, and exit")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
+	logs := logFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -270,6 +289,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *inputTimeout <= 0 {
 		return config{}, nil, errors.New("-input-timeout must be positive")
 	}
+	if *metricsAddr != "" {
+		addr, err := httpListenAddr(*metricsAddr)
+		if err != nil {
+			return config{}, nil, fmt.Errorf("-metrics %w", err)
+		}
+		*metricsAddr = addr
+	}
 	stateKey, err := loadStateKey(*stateKeyFile, getenv)
 	if err != nil {
 		return config{}, nil, err
@@ -296,6 +322,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+
+		log:          *logs,
+		metricsAddr:  *metricsAddr,
+		printVersion: *printVersion,
 	}, httpCfg, nil
 }
 

@@ -130,6 +130,9 @@ func (s *server) handlePromptsList(ctx context.Context, req *request) (result, e
 	return s.list("prompts", req)
 }
 
+// methodPromptsGet is the method that renders a prompt.
+const methodPromptsGet = "prompts/get"
+
 // handlePromptsGet renders a prompt. Unknown prompt and missing required
 // arguments are -32602.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#error-handling

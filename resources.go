@@ -206,6 +206,9 @@ func (s *server) handleTemplatesList(ctx context.Context, req *request) (result,
 	return s.list("resourceTemplates", req)
 }
 
+// methodResourcesRead is the method that reads a resource.
+const methodResourcesRead = "resources/read"
+
 // maxURILength bounds a URI the server will look up or match.
 const maxURILength = 8 << 10
 

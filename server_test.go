@@ -7,7 +7,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -87,8 +86,8 @@ func stoppedClock(t time.Time) func() time.Time {
 }
 
 // newTestServer returns a server configured as run configures it from
-// the options' flags, with testIdentity and the base test registry unless
-// options say otherwise. What the registry runs in the background stops
+// the options' flags (its logger too: -log-format, -access-log), with
+// testIdentity and the base test registry unless options say otherwise. What the registry runs in the background stops
 // when the test ends.
 func newTestServer(tb testing.TB, opts ...testOption) *server {
 	tb.Helper()
@@ -106,10 +105,12 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 			cfg.info.Title = title
 		}
 	}
+	logger, access := newLogger(cfg.log, st.logs)
+	cfg.access = access
 	for _, edit := range st.edits {
 		edit(&cfg)
 	}
-	s := newServer(cfg, slog.New(slog.NewTextHandler(st.logs, nil)))
+	s := newServer(cfg, logger)
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {
 		setup(s)

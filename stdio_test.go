@@ -771,7 +771,8 @@ func TestLogQuotesClientStrings(t *testing.T) {
 	if !strings.Contains(got, "cannot read test://fail/x") {
 		t.Fatalf("log has no line for the failure: %q", got)
 	}
-	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
+	// Two lines: the internal error, and the request's access line.
+	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 2 || strings.Count(got, "\ntime=") != 1 {
 		t.Errorf("client URI reached the log unescaped: %q", got)
 	}
 }

@@ -60,6 +60,9 @@ type icon struct {
 	Theme    string   `json:"theme,omitempty"`
 }
 
+// methodToolsCall is the method that calls a tool.
+const methodToolsCall = "tools/call"
+
 // toolNamePattern is the character set and length the spec recommends.
 // [§Tool Names]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-names
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -285,7 +288,7 @@ func (r *toolResult) result(version string) (result, error) {
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return result{body: json.RawMessage(append(b, '}'))}, nil
+	return result{body: json.RawMessage(append(b, '}')), toolError: r.IsError}, nil
 }
 
 // textResult is a result with one text block.
