@@ -26,7 +26,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -164,21 +166,33 @@ func (l *logSink) flush(b []byte) {
 // the log's format. See the file comment for why it does not go through
 // slog.
 type accessLog struct {
-	sink *logSink
-	json bool // -log-format json
+	sink  *logSink
+	json  bool                        // -log-format json
+	stamp atomic.Pointer[secondStamp] // the latest second's, replaced each second
+}
+
+// stampOf returns t's second stamp, made at most once a second.
+func (a *accessLog) stampOf(t time.Time) *secondStamp {
+	st := a.stamp.Load()
+	if st == nil || st.unix != t.Unix() {
+		st = newSecondStamp(t)
+		a.stamp.Store(st)
+	}
+	return st
 }
 
 // logLinePool recycles the buffers log lines are encoded into.
 var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // request writes the access line of req, served on transport with the
-// given outcome, JSON-RPC error code (0 for a result) and duration.
+// given outcome, JSON-RPC error code (0 for a result) and duration, ended
+// at end.
 // Fields that do not apply are left out (name, principal, client, code,
 // parent_span_id); docs/OPERATIONS.md lists them all.
-func (a *accessLog) request(req *request, tr transport, out outcome, code int, d time.Duration) {
+func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
 	l := logLine{b: (*bp)[:0], json: a.json}
-	l.begin(time.Now(), "INFO", "request")
+	l.begin(end, a.stampOf(end), "INFO", "request")
 	l.id("id", req.id)
 	l.plain("transport", transportNames[tr])
 	l.plain("era", eraName(req.era.era))
@@ -186,7 +200,7 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, d
 		l.client("protocol", req.version)
 	}
 	l.client("method", req.method)
-	if name := req.target(); name != "" {
+	if name := req.targetName(); name != "" {
 		l.client("name", name)
 	}
 	if p := req.caller.principal; p != "" {
@@ -211,10 +225,15 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, d
 	logLinePool.Put(bp)
 }
 
-// target returns what a request names for the access line and the
-// middleware: the tool or prompt of tools/call and prompts/get, the URI of
-// resources/read; "" for other methods and when params do not say.
-func (r *request) target() string {
+// targetName returns what a request names, for the access line: the tool
+// or prompt of tools/call and prompts/get, the URI of resources/read; ""
+// for other methods and when params do not say. The handler records it
+// (req.target); a request refused before its handler ran (rate limited,
+// invalid) has it read from params here.
+func (r *request) targetName() string {
+	if r.target != "" {
+		return r.target
+	}
 	var raw []byte
 	switch r.method {
 	case methodToolsCall, methodPromptsGet:
@@ -261,26 +280,58 @@ type logLine struct {
 	json bool
 }
 
-// begin opens the line with its time, level and message.
-func (l *logLine) begin(t time.Time, level, msg string) {
+// secondStamp is the part of a log line's time that changes once a
+// second: the date and time to the second, and the zone, as RFC 3339
+// writes them. Formatting them was a third of an access line's cost;
+// accessLog keeps the current one.
+type secondStamp struct {
+	unix int64
+	date [len("2006-01-02T15:04:05")]byte
+	zone string // "Z" or "+01:00"
+}
+
+// newSecondStamp returns t's stamp.
+func newSecondStamp(t time.Time) *secondStamp {
+	b := t.AppendFormat(nil, time.RFC3339)
+	st := &secondStamp{unix: t.Unix()}
+	n := copy(st.date[:], b)
+	st.zone = string(b[n:])
+	return st
+}
+
+// begin opens the line with its time, level and message. st is t's
+// stamp, or nil to make one. The time is written as slog writes it: in
+// text RFC 3339 with milliseconds, in JSON RFC 3339 with nanoseconds
+// (trailing zeros dropped).
+func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
+	if st == nil {
+		st = newSecondStamp(t)
+	}
+	ns := t.Nanosecond()
 	if l.json {
 		l.b = append(l.b, `{"time":"`...)
-		l.b = t.AppendFormat(l.b, time.RFC3339Nano)
+		l.b = append(l.b, st.date[:]...)
+		if ns != 0 {
+			var frac [10]byte
+			frac[0] = '.'
+			for i, v := 9, ns; i > 0; i-- {
+				frac[i] = byte('0' + v%10)
+				v /= 10
+			}
+			n := len(frac)
+			for frac[n-1] == '0' {
+				n--
+			}
+			l.b = append(l.b, frac[:n]...)
+		}
+		l.b = append(l.b, st.zone...)
 		l.b = append(l.b, '"')
 	} else {
-		// slog's text time: RFC 3339 with milliseconds. The fast
-		// RFC3339 layout, then the milliseconds spliced in before the
-		// zone.
+		ms := ns / 1e6
 		l.b = append(l.b, "time="...)
-		n := len(l.b)
-		l.b = t.AppendFormat(l.b, time.RFC3339)
-		const secs = len("2006-01-02T15:04:05")
-		var zone [len("-07:00")]byte
-		nz := copy(zone[:], l.b[n+secs:])
-		l.b = append(l.b[:n+secs], '.')
-		ms := t.Nanosecond() / 1e6
-		l.b = append(l.b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-		l.b = append(l.b, zone[:nz]...)
+		l.b = append(l.b, st.date[:]...)
+		l.b = append(l.b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+		l.b = append(l.b, st.zone...)
 	}
 	l.plain("level", level)
 	l.plain("msg", msg)
@@ -299,10 +350,17 @@ func (l *logLine) key(key string) {
 	}
 }
 
-// plain adds a value from a closed set (a transport, an outcome).
+// plain adds a value from a closed set (a level, a transport, an
+// outcome): printable ASCII that needs neither quoting nor escaping.
 func (l *logLine) plain(key, v string) {
 	l.key(key)
-	l.str(v)
+	if l.json {
+		l.b = append(l.b, '"')
+		l.b = append(l.b, v...)
+		l.b = append(l.b, '"')
+		return
+	}
+	l.b = append(l.b, v...)
 }
 
 // client adds a value the client chose (or may have): cut at
@@ -392,16 +450,27 @@ func (l *logLine) end() {
 }
 
 // textNeedsQuote reports whether a text value must be quoted to be read
-// back as one value: empty, or holding anything but printable ASCII other
-// than space, '"', '=' and '\'.
+// back as one value, by slog's text handler's rule: empty, or holding a
+// space, '"', '=', an ASCII control character, invalid UTF-8, or a
+// non-ASCII character that is a space or not printable.
 func textNeedsQuote(v string) bool {
 	if v == "" {
 		return true
 	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '=' || c == '\\' {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == ' ' || c == '"' || c == '=' {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(v[i:])
+		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
 			return true
 		}
+		i += size
 	}
 	return false
 }

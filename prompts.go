@@ -141,6 +141,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	if rerr != nil {
 		return result{}, rerr
 	}
+	req.target = name
 	p := s.registry().prompt(name)
 	if p == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}

@@ -40,8 +40,13 @@ type request struct {
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	// trace is the request's trace context, decided once by newRequest
-	// (newTraceContext) from _meta, the HTTP headers, or afresh.
-	trace traceContext
+	// (newTraceContext) from _meta, the HTTP headers, or afresh; traced
+	// is the handler's context carrying it (withTrace).
+	trace  traceContext
+	traced tracedContext
+	// target is the tool or prompt name, or the resource URI, the
+	// request names, once its handler has read it (targetName).
+	target string
 	// header is the HTTP request's header (nil on stdio); handlers read
 	// it through Header, which lets only handlerHeaders through.
 	header http.Header

@@ -221,6 +221,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if rerr != nil {
 		return result{}, rerr
 	}
+	req.target = uri
 	if len(uri) > maxURILength {
 		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
 	}

@@ -355,13 +355,14 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	}
 	start := time.Now()
 	s.metrics.inFlight.Add(1)
-	reply, code = s.answer(withTrace(ctx, &req.trace), req, ex)
-	d := time.Since(start)
+	reply, code = s.answer(withTrace(ctx, req), req, ex)
+	end := time.Now()
+	d := end.Sub(start)
 	s.metrics.inFlight.Add(-1)
 	out := outcomeOf(req, code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
-		s.access.request(req, ex.transport, out, code, d)
+		s.access.request(req, ex.transport, out, code, end, d)
 	}
 	return reply, code
 }

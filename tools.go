@@ -179,6 +179,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if rerr != nil {
 		return result{}, rerr
 	}
+	req.target = name
 	t := s.registry().tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
