@@ -94,6 +94,15 @@ func (st *sessionStore) add(sess *session) bool {
 	return true
 }
 
+// count returns the sessions open now (a metrics gauge), after ending the
+// expired ones.
+func (st *sessionStore) count() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(st.now())
+	return int64(len(st.byID))
+}
+
 // full reports whether add would fail now.
 func (st *sessionStore) full() bool {
 	st.mu.Lock()

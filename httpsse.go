@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,6 +53,17 @@ type httpTransport struct {
 	slots   chan struct{} // s.maxRequests tokens: requests served at once
 	// queueWait is how long a request waits for a slot (httpQueueWait).
 	queueWait time.Duration
+	// draining is set when shutdown begins: /readyz answers 503 from then
+	// on (httpsse_health.go).
+	draining atomic.Bool
+}
+
+// routes registers the transport's endpoints on mux: the MCP endpoint,
+// and the health probes, which answer before the endpoint's checks.
+func (t *httpTransport) routes(mux *http.ServeMux) {
+	mux.Handle(httpPath, t)
+	mux.HandleFunc("GET "+healthPath, t.healthz)
+	mux.HandleFunc("GET "+readyPath, t.readyz)
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
@@ -68,6 +80,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
+	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
 	t.slots, t.queueWait = make(chan struct{}, s.maxRequests), httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {

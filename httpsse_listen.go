@@ -72,6 +72,7 @@ type httpConfig struct {
 	maxBody        int64
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
+	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile      string
 	token          string           // the bearer token; "" turns authentication off
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
@@ -95,6 +96,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
+	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
@@ -108,8 +110,8 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
 	}
-	if c.requestTimeout < 0 || c.drainTimeout < 0 {
-		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
+	if c.requestTimeout < 0 || c.drainTimeout < 0 || c.shutdownDelay < 0 {
+		return errors.New("-request-timeout, -shutdown-timeout and -shutdown-delay must not be negative")
 	}
 	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
 		return errors.New("-max-sessions and -session-idle must be positive")
@@ -178,7 +180,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
+	t.routes(mux)
 	debugRoutes(mux, s)
 	maxConns := cfg.maxConnections
 	if maxConns <= 0 {
@@ -213,6 +215,22 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 		conns.Wait()
 		return err
 	case <-ctx.Done():
+	}
+	// Readiness fails first, while everything still serves: a load
+	// balancer stops sending new work during -shutdown-delay, before the
+	// listener closes.
+	t.beginDrain()
+	s.log.Info("shutting down", "transport", "http", "delay", cfg.shutdownDelay, "timeout", cfg.drainTimeout)
+	if cfg.shutdownDelay > 0 {
+		delay := time.NewTimer(cfg.shutdownDelay)
+		select {
+		case <-delay.C:
+		case err := <-served:
+			delay.Stop()
+			_ = srv.Close()
+			conns.Wait()
+			return err
+		}
 	}
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise

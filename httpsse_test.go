@@ -59,7 +59,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
 	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, tr)
+	tr.routes(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
 	served := make(chan struct{})
 	go func() {

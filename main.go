@@ -217,7 +217,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stop := buildRegistry(s, getenv)
 	defer stop()
 	if cfg.metricsAddr != "" {
-		stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
+		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
 		if err != nil {
 			return fmt.Errorf("-metrics: %w", err)
 		}

@@ -359,13 +359,13 @@ func escapeLabel(s string) string {
 
 // serveMetrics listens on addr and serves GET /metrics there until stop
 // is called; stop closes the listener and waits for the serving
-// goroutine. On a loopback address (the default for a bare port) only a
+// goroutine. bound is the address it listens on. On a loopback address (the default for a bare port) only a
 // Host naming loopback is answered, as on the MCP endpoint (DNS
 // rebinding). Nothing else is served there: no MCP, no health checks.
-func (s *server) serveMetrics(addr string) (stop func(), err error) {
+func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	loopback := false
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
@@ -402,7 +402,7 @@ func (s *server) serveMetrics(addr string) (stop func(), err error) {
 			s.log.Error("metrics listener failed", "err", err)
 		}
 	})
-	return func() {
+	return ln.Addr(), func() {
 		_ = srv.Close()
 		wg.Wait()
 	}, nil
