@@ -142,7 +142,8 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 		return result{}, rerr
 	}
 	req.target = name
-	p := s.registry().prompt(name)
+	reg := s.registry()
+	p := reg.prompt(name)
 	if p == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}
 	}
@@ -155,13 +156,26 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 			return result{}, invalidParams("invalid params: prompt %s needs argument %q", name, a.Name)
 		}
 	}
-	res, err := p.Get(ctx, req, args)
+	var res *promptResult
+	var err error
+	if len(reg.middleware) == 0 {
+		res, err = p.Get(ctx, req, args)
+	} else {
+		err = reg.around(ctx, callInfo{Kind: callPrompt, Name: name, Request: req}, func(ctx context.Context) error {
+			var err error
+			res, err = p.Get(ctx, req, args)
+			return err
+		})
+	}
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
 			return result{}, rerr
 		}
 		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+	}
+	if res == nil {
+		return result{}, fmt.Errorf("prompt %s returned no result", name)
 	}
 	return result{body: res.wire(req.version)}, nil
 }

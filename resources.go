@@ -227,32 +227,34 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	reg := s.registry()
 	var (
-		contents []resourceContents
-		cache    *cacheHint
-		err      error
-		found    bool
+		r     *resource
+		tmpl  *resourceTemplate
+		vars  map[string]string
+		cache *cacheHint
 	)
-	if r := reg.resource(uri); r != nil {
-		found, cache = true, r.Cache
-		switch {
-		case r.Read != nil:
-			contents, err = r.Read(ctx, req, uri, nil)
-		case r.Blob != nil:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}
-		default:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}
-		}
+	if r = reg.resource(uri); r != nil {
+		cache = r.Cache
 	} else {
 		for _, t := range reg.templates {
-			if vars, ok := t.compiled.match(uri); ok {
-				found, cache = true, t.Cache
-				contents, err = t.Read(ctx, req, uri, vars)
+			if v, ok := t.compiled.match(uri); ok {
+				tmpl, vars, cache = t, v, t.Cache
 				break
 			}
 		}
+		if tmpl == nil {
+			return result{}, s.resourceNotFound(req, uri)
+		}
 	}
-	if !found {
-		return result{}, s.resourceNotFound(req, uri)
+	var contents []resourceContents
+	var err error
+	if len(reg.middleware) == 0 {
+		contents, err = readResource(ctx, req, uri, r, tmpl, vars)
+	} else {
+		err = reg.around(ctx, callInfo{Kind: callResource, Name: uri, Request: req}, func(ctx context.Context) error {
+			var err error
+			contents, err = readResource(ctx, req, uri, r, tmpl, vars)
+			return err
+		})
 	}
 	if err != nil {
 		var rerr *rpcError
@@ -265,6 +267,22 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
 	}
 	return result{body: readResult{Contents: contents}, cache: cache}, nil
+}
+
+// readResource reads uri: from the resource r when it is not nil (its
+// Read function, else its Blob or Text), otherwise from the template tmpl
+// with the variables it matched.
+func readResource(ctx context.Context, req *request, uri string, r *resource, tmpl *resourceTemplate, vars map[string]string) ([]resourceContents, error) {
+	switch {
+	case r == nil:
+		return tmpl.Read(ctx, req, uri, vars)
+	case r.Read != nil:
+		return r.Read(ctx, req, uri, nil)
+	case r.Blob != nil:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}, nil
+	default:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}, nil
+	}
 }
 
 // resourceNotFound is the error for an unknown URI in req's era: -32602

@@ -180,7 +180,8 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		return result{}, rerr
 	}
 	req.target = name
-	t := s.registry().tool(name)
+	reg := s.registry()
+	t := reg.tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
 	}
@@ -194,7 +195,17 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		}
 	}
 	req.args = args
-	res, err := t.Call(ctx, req)
+	var res *toolResult
+	var err error
+	if len(reg.middleware) == 0 {
+		res, err = t.Call(ctx, req)
+	} else {
+		err = reg.around(ctx, callInfo{Kind: callTool, Name: name, Request: req}, func(ctx context.Context) error {
+			var err error
+			res, err = t.Call(ctx, req)
+			return err
+		})
+	}
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {

@@ -262,17 +262,17 @@ func validTracestateValue(v string) bool {
 
 // TraceIDString returns the trace id as 32 lowercase hex digits, as logs
 // and tracing backends write it.
-func (tc *traceContext) TraceIDString() string { return hex.EncodeToString(tc.TraceID[:]) }
+func (tc traceContext) TraceIDString() string { return hex.EncodeToString(tc.TraceID[:]) }
 
 // SpanIDString returns the server's span id for the request as 16
 // lowercase hex digits.
-func (tc *traceContext) SpanIDString() string { return hex.EncodeToString(tc.SpanID[:]) }
+func (tc traceContext) SpanIDString() string { return hex.EncodeToString(tc.SpanID[:]) }
 
 // Traceparent returns the traceparent a handler sends on with the calls it
 // makes for this request (an HTTP header, another MCP server's _meta):
 // version 00, this trace, the server's span as the parent, the client's
 // known flags.
-func (tc *traceContext) Traceparent() string {
+func (tc traceContext) Traceparent() string {
 	b := make([]byte, 0, traceparentLen)
 	b = append(b, "00-"...)
 	b = hex.AppendEncode(b, tc.TraceID[:])
@@ -285,7 +285,7 @@ func (tc *traceContext) Traceparent() string {
 
 // Tracestate returns the tracestate to send on with Traceparent: the
 // client's, unchanged.
-func (tc *traceContext) Tracestate() string { return tc.State }
+func (tc traceContext) Tracestate() string { return tc.State }
 
 // traceKey is the context key of a request's trace context.
 type traceKey struct{}
