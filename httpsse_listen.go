@@ -247,5 +247,6 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	}
 	<-served
 	conns.Wait()
+	s.log.Info("stopped", "transport", "http")
 	return nil
 }

@@ -5,6 +5,7 @@
 //
 //	baremcp [flags]                 serve MCP on stdin/stdout
 //	baremcp -http 127.0.0.1:8080    serve Streamable HTTP at /mcp
+//	baremcp -version                print the version and exit
 //
 // # Description
 //
@@ -37,9 +38,13 @@
 // 400, unknown or ended: 404), GET with it opens the session's event stream,
 // DELETE ends it, and the client's answers to server requests are POSTed
 // back (202). Without a session GET gets 405; with -modern-only GET and
-// DELETE get 405 and session ids are ignored. On SIGINT or SIGTERM it
-// stops accepting, lets requests in flight finish (up to -shutdown-timeout),
-// and exits 0.
+// DELETE get 405 and session ids are ignored. GET /healthz answers 200
+// while the process serves, GET /readyz 200 until shutdown begins and 503
+// from then on; neither checks Host, Origin or the token. On SIGINT or
+// SIGTERM /readyz turns 503, the server keeps serving for -shutdown-delay
+// (so that a load balancer drains it), then stops accepting, lets
+// requests in flight finish (up to -shutdown-timeout), and exits 0. A
+// second signal ends it at once.
 //
 // # Flags
 //
@@ -77,12 +82,39 @@
 //	                      1 to 128 (default 32)
 //	-max-subscription-uris N
 //	                      resourceSubscriptions per listen request (default 256)
+//	-shutdown-delay D     on SIGINT/SIGTERM, answer /readyz with 503 and keep serving
+//	                      for D before the listener closes (default 0)
+//	-log-format FORMAT    log lines as text (logfmt) or json (default text)
+//	-log-level LEVEL      least severe level logged: debug, info, warn, error (default info)
+//	-access-log           one log line per request at info level; -access-log=false
+//	                      turns them off (default on)
+//	-metrics ADDR         serve Prometheus metrics at http://ADDR/metrics, nothing else;
+//	                      a bare port binds 127.0.0.1 (default off)
+//	-version              print the module version, VCS revision and Go release, and exit
 //
 // # Environment
 //
 //	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
+//
+// # Logs, traces and metrics
+//
+// Logs go to standard error in -log-format: slog's lines, and one access
+// line per request with its id, transport, era, protocol version, method,
+// tool, prompt or resource name, principal, client address, outcome, code,
+// duration and trace ids. Values the client chose are escaped and cut at
+// 256 bytes. A request's W3C trace context is read from _meta.traceparent
+// and tracestate (SEP-414), else from the HTTP traceparent header, else a
+// trace is started; a malformed one is ignored. Handlers read it with
+// req.Trace() and pass it on with its Traceparent(). With -metrics,
+// requests by method, era, transport and outcome, latency histograms per
+// method, requests in flight, open sessions, subscriptions and SSE
+// streams, rate-limit and busy refusals, authentication failures by
+// reason and the build are served in the Prometheus text format. The
+// version (-version, serverInfo.version) is the module version the go
+// command stamped into the binary, "(devel)" when it stamped none.
+// docs/OPERATIONS.md lists every field and metric.
 //
 // # Subscriptions
 //
@@ -129,7 +161,7 @@
 //	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},
 //	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 //	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],
-//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"(devel)"}}}}
 //
 // Over HTTP:
 //
@@ -164,7 +196,10 @@
 // There is no authentication unless a token is configured; the static
 // bearer token is the minimal protection for a private deployment, not a
 // replacement for TLS and OAuth on a public one: bind a non-loopback address
-// only behind a TLS-terminating proxy.
+// only behind a TLS-terminating proxy. No log line holds the token (the
+// principal is its digest), a requestState or the state key. The metrics
+// listener has no authentication: keep it on loopback or a private
+// network.
 package main
 
 import (
