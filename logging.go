@@ -18,6 +18,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -56,6 +57,9 @@ type logConfig struct {
 	format string     // logFormatText or logFormatJSON
 	level  slog.Level // least severe level written
 	access bool       // one access line per request, at info level
+	// linger batches log writes (logSink); run sets logLinger, tests
+	// leave 0 so that a log is complete when the server has answered.
+	linger time.Duration
 }
 
 // logFlags registers the logging flags on fs and returns where they land.
@@ -85,54 +89,96 @@ func logFlags(fs *flag.FlagSet) *logConfig {
 
 // newLogger returns the server's logger and its access log, both writing
 // to w through one logSink; the access log is nil when access lines are
-// off (-access-log=false, or -log-level above info).
-func newLogger(c logConfig, w io.Writer) (*slog.Logger, *accessLog) {
-	sink := &logSink{w: w}
-	sink.room = sync.NewCond(&sink.mu)
+// off (-access-log=false, or -log-level above info). With c.linger the
+// sink batches lines on a goroutine of its own: closeLog writes what is
+// queued and stops it, and must be called once nothing logs any more.
+func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, closeLog func()) {
+	sink := newLogSink(w, c.linger)
 	opts := &slog.HandlerOptions{Level: c.level}
 	var h slog.Handler = slog.NewTextHandler(sink, opts)
 	if c.format == logFormatJSON {
 		h = slog.NewJSONHandler(sink, opts)
 	}
-	var access *accessLog
 	if c.access && c.level <= slog.LevelInfo {
 		access = &accessLog{sink: sink, json: c.format == logFormatJSON}
 	}
-	return slog.New(h), access
+	return slog.New(h), access, sink.close
 }
 
 // logSink is the one writer of the log: every line, slog's and the access
-// lines, is one Write of a complete line. When no other goroutine is
-// writing, a line goes out at once in its own Write; lines completed
-// meanwhile are queued and go out together in the next, so a busy server
-// makes one system call for many lines (the stdio transport writes stdout
-// the same way). Lines never interleave and keep their order. The
-// writing goroutine is always one that called Write, so nothing is left
-// queued once every writer has returned: a log line is never lost to a
-// buffer at exit.
+// lines, is one Write of a complete line, and lines never interleave and
+// keep their order. How they reach w depends on linger:
+//
+//   - 0 (tests): the goroutine that calls Write writes, and lines
+//     completed meanwhile are queued and go out together in its next
+//     Write, as the stdio transport writes stdout. Nothing is ever left
+//     queued once every writer has returned.
+//   - above 0 (run: logLinger): Write only queues; the sink's writer
+//     goroutine wakes on the first line, waits linger for more, and writes
+//     the batch in one system call. An access line per request then costs
+//     a copy, not a write(2) of its own: at a few thousand requests a
+//     second on stdio, each write carries a few lines instead of one.
+//     Lines reach w at most linger late, and close writes what is queued;
+//     a crash of the whole process (not a handler's panic, which is
+//     recovered) loses at most linger's worth.
+//
+// Either way, once maxLogBacklog bytes are queued, writers wait for the
+// write in progress: a stalled stderr slows the server down instead of
+// growing its memory or losing lines.
 type logSink struct {
-	w io.Writer
+	w      io.Writer
+	linger time.Duration
 
-	mu       sync.Mutex // guards flushing, queued, spare
-	flushing bool       // a goroutine is writing to w; others queue
-	queued   []byte     // complete lines waiting for the next Write
+	mu       sync.Mutex // guards flushing, queued, spare, closed
+	flushing bool       // a goroutine is writing to w (linger 0); others queue
+	queued   []byte     // complete lines waiting for the next write
 	spare    []byte     // the previous batch's buffer, reused
+	closed   bool       // close was called: Write writes itself
 	room     *sync.Cond // on mu: signalled when queued is taken
+
+	wake      chan struct{} // linger > 0: a line is queued (capacity 1)
+	done      chan struct{} // linger > 0: closed by close
+	stopped   chan struct{} // linger > 0: closed when the writer has returned
+	closeOnce sync.Once
+}
+
+// logLinger is how long run's log sink waits for more lines before it
+// writes a batch: short enough that a log tail looks live, long enough to
+// put many access lines in one system call under load.
+const logLinger = time.Millisecond
+
+// newLogSink returns a sink writing to w; with linger > 0 it starts the
+// writer goroutine, which close stops.
+func newLogSink(w io.Writer, linger time.Duration) *logSink {
+	l := &logSink{w: w, linger: linger}
+	l.room = sync.NewCond(&l.mu)
+	if linger > 0 {
+		l.wake, l.done, l.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go l.writer()
+	}
+	return l
 }
 
 // Write queues or writes p, one or more complete lines. It never returns
 // an error: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
 	l.mu.Lock()
+	for len(l.queued) >= maxLogBacklog && (l.flushing || l.wake != nil && !l.closed) {
+		l.room.Wait()
+	}
+	if l.wake != nil && !l.closed {
+		l.queued = append(l.queued, p...)
+		l.mu.Unlock()
+		select {
+		case l.wake <- struct{}{}:
+		default: // the writer is awake already
+		}
+		return len(p), nil
+	}
 	if l.flushing {
-		for len(l.queued) >= maxLogBacklog && l.flushing {
-			l.room.Wait()
-		}
-		if l.flushing {
-			l.queued = append(l.queued, p...)
-			l.mu.Unlock()
-			return len(p), nil
-		}
+		l.queued = append(l.queued, p...)
+		l.mu.Unlock()
+		return len(p), nil
 	}
 	l.flushing = true
 	l.mu.Unlock()
@@ -141,7 +187,8 @@ func (l *logSink) Write(p []byte) (int, error) {
 }
 
 // flush writes b, then every batch queued meanwhile, until none is left;
-// only the goroutine Write told to write calls it.
+// only the goroutine Write told to write calls it (linger 0, or after
+// close).
 func (l *logSink) flush(b []byte) {
 	ours := false // b is the caller's until it is a batch of queued lines
 	for {
@@ -160,6 +207,76 @@ func (l *logSink) flush(b []byte) {
 		l.room.Broadcast()
 		l.mu.Unlock()
 	}
+}
+
+// writer is the sink's goroutine (linger > 0): on each wake it waits
+// linger, then writes everything queued in one Write. It returns once
+// close has been called and the queue is written.
+func (l *logSink) writer() {
+	defer close(l.stopped)
+	linger := time.NewTimer(l.linger)
+	linger.Stop()
+	for {
+		select {
+		case <-l.wake:
+		case <-l.done:
+			l.writeQueued()
+			return
+		}
+		linger.Reset(l.linger)
+		select {
+		case <-linger.C:
+		case <-l.done:
+			linger.Stop()
+		}
+		l.writeQueued()
+	}
+}
+
+// writeQueued writes what is queued, if anything, as one Write.
+func (l *logSink) writeQueued() {
+	l.mu.Lock()
+	b := l.queued
+	l.queued, l.spare = l.spare, nil
+	l.flushing = len(b) > 0
+	l.room.Broadcast()
+	l.mu.Unlock()
+	if len(b) == 0 {
+		return
+	}
+	_, _ = l.w.Write(b)
+	l.mu.Lock()
+	if cap(b) <= maxSpareBytes {
+		l.spare = b[:0]
+	}
+	l.flushing = false
+	l.room.Broadcast()
+	l.mu.Unlock()
+}
+
+// close stops the writer goroutine after it has written what is queued;
+// later lines are written by their callers, as with linger 0. It is safe
+// to call more than once, and does nothing for a sink without linger.
+func (l *logSink) close() {
+	if l.done == nil {
+		return
+	}
+	l.closeOnce.Do(func() {
+		close(l.done)
+		<-l.stopped
+		// A line queued after the writer's last look is written here,
+		// before any later line (those queue behind flushing).
+		l.mu.Lock()
+		l.closed = true
+		b := l.queued
+		l.queued = nil
+		l.flushing = len(b) > 0
+		l.room.Broadcast()
+		l.mu.Unlock()
+		if len(b) > 0 {
+			l.flush(b)
+		}
+	})
 }
 
 // accessLog writes the access lines: one per request, at info level, in
@@ -197,7 +314,8 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 	l.plain("transport", transportNames[tr])
 	l.plain("era", eraName(req.era.era))
 	if req.version != "" {
-		l.client("protocol", req.version)
+		// Set only once negotiated: one of the versions served.
+		l.plain("protocol", req.version)
 	}
 	l.client("method", req.method)
 	if name := req.targetName(); name != "" {
@@ -207,7 +325,8 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 		l.client("principal", p)
 	}
 	if c := req.caller.addr; c != "" {
-		l.client("client", c)
+		// The connection's peer address as net/http reports it.
+		l.plain("client", c)
 	}
 	l.plain("outcome", outcomeNames[out])
 	if code != 0 {
@@ -400,17 +519,14 @@ func (l *logLine) int(key string, v int64) {
 
 // hex adds id as lowercase hex digits.
 func (l *logLine) hex(key string, id []byte) {
-	const digits = "0123456789abcdef"
 	l.key(key)
 	if l.json {
 		l.b = append(l.b, '"')
-	}
-	for _, c := range id {
-		l.b = append(l.b, digits[c>>4], digits[c&0xf])
-	}
-	if l.json {
+		l.b = hex.AppendEncode(l.b, id)
 		l.b = append(l.b, '"')
+		return
 	}
+	l.b = hex.AppendEncode(l.b, id)
 }
 
 // id adds a JSON-RPC request id: an integer as a number, a string as a

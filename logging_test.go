@@ -315,6 +315,20 @@ func TestAccessLogFlags(t *testing.T) {
 	}
 }
 
+// TestRunWritesTheWholeLog checks that run, whose log is batched, has
+// written every line when it returns: the access line of the last request
+// included.
+func TestRunWritesTheWholeLog(t *testing.T) {
+	var out, errOut bytes.Buffer
+	in := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`) + "\n"
+	if err := run(t.Context(), []string{"-log-format", "json"}, strings.NewReader(in), &out, &errOut, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	if rec := accessRecords(parseLogLines(t, logFormatJSON, errOut.String()))["1"]; rec["outcome"] != "ok" {
+		t.Errorf("run's log has no access line for id 1:\n%s", errOut.String())
+	}
+}
+
 // TestLogLineMatchesSlog checks that the access line's encoder writes
 // what slog's own handlers write for the same values, so one parser reads
 // every line: for each format and a set of awkward strings, the line
@@ -325,7 +339,7 @@ func TestLogLineMatchesSlog(t *testing.T) {
 	for _, format := range []string{logFormatText, logFormatJSON} {
 		for _, v := range values {
 			var want bytes.Buffer
-			logger, _ := newLogger(logConfig{format: format, level: 0}, &want)
+			logger, _, _ := newLogger(logConfig{format: format, level: 0}, &want)
 			logger.Info("request", "k", v, "n", int64(-42))
 			l := logLine{json: format == logFormatJSON}
 			l.begin(at, nil, "INFO", "request")
@@ -349,35 +363,80 @@ func TestLogLineMatchesSlog(t *testing.T) {
 	}
 }
 
-// TestLogSinkBacklog checks the log writer's bound: while a Write is
-// stalled (stderr not read), other lines queue up to maxLogBacklog, then
-// their writers wait instead of growing the queue; once the stall ends
-// every line is written, in order, none lost.
+// TestLogSinkBacklog checks the log writer's bound, with and without
+// linger: while a Write is stalled (stderr not read), other lines queue up
+// to maxLogBacklog, then their writers wait instead of growing the queue;
+// once the stall ends every line is written, none lost.
 func TestLogSinkBacklog(t *testing.T) {
+	for _, linger := range []time.Duration{0, logLinger} {
+		t.Run(fmt.Sprint("linger=", linger), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &stallWriter{release: make(chan struct{})}
+				sink := newLogSink(w, linger)
+				line := []byte(strings.Repeat("x", 1023) + "\n")
+				var wg sync.WaitGroup
+				wg.Go(func() { sink.Write(line) }) // the write that stalls in w
+				synctest.Wait()
+				time.Sleep(linger) // the writer goroutine's batch goes out, and stalls
+				synctest.Wait()
+				const writers = 2 * maxLogBacklog / 1024
+				for range writers {
+					wg.Go(func() { sink.Write(line) })
+				}
+				synctest.Wait()
+				sink.mu.Lock()
+				queued := len(sink.queued)
+				sink.mu.Unlock()
+				if queued > maxLogBacklog+len(line) {
+					t.Errorf("queued %d bytes while stalled, want at most %d", queued, maxLogBacklog+len(line))
+				}
+				close(w.release)
+				wg.Wait()
+				sink.close()
+				if got, want := w.n, (writers+1)*len(line); got != want {
+					t.Errorf("wrote %d bytes, want %d", got, want)
+				}
+			})
+		})
+	}
+}
+
+// TestLogSinkLinger checks the batching of run's sink: lines written
+// within logLinger go out in one Write, in order; nothing is written
+// before; close writes what is queued; after close, lines are written
+// at once.
+func TestLogSinkLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := &stallWriter{release: make(chan struct{})}
-		sink := &logSink{w: w}
-		sink.room = sync.NewCond(&sink.mu)
-		line := []byte(strings.Repeat("x", 1023) + "\n")
-		var wg sync.WaitGroup
-		wg.Go(func() { sink.Write(line) }) // stalls in w
-		synctest.Wait()
-		const writers = 2 * maxLogBacklog / 1024
-		for range writers {
-			wg.Go(func() { sink.Write(line) })
+		w := &countingWriter{}
+		written := func() (n int, text string) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.writes, w.buf.String()
+		}
+		sink := newLogSink(w, logLinger)
+		for i := range 100 {
+			fmt.Fprintf(sink, "line %d\n", i)
 		}
 		synctest.Wait()
-		sink.mu.Lock()
-		queued := len(sink.queued)
-		sink.mu.Unlock()
-		if queued > maxLogBacklog+len(line) {
-			t.Errorf("queued %d bytes while stalled, want at most %d", queued, maxLogBacklog+len(line))
+		if n, _ := written(); n != 0 {
+			t.Errorf("%d writes before the linger ended, want 0", n)
 		}
-		close(w.release)
-		wg.Wait()
-		if got, want := w.n, (writers+1)*len(line); got != want {
-			t.Errorf("wrote %d bytes, want %d", got, want)
+		time.Sleep(logLinger)
+		synctest.Wait()
+		var want strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&want, "line %d\n", i)
 		}
+		if n, text := written(); n != 1 || text != want.String() {
+			t.Errorf("%d writes of %q, want one of the 100 lines in order", n, text)
+		}
+		fmt.Fprintf(sink, "queued at close\n")
+		sink.close()
+		fmt.Fprintf(sink, "after close\n")
+		if _, text := written(); !strings.HasSuffix(text, "queued at close\nafter close\n") {
+			t.Errorf("close lost or reordered lines: %q", text)
+		}
+		sink.close() // twice is fine
 	})
 }
 
@@ -453,7 +512,7 @@ func TestLogsHoldNoSecret(t *testing.T) {
 func BenchmarkAccessLine(b *testing.B) {
 	for _, format := range []string{logFormatText, logFormatJSON} {
 		b.Run(format, func(b *testing.B) {
-			_, access := newLogger(logConfig{format: format, access: true}, io.Discard)
+			_, access, _ := newLogger(logConfig{format: format, access: true}, io.Discard)
 			s := newTestServer(b)
 			msg, _ := parseMessage([]byte(benchCall))
 			req := s.newRequest(&msg, nil, nil)

@@ -243,7 +243,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, readBuild())
 		return err
 	}
-	logger, access := newLogger(cfg.log, stderr)
+	cfg.log.linger = logLinger
+	logger, access, closeLog := newLogger(cfg.log, stderr)
+	// Deferred first, so run last: every line logged is written before
+	// run returns.
+	defer closeLog()
 	cfg.access = access
 	if cfg.stateKey == nil {
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)

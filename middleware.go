@@ -62,11 +62,37 @@ func (s *server) addMiddleware(mw middleware) {
 	s.update(func(r *registry) { r.middleware = append(r.middleware, mw) })
 }
 
-// around runs call through the snapshot's middleware, the first added
-// outermost. Callers without middleware call the handler directly, so
-// that a server without any pays nothing for the hook.
-func (r *registry) around(ctx context.Context, info callInfo, call func(ctx context.Context) error) error {
-	return aroundFrom(r.middleware, ctx, info, call)
+// aroundTool, aroundPrompt and aroundResource return the call of a tool,
+// a prompt or a resource read through the snapshot's middleware. The
+// handlers use them only when there is middleware: without any they call
+// the function directly, and a server without middleware pays nothing
+// (not even an allocation) for the hook.
+func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (*toolResult, error) {
+	return func(ctx context.Context, req *request) (res *toolResult, err error) {
+		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callTool, Name: t.Name, Request: req}, func(ctx context.Context) error {
+			res, err = t.Call(ctx, req)
+			return err
+		})
+		return res, err
+	}
+}
+
+func (r *registry) aroundPrompt(p *prompt) func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+	return func(ctx context.Context, req *request, args map[string]string) (res *promptResult, err error) {
+		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callPrompt, Name: p.Name, Request: req}, func(ctx context.Context) error {
+			res, err = p.Get(ctx, req, args)
+			return err
+		})
+		return res, err
+	}
+}
+
+func (r *registry) aroundResource(ctx context.Context, req *request, uri string, res *resource, tmpl *resourceTemplate, vars map[string]string) (contents []resourceContents, err error) {
+	err = aroundFrom(r.middleware, ctx, callInfo{Kind: callResource, Name: uri, Request: req}, func(ctx context.Context) error {
+		contents, err = readResource(ctx, req, uri, res, tmpl, vars)
+		return err
+	})
+	return contents, err
 }
 
 // aroundFrom runs call inside mws[0], which runs the rest inside it.

@@ -156,17 +156,11 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 			return result{}, invalidParams("invalid params: prompt %s needs argument %q", name, a.Name)
 		}
 	}
-	var res *promptResult
-	var err error
-	if len(reg.middleware) == 0 {
-		res, err = p.Get(ctx, req, args)
-	} else {
-		err = reg.around(ctx, callInfo{Kind: callPrompt, Name: name, Request: req}, func(ctx context.Context) error {
-			var err error
-			res, err = p.Get(ctx, req, args)
-			return err
-		})
+	get := p.Get
+	if len(reg.middleware) > 0 {
+		get = reg.aroundPrompt(p)
 	}
+	res, err := get(ctx, req, args)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {

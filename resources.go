@@ -245,17 +245,11 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 			return result{}, s.resourceNotFound(req, uri)
 		}
 	}
-	var contents []resourceContents
-	var err error
-	if len(reg.middleware) == 0 {
-		contents, err = readResource(ctx, req, uri, r, tmpl, vars)
-	} else {
-		err = reg.around(ctx, callInfo{Kind: callResource, Name: uri, Request: req}, func(ctx context.Context) error {
-			var err error
-			contents, err = readResource(ctx, req, uri, r, tmpl, vars)
-			return err
-		})
+	read := readResource
+	if len(reg.middleware) > 0 {
+		read = reg.aroundResource
 	}
+	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {

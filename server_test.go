@@ -105,11 +105,14 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 			cfg.info.Title = title
 		}
 	}
-	logger, access := newLogger(cfg.log, st.logs)
-	cfg.access = access
 	for _, edit := range st.edits {
 		edit(&cfg)
 	}
+	// Without linger (unless an edit sets it) the log is complete when the
+	// server has answered, which the tests that read it rely on.
+	logger, access, closeLog := newLogger(cfg.log, st.logs)
+	tb.Cleanup(closeLog)
+	cfg.access = access
 	s := newServer(cfg, logger)
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {

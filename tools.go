@@ -195,17 +195,11 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		}
 	}
 	req.args = args
-	var res *toolResult
-	var err error
-	if len(reg.middleware) == 0 {
-		res, err = t.Call(ctx, req)
-	} else {
-		err = reg.around(ctx, callInfo{Kind: callTool, Name: name, Request: req}, func(ctx context.Context) error {
-			var err error
-			res, err = t.Call(ctx, req)
-			return err
-		})
+	call := t.Call
+	if len(reg.middleware) > 0 {
+		call = reg.aroundTool(t)
 	}
+	res, err := call(ctx, req)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {

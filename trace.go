@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
 	"net/http"
@@ -114,17 +115,13 @@ func newTraceContext(metaParent, metaState string, h http.Header) traceContext {
 	return tc
 }
 
-// putRandomID fills id with random bytes, never all zeros (an invalid
-// id). math/rand/v2's generator is seeded per process from the OS and
-// costs nanoseconds; trace ids must be unique, not secret.
+// putRandomID fills id (8 or 16 bytes) with random bytes, never all zeros
+// (an invalid id). math/rand/v2's generator is seeded per process from
+// the OS and costs nanoseconds; trace ids must be unique, not secret.
 func putRandomID(id []byte) {
 	for {
-		for i := 0; i < len(id); i += 8 {
-			v := rand.Uint64()
-			for j := i; j < i+8 && j < len(id); j++ {
-				id[j] = byte(v)
-				v >>= 8
-			}
+		for i := 0; i+8 <= len(id); i += 8 {
+			binary.LittleEndian.PutUint64(id[i:], rand.Uint64())
 		}
 		if !allZero(id) {
 			return
