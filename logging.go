@@ -50,6 +50,13 @@ const (
 	// stderr slows the server down instead of growing its memory or
 	// losing lines.
 	maxLogBacklog = 1 << 20
+
+	// maxLogSpareBytes bounds the batch buffer the log sink keeps for
+	// reuse. A busy server's batches (a millisecond of access lines: tens
+	// of KiB) must fit, or every batch allocates and clears a new buffer,
+	// which cost more than formatting the lines; the backlog bound makes
+	// larger batches rare.
+	maxLogSpareBytes = 2 * maxLogBacklog
 )
 
 // logConfig is the logging flags.
@@ -194,7 +201,7 @@ func (l *logSink) flush(b []byte) {
 	for {
 		_, _ = l.w.Write(b)
 		l.mu.Lock()
-		if ours && cap(b) <= maxSpareBytes {
+		if ours && cap(b) <= maxLogSpareBytes {
 			l.spare = b[:0]
 		}
 		if len(l.queued) == 0 {
@@ -246,7 +253,7 @@ func (l *logSink) writeQueued() {
 	}
 	_, _ = l.w.Write(b)
 	l.mu.Lock()
-	if cap(b) <= maxSpareBytes {
+	if cap(b) <= maxLogSpareBytes {
 		l.spare = b[:0]
 	}
 	l.flushing = false

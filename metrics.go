@@ -213,9 +213,11 @@ func (m *metrics) authFailed(reason authFailure) { m.authFailures[reason].Add(1)
 // stayed taken (503).
 func (m *metrics) busyRefused() { m.busy.Add(1) }
 
-// sseOpened and sseClosed count an SSE response stream (a request's, or a
-// classic session's GET stream) open and closed.
+// sseOpened counts an SSE response stream (a request's, or a classic
+// session's GET stream) opened; sseClosed counts it closed.
 func (m *metrics) sseOpened() { m.sseStreams.Add(1) }
+
+// sseClosed counts an SSE response stream closed (see sseOpened).
 func (m *metrics) sseClosed() { m.sseStreams.Add(-1) }
 
 // gauge registers read as the gauge name, written with help at every

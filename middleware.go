@@ -77,6 +77,7 @@ func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (
 	}
 }
 
+// aroundPrompt is aroundTool for a prompt's Get.
 func (r *registry) aroundPrompt(p *prompt) func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
 	return func(ctx context.Context, req *request, args map[string]string) (res *promptResult, err error) {
 		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callPrompt, Name: p.Name, Request: req}, func(ctx context.Context) error {
@@ -87,6 +88,7 @@ func (r *registry) aroundPrompt(p *prompt) func(ctx context.Context, req *reques
 	}
 }
 
+// aroundResource is readResource through the snapshot's middleware.
 func (r *registry) aroundResource(ctx context.Context, req *request, uri string, res *resource, tmpl *resourceTemplate, vars map[string]string) (contents []resourceContents, err error) {
 	err = aroundFrom(r.middleware, ctx, callInfo{Kind: callResource, Name: uri, Request: req}, func(ctx context.Context) error {
 		contents, err = readResource(ctx, req, uri, res, tmpl, vars)
