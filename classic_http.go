@@ -179,10 +179,8 @@ func classicSessionNotFound() *rpcError {
 }
 
 // session finds the session a classic request names and checks its
-// MCP-Protocol-Version header, which must be absent or equal the
-// negotiated version. On failure it has answered and returns nil. The
-// caller releases a returned session.
-// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+// MCP-Protocol-Version header (sessionVersionHeader). On failure it has
+// answered and returns nil. The caller releases a returned session.
 func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who caller, id []byte) *session {
 	ids := r.Header.Values(headerSessionID)
 	switch {
@@ -194,18 +192,54 @@ func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who call
 		return nil
 	}
 	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), who.principal)
+	if sess != nil && sess.stream != nil {
+		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
+		// travel on its own stream, so its id names no session here.
+		t.sessions.release(sess)
+		sess = nil
+	}
 	if sess == nil {
 		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
 		return nil
 	}
-	if vs := r.Header.Values(headerProtocolVersion); len(vs) > 0 {
-		if v := strings.Trim(vs[0], " \t"); len(vs) > 1 || v != sess.negotiated() {
-			t.sessions.release(sess)
-			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s %q is not this session's protocol version %s", headerProtocolVersion, v, sess.negotiated()), id)
-			return nil
-		}
+	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
+		t.sessions.release(sess)
+		writeHTTPError(w, http.StatusBadRequest, rerr, id)
+		return nil
 	}
 	return sess
+}
+
+// sessionVersionHeader checks the MCP-Protocol-Version header of a
+// request in sess. Absent, it is the negotiated version: the session is
+// how the server identifies the version, and a 2025-03-26 or 2024-11-05
+// client sends none (the header is 2025-06-18's). A version this server
+// serves, even one that differs from the negotiated version, is
+// forgiven: the request is served at the session's version, and the
+// first such request of a session is logged. Real clients send them: a
+// widely used coding agent keeps sending 2025-11-25 in a session that
+// negotiated 2024-11-05, and the Go SDK sends its header in 2024-11-05
+// sessions, which never had one (issue 17). Sent twice, or naming a
+// version this server does not serve (or no version at all), it is 400:
+// a header that means nothing here is not guessed at.
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcError {
+	vs := h.Values(headerProtocolVersion)
+	if len(vs) == 0 {
+		return nil
+	}
+	v := strings.Trim(vs[0], " \t")
+	negotiated := sess.negotiated()
+	switch {
+	case len(vs) > 1:
+		return newError(codeInvalidRequest, "bad request: %s header appears more than once", headerProtocolVersion)
+	case !isClassicVersion(v) && !isModern(v):
+		return newError(codeInvalidRequest, "bad request: %s %q is not a protocol version this server serves; this session's is %s", headerProtocolVersion, v, negotiated)
+	case v != negotiated && sess.noteForgivenHeader():
+		t.s.log.Warn("serving a classic session's request at its negotiated version despite its version header (logged once per session)",
+			"transport", "http", "header", v, "negotiated", negotiated, "client", sess.clientName())
+	}
+	return nil
 }
 
 // postClassic serves one classic-era POST: initialize opens a session; a
@@ -262,6 +296,46 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	call.finish(reply, req.era.replyCode(code))
+}
+
+// postBatch serves a POST whose body is a JSON-RPC batch and that names a
+// session (batch.go). Outside a 2025-03-26 session it is 400 -32600, as
+// an array anywhere else; a batch refused whole (not JSON, empty, over
+// maxBatchEntries) is 400 with its one error. Otherwise its entries are
+// judged alone, in order: responses go to the bridges, notifications to
+// their handlers, requests are tracked in the session (cancellable,
+// their ids in flight) and served one after another within the POST's
+// request slot. A batch of only notifications and responses is 202;
+// otherwise the answers are one JSON array, in a JSON body, or as the last
+// event of the SSE stream that the requests' notifications (progress,
+// logs, bridged requests) opened. JSON-RPC errors inside it travel with
+// 200, as in any classic session.
+// [§Sending Messages to the Server (2025-03-26)]: https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
+func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller) {
+	sess := t.session(w, r, who, nil)
+	if sess == nil {
+		return
+	}
+	defer t.sessions.release(sess)
+	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
+	if rerr != nil {
+		writeHTTPError(w, http.StatusBadRequest, rerr)
+		return
+	}
+	defer b.end()
+	call := t.newCall(w, rc, r)
+	defer call.release()
+	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
+	requests := b.requests
+	switch {
+	case reply != nil:
+		call.finish(reply, 0)
+	case requests == 0:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		// Every request was cancelled: no answer is sent.
+		call.abandon()
+	}
 }
 
 // initialize serves initialize on HTTP: a fresh session negotiates, and
@@ -322,20 +396,39 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		return
 	}
 	defer sess.closeStream()
+	t.pump(w, r, sess, nil, nil)
+}
+
+// pump writes a classic session's stream until the client leaves or the
+// session ends: head first (nil for none), then what session.push
+// queues, the session's list changes and resource updates
+// (classic_subscriptions.go), and what direct carries (nil for nothing:
+// the answers of the 2024-11-05 transport's requests, classic_sse.go),
+// with a keep-alive comment every -sse-keepalive. It is the stream's one
+// writer.
+func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
+	// pump is every classic stream's writer (the GET stream, the
+	// 2024-11-05 transport's), so it counts them.
 	t.s.metrics.sseOpened()
 	defer t.s.metrics.sseClosed()
-	if rc.Flush() != nil {
+	// Each write is bounded (httpWriteTimeout): a client that stops
+	// reading ends its stream instead of holding this goroutine.
+	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
+	arm()
+	if _, err := w.Write(head); err != nil || rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
-	// Each write is bounded (httpWriteTimeout): a client that stops
-	// reading ends its stream instead of holding this goroutine.
-	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
 	for {
 		select {
+		case msg := <-direct:
+			arm()
+			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+				return
+			}
 		case msg := <-sess.queue:
 			arm()
 			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {

@@ -33,13 +33,16 @@ import (
 // come from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
+	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
 	version      string          // negotiated protocol version; "" until initialize succeeds
 	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
 	clientInfo   json.RawMessage // the client's Implementation
 	level        logLevel        // minimum level set by logging/setLevel
 	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
 	initialized  bool            // notifications/initialized arrived
+	// headerForgiven: an HTTP request of this session named another
+	// served version in MCP-Protocol-Version (logged once per session).
+	headerForgiven bool
 
 	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
 	nextID   uint64                             // last server-to-client request number
@@ -65,6 +68,11 @@ type session struct {
 	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
 	// set before the session is shared and never change.
 	id, principal string
+	// stream, set before the session is shared and never changed, is the
+	// 2024-11-05 HTTP+SSE connection that carries the session
+	// (classic_sse.go); nil on stdio and Streamable HTTP. Its id is then
+	// that transport's sessionId, not an Mcp-Session-Id.
+	stream *classicSSEConn
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
@@ -183,6 +191,42 @@ func (c *session) begin(version string, capabilities, clientInfo []byte) bool {
 	}
 	c.version, c.capabilities, c.clientInfo = version, capabilities, clientInfo
 	return true
+}
+
+// noteForgivenHeader records that a request of the session carried a
+// version header other than the negotiated one, and reports whether it
+// was the first (the one to log).
+func (c *session) noteForgivenHeader() (first bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first = !c.headerForgiven
+	c.headerForgiven = true
+	return first
+}
+
+// maxLoggedClientName bounds the client name a log line quotes: it is
+// the client's own text.
+const maxLoggedClientName = 64
+
+// clientName returns clientInfo.name as the client declared it at
+// initialize, cut to maxLoggedClientName bytes, for logs; "" when absent.
+func (c *session) clientName() string {
+	c.mu.Lock()
+	info := c.clientInfo
+	c.mu.Unlock()
+	members, err := objectMembers(info)
+	if err != nil {
+		return ""
+	}
+	for _, m := range members {
+		if name, ok := jsonString(m.value); ok && m.name == "name" {
+			if len(name) > maxLoggedClientName {
+				name = name[:maxLoggedClientName]
+			}
+			return name
+		}
+	}
+	return ""
 }
 
 // clientCapabilities returns the ClientCapabilities object the client

@@ -61,8 +61,8 @@ func Example_addResource() {
 	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://today",`+exampleMeta+`}}`)
 	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://day/2026-07-28",`+exampleMeta+`}}`)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
-	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
 
 func Example_addPrompt() {
@@ -100,7 +100,7 @@ func Example_addMiddleware() {
 	// Policy: only an authenticated caller may drop a table. The refusal
 	// reaches the model as a tool error.
 	s.addMiddleware(func(ctx context.Context, call callInfo, next func(context.Context) error) error {
-		if call.Kind == callTool && call.Name == "drop_table" && call.Request.Principal() == "" {
+		if call.Kind == callKindTool && call.Name == "drop_table" && call.Request.Principal() == "" {
 			return fmt.Errorf("%s needs an authenticated caller", call.Name)
 		}
 		return next(ctx)

@@ -58,12 +58,19 @@ type httpTransport struct {
 	draining atomic.Bool
 }
 
-// routes registers the transport's endpoints on mux: the MCP endpoint,
-// and the health probes, which answer before the endpoint's checks.
+// routes registers the transport's endpoints on mux: the MCP endpoint;
+// the health probes, which answer before the endpoint's checks
+// (httpsse_health.go); and, unless -modern-only, the 2024-11-05
+// transport's two (classic_sse.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
 	mux.HandleFunc("GET "+healthPath, t.healthz)
 	mux.HandleFunc("GET "+readyPath, t.readyz)
+	if t.s.modernOnly {
+		return
+	}
+	mux.Handle(classicSSEPath, t.only(http.MethodGet, "GET opens the event stream", t.openClassicSSE))
+	mux.Handle(classicMessagesPath, t.only(http.MethodPost, "POST a message", t.postClassicMessage))
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
@@ -144,39 +151,17 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept both application/json and text/event-stream"))
 		return
 	}
-	if r.ContentLength > t.cfg.maxBody {
-		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		return
-	}
-	// The slot is taken before the body is read, so that bodies in memory
-	// are bounded by -max-requests × -max-body, not by the connections.
-	if !t.acquire(r.Context()) {
-		t.s.metrics.busyRefused()
-		w.Header().Set("Retry-After", "1")
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
-		return
-	}
-	defer func() { <-t.slots }()
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		} else {
-			// A body cut off by its read deadline (slowloris) must not be
-			// drained afterwards: net/http would read the rest, without a
-			// deadline, before answering. Closing skips that.
-			w.Header().Set("Connection", "close")
-			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
-		}
+	body, ok := t.receive(w, r, rc)
+	if !ok {
 		return
 	}
-	// The deadline also applies to the server's background read that
-	// notices a client disconnect; lift it. On a failed read it stays, so
-	// net/http's drain of the unread body cannot hang on a slow client.
-	_ = rc.SetReadDeadline(time.Time{})
+	defer t.release()
+	if jsonKind(body) == '[' && !t.s.modernOnly && len(r.Header.Values(headerSessionID)) > 0 {
+		// Only a classic session may hold a batch (batch.go).
+		t.postBatch(w, r, rc, body, who)
+		return
+	}
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
@@ -212,6 +197,49 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
 }
+
+// receive takes a request slot and reads the body of a POST whose
+// content type has been checked; the caller releases the slot (release),
+// or hands it to the goroutine that serves the message (classic_sse.go).
+// On failure it has answered (413, 503, 400) and holds no slot.
+func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) (body []byte, ok bool) {
+	if r.ContentLength > t.cfg.maxBody {
+		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
+		return nil, false
+	}
+	// The slot is taken before the body is read, so that bodies in memory
+	// are bounded by -max-requests × -max-body, not by the connections.
+	if !t.acquire(r.Context()) {
+		t.s.metrics.busyRefused()
+		w.Header().Set("Retry-After", "1")
+		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
+		return nil, false
+	}
+	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength)
+	if err != nil {
+		t.release()
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
+		} else {
+			// A body cut off by its read deadline (slowloris) must not be
+			// drained afterwards: net/http would read the rest, without a
+			// deadline, before answering. Closing skips that.
+			w.Header().Set("Connection", "close")
+			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
+		}
+		return nil, false
+	}
+	// The deadline also applies to the server's background read that
+	// notices a client disconnect; lift it. On a failed read it stays, so
+	// net/http's drain of the unread body cannot hang on a slow client.
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, true
+}
+
+// release gives back a slot that acquire took.
+func (t *httpTransport) release() { <-t.slots }
 
 // acquire takes one of the slots that bound the requests served at once,
 // waiting up to t.queueWait; false means the server is busy (or the client

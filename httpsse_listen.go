@@ -16,9 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -74,7 +72,10 @@ type httpConfig struct {
 	drainTimeout   time.Duration
 	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile      string
-	token          string           // the bearer token; "" turns authentication off
+	token          string // the bearer token; "" turns authentication off
+	// allowPublic is -allow-public-without-auth: the operator accepts a
+	// non-loopback bind without authentication.
+	allowPublic    bool
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
 	maxSessions    int              // classic sessions open at once
 	sessionIdle    time.Duration    // a classic session unused this long ends
@@ -97,16 +98,22 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+"), at least 32 bytes")
+	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
 
-// finish checks the flags and loads the token: from -token-file, else from
-// the environment.
-func (c *httpConfig) finish(getenv func(string) string) error {
+// finish checks the flags, loads the token (from -token-file, else from
+// the environment: loadToken), and refuses a non-loopback bind without
+// authentication unless -allow-public-without-auth says the operator means
+// it: on such a bind the Host check is off (it would refuse the names the
+// server is reached by), so nothing but authentication stands between the
+// network and every tool.
+// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
 	}
@@ -124,18 +131,22 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 		return fmt.Errorf("-http %w", err)
 	}
 	c.addr = addr
-	c.token = getenv(envToken)
-	if c.tokenFile != "" {
-		b, err := os.ReadFile(c.tokenFile)
-		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
+	if c.token, err = loadToken(c.tokenFile, getenv, warn); err != nil {
+		return err
+	}
+	if !isLoopbackHost(c.addr) && !c.authenticates() {
+		if !c.allowPublic {
+			return fmt.Errorf("-http %s listens beyond loopback without authentication, so anyone who can reach it may call every tool: "+
+				"set -token-file (or $%s), or add -allow-public-without-auth to accept that (for example behind a proxy that authenticates)", c.addr, envToken)
 		}
-		if c.token = strings.TrimSpace(string(b)); c.token == "" {
-			return fmt.Errorf("-token-file %s is empty", c.tokenFile)
-		}
+		warn("serving beyond loopback without authentication (-allow-public-without-auth): anyone who can reach the address may call every tool", "addr", c.addr)
 	}
 	return nil
 }
+
+// authenticates reports whether the transport requires callers to
+// authenticate.
+func (c *httpConfig) authenticates() bool { return c.token != "" }
 
 // httpListenAddr completes addr (of -http, or -metrics): a bare port
 // ("8080" or ":8080") binds the loopback interface only, as the spec asks
@@ -235,7 +246,10 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
-	// base, not ctx, so closing is what tells a listen to end.
+	// base, not ctx, so closing is what tells a listen to end. Tasks end
+	// before: a listen watching one delivers its final state, and a
+	// client polling during the drain sees it too.
+	s.tasks.stop()
 	close(t.closing)
 	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
@@ -247,6 +261,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	}
 	<-served
 	conns.Wait()
+	s.tasks.wait()
 	s.log.Info("stopped", "transport", "http")
 	return nil
 }

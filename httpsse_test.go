@@ -135,8 +135,9 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 	var env struct {
 		Method string `json:"method"`
 		Params struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
+			Name   string `json:"name"`
+			URI    string `json:"uri"`
+			TaskID string `json:"taskId"`
 		} `json:"params"`
 	}
 	if json.Unmarshal([]byte(body), &env) == nil && env.Method != "" {
@@ -146,6 +147,8 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 			req.Header.Set("Mcp-Name", env.Params.Name)
 		case "resources/read":
 			req.Header.Set("Mcp-Name", env.Params.URI)
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			req.Header.Set("Mcp-Name", env.Params.TaskID)
 		}
 	}
 	replaced := map[string]bool{}
@@ -201,7 +204,8 @@ func doTestHTTP(client *http.Client, req *http.Request) (testHTTPReply, error) {
 		return testHTTPReply{}, err
 	}
 	r := testHTTPReply{status: resp.StatusCode, header: resp.Header, body: body}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	// A batch answer (an array) has no one id or code.
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") && !bytes.HasPrefix(body, []byte("[")) {
 		var msg struct {
 			ID    json.RawMessage `json:"id"`
 			Error *struct {

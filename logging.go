@@ -601,7 +601,8 @@ func textNeedsQuote(v string) bool {
 // appendJSONString appends v as a JSON string: '"', '\' and control
 // characters escaped, invalid UTF-8 replaced by U+FFFD, and U+2028 and
 // U+2029 escaped (they end a line in JavaScript), as slog's JSON handler
-// does.
+// does. Log lines and task bodies (tasks_store.go) use it; unlike
+// json.Marshal it allocates nothing and leaves <, > and & as they are.
 func appendJSONString(b []byte, v string) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, '"')

@@ -32,7 +32,7 @@ type middleware func(ctx context.Context, call callInfo, next func(ctx context.C
 
 // callInfo is what a middleware knows of the call it wraps.
 type callInfo struct {
-	// Kind is callTool, callPrompt or callResource.
+	// Kind is callKindTool, callKindPrompt or callKindResource.
 	Kind string
 	// Name is the tool's or the prompt's name, or the resource's URI
 	// (the URI read, not its template).
@@ -45,9 +45,9 @@ type callInfo struct {
 
 // The kinds of call a middleware wraps.
 const (
-	callTool     = "tool"
-	callPrompt   = "prompt"
-	callResource = "resource"
+	callKindTool     = "tool"
+	callKindPrompt   = "prompt"
+	callKindResource = "resource"
 )
 
 // addMiddleware adds mw around every tool, prompt and resource call,
@@ -69,7 +69,7 @@ func (s *server) addMiddleware(mw middleware) {
 // (not even an allocation) for the hook.
 func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (*toolResult, error) {
 	return func(ctx context.Context, req *request) (res *toolResult, err error) {
-		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callTool, Name: t.Name, Request: req}, func(ctx context.Context) error {
+		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callKindTool, Name: t.Name, Request: req}, func(ctx context.Context) error {
 			res, err = t.Call(ctx, req)
 			return err
 		})
@@ -80,7 +80,7 @@ func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (
 // aroundPrompt is aroundTool for a prompt's Get.
 func (r *registry) aroundPrompt(p *prompt) func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
 	return func(ctx context.Context, req *request, args map[string]string) (res *promptResult, err error) {
-		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callPrompt, Name: p.Name, Request: req}, func(ctx context.Context) error {
+		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callKindPrompt, Name: p.Name, Request: req}, func(ctx context.Context) error {
 			res, err = p.Get(ctx, req, args)
 			return err
 		})
@@ -90,7 +90,7 @@ func (r *registry) aroundPrompt(p *prompt) func(ctx context.Context, req *reques
 
 // aroundResource is readResource through the snapshot's middleware.
 func (r *registry) aroundResource(ctx context.Context, req *request, uri string, res *resource, tmpl *resourceTemplate, vars map[string]string) (contents []resourceContents, err error) {
-	err = aroundFrom(r.middleware, ctx, callInfo{Kind: callResource, Name: uri, Request: req}, func(ctx context.Context) error {
+	err = aroundFrom(r.middleware, ctx, callInfo{Kind: callKindResource, Name: uri, Request: req}, func(ctx context.Context) error {
 		contents, err = readResource(ctx, req, uri, res, tmpl, vars)
 		return err
 	})

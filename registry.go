@@ -157,8 +157,24 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
+	if isModern(version) && r.hasTaskTools() {
+		// [§Capability Negotiation]: SEP-2663; not defined before
+		// 2026-07-28, so never in a classic initialize.
+		b.WriteString(`,"extensions":{"` + extensionTasks + `":{}}`)
+	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// hasTaskTools reports whether any tool may run as a task (tasks.go); the
+// tasks extension is advertised only then.
+func (r *registry) hasTaskTools() bool {
+	for _, t := range r.tools {
+		if t.Task != taskNever {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCompleters reports whether any prompt argument or template variable

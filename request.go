@@ -11,9 +11,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 )
 
 // request is one client request in flight. The dispatcher fills it; a
@@ -61,6 +64,12 @@ type request struct {
 
 	// input holds the MRTR answers and state of a retry (mrtr.go).
 	input inputRound
+
+	// task is the task the request's handler runs in (tasks.go), nil
+	// for a request served on a transport; taskable says that Detach
+	// makes this call a task.
+	task     *task
+	taskable bool
 
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
@@ -362,6 +371,48 @@ func (r *request) Int(name string) int64 {
 func (r *request) Bool(name string) bool {
 	b, _ := r.args[name].(bool)
 	return b
+}
+
+// finiteNumbers refuses a number in v (decoded arguments) beyond the
+// range of a 64-bit float, such as 1e400: JSON allows it, but req.Number
+// would read it as an infinity, which no JSON result can carry (Go's
+// encoder fails on it, and its error text reached the model; issue 20).
+// The error names the value's JSON Pointer (omitted at the root), like
+// schema validation, in words a model can act on.
+func finiteNumbers(v any) error {
+	path, num, found := firstInfinite(v)
+	if !found {
+		return nil
+	}
+	msg := "number " + schemaTruncate(num) + " is out of range: numbers must be finite, at most about 1.8e308 in magnitude"
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return errors.New(msg)
+}
+
+// firstInfinite finds the first number in v (objects by sorted key) that a
+// 64-bit float cannot hold, and returns its JSON Pointer and text.
+func firstInfinite(v any) (path, num string, found bool) {
+	switch v := v.(type) {
+	case json.Number:
+		if f, _ := strconv.ParseFloat(string(v), 64); math.IsInf(f, 0) {
+			return "", string(v), true
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if p, n, ok := firstInfinite(v[k]); ok {
+				return "/" + schemaEscape(schemaTruncate(k)) + p, n, true
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if p, n, ok := firstInfinite(item); ok {
+				return "/" + strconv.Itoa(i) + p, n, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // decodeArguments decodes a tools/call or prompts/get arguments object.

@@ -29,8 +29,11 @@ type resource struct {
 	Blob []byte // static binary contents (sent base64)
 	// Read makes the contents at read time; it wins over Text and Blob.
 	Read resourceReader
-	// Cache overrides the server's default cache hints for reads of this
-	// resource (a resource that changes every read wants TTL 0).
+	// Cache overrides the cache hints of reads of this resource: by
+	// default ttlMs is -cache-ttl and cacheScope "private", since a read
+	// may depend on who asks. Set Scope public for contents that are the
+	// same for every caller; a resource that changes every read wants TTL
+	// 0.
 	Cache *cacheHint
 }
 
@@ -49,7 +52,9 @@ type resourceTemplate struct {
 	Icons       []icon
 	Annotations *annotations
 
-	Read  resourceReader
+	Read resourceReader
+	// Cache overrides the cache hints of reads through this template, as
+	// resource.Cache does (default: -cache-ttl, cacheScope "private").
 	Cache *cacheHint
 	// Complete offers completions for the template's variables, by name.
 	Complete map[string]completer
@@ -259,6 +264,13 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	if len(contents) == 0 {
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
+	}
+	if cache == nil {
+		// A read may depend on the authenticated user; the lists and
+		// server/discover keep the server's scope (-cache-scope, public
+		// by default): they are the same for every caller.
+		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
+		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
 	return result{body: readResult{Contents: contents}, cache: cache}, nil
 }

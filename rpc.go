@@ -118,8 +118,9 @@ func parseMessage(data []byte) (message, *rpcError) {
 	switch jsonKind(data) {
 	case '{':
 	case '[':
-		// Batches were removed in 2025-06-18: reject, never process.
-		return m, newError(codeInvalidRequest, "invalid request: batches are not supported")
+		// Batches were removed in 2025-06-18: only a 2025-03-26 session
+		// reads one (batch.go); as a message, an array is refused.
+		return m, newError(codeInvalidRequest, "invalid request: batches are accepted only in a %s session", versionBatches)
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
 	}
@@ -219,21 +220,26 @@ type method struct {
 
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
-	"server/discover":           {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
-	"ping":                      {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
-	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
-	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
-	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
-	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
-	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
-	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
-	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"subscriptions/listen":      {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
+	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
+	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
+	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
+	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
+	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
+	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
+	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
+	// would overwrite the task's own ttlMs.
+	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
+	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
+	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
@@ -254,6 +260,8 @@ type result struct {
 	// toolError marks a tool result with isError: true (tools.go), an
 	// outcome of its own in logs and metrics.
 	toolError bool
+	// task marks a CreateTaskResult (resultType "task", tasks.go).
+	task bool
 }
 
 // caller is who sent a request, as its transport established it: the
@@ -410,7 +418,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 			return fail(rateLimited(retry))
 		}
 	}
-	if m.mrtr {
+	if m.mrtr && req.session == nil {
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(rerr)
 		}
@@ -521,9 +529,12 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	modern := isModern(version)
 	if modern {
 		field()
-		if res.inputRequired {
+		switch {
+		case res.inputRequired:
 			buf.WriteString(`"resultType":"input_required"`)
-		} else {
+		case res.task:
+			buf.WriteString(`"resultType":"task"`)
+		default:
 			buf.WriteString(`"resultType":"complete"`)
 		}
 	}

@@ -102,6 +102,7 @@ type server struct {
 	limiter        *rateLimiter // tools/call per principal; nil is off
 	metrics        *metrics     // counters, gauges, histograms (metrics.go)
 	access         *accessLog   // the access lines; nil is off (logging.go)
+	tasks          *taskStore   // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -124,7 +125,7 @@ type config struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default.
+	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	// inputTimeout bounds one round of bridged server-to-client requests
@@ -146,6 +147,13 @@ type config struct {
 	metricsAddr string
 	// printVersion is -version: print the build and exit.
 	printVersion bool
+	// tasks configures the task store (-task-ttl, -task-timeout,
+	// -max-tasks, -replica-id); zero values mean the defaults.
+	tasks taskConfig
+	// warnings are what parseFlags found worth telling the operator
+	// (secret files others may read, a public bind without
+	// authentication); run logs them once the logger exists.
+	warnings []startupWarning
 }
 
 // newServer returns a server with an empty registry.
@@ -178,6 +186,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	b.version = s.info.Version
 	s.metrics = newMetrics(b)
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
+	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

@@ -114,6 +114,9 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	tb.Cleanup(closeLog)
 	cfg.access = access
 	s := newServer(cfg, logger)
+	// Last of the test's cleanups but the log's: the tasks still running
+	// end, and their goroutines with them, as run ends them.
+	tb.Cleanup(s.tasks.shutdown)
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {
 		setup(s)

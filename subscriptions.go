@@ -38,6 +38,9 @@ const (
 	// HTTP) for as long as it lives, so the bound must stay well under
 	// maxInFlight or subscriptions alone could starve a stdio connection.
 	defaultMaxSubscriptions = 32
+	// noSubscriptions, as a server's maxSubscriptions, allows none: with
+	// -max-requests 1 no slot can be spared for one (deriveSubscriptions).
+	noSubscriptions = -1
 	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
 	// request (-max-subscription-uris): every publish looks each URI up.
 	defaultMaxSubscriptionURIs = 256
@@ -50,12 +53,14 @@ const (
 // noticeKind is one type of event a subscription may opt in to.
 type noticeKind uint8
 
-// The four notification types of a SubscriptionFilter.
+// The four notification types of a SubscriptionFilter, and the tasks
+// extension's (SEP-2663, Task Status Notifications).
 const (
 	noticeToolsListChanged noticeKind = iota
 	noticePromptsListChanged
 	noticeResourcesListChanged
 	noticeResourceUpdated
+	noticeTaskStatus
 )
 
 // noticeMethods spells each kind on the wire, indexed by noticeKind.
@@ -64,13 +69,16 @@ var noticeMethods = [...]string{
 	methodPromptsListChanged,
 	methodResourcesListChanged,
 	methodResourcesUpdated,
+	methodTasksStatus,
 }
 
-// notice is one event published to the hub: a list changed, or the
-// resource uri was updated. It is comparable, so pending sets key on it.
+// notice is one event published to the hub: a list changed, the resource
+// uri was updated, or the state of a task changed. It is comparable, so
+// pending sets key on it.
 type notice struct {
 	kind noticeKind
 	uri  string // noticeResourceUpdated only
+	task string // noticeTaskStatus only: the task id
 }
 
 // subscriptionFilter is a decoded SubscriptionFilter: what a listen request
@@ -79,6 +87,7 @@ type notice struct {
 type subscriptionFilter struct {
 	tools, prompts, resources bool
 	uris                      []string // deduplicated, in request order
+	taskIDs                   []string // the tasks extension's taskIds: deduplicated, in request order
 }
 
 // subscriptionFilterWire is SubscriptionFilter as the acknowledgement
@@ -88,10 +97,12 @@ type subscriptionFilterWire struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"`
 }
 
-// filterMembers are the SubscriptionFilter members this server knows.
-var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"}
+// filterMembers are the SubscriptionFilter members this server knows
+// (taskIds is the tasks extension's).
+var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
 
 // parseSubscriptionFilter decodes params.notifications. Unknown members
 // (types of a later revision) are ignored, and so left out of the
@@ -125,6 +136,13 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 			}
 			f.uris = uris
 			continue
+		case "taskIds":
+			ids, rerr := parseStringList(m.value, "taskIds", "task id", "maxTaskIds", maxTaskIDBytes, maxURIs)
+			if rerr != nil {
+				return f, rerr
+			}
+			f.taskIDs = ids
+			continue
 		default:
 			if known := foldedName(m.name, filterMembers...); known != "" {
 				return f, newError(codeInvalidRequest, "invalid request: notifications member %q is not %q", m.name, known)
@@ -146,36 +164,44 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 // parseWatchedURIs decodes resourceSubscriptions: an array of at most
 // maxURIs non-empty strings, duplicates dropped.
 func parseWatchedURIs(raw []byte, maxURIs int) ([]string, *rpcError) {
+	return parseStringList(raw, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
+}
+
+// parseStringList decodes the filter member name: an array of at most
+// maxItems strings (each a noun) of 1 to maxBytes bytes, duplicates
+// dropped. limit names the bound in the error's data.
+func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems int) ([]string, *rpcError) {
+	malformed := invalidParams("invalid params: notifications.%s must be an array of strings", name)
 	if jsonKind(raw) != '[' {
-		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+		return nil, malformed
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil {
-		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+		return nil, malformed
 	}
-	uris := []string{}
+	items := []string{}
 	for dec.More() {
 		tok, err := dec.Token()
-		uri, ok := tok.(string)
+		item, ok := tok.(string)
 		if err != nil || !ok {
-			return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+			return nil, malformed
 		}
-		if uri == "" || len(uri) > maxSubscriptionURIBytes {
-			return nil, invalidParams("invalid params: notifications.resourceSubscriptions: a URI must have 1 to %d bytes", maxSubscriptionURIBytes)
+		if item == "" || len(item) > maxBytes {
+			return nil, invalidParams("invalid params: notifications.%s: a %s must have 1 to %d bytes", name, noun, maxBytes)
 		}
-		if slices.Contains(uris, uri) {
+		if slices.Contains(items, item) {
 			continue
 		}
-		if len(uris) == maxURIs {
+		if len(items) == maxItems {
 			return nil, &rpcError{
 				Code:    codeInvalidParams,
-				Message: fmt.Sprintf("invalid params: notifications.resourceSubscriptions: more than %d URIs", maxURIs),
-				Data:    map[string]int{"maxUris": maxURIs},
+				Message: fmt.Sprintf("invalid params: notifications.%s: more than %d %ss", name, maxItems, noun),
+				Data:    map[string]int{limit: maxItems},
 			}
 		}
-		uris = append(uris, uri)
+		items = append(items, item)
 	}
-	return uris, nil
+	return items, nil
 }
 
 // honoured narrows f to what reg supports: a list-changed type is
@@ -203,6 +229,7 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 		PromptsListChanged:    f.prompts,
 		ResourcesListChanged:  f.resources,
 		ResourceSubscriptions: f.uris,
+		TaskIDs:               f.taskIDs,
 	}
 }
 
@@ -225,6 +252,7 @@ type subscription struct {
 	session *session
 	want    subscriptionFilter
 	uris    map[string]bool // want.uris as a set; a classic session's resources/subscribe set (guarded by the hub's mu)
+	tasks   map[string]bool // want.taskIDs as a set, less the tasks that ended (guarded by the hub's mu)
 	wake    chan struct{}   // capacity 1: pending became non-empty
 
 	pending []notice        // guarded by the hub's mu
@@ -240,6 +268,8 @@ func (sub *subscription) wants(n notice) bool {
 		return sub.want.prompts
 	case noticeResourcesListChanged:
 		return sub.want.resources
+	case noticeTaskStatus:
+		return sub.tasks[n.task]
 	default:
 		return sub.uris[n.uri]
 	}
@@ -259,9 +289,13 @@ type subscriptionHub struct {
 	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
-// newSubscriptionHub returns a hub with the given limits; 0 means the default.
+// newSubscriptionHub returns a hub with the given limits; 0 means the
+// default, and maxSubs noSubscriptions none.
 func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
-	if maxSubs <= 0 {
+	switch {
+	case maxSubs == noSubscriptions:
+		maxSubs = 0
+	case maxSubs <= 0:
 		maxSubs = defaultMaxSubscriptions
 	}
 	if maxURIs <= 0 {
@@ -273,9 +307,12 @@ func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
 // open registers a subscription for the listen request id, or refuses it
 // when maxSubs are open. The caller must close it.
 func (h *subscriptionHub) open(id []byte, want subscriptionFilter) (*subscription, *rpcError) {
-	sub := &subscription{id: id, want: want, uris: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
+	sub := &subscription{id: id, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
 	for _, u := range want.uris {
 		sub.uris[u] = true
+	}
+	for _, id := range want.taskIDs {
+		sub.tasks[id] = true
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -359,6 +396,21 @@ func (h *subscriptionHub) take(sub *subscription) []notice {
 	sub.pending = nil
 	clear(sub.queued)
 	return out
+}
+
+// forgetTask stops sub watching task id: its final state was delivered,
+// or it is gone.
+func (h *subscriptionHub) forgetTask(sub *subscription, id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(sub.tasks, id)
+}
+
+// watchesTask reports whether sub still watches task id.
+func (h *subscriptionHub) watchesTask(sub *subscription, id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return sub.tasks[id]
 }
 
 // count returns the number of open subscriptions.
@@ -459,7 +511,19 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	if rerr != nil {
 		return result{}, rerr
 	}
-	sub, rerr := s.subs.open(req.id, asked.honoured(s.registry()))
+	want := asked.honoured(s.registry())
+	if len(asked.taskIDs) > 0 {
+		// [§Task Status Notifications]: SEP-2663, "If a client requests
+		// task status notifications but does not declare the
+		// io.modelcontextprotocol/tasks extension capability, the server
+		// MUST return" -32021. Only the caller's live tasks are watched;
+		// the acknowledgement leaves the others out.
+		if !clientCaps(req.meta.capabilities).tasks {
+			return result{}, missingCapabilityError([]string{capabilityTasks})
+		}
+		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.principal)
+	}
+	sub, rerr := s.subs.open(req.id, want)
 	if rerr != nil {
 		return result{}, rerr
 	}
@@ -467,8 +531,32 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	// The acknowledgement goes first: notices published from now on wait
 	// in pending until this goroutine, after the ack, delivers them.
 	req.send(sub.encodeAck())
+	// A task's notification carries its state when it is written, so two
+	// changes still pending coalesce into one with the latest state; after
+	// the final state the task is no longer watched. Each watched task's
+	// current state follows the acknowledgement, so a task that ended
+	// before the listen began is still told.
+	sendTask := func(id string) {
+		if !s.subs.watchesTask(sub, id) {
+			return // its final state went out already
+		}
+		body, terminal, ok := s.tasks.detail(id, req.caller.principal)
+		if ok {
+			req.send(sub.encodeTask(body))
+		}
+		if !ok || terminal {
+			s.subs.forgetTask(sub, id)
+		}
+	}
+	for _, id := range want.taskIDs {
+		sendTask(id)
+	}
 	flush := func() {
 		for _, n := range s.subs.take(sub) {
+			if n.kind == noticeTaskStatus {
+				sendTask(n.task)
+				continue
+			}
 			req.send(sub.encode(n))
 		}
 	}
@@ -533,6 +621,15 @@ func (sub *subscription) encode(n notice) []byte {
 		panic("encode notice: " + err.Error()) // strings always encode
 	}
 	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
+}
+
+// encodeTask writes notifications/tasks for a task whose state (a
+// DetailedTask object, as tasks/get shows it) is body.
+// [§Task Status Notifications]: SEP-2663, "Each notification carries a complete DetailedTask"
+func (sub *subscription) encodeTask(body []byte) []byte {
+	inner := bytes.TrimSpace(body)
+	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+	return sub.encodeNotice(methodTasksStatus, string(inner), nil)
 }
 
 // encodeNotice writes {"jsonrpc","method","params":{"_meta":{id},name value}}.
