@@ -141,8 +141,8 @@
 // trace is started; a malformed one is ignored. Handlers read it with
 // req.Trace() and pass it on with its Traceparent(). With -metrics,
 // requests by method, era, transport and outcome, latency histograms per
-// method, requests in flight, open sessions, subscriptions and SSE
-// streams, rate-limit and busy refusals, authentication failures by
+// method, requests in flight, open sessions, subscriptions, SSE streams
+// and tasks, rate-limit and busy refusals, authentication failures by
 // reason and the build are served in the Prometheus text format. The
 // version (-version, serverInfo.version) is the module version the go
 // command stamped into the binary, "(devel)" when it stamped none.

@@ -296,6 +296,7 @@ func TestMetricsMove(t *testing.T) {
 		{"baremcp_requests_in_flight", nil, 0},
 		{"baremcp_sse_streams_open", nil, 0},
 		{"baremcp_subscriptions_open", nil, 0},
+		{"baremcp_tasks_held", nil, 0},
 	} {
 		b, _ := metricValue(before, tt.name, tt.labels...)
 		a, ok := metricValue(after, tt.name, tt.labels...)

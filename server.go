@@ -187,6 +187,10 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	s.metrics = newMetrics(b)
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
+	s.metrics.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
+		n, _ := s.tasks.live()
+		return int64(n)
+	})
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s
