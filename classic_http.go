@@ -396,7 +396,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		return
 	}
 	defer sess.closeStream()
-	t.pump(w, r, sess, nil, nil)
+	t.pump(w, r, who, sess, nil, nil)
 }
 
 // pump writes a classic session's stream until the client leaves or the
@@ -404,9 +404,9 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 // queues, the session's list changes and resource updates
 // (classic_subscriptions.go), and what direct carries (nil for nothing:
 // the answers of the 2024-11-05 transport's requests, classic_sse.go),
-// with a keep-alive comment every -sse-keepalive. It is the stream's one
-// writer.
-func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *session, head []byte, direct <-chan []byte) {
+// with a keep-alive comment every -sse-keepalive, until the credential of
+// who, which opened it, expires. It is the stream's one writer.
+func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
 	// pump is every classic stream's writer (the GET stream, the
@@ -422,6 +422,8 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *sessi
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
+	expired, stopExpiry := who.expiry()
+	defer stopExpiry()
 	for {
 		select {
 		case msg := <-direct:
@@ -450,6 +452,10 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, sess *sessi
 				return
 			}
 		case <-sess.done:
+			return
+		case <-expired:
+			// The token that opened the stream expired: the client
+			// reconnects with a fresh one.
 			return
 		case <-r.Context().Done():
 			return

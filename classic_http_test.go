@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ type classicHTTPClient struct {
 	ts      *testHTTP
 	sid     string
 	version string
+	always  []string // edits applied to every request first (a credential)
 }
 
 // newTestClassicClient returns a client of ts without a session.
@@ -38,6 +40,7 @@ func newTestClassicClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 // method) with edits applied as newTestHTTPRequest does.
 func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
+	edits = append(slices.Clip(c.always), edits...)
 	if !isClassicLine(body) {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
 	}

@@ -139,7 +139,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		conn.stop()
 	}()
 	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
-	t.pump(w, r, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
+	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
 }
 
 // postClassicMessage serves POST /messages?sessionId=ID: one message (or,

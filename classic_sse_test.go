@@ -204,7 +204,7 @@ func TestClassicSSERules(t *testing.T) {
 		{name: "hostile Origin", method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream", "Origin: http://evil.example.com"}, status: 403},
 		{name: "hostile Host", method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream", "Host: evil.example.com"}, status: 403},
 		{name: "hostile Origin on the message endpoint", method: "POST", path: "ENDPOINT", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, headers: []string{"Content-Type: application/json", "Origin: http://evil.example.com"}, status: 403},
-		{name: "token required", cfg: httpConfig{token: "s3cret-token-for-tests"}, method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream"}, status: 401},
+		{name: "token required", cfg: httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}}, method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream"}, status: 401},
 		{name: "sessions capped", cfg: httpConfig{maxSessions: 1}, method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream"}, status: 503},
 		{name: "-modern-only serves no stream", flags: []string{"-modern-only"}, method: "GET", path: classicSSEPath, headers: []string{"Accept: text/event-stream"}, status: 404},
 	} {
@@ -212,7 +212,7 @@ func TestClassicSSERules(t *testing.T) {
 			cfg := tt.cfg
 			ts := newTestHTTP(t, newTestServer(t, withFlags(tt.flags...)), &cfg)
 			path := tt.path
-			if (path == "ENDPOINT" || path == "STREAMABLE" || tt.cfg.maxSessions == 1) && tt.cfg.token == "" {
+			if (path == "ENDPOINT" || path == "STREAMABLE" || tt.cfg.maxSessions == 1) && tt.cfg.auth.tokens == nil {
 				c := newTestClassicSSEClient(t, ts)
 				switch path {
 				case "ENDPOINT":

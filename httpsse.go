@@ -16,8 +16,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -43,10 +41,9 @@ type httpTransport struct {
 	loopback  bool            // bound to a loopback address: Host is checked
 	origins   map[string]bool // allowed Origin values, normalised
 	cop       *http.CrossOriginProtection
-	tokenSum  [sha256.Size]byte // sha256 of the bearer token
-	principal string            // the identity a valid token grants
-	sessions  *sessionStore     // classic sessions (classic_http.go)
-	keepAlive time.Duration     // SSE comment interval on long-lived streams
+	auth      *authenticator // who a request's credential names (auth.go)
+	sessions  *sessionStore  // classic sessions (classic_http.go)
+	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -60,12 +57,14 @@ type httpTransport struct {
 
 // routes registers the transport's endpoints on mux: the MCP endpoint;
 // the health probes, which answer before the endpoint's checks
-// (httpsse_health.go); and, unless -modern-only, the 2024-11-05
-// transport's two (classic_sse.go).
+// (httpsse_health.go); the protected resource metadata with an
+// authorization server (httpsse_auth.go); and, unless -modern-only, the
+// 2024-11-05 transport's two (classic_sse.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
 	mux.HandleFunc("GET "+healthPath, t.healthz)
 	mux.HandleFunc("GET "+readyPath, t.readyz)
+	t.routesResourceMetadata(mux)
 	if t.s.modernOnly {
 		return
 	}
@@ -105,11 +104,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	t.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
 	}))
-	if cfg.token != "" {
-		t.tokenSum = sha256.Sum256([]byte(cfg.token))
-		// The identity is a digest, so logs and tools never see the token.
-		t.principal = "bearer:" + hex.EncodeToString(t.tokenSum[:8])
-	}
+	t.auth = newAuthenticator(s, &cfg.auth, cfg.addr, bound)
 	return t
 }
 
@@ -196,6 +191,12 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	}
 	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
+}
+
+// newCall starts the response of one request. The caller defers
+// release.
+func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
 }
 
 // receive takes a request slot and reads the body of a POST whose
@@ -361,6 +362,8 @@ func httpStatus(code int) int {
 		return http.StatusTooManyRequests
 	case codeServerBusy:
 		return http.StatusServiceUnavailable
+	case codeInsufficientScope:
+		return http.StatusForbidden
 	}
 	// An application-defined error is an answer like any other.
 	return http.StatusOK
@@ -411,15 +414,13 @@ type httpCall struct {
 	rc      *http.ResponseController
 	conn    context.Context // the client connection's context
 	metrics *metrics        // counts the SSE stream; nil counts nothing
+	// challenge is the WWW-Authenticate of a reply refused for
+	// insufficient scope (httpTransport.scopeChallenge); nil for none.
+	challenge func(reply []byte) string
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
 	done      bool
-}
-
-// newCall begins the response to r. The caller defers release.
-func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
-	return &httpCall{w: w, rc: rc, conn: r.Context(), metrics: t.s.metrics}
 }
 
 // release ends the call's life once its handler has returned: an SSE
@@ -478,8 +479,11 @@ func (c *httpCall) finish(reply []byte, code int) {
 		c.eventLocked(reply)
 		return
 	}
-	if code == codeRateLimited {
+	switch {
+	case code == codeRateLimited:
 		c.w.Header().Set("Retry-After", retryAfter(reply))
+	case code == codeInsufficientScope && c.challenge != nil:
+		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply)
@@ -496,19 +500,7 @@ func (c *httpCall) endLocked() bool {
 // retryAfter returns the Retry-After seconds (at least 1) for a
 // rate-limited reply, from its error.data.retryAfterMs.
 func retryAfter(reply []byte) string {
-	v := reply
-	for _, name := range []string{"error", "data", "retryAfterMs"} {
-		members, err := objectMembers(v)
-		if err != nil {
-			return "1"
-		}
-		v = nil
-		for _, m := range members {
-			if m.name == name {
-				v = m.value
-			}
-		}
-	}
+	v := replyErrorData(reply, "retryAfterMs")
 	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 	if err != nil || ms <= 0 {
 		return "1"

@@ -25,7 +25,7 @@ import (
 // token and sees a hostile Origin and Host: they answer anyway, with one
 // word and nothing about the server, never cached; other methods get 405.
 func TestHealthProbes(t *testing.T) {
-	ts := newTestHTTP(t, newTestServer(t), &httpConfig{token: "s3cret"})
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	for _, tt := range []struct {
 		name, method, path string
 		edits              []string

@@ -72,7 +72,7 @@ type httpConfig struct {
 	drainTimeout   time.Duration
 	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile      string
-	token          string // the bearer token; "" turns authentication off
+	auth           authConfig // authentication: static tokens, the OAuth resource server (auth.go)
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool
@@ -98,20 +98,22 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+"), at least 32 bytes")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
 	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
+	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
 
-// finish checks the flags, loads the token (from -token-file, else from
-// the environment: loadToken), and refuses a non-loopback bind without
-// authentication unless -allow-public-without-auth says the operator means
-// it: on such a bind the Host check is off (it would refuse the names the
-// server is reached by), so nothing but authentication stands between the
-// network and every tool.
+// finish checks the flags, loads the static tokens (from -token-file, else
+// from the environment) and the OAuth settings (authConfig.finish), and
+// refuses a non-loopback bind without authentication unless
+// -allow-public-without-auth says the operator means it: on such a bind
+// the Host check is off (it would refuse the names the server is reached
+// by), so nothing but authentication stands between the network and every
+// tool.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 {
@@ -131,13 +133,13 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 		return fmt.Errorf("-http %w", err)
 	}
 	c.addr = addr
-	if c.token, err = loadToken(c.tokenFile, getenv, warn); err != nil {
+	if err := c.auth.finish(c.tokenFile, addr, getenv, warn); err != nil {
 		return err
 	}
 	if !isLoopbackHost(c.addr) && !c.authenticates() {
 		if !c.allowPublic {
 			return fmt.Errorf("-http %s listens beyond loopback without authentication, so anyone who can reach it may call every tool: "+
-				"set -token-file (or $%s), or add -allow-public-without-auth to accept that (for example behind a proxy that authenticates)", c.addr, envToken)
+				"set -token-file (or $%s) or -oauth-issuer, or add -allow-public-without-auth to accept that (for example behind a proxy that authenticates)", c.addr, envToken)
 		}
 		warn("serving beyond loopback without authentication (-allow-public-without-auth): anyone who can reach the address may call every tool", "addr", c.addr)
 	}
@@ -145,8 +147,8 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 }
 
 // authenticates reports whether the transport requires callers to
-// authenticate.
-func (c *httpConfig) authenticates() bool { return c.token != "" }
+// authenticate: static tokens, or an authorization server.
+func (c *httpConfig) authenticates() bool { return c.auth.tokens != nil || c.auth.issuer != "" }
 
 // httpListenAddr completes addr (of -http, or -metrics): a bare port
 // ("8080" or ":8080") binds the loopback interface only, as the spec asks
@@ -190,6 +192,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// hang off their own root.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	defer t.auth.close()
 	mux := http.NewServeMux()
 	t.routes(mux)
 	debugRoutes(mux, s)

@@ -149,7 +149,7 @@ func TestHTTPFlags(t *testing.T) {
 		// Issue 20, finding 3: a public bind without authentication
 		// started silently, with the Host check off.
 		{"all interfaces without authentication", []string{"-http", "0.0.0.0:8080"},
-			"-http 0.0.0.0:8080 listens beyond loopback without authentication, so anyone who can reach it may call every tool: set -token-file (or $BAREMCP_TOKEN), or add -allow-public-without-auth to accept that"},
+			"-http 0.0.0.0:8080 listens beyond loopback without authentication, so anyone who can reach it may call every tool: set -token-file (or $BAREMCP_TOKEN) or -oauth-issuer, or add -allow-public-without-auth to accept that"},
 		{"IPv6 any without authentication", []string{"-http", "[::]:8080"}, "add -allow-public-without-auth"},
 		{"a LAN address without authentication", []string{"-http", "192.0.2.1:8080"}, "add -allow-public-without-auth"},
 		{"a host name without authentication", []string{"-http", "mcp.example.com:8080"}, "add -allow-public-without-auth"},

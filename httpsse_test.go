@@ -72,6 +72,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 		client.CloseIdleConnections()
 		_ = srv.Close()
 		<-served
+		tr.auth.close()
 	})
 	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr}
 }

@@ -162,9 +162,9 @@ func TestAccessLine(t *testing.T) {
 // the traceparent header.
 func TestAccessLineHTTP(t *testing.T) {
 	var logs syncBuffer
-	ts := newTestHTTP(t, newTestServer(t, withLogs(&logs), withFlags("-log-format", "json")), &httpConfig{token: "s3cret-token-value"})
+	ts := newTestHTTP(t, newTestServer(t, withLogs(&logs), withFlags("-log-format", "json")), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	r := newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`),
-		[]string{"Authorization: Bearer s3cret-token-value", "Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
+		[]string{"Authorization: Bearer " + testToken, "Traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
 	if got := mustDo(t, ts.Client(), r); got.status != 200 {
 		t.Fatalf("status %d: %s", got.status, got.body)
 	}
@@ -460,7 +460,7 @@ func (w *stallWriter) Write(p []byte) (int, error) {
 // tool) at debug level, in both formats, and greps the whole log for the
 // bearer token, the requestState and the state key.
 func TestLogsHoldNoSecret(t *testing.T) {
-	const token = "tok-0123456789-secret-bearer"
+	const token = "tok-0123456789-secret-bearer-0123456789"
 	stateKey := strings.Repeat("K", 40) + "state-key-secret"
 	for _, format := range []string{logFormatText, logFormatJSON} {
 		t.Run(format, func(t *testing.T) {
@@ -473,7 +473,7 @@ func TestLogsHoldNoSecret(t *testing.T) {
 					}
 					return ""
 				}))
-			ts := newTestHTTP(t, s, &httpConfig{token: token})
+			ts := newTestHTTP(t, s, &httpConfig{auth: authConfig{tokens: mustSingleToken(t, token)}})
 			auth := []string{"Authorization: Bearer " + token}
 			caps := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}`
 			first := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "",

@@ -69,20 +69,33 @@
 //	                      then gets 503 with code -31503) (default 256, or twice
 //	                      -max-subscriptions when only that is set)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
-//	-rate-limit R         tools/call per second per caller (over HTTP its bearer
-//	                      identity, else its IP address); over it a call gets
+//	-rate-limit R         tools/call per second per caller (over HTTP its principal,
+//	                      else its IP address); over it a call gets
 //	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 50
 //	                      over HTTP; off on stdio, whose one client is the user's agent)
 //	-rate-burst N         calls a caller may make at once before -rate-limit applies;
 //	                      0 means max(1, R) (default 100 with the default HTTP rate);
 //	                      refused where no rate limit applies
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
-//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH: at least
-//	                      32 bytes of letters, digits and -._~+/ (openssl rand -hex 32)
+//	-token-file PATH      require "Authorization: Bearer TOKEN" with a token from PATH: one
+//	                      token, or lines NAME TOKEN [SCOPE...] (TOKEN may be sha256:HEX);
+//	                      a token is at least 32 bytes of letters, digits and -._~+/
+//	                      (openssl rand -hex 32)
+//	-oauth-issuer URL     act as an OAuth 2.1 resource server of this authorization server
+//	                      (https, or http on loopback); see Authorization below
+//	-oauth-resource URL   this server's canonical URI, the audience its tokens must name
+//	                      (default http://HOST:PORT/mcp, only when -http binds loopback)
+//	-oauth-audience V     also accept tokens whose aud is V (repeatable)
+//	-oauth-jwks URL       the authorization server's key set (default: from its metadata)
+//	-oauth-introspect URL RFC 7662 endpoint for tokens that are not JWTs, with
+//	-oauth-introspect-credentials PATH  this server's client id and secret (two lines)
+//	-oauth-scopes "A B"   scopes every request needs (advertised in metadata and challenges)
+//	-scope-implies B=N,M  a token with scope B also holds N and M (repeatable)
+//	-scope-filter-lists   list only the tools, prompts and resources the caller may use
 //	-allow-public-without-auth
-//	                      start on a non-loopback -http address without a token; without it
-//	                      such a start is refused, since anyone who reaches the address could
-//	                      call every tool
+//	                      start on a non-loopback -http address without a token or
+//	                      -oauth-issuer; without it such a start is refused, since anyone
+//	                      who reaches the address could call every tool
 //	-modern-only          refuse the classic initialize handshake (its error names the supported versions)
 //	-max-sessions N       classic HTTP sessions open at once (default 1000)
 //	-session-idle D       end a classic HTTP session unused for D (default 30m)
@@ -120,7 +133,7 @@
 //
 // # Environment
 //
-//	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
+//	BAREMCP_TOKEN         the single bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //
@@ -168,6 +181,30 @@
 // (notifications/resources/updated). Try it with the demo: call
 // toggle_extra_tool, or watch demo://clock, which changes every few
 // seconds.
+//
+// # Authorization
+//
+// Over HTTP, -token-file or -oauth-issuer make every request need a bearer
+// token; stdio needs none (the client started the process). With
+// -oauth-issuer baremcp is the OAuth 2.1 resource server the MCP spec
+// describes: a request without a token gets 401 with a challenge naming
+// its protected resource metadata (RFC 9728, served at
+// /.well-known/oauth-protected-resource/mcp and at the root), from which
+// the client finds the authorization server and obtains a token for this
+// resource. JWT access tokens are verified against the authorization
+// server's keys (found from its metadata at the first request, cached,
+// refetched for an unknown kid at most every 10s; a request waits at most
+// 2s for them): RS256, PS256, ES256 or EdDSA, the exact issuer, this
+// resource as audience, exp, nbf and iat with 30s leeway. Other tokens are
+// introspected with -oauth-introspect, or refused. A token lacking a scope
+// (-oauth-scopes, or one a tool, prompt or resource declares) gets 403
+// insufficient_scope naming the scopes needed, before any handler runs.
+//
+// The caller's principal is its token's issuer and subject (ISSUER#SUB), or
+// a static token's name: it owns its classic sessions and requestState, has
+// its own rate-limit bucket, is what handlers read (req.Principal,
+// req.Scopes), and is logged in one audit line per request, never with the
+// token. See docs/AUTH.md for identity providers.
 //
 // # Tasks
 //
@@ -261,15 +298,17 @@
 // A task id is 128 random bits and answers only the principal that created
 // the task; any other caller gets the answer of an unknown id.
 //
-// There is no authentication unless a token is configured, so a
-// non-loopback -http address (where the Host check is off) refuses to
+// There is no authentication unless a token or -oauth-issuer is configured,
+// so a non-loopback -http address (where the Host check is off) refuses to
 // start without one, unless -allow-public-without-auth says the operator
-// accepts it. The static bearer token is the minimal protection for a
-// private deployment, not a replacement for TLS and OAuth on a public one:
-// bind a non-loopback address only behind a TLS-terminating proxy. No log
-// line holds the token (the principal is its digest), a requestState or
-// the state key. The metrics listener has no authentication: keep it on
-// loopback or a private network.
+// accepts it. Static bearer tokens are the minimal protection for a private
+// deployment, not a replacement for TLS and OAuth on a public one: bind a
+// non-loopback address only behind a TLS-terminating proxy, and give it
+// -oauth-issuer and -oauth-resource (its public https URL). Tokens are never
+// logged, forwarded, or accepted in the query string.
+// No log line holds a token (the principal is its name or digest), a
+// requestState or the state key. The metrics listener has no
+// authentication: keep it on loopback or a private network.
 package main
 
 import (
@@ -430,6 +469,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		if err := httpCfg.finish(getenv, warn); err != nil {
 			return config{}, nil, err
 		}
+	} else if httpCfg.auth.oauthFlagsSet() || httpCfg.auth.scopeFlagsSet() {
+		// Authorization is HTTP's: on stdio the credentials come from the
+		// environment, as the spec says.
+		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
+		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
 	}
 	return config{
 		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
@@ -455,6 +499,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		tasks:        *tasks,
 
 		warnings: warnings,
+
+		baseScopes:   httpCfg.auth.scopes,
+		scopeImplies: httpCfg.auth.implies,
+		filterLists:  httpCfg.auth.filterLists,
 	}, httpCfg, nil
 }
 

@@ -9,7 +9,7 @@
 // becomes a label, so no peer can grow the number of series.
 //
 // Other parts of the server count through this file's small API: the
-// authentication checks call authFailed with a reason, transports open
+// authentication checks call authFailed with a reason (authReasonOf), transports open
 // and close SSE streams with sseOpened and sseClosed, and a component
 // with something to show at scrape time (the classic session store, a
 // task store) registers a gauge with gauge.
@@ -49,11 +49,12 @@ const (
 	outcomeTimeout                      // -request-timeout expired
 	outcomeCancelled                    // the client cancelled, or shutdown did
 	outcomeRateLimited                  // refused by -rate-limit (-31429)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
 	numOutcomes
 )
 
 // outcomeNames spells the outcomes, indexed by outcome.
-var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited"}
+var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
 
 // outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
 // result); req.end says what the code alone cannot (input_required, a
@@ -67,6 +68,8 @@ func outcomeOf(req *request, code int) outcome {
 		return outcomeOK
 	case code == codeRateLimited:
 		return outcomeRateLimited
+	case code == codeInsufficientScope:
+		return outcomeForbidden
 	case code == codeInternalError:
 		return outcomeServerError
 	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
@@ -76,20 +79,38 @@ func outcomeOf(req *request, code int) outcome {
 	return outcomeServerError
 }
 
-// authFailure is why an HTTP request failed authentication: a closed set
-// that authentication schemes extend (add a constant and its name).
-type authFailure uint8
+// authReason is why an HTTP request failed authentication, as a metrics
+// label: a closed set, derived from the refusal (authReasonOf), never
+// from the failure's free-text reason, so no token can grow the series.
+type authReason uint8
 
-// The authentication failure reasons, and their names (authFailureNames).
+// The authentication failure reasons, and their names (authReasonNames).
 const (
-	authMissing   authFailure = iota // no Authorization header
-	authMalformed                    // not "Bearer <token>"
-	authInvalid                      // a bearer token that is not the configured one
-	numAuthFailures
+	authMissing     authReason = iota // no bearer token (401 without an error code)
+	authMalformed                     // a request a bearer token cannot be in (400)
+	authInvalid                       // a token that is not valid: unknown, expired, wrong audience... (401 invalid_token)
+	authScope                         // a valid token without the base scopes (403 insufficient_scope)
+	authUnavailable                   // the authorization server could not be asked (503)
+	numAuthReasons
 )
 
-// authFailureNames spells the reasons, indexed by authFailure.
-var authFailureNames = [numAuthFailures]string{"missing", "malformed", "invalid"}
+// authReasonNames spells the reasons, indexed by authReason.
+var authReasonNames = [numAuthReasons]string{"missing", "malformed", "invalid", "insufficient_scope", "unavailable"}
+
+// authReasonOf is the label of an authentication refusal (auth.go).
+func authReasonOf(f *authFailure) authReason {
+	switch {
+	case f.status == 400:
+		return authMalformed
+	case f.status == 403:
+		return authScope
+	case f.status == 503:
+		return authUnavailable
+	case f.code == "":
+		return authMissing
+	}
+	return authInvalid
+}
 
 // latencyBounds are the upper bounds of the request latency histogram's
 // buckets: from the fast path (tens of µs) to long tools and
@@ -140,7 +161,7 @@ type metrics struct {
 	sseStreams   atomic.Int64
 	rateLimited  atomic.Uint64
 	busy         atomic.Uint64 // HTTP requests refused with 503: every slot taken
-	authFailures [numAuthFailures]atomic.Uint64
+	authFailures [numAuthReasons]atomic.Uint64
 
 	build build
 	start time.Time
@@ -207,7 +228,7 @@ func (m *metrics) served(method string, e era, tr transport, out outcome, d time
 }
 
 // authFailed counts an HTTP request refused by authentication, by reason.
-func (m *metrics) authFailed(reason authFailure) { m.authFailures[reason].Add(1) }
+func (m *metrics) authFailed(reason authReason) { m.authFailures[reason].Add(1) }
 
 // busyRefused counts an HTTP request refused because every request slot
 // stayed taken (503).
@@ -327,8 +348,8 @@ func (m *metrics) exposition() []byte {
 	family("baremcp_busy_refusals_total", "counter", "HTTP requests refused with 503 because every -max-requests slot stayed taken.")
 	sample("baremcp_busy_refusals_total", nil, u(m.busy.Load()))
 	family("baremcp_auth_failures_total", "counter", "HTTP requests refused by authentication, by reason.")
-	for r := range numAuthFailures {
-		sample("baremcp_auth_failures_total", []string{"reason", authFailureNames[r]}, u(m.authFailures[r].Load()))
+	for r := range numAuthReasons {
+		sample("baremcp_auth_failures_total", []string{"reason", authReasonNames[r]}, u(m.authFailures[r].Load()))
 	}
 
 	m.mu.Lock()

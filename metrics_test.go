@@ -267,10 +267,10 @@ func TestMetricsMove(t *testing.T) {
 		}
 	}
 	c.close()
-	ts := newTestHTTP(t, s, &httpConfig{token: "s3cret"})
-	auth := []string{"Authorization: Bearer s3cret"}
+	ts := newTestHTTP(t, s, &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
+	auth := []string{"Authorization: Bearer " + testToken}
 	// Each principal has its own bucket of 2: the third call is refused.
-	for _, edits := range [][]string{auth, auth, auth, {"-Authorization"}, {"Authorization: Basic eDp5"}, {"Authorization: Bearer wrong"}} {
+	for _, edits := range [][]string{auth, auth, auth, {"-Authorization"}, {"Authorization: Bearer two words"}, {"Authorization: Bearer wrong"}} {
 		mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("5", "tools/call", `"name":"echo","arguments":{"message":"x"}`), edits))
 	}
 
@@ -483,5 +483,24 @@ func TestVersion(t *testing.T) {
 	m := mustParseExposition(t, string(product.metrics.exposition()))
 	if v, ok := metricValue(m, "baremcp_build_info", "version", b.version, "revision", b.revision, "goversion", b.goVer); !ok || v != 1 {
 		t.Errorf("build_info for %+v missing", b)
+	}
+}
+
+// TestAuthReasonOf checks the label of each kind of authentication
+// refusal: the closed set of reasons, whatever the failure's own text.
+func TestAuthReasonOf(t *testing.T) {
+	for _, tt := range []struct {
+		f    *authFailure
+		want string
+	}{
+		{noCredential(), "missing"},
+		{malformedCredential("two Authorization headers"), "malformed"},
+		{invalidCredential("token expired at 12:00 for alice"), "invalid"},
+		{&authFailure{status: 403, code: "insufficient_scope", reason: "insufficient scope"}, "insufficient_scope"},
+		{&authFailure{status: 503, reason: "authorization server unreachable"}, "unavailable"},
+	} {
+		if got := authReasonNames[authReasonOf(tt.f)]; got != tt.want {
+			t.Errorf("authReasonOf(%+v) = %s, want %s", *tt.f, got, tt.want)
+		}
 	}
 }

@@ -191,9 +191,9 @@ func TestRequestHeaders(t *testing.T) {
 		return textResult("ok"), nil
 	}
 	s := newTestServer(t, withSetup(func(s *server) { s.addTool(tool{Name: "headers", Call: probe}) }))
-	ts := newTestHTTP(t, s, &httpConfig{token: "s3cret"})
+	ts := newTestHTTP(t, s, &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	r := newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"headers"`),
-		[]string{"Authorization: Bearer s3cret", "User-Agent: probe/1.0", "X-Forwarded-For: 10.0.0.1", "X-Forwarded-For: 10.0.0.2", "Cookie: session=abc", "X-Request-Id: r-1"})
+		[]string{"Authorization: Bearer " + testToken, "User-Agent: probe/1.0", "X-Forwarded-For: 10.0.0.1", "X-Forwarded-For: 10.0.0.2", "Cookie: session=abc", "X-Request-Id: r-1"})
 	if reply := mustDo(t, ts.Client(), r); reply.status != 200 {
 		t.Fatalf("status %d %s", reply.status, reply.body)
 	}

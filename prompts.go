@@ -23,6 +23,9 @@ type prompt struct {
 	Arguments   []promptArgument
 	Icons       []icon
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
+	// Scopes are the scopes a caller needs to get the prompt or complete
+	// its arguments, beyond -oauth-scopes (auth.go).
+	Scopes []string
 }
 
 // promptArgument declares one argument of a prompt.
@@ -72,6 +75,7 @@ func (s *server) addPrompt(p prompt) {
 	if p.Name == "" || p.Get == nil {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
+	checkScopes("addPrompt "+p.Name, p.Scopes)
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {

@@ -303,8 +303,12 @@ func (r *request) cursorParam() (string, *rpcError) {
 	return c, nil
 }
 
-// list answers one of the four list methods.
+// list answers one of the four list methods: the whole list, or what
+// the caller's scopes allow with -scope-filter-lists (auth.go).
 func (s *server) list(kind string, req *request) (result, error) {
+	if s.filterLists && req.caller.scoped {
+		return s.filteredList(kind, req)
+	}
 	cursor, rerr := req.cursorParam()
 	if rerr != nil {
 		return result{}, rerr

@@ -195,6 +195,10 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "toggle_extra_tool",
 		Description: "Adds the tool extra, or removes it when present.",
 		InputSchema: `{"type":"object","additionalProperties":false}`,
+		// Changing the server for everyone is an administrator's act: with
+		// authorization on (-oauth-issuer, or -token-file with scopes) the
+		// caller needs this scope; without it scopes restrict no one.
+		Scopes: []string{"demo:admin"},
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			toggleMu.Lock()
 			defer toggleMu.Unlock()

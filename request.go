@@ -432,12 +432,6 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	return v.(map[string]any), nil
 }
 
-// Principal returns who sent the request: the authenticated identity
-// ("bearer:" and a digest of the token for the static bearer token), ""
-// when the transport authenticates no one (stdio, HTTP without a token).
-// It is never the credential itself.
-func (r *request) Principal() string { return r.caller.principal }
-
 // Trace returns the request's W3C trace context: the client's trace when
 // it sent a valid traceparent (in _meta or, over HTTP, as a header),
 // otherwise one the server started. Pass it on with tc.Traceparent() and

@@ -35,6 +35,10 @@ type resource struct {
 	// same for every caller; a resource that changes every read wants TTL
 	// 0.
 	Cache *cacheHint
+	// Scopes are the scopes a caller needs to read or subscribe to the
+	// resource, beyond -oauth-scopes (auth.go); its reads are then
+	// cacheScope private.
+	Scopes []string
 }
 
 // resourceReader returns the contents of uri. vars holds a template's
@@ -58,6 +62,9 @@ type resourceTemplate struct {
 	Cache *cacheHint
 	// Complete offers completions for the template's variables, by name.
 	Complete map[string]completer
+	// Scopes are the scopes a caller needs to read, subscribe to or
+	// complete what the template matches, like resource.Scopes.
+	Scopes []string
 
 	compiled *uriTemplate
 }
@@ -91,6 +98,7 @@ func (s *server) addResource(r resource) {
 	if r.URI == "" || r.Name == "" {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
+	checkScopes("addResource "+r.URI, r.Scopes)
 	s.update(func(reg *registry) {
 		if reg.resource(r.URI) != nil {
 			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
@@ -120,6 +128,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 	if t.Name == "" || t.Read == nil {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
 	}
+	checkScopes("addTemplate "+t.URITemplate, t.Scopes)
 	compiled, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		panic("addTemplate: " + err.Error())
@@ -238,11 +247,11 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		cache *cacheHint
 	)
 	if r = reg.resource(uri); r != nil {
-		cache = r.Cache
+		cache = s.scopedCache(r.Cache, r.Scopes)
 	} else {
 		for _, t := range reg.templates {
 			if v, ok := t.compiled.match(uri); ok {
-				tmpl, vars, cache = t, v, t.Cache
+				tmpl, vars, cache = t, v, s.scopedCache(t.Cache, t.Scopes)
 				break
 			}
 		}

@@ -268,10 +268,10 @@ type result struct {
 // identity requestState, classic sessions and handlers are bound to, and
 // the key of the caller's share of the server's limits.
 type caller struct {
-	// principal is the authenticated identity (the HTTP bearer token's
-	// name); "" when the transport authenticates no one (stdio, HTTP
-	// without authentication). It binds requestState and classic
-	// sessions.
+	// principal is the authenticated identity (req.Principal: an OAuth
+	// token's issuer "#" subject, a static token's name); "" when the
+	// transport authenticates no one (stdio, HTTP without
+	// authentication). It binds requestState and classic sessions.
 	principal string
 	// share keys the caller's fair share of every limit (the tools/call
 	// rate, and the per-client shares of the global bounds): the
@@ -283,6 +283,27 @@ type caller struct {
 	// connection: a proxy's, behind one), "" on stdio. Logged, never
 	// trusted for anything.
 	addr string
+	// scopes are the scopes the principal's credential grants, as
+	// granted (auth.go widens them by -scope-implies when checking);
+	// scoped says they bound what it may do. Unscoped: stdio, HTTP
+	// without authentication, a static token listed without scopes.
+	scopes []string
+	scoped bool
+	// expires is when the credential stops being valid (an OAuth token's
+	// exp); zero means never. Long-lived streams end then.
+	expires time.Time
+}
+
+// expiry returns a channel that fires when who's credential expires, and
+// the function that releases its timer; the channel is nil (never fires)
+// for a credential without expiry. Long-lived streams end on it, so that
+// an expired token does not keep a channel open.
+func (who caller) expiry() (<-chan time.Time, func()) {
+	if who.expires.IsZero() {
+		return nil, func() {}
+	}
+	timer := time.NewTimer(time.Until(who.expires))
+	return timer.C, func() { timer.Stop() }
 }
 
 // transport names the transport a request arrived on, for logs and
@@ -382,6 +403,12 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
+	if ex.caller.principal != "" && !notification && s.access == nil {
+		// The access line (serve) is the audit line; without access
+		// lines an authenticated request still leaves this one.
+		// Deferred first, so it runs last: after a panic's answer is set.
+		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
@@ -411,6 +438,9 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		return fail(req.invalid)
 	}
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
+		return fail(rerr)
+	}
+	if rerr := s.authorize(req); rerr != nil {
 		return fail(rerr)
 	}
 	if m.rateLimited && s.limiter != nil {

@@ -146,24 +146,23 @@ func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byt
 	return key, nil
 }
 
-// loadToken returns the bearer token from path (white space around it
-// trimmed), else from the environment, else "" (no authentication), after
-// checkToken.
-func loadToken(path string, getenv func(string) string, warn warnFunc) (string, error) {
-	source, token := "$"+envToken, strings.TrimSpace(getenv(envToken))
+// loadTokens returns the static bearer tokens: those of the file path
+// (parseTokenFile: one token, or named tokens with their scopes), else the
+// one token of the environment, else nil (no static tokens). Every token
+// given in clear passes checkToken.
+func loadTokens(path string, getenv func(string) string, warn warnFunc) (*tokenSet, error) {
 	if path != "" {
 		b, err := readSecretFile("-token-file", path, warn)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		if source, token = "-token-file "+path, strings.TrimSpace(string(b)); token == "" {
-			return "", fmt.Errorf("-token-file %s is empty", path)
-		}
+		return parseTokenFile(b, "-token-file "+path)
 	}
+	token := strings.TrimSpace(getenv(envToken))
 	if token == "" {
-		return "", nil
+		return nil, nil
 	}
-	return token, checkToken(source, token)
+	return singleToken("$"+envToken, token)
 }
 
 // checkToken refuses a bearer token shorter than minTokenBytes, or one no

@@ -102,7 +102,14 @@ type server struct {
 	limiter        *rateLimiter // tools/call per principal; nil is off
 	metrics        *metrics     // counters, gauges, histograms (metrics.go)
 	access         *accessLog   // the access lines; nil is off (logging.go)
-	tasks          *taskStore   // the tasks extension's tasks (tasks_store.go)
+	// baseScopes are needed by every request of a scoped caller
+	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
+	// filterLists hides from list results what a caller's scopes do not
+	// allow (-scope-filter-lists). See auth.go.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
+	tasks        *taskStore // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -147,6 +154,11 @@ type config struct {
 	metricsAddr string
 	// printVersion is -version: print the build and exit.
 	printVersion bool
+	// baseScopes, scopeImplies and filterLists are the scope settings of
+	// authenticated callers (auth.go); zero values restrict nothing.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
 	// tasks configures the task store (-task-ttl, -task-timeout,
 	// -max-tasks, -replica-id); zero values mean the defaults.
 	tasks taskConfig
@@ -186,6 +198,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	b.version = s.info.Version
 	s.metrics = newMetrics(b)
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
+	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
 	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
 	s.metrics.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
 		n, _ := s.tasks.live()

@@ -560,11 +560,19 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 			req.send(sub.encode(n))
 		}
 	}
+	expired, stopExpiry := req.caller.expiry()
+	defer stopExpiry()
 	for {
 		select {
 		case <-sub.wake:
 			flush()
 		case <-req.closing:
+			flush()
+			return sub.closure(), nil
+		case <-expired:
+			// The credential that opened it expired (auth.go): the
+			// subscription ends gracefully, and the client listens again
+			// with a fresh token.
 			flush()
 			return sub.closure(), nil
 		case <-ctx.Done():

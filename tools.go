@@ -40,6 +40,11 @@ type tool struct {
 	Annotations      *toolAnnotations
 	Icons            []icon
 	HandlerValidates bool
+	// Scopes are the OAuth scopes (or static token scopes) a caller needs
+	// to call the tool, beyond -oauth-scopes; checked before Call runs
+	// (auth.go). tools/list shows the tool to everyone unless
+	// -scope-filter-lists.
+	Scopes []string
 
 	// Call runs the tool. A returned error is reported in-band
 	// (isError: true) with its text, so the model can correct itself;
@@ -96,6 +101,7 @@ func (s *server) addTool(t tool) {
 	if t.Call == nil {
 		panic(fmt.Sprintf("addTool %s: Call is nil", t.Name))
 	}
+	checkScopes("addTool "+t.Name, t.Scopes)
 	if t.InputSchema == "" {
 		t.InputSchema = `{"type":"object"}`
 	}

@@ -1,5 +1,6 @@
 // common.mjs - what the TypeScript interop runners share: interop.mjs
-// (the official clients, here) and harness/interop-clients/ts/sdk1.mjs
+// (the official clients, here), oauth.mjs (their OAuth flow) and
+// harness/interop-clients/ts/sdk1.mjs
 // (the @modelcontextprotocol/sdk 1.x versions people still run). Node's
 // standard library only, so either runner imports it whatever its own
 // node_modules hold.
@@ -7,7 +8,7 @@
 //   the command line   parseArgs
 //   checks             Fail, check, short, expectText-style helpers use them
 //   time               sleep, waitFor, withTimeout
-//   the HTTP server    freePort, waitListening
+//   the HTTP server    freePort, waitListening, stopProcessGroup
 //   the report         reporter: PASS/FAIL lines, scenarios run one by one,
 //                      the client's close, and last exactly "N passed, M failed"
 
@@ -114,6 +115,22 @@ export async function waitListening(port, isExited, what) {
         await sleep(50);
     }
     throw new Error(`${what} did not listen on 127.0.0.1:${port} within 20s`);
+}
+
+/**
+ * stopProcessGroup ends a server started detached (its own process group,
+ * so only what the runner started is reached): SIGTERM, then SIGKILL if it
+ * is still there after 2 s.
+ */
+export async function stopProcessGroup(child) {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise(r => child.once('exit', r));
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    await Promise.race([gone, sleep(2000)]);
+    if (child.exitCode === null && child.signalCode === null) {
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+        await Promise.race([gone, sleep(1000)]);
+    }
 }
 
 // ---------------------------------------------------------------- report --

@@ -38,7 +38,7 @@ import {
     LoggingMessageNotificationSchema
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { check, describeError, Fail, freePort, parseArgs, reporter, short, sleep, waitFor, waitListening, withTimeout } from './common.mjs';
+import { check, describeError, Fail, freePort, parseArgs, reporter, short, sleep, stopProcessGroup, waitFor, waitListening, withTimeout } from './common.mjs';
 
 const MODERN = '2026-07-28';
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -494,17 +494,6 @@ async function startHttpServer() {
         throw e;
     }
     return { child, url: `http://127.0.0.1:${port}${opts.path}`, isExited: () => exited };
-}
-
-async function stopProcessGroup(child) {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise(r => child.once('exit', r));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    await Promise.race([gone, sleep(2000)]);
-    if (child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-        await Promise.race([gone, sleep(1000)]);
-    }
 }
 
 // -------------------------------------------------------------------- run --
