@@ -597,6 +597,7 @@ func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
 	}
 	if f != nil {
 		a.failures.add(f.reason, f.detail)
+		a.s.metrics.authFailed(authReasonOf(f))
 		return caller{}, f
 	}
 	return who, nil
@@ -721,7 +722,9 @@ const maxAuditName = 256
 // who, what (method and the tool, prompt or resource it names), the
 // outcome and how long it took. Never the token: only its principal.
 // Values are quoted by the log handler, so a hostile name cannot forge a
-// line. This is the one function an access log may take over.
+// line. The access line (logging.go) carries all of this and more; audit
+// writes its line only when access lines are off (-access-log=false), so
+// that an authenticated request leaves exactly one line either way.
 func (s *server) audit(req *request, who caller, took time.Duration, code int) {
 	name := ""
 	for _, p := range []string{"name", "uri"} {

@@ -738,31 +738,50 @@ func TestAuthStreamsEndAtExpiry(t *testing.T) {
 	})
 }
 
-// TestAuthAudit: an audit line per request of an authenticated caller,
-// with its principal, method, name, outcome and duration, never the
-// token; refused credentials are counted in a rate-limited line.
+// TestAuthAudit: one line per request of an authenticated caller, with
+// its principal, method, name, outcome and duration, never the token: the
+// access line (logging.go), or with -access-log=false the audit line;
+// refused credentials are counted in a rate-limited line.
 func TestAuthAudit(t *testing.T) {
-	as := newTestAS(t, "", "rsa-1")
-	logs := &syncBuffer{}
-	ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64)), withLogs(logs)), as, nil)
-	tok := as.mint(t, "rsa-1", "alice", "", nil)
-	authDo(t, ts, callLine("open"), bearer(tok))
-	authDo(t, ts, callLine("write"), bearer(tok))
-	authDo(t, ts, req("3", "resources/read", `"uri":"docs://public"`), bearer(tok))
-	authDo(t, ts, callLine("open"), bearer("not-"+tok))
-	out := logs.String()
-	for _, want := range []string{
-		`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=open outcome=ok code=0 duration=`,
-		`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=write outcome=forbidden code=-31403 duration=`,
-		`msg=audit principal=http://127.0.0.1:39300#alice method=resources/read name=docs://public outcome=ok code=0 duration=`,
-		`msg="authentication refused" counts="malformed JWT: 1" last="malformed JWT: header: invalid JSON"`,
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		want  []string
+		never string
+	}{
+		{"access lines", nil, []string{
+			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=open principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=write principal=http://127.0.0.1:39300#alice client=pipe outcome=forbidden code=-31403 duration_us=`,
+			`msg=request id=3 transport=http era=modern protocol=2026-07-28 method=resources/read name=docs://public principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+		}, "msg=audit"},
+		{"audit lines without access lines", []string{"-access-log=false"}, []string{
+			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=open outcome=ok code=0 duration=`,
+			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=write outcome=forbidden code=-31403 duration=`,
+			`msg=audit principal=http://127.0.0.1:39300#alice method=resources/read name=docs://public outcome=ok code=0 duration=`,
+		}, "msg=request"},
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("log lacks %s:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, tok[len(tok)-20:]) {
-		t.Errorf("the log holds the token:\n%s", out)
+		t.Run(tt.name, func(t *testing.T) {
+			as := newTestAS(t, "", "rsa-1")
+			logs := &syncBuffer{}
+			ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64)), withLogs(logs), withFlags(tt.flags...)), as, nil)
+			tok := as.mint(t, "rsa-1", "alice", "", nil)
+			authDo(t, ts, callLine("open"), bearer(tok))
+			authDo(t, ts, callLine("write"), bearer(tok))
+			authDo(t, ts, req("3", "resources/read", `"uri":"docs://public"`), bearer(tok))
+			authDo(t, ts, callLine("open"), bearer("not-"+tok))
+			out := logs.String()
+			for _, want := range append(tt.want, `msg="authentication refused" counts="malformed JWT: 1" last="malformed JWT: header: invalid JSON"`) {
+				if !strings.Contains(out, want) {
+					t.Errorf("log lacks %s:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, tt.never) {
+				t.Errorf("log has %s lines as well: one line per request:\n%s", tt.never, out)
+			}
+			if strings.Contains(out, tok[len(tok)-20:]) {
+				t.Errorf("the log holds the token:\n%s", out)
+			}
+		})
 	}
 }
 

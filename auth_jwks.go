@@ -517,7 +517,7 @@ func authHTTPClient(rt http.RoundTripper) *http.Client {
 // (more is an error). status is 0 when no answer came.
 func authExchange(client *http.Client, req *http.Request, limit int64) (status int, h http.Header, body []byte, err error) {
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", serverName+"/"+serverVersion)
+	req.Header.Set("User-Agent", serverName+"/"+readBuild().version)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, nil, err

@@ -94,6 +94,15 @@ func (st *sessionStore) add(sess *session) bool {
 	return true
 }
 
+// count returns the sessions open now (a metrics gauge), after ending the
+// expired ones.
+func (st *sessionStore) count() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(st.now())
+	return int64(len(st.byID))
+}
+
 // full reports whether add would fail now.
 func (st *sessionStore) full() bool {
 	st.mu.Lock()
@@ -261,7 +270,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 				sess.cancelRequest(key)
 			}
 		} else {
-			t.s.serve(r.Context(), req, exchange{caller: who, session: sess})
+			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -276,9 +285,10 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	defer untrack()
 	// The request timeout (-request-timeout) is applied by serve.
 	call := t.newCall(w, rc, r)
+	defer call.release()
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
@@ -314,7 +324,8 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 	}
 	defer b.end()
 	call := t.newCall(w, rc, r)
-	reply := b.answer(exchange{send: call.notify, caller: who, closing: t.closing})
+	defer call.release()
+	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
 	requests := b.requests
 	switch {
 	case reply != nil:
@@ -345,7 +356,8 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal = rand.Text(), who.principal
 	call := t.newCall(w, rc, r)
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
+	defer call.release()
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -397,6 +409,10 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
+	// pump is every classic stream's writer (the GET stream, the
+	// 2024-11-05 transport's), so it counts them.
+	t.s.metrics.sseOpened()
+	defer t.s.metrics.sseClosed()
 	// Each write is bounded (httpWriteTimeout): a client that stops
 	// reading ends its stream instead of holding this goroutine.
 	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }

@@ -91,20 +91,6 @@ func (c *classicSSEConn) stop() {
 	c.wg.Wait()
 }
 
-// routes registers the transport's endpoints on mux: the MCP endpoint,
-// the protected resource metadata with an authorization server
-// (httpsse_auth.go), and, unless -modern-only, the 2024-11-05 transport's
-// two.
-func (t *httpTransport) routes(mux *http.ServeMux) {
-	mux.Handle(httpPath, t)
-	t.routesResourceMetadata(mux)
-	if t.s.modernOnly {
-		return
-	}
-	mux.Handle(classicSSEPath, t.only(http.MethodGet, "GET opens the event stream", t.openClassicSSE))
-	mux.Handle(classicMessagesPath, t.only(http.MethodPost, "POST a message", t.postClassicMessage))
-}
-
 // only returns the handler of an endpoint that serves one HTTP method:
 // the endpoint's checks (guard) first, then serve, or 405 naming the
 // method for any other.
@@ -213,12 +199,12 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 				sess.cancelRequest(key)
 			}
 		} else {
-			t.s.serve(r.Context(), req, exchange{caller: who, session: sess})
+			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 	case msg.method == methodInitialize:
 		// The ordered handshake: negotiated before the 202.
 		defer t.release()
-		reply, _ := t.s.serve(r.Context(), req, exchange{send: conn.send, caller: who, session: sess})
+		reply, _ := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess})
 		conn.send(reply)
 	default:
 		ctx, cancel := context.WithCancelCause(conn.ctx)
@@ -233,7 +219,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 			defer t.release()
 			defer cancel(nil)
 			defer untrack()
-			reply, _ := t.s.serve(ctx, req, exchange{send: conn.send, caller: who, session: sess, closing: t.closing})
+			reply, _ := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess, closing: t.closing})
 			if !errors.Is(context.Cause(ctx), errRequestCancelled) {
 				conn.send(reply)
 			}
@@ -264,7 +250,7 @@ func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, conn *classic
 	serve := func() {
 		defer t.release()
 		defer b.end()
-		if reply := b.answer(exchange{send: conn.send, caller: who, closing: t.closing}); reply != nil {
+		if reply := b.answer(exchange{transport: transportHTTP, send: conn.send, caller: who, closing: t.closing}); reply != nil {
 			conn.send(reply)
 		}
 	}

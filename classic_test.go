@@ -567,7 +567,7 @@ func TestModernOnlyFlag(t *testing.T) {
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("run(%q) wrote\n%s\nwant it to contain\n%s", tt.args, got, tt.want)
 			}
-			if info := fmt.Sprintf(`"serverInfo":{"name":%q,"version":%q}`, serverName, serverVersion); tt.args == nil && !strings.Contains(got, info) {
+			if info := fmt.Sprintf(`"serverInfo":{"name":%q,"version":%q}`, serverName, readBuild().version); tt.args == nil && !strings.Contains(got, info) {
 				t.Errorf("run wrote %s, want the product's %s", got, info)
 			}
 		})

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +50,26 @@ type httpTransport struct {
 	slots   chan struct{} // s.maxRequests tokens: requests served at once
 	// queueWait is how long a request waits for a slot (httpQueueWait).
 	queueWait time.Duration
+	// draining is set when shutdown begins: /readyz answers 503 from then
+	// on (httpsse_health.go).
+	draining atomic.Bool
+}
+
+// routes registers the transport's endpoints on mux: the MCP endpoint;
+// the health probes, which answer before the endpoint's checks
+// (httpsse_health.go); the protected resource metadata with an
+// authorization server (httpsse_auth.go); and, unless -modern-only, the
+// 2024-11-05 transport's two (classic_sse.go).
+func (t *httpTransport) routes(mux *http.ServeMux) {
+	mux.Handle(httpPath, t)
+	mux.HandleFunc("GET "+healthPath, t.healthz)
+	mux.HandleFunc("GET "+readyPath, t.readyz)
+	t.routesResourceMetadata(mux)
+	if t.s.modernOnly {
+		return
+	}
+	mux.Handle(classicSSEPath, t.only(http.MethodGet, "GET opens the event stream", t.openClassicSSE))
+	mux.Handle(classicMessagesPath, t.only(http.MethodPost, "POST a message", t.postClassicMessage))
 }
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
@@ -65,6 +86,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
+	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
 	t.slots, t.queueWait = make(chan struct{}, s.maxRequests), httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
@@ -156,23 +178,25 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
-		t.s.serve(r.Context(), req, exchange{caller: who})
+		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
 	call := t.newCall(w, rc, r)
+	defer call.release()
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
 }
 
-// newCall starts the response of one request.
+// newCall starts the response of one request. The caller defers
+// release.
 func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
-	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge}
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
 }
 
 // receive takes a request slot and reads the body of a POST whose
@@ -187,6 +211,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	// The slot is taken before the body is read, so that bodies in memory
 	// are bounded by -max-requests × -max-body, not by the connections.
 	if !t.acquire(r.Context()) {
+		t.s.metrics.busyRefused()
 		w.Header().Set("Retry-After", "1")
 		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
 		return nil, false
@@ -385,9 +410,10 @@ func oneLine(msg []byte) []byte {
 // (conn is done) or the reply is written, nothing more is written: a
 // handler's straggling goroutines may still call notify.
 type httpCall struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	conn context.Context // the client connection's context
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	conn    context.Context // the client connection's context
+	metrics *metrics        // counts the SSE stream; nil counts nothing
 	// challenge is the WWW-Authenticate of a reply refused for
 	// insufficient scope (httpTransport.scopeChallenge); nil for none.
 	challenge func(reply []byte) string
@@ -395,6 +421,17 @@ type httpCall struct {
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
 	done      bool
+}
+
+// release ends the call's life once its handler has returned: an SSE
+// stream it opened no longer counts as open.
+func (c *httpCall) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.streaming && c.metrics != nil {
+		c.metrics.sseClosed()
+		c.metrics = nil
+	}
 }
 
 // notify sends a notification for the request, opening the SSE stream on
@@ -409,6 +446,9 @@ func (c *httpCall) notify(msg []byte) {
 	if !c.streaming {
 		startSSE(c.w)
 		c.streaming = true
+		if c.metrics != nil {
+			c.metrics.sseOpened()
+		}
 	}
 	c.eventLocked(msg)
 }

@@ -71,6 +71,7 @@ type httpConfig struct {
 	maxBody        int64
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
+	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile      string
 	auth           authConfig // authentication: static tokens, the OAuth resource server (auth.go)
 	// allowPublic is -allow-public-without-auth: the operator accepts a
@@ -112,6 +113,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
+	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
 	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
 	authFlags(fs, &c.auth)
@@ -141,8 +143,8 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
 	}
-	if c.requestTimeout < 0 || c.drainTimeout < 0 {
-		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
+	if c.requestTimeout < 0 || c.drainTimeout < 0 || c.shutdownDelay < 0 {
+		return errors.New("-request-timeout, -shutdown-timeout and -shutdown-delay must not be negative")
 	}
 	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
 		return errors.New("-max-sessions and -session-idle must be positive")
@@ -152,7 +154,7 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	}
 	addr, err := httpListenAddr(c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("-http %w", err)
 	}
 	c.addr = addr
 	if err := c.auth.finish(c.tokenFile, addr, getenv, warn); err != nil {
@@ -172,8 +174,10 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 // authenticate: static tokens, or an authorization server.
 func (c *httpConfig) authenticates() bool { return c.auth.tokens != nil || c.auth.issuer != "" }
 
-// httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
-// loopback interface only, as the spec asks of local servers.
+// httpListenAddr completes addr (of -http, or -metrics): a bare port
+// ("8080" or ":8080") binds the loopback interface only, as the spec asks
+// of local servers. Its errors start with the address; the caller names
+// the flag.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 func httpListenAddr(addr string) (string, error) {
 	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
@@ -181,10 +185,10 @@ func httpListenAddr(addr string) (string, error) {
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", fmt.Errorf("-http %q: want host:port or a port", addr)
+		return "", fmt.Errorf("%q: want host:port or a port", addr)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("-http %q: bad port", addr)
+		return "", fmt.Errorf("%q: bad port", addr)
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -250,6 +254,22 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 		return err
 	case <-ctx.Done():
 	}
+	// Readiness fails first, while everything still serves: a load
+	// balancer stops sending new work during -shutdown-delay, before the
+	// listener closes.
+	t.beginDrain()
+	s.log.Info("shutting down", "transport", "http", "delay", cfg.shutdownDelay, "timeout", cfg.drainTimeout)
+	if cfg.shutdownDelay > 0 {
+		delay := time.NewTimer(cfg.shutdownDelay)
+		select {
+		case <-delay.C:
+		case err := <-served:
+			delay.Stop()
+			_ = srv.Close()
+			conns.Wait()
+			return err
+		}
+	}
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
@@ -269,5 +289,6 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	<-served
 	conns.Wait()
 	s.tasks.wait()
+	s.log.Info("stopped", "transport", "http")
 	return nil
 }

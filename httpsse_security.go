@@ -118,8 +118,20 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 		t.refuse(w, f)
 		return caller{}, false
 	}
-	who.share = shareKey(who.principal, t.clientAddr(r))
+	addr := t.clientAddr(r)
+	who.share = shareKey(who.principal, addr)
+	who.addr = addr
 	return who, true
+}
+
+// remoteIP is the IP address of a connection's peer (RemoteAddr without
+// its port).
+func remoteIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
 }
 
 // shareKey is the key of a caller's share of the server's limits: its
@@ -143,10 +155,7 @@ func shareKey(principal, addr string) string {
 // the proxies did not see.
 // [RFC 7239 §7.4]: https://www.rfc-editor.org/rfc/rfc7239#section-7.4
 func (t *httpTransport) clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := remoteIP(r.RemoteAddr)
 	if len(t.cfg.trustedProxies) == 0 {
 		return host
 	}

@@ -258,13 +258,13 @@ func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, 
 // requestTimedOut is the answer to a request whose handler gave up because
 // the request timeout expired: -32603 for that request only, naming the
 // timeout and a reference to the server's log line.
-func (s *server) requestTimedOut(ctx context.Context, method string) *rpcError {
+func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	var tc *timeoutCause
 	if !errors.As(context.Cause(ctx), &tc) {
 		return nil
 	}
 	ref := s.nextRef()
-	s.log.Warn("request timed out", "ref", ref, "method", method, "after", tc.after)
+	s.log.Warn("request timed out", append(req.logAttrs(), "ref", ref, "after", tc.after)...)
 	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }

@@ -398,7 +398,7 @@ func TestPanicIsolated(t *testing.T) {
 	if !strings.Contains(out.String(), `"id":1,"error":{"code":-32603,"message":"internal error"}`) || !strings.Contains(out.String(), `"text":"fine"`) {
 		t.Errorf("replies:\n%s", out.String())
 	}
-	if l := logs.String(); !strings.Contains(l, `msg="handler panicked" ref=1 method=tools/call panic="secret internal detail`) {
+	if l := logs.String(); !strings.Contains(l, `msg="handler panicked" id=1 method=tools/call trace_id=`) || !strings.Contains(l, ` ref=1 panic="secret internal detail`) {
 		t.Errorf("log has no reference: %s", logs.String())
 	}
 }

@@ -5,6 +5,7 @@
 //
 //	baremcp [flags]                 serve MCP on stdin/stdout
 //	baremcp -http 127.0.0.1:8080    serve Streamable HTTP at /mcp
+//	baremcp -version                print the version and exit
 //
 // # Description
 //
@@ -41,9 +42,13 @@
 // DELETE get 405 and session ids are ignored. Clients that only know the
 // 2024-11-05 HTTP+SSE transport open GET /sse, whose first event names
 // where to POST (/messages?sessionId=...); answers come on that stream
-// (not with -modern-only). On SIGINT or SIGTERM it
-// stops accepting, lets requests in flight finish (up to -shutdown-timeout),
-// and exits 0.
+// (not with -modern-only). GET /healthz answers 200 while the process
+// serves, GET /readyz 200 until shutdown begins and 503 from then on;
+// neither checks Host, Origin or the token. On SIGINT or SIGTERM /readyz
+// turns 503, the server keeps serving for -shutdown-delay (so that a load
+// balancer drains it), then stops accepting, lets requests in flight
+// finish (up to -shutdown-timeout), and exits 0. A second signal ends it
+// at once.
 //
 // # Flags
 //
@@ -117,6 +122,15 @@
 //	-replica-id NAME      start every task id and every /sse session id with NAME and a dot
 //	                      (a-z, 0-9, -; at most 32), so a load balancer can route tasks/* by
 //	                      their Mcp-Name header and /messages by its sessionId (docs/DEPLOY.md)
+//	-shutdown-delay D     on SIGINT/SIGTERM, answer /readyz with 503 and keep serving
+//	                      for D before the listener closes (default 0)
+//	-log-format FORMAT    log lines as text (logfmt) or json (default text)
+//	-log-level LEVEL      least severe level logged: debug, info, warn, error (default info)
+//	-access-log           one log line per request at info level; -access-log=false
+//	                      turns them off (default on)
+//	-metrics ADDR         serve Prometheus metrics at http://ADDR/metrics, nothing else;
+//	                      a bare port binds 127.0.0.1 (default off)
+//	-version              print the module version, VCS revision and Go release, and exit
 //
 // A flag that depends on another follows the flags given: -max-requests 4
 // alone starts with 2 subscriptions. Only flags given together that
@@ -133,6 +147,24 @@
 // shows the environment the process was started with, so prefer the
 // files). A secret file that group or others may read or write is
 // warned about at start.
+//
+// # Logs, traces and metrics
+//
+// Logs go to standard error in -log-format: slog's lines, and one access
+// line per request with its id, transport, era, protocol version, method,
+// tool, prompt or resource name, principal, client address, outcome, code,
+// duration and trace ids. Values the client chose are escaped and cut at
+// 256 bytes. A request's W3C trace context is read from _meta.traceparent
+// and tracestate (SEP-414), else from the HTTP traceparent header, else a
+// trace is started; a malformed one is ignored. Handlers read it with
+// req.Trace() and pass it on with its Traceparent(). With -metrics,
+// requests by method, era, transport and outcome, latency histograms per
+// method, requests in flight, open sessions, subscriptions, SSE streams
+// and tasks, rate-limit and busy refusals, authentication failures by
+// reason and the build are served in the Prometheus text format. The
+// version (-version, serverInfo.version) is the module version the go
+// command stamped into the binary, "(devel)" when it stamped none.
+// docs/OPERATIONS.md lists every field and metric.
 //
 // # Subscriptions
 //
@@ -234,7 +266,7 @@
 //	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},
 //	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 //	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],
-//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"(devel)"}}}}
 //
 // Over HTTP:
 //
@@ -279,6 +311,9 @@
 // non-loopback address only behind a TLS-terminating proxy, and give it
 // -oauth-issuer and -oauth-resource (its public https URL). Tokens are never
 // logged, forwarded, or accepted in the query string.
+// No log line holds a token (the principal is its name or digest), a
+// requestState or the state key. The metrics listener has no
+// authentication: keep it on loopback or a private network.
 package main
 
 import (
@@ -287,7 +322,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -296,6 +330,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal begins a graceful shutdown; a second one, during
+	// the drain, gets the default action: the process ends at once.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, takeSecrets(os.Getenv, os.Unsetenv))
 	stop()
 	if err != nil {
@@ -314,7 +351,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.printVersion {
+		_, err := fmt.Fprintln(stdout, readBuild())
+		return err
+	}
+	cfg.log.linger = logLinger
+	logger, access, closeLog := newLogger(cfg.log, stderr)
+	// Deferred first, so run last: every line logged is written before
+	// run returns.
+	defer closeLog()
+	cfg.access = access
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}
@@ -324,6 +370,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	if cfg.metricsAddr != "" {
+		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics: %w", err)
+		}
+		// Deferred after stop: the metrics listener outlives the
+		// transport's drain, so a shutdown can be watched to its end.
+		defer stopMetrics()
+	}
 	// Tasks outlive the requests that created them, not the process: the
 	// tasks still running fail ("server shutting down") and their
 	// handlers are awaited once serving ends (serveHTTP ends them earlier,
@@ -350,8 +405,11 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
+	printVersion := fs.Bool("version", false, "print the version and VCS revision of this binary, and exit")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
+	logs := logFlags(fs)
 	tasks := taskFlags(fs)
 	replicaID := fs.String("replica-id", "", "start every task id and /sse session id with `name` and a dot, so a load balancer can route their requests to this replica")
 	if err := fs.Parse(args); err != nil {
@@ -403,6 +461,13 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *inputTimeout <= 0 {
 		return config{}, nil, errors.New("-input-timeout must be positive")
 	}
+	if *metricsAddr != "" {
+		addr, err := httpListenAddr(*metricsAddr)
+		if err != nil {
+			return config{}, nil, fmt.Errorf("-metrics %w", err)
+		}
+		*metricsAddr = addr
+	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
 	stateKey, err := loadStateKey(*stateKeyFile, getenv, warn)
@@ -436,8 +501,12 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
-		tasks:          *tasks,
-		replicaID:      *replicaID,
+
+		log:          *logs,
+		metricsAddr:  *metricsAddr,
+		printVersion: *printVersion,
+		tasks:        *tasks,
+		replicaID:    *replicaID,
 
 		warnings: warnings,
 

@@ -23,6 +23,9 @@ type registry struct {
 	prompts   []*prompt
 	resources []*resource
 	templates []*resourceTemplate
+	// middleware wraps every tool, prompt and resource call, first added
+	// outermost (middleware.go).
+	middleware []middleware
 
 	// published is set before the snapshot is stored; from then on the
 	// snapshot is immutable and indexOnce may build the lookup maps.
@@ -46,10 +49,11 @@ type listKey struct {
 // clone copies the snapshot's slices (not the items, which are immutable).
 func (r *registry) clone() *registry {
 	return &registry{
-		tools:     append([]*tool(nil), r.tools...),
-		prompts:   append([]*prompt(nil), r.prompts...),
-		resources: append([]*resource(nil), r.resources...),
-		templates: append([]*resourceTemplate(nil), r.templates...),
+		tools:      append([]*tool(nil), r.tools...),
+		prompts:    append([]*prompt(nil), r.prompts...),
+		resources:  append([]*resource(nil), r.resources...),
+		templates:  append([]*resourceTemplate(nil), r.templates...),
+		middleware: append([]middleware(nil), r.middleware...),
 	}
 }
 

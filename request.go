@@ -14,6 +14,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 )
@@ -41,9 +42,25 @@ type request struct {
 	// nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
+	// trace is the request's trace context, decided once by newRequest
+	// (newTraceContext) from _meta, the HTTP headers, or afresh; traced
+	// is the handler's context carrying it (withTrace).
+	trace  traceContext
+	traced tracedContext
+	// target is the tool or prompt name, or the resource URI, the
+	// request names, once its handler has read it (targetName).
+	target string
+	// header is the HTTP request's header (nil on stdio); handlers read
+	// it through Header, which lets only handlerHeaders through.
+	header http.Header
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
+
+	// end is how the request ended when its reply's code does not say
+	// (outcomeOf): input_required, a tool error, a timeout, a
+	// cancellation; answer records it.
+	end outcome
 
 	// input holds the MRTR answers and state of a retry (mrtr.go).
 	input inputRound
@@ -95,6 +112,11 @@ type requestMeta struct {
 	logLevel      logLevel
 	hasLogLevel   bool
 	progressToken []byte // raw string or integer, nil when absent
+	// traceparent and tracestate are the W3C trace context (SEP-414), as
+	// sent: newTraceContext validates them, and ignores them when they
+	// are malformed. "" when absent or not a string.
+	traceparent string
+	tracestate  string
 }
 
 // parseParams splits params into _meta and the method's own members,
@@ -178,6 +200,20 @@ func (m *requestMeta) member(mem member) *rpcError {
 			return invalidParams("invalid params: progressToken must be a string or an integer")
 		}
 		m.progressToken = bytes.TrimSpace(mem.value)
+	case metaTraceparent, metaTracestate:
+		// Trace context is the client's help, never a reason to refuse
+		// the request: a value of the wrong type or size is ignored like
+		// a malformed one. The keys are not in metaMembers, so a
+		// case-folded imitation is ignored too.
+		if len(mem.value) > 2*maxTracestateBytes {
+			return nil
+		}
+		v, _ := jsonString(mem.value)
+		if mem.name == metaTraceparent {
+			m.traceparent = v
+		} else {
+			m.tracestate = v
+		}
 	default:
 		if known := foldedName(mem.name, metaMembers...); known != "" {
 			return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
@@ -394,4 +430,56 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 		return nil, invalidParams("invalid params: arguments: %v", err)
 	}
 	return v.(map[string]any), nil
+}
+
+// Trace returns the request's W3C trace context: the client's trace when
+// it sent a valid traceparent (in _meta or, over HTTP, as a header),
+// otherwise one the server started. Pass it on with tc.Traceparent() and
+// tc.Tracestate(); the same value is on the handler's context
+// (traceFromContext).
+func (r *request) Trace() traceContext { return r.trace }
+
+// handlerHeaders are the HTTP request headers a handler may read with
+// req.Header, in canonical form: what identifies the client software, its
+// language, the proxies in front of the server, and correlation ids.
+// Credentials (Authorization, Cookie, Proxy-Authorization), the session
+// id (a bearer of the classic session) and anything else the transport
+// consumes stay out of reach; widen the list here, in code, if a tool
+// needs more. Read-only.
+var handlerHeaders = []string{
+	"Accept-Language",
+	"Baggage",
+	"Forwarded",
+	"Traceparent",
+	"Tracestate",
+	"User-Agent",
+	"X-Correlation-Id",
+	"X-Forwarded-For",
+	"X-Forwarded-Host",
+	"X-Forwarded-Proto",
+	"X-Real-Ip",
+	"X-Request-Id",
+}
+
+// Header returns the values of the HTTP request header name when it is in
+// handlerHeaders, joined by ", " (RFC 9110 §5.3); "" otherwise, on stdio,
+// and for every header not listed: Authorization is never readable here.
+// The values are the client's (or its proxies'): untrusted input.
+func (r *request) Header(name string) string {
+	name = http.CanonicalHeaderKey(name)
+	if r.header == nil || !slices.Contains(handlerHeaders, name) {
+		return ""
+	}
+	vs := r.header.Values(name)
+	switch len(vs) {
+	case 0:
+		return ""
+	case 1:
+		return vs[0]
+	}
+	out := vs[0]
+	for _, v := range vs[1:] {
+		out += ", " + v
+	}
+	return out
 }

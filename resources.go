@@ -220,6 +220,9 @@ func (s *server) handleTemplatesList(ctx context.Context, req *request) (result,
 	return s.list("resourceTemplates", req)
 }
 
+// methodResourcesRead is the method that reads a resource.
+const methodResourcesRead = "resources/read"
+
 // maxURILength bounds a URI the server will look up or match.
 const maxURILength = 8 << 10
 
@@ -232,38 +235,35 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if rerr != nil {
 		return result{}, rerr
 	}
+	req.target = uri
 	if len(uri) > maxURILength {
 		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
 	}
 	reg := s.registry()
 	var (
-		contents []resourceContents
-		cache    *cacheHint
-		err      error
-		found    bool
+		r     *resource
+		tmpl  *resourceTemplate
+		vars  map[string]string
+		cache *cacheHint
 	)
-	if r := reg.resource(uri); r != nil {
-		found, cache = true, s.scopedCache(r.Cache, r.Scopes)
-		switch {
-		case r.Read != nil:
-			contents, err = r.Read(ctx, req, uri, nil)
-		case r.Blob != nil:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}
-		default:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}
-		}
+	if r = reg.resource(uri); r != nil {
+		cache = s.scopedCache(r.Cache, r.Scopes)
 	} else {
 		for _, t := range reg.templates {
-			if vars, ok := t.compiled.match(uri); ok {
-				found, cache = true, s.scopedCache(t.Cache, t.Scopes)
-				contents, err = t.Read(ctx, req, uri, vars)
+			if v, ok := t.compiled.match(uri); ok {
+				tmpl, vars, cache = t, v, s.scopedCache(t.Cache, t.Scopes)
 				break
 			}
 		}
+		if tmpl == nil {
+			return result{}, s.resourceNotFound(req, uri)
+		}
 	}
-	if !found {
-		return result{}, s.resourceNotFound(req, uri)
+	read := readResource
+	if len(reg.middleware) > 0 {
+		read = reg.aroundResource
 	}
+	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
@@ -282,6 +282,22 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
 	return result{body: readResult{Contents: contents}, cache: cache}, nil
+}
+
+// readResource reads uri: from the resource r when it is not nil (its
+// Read function, else its Blob or Text), otherwise from the template tmpl
+// with the variables it matched.
+func readResource(ctx context.Context, req *request, uri string, r *resource, tmpl *resourceTemplate, vars map[string]string) ([]resourceContents, error) {
+	switch {
+	case r == nil:
+		return tmpl.Read(ctx, req, uri, vars)
+	case r.Read != nil:
+		return r.Read(ctx, req, uri, nil)
+	case r.Blob != nil:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}, nil
+	default:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}, nil
+	}
 }
 
 // resourceNotFound is the error for an unknown URI in req's era: -32602

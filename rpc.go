@@ -257,6 +257,9 @@ type result struct {
 	meta []byte
 	// inputRequired marks an InputRequiredResult (no cache hints).
 	inputRequired bool
+	// toolError marks a tool result with isError: true (tools.go), an
+	// outcome of its own in logs and metrics.
+	toolError bool
 	// task marks a CreateTaskResult (resultType "task", tasks.go).
 	task bool
 }
@@ -276,6 +279,11 @@ type caller struct {
 	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
 	// connection is one client.
 	share string
+	// addr is the client's IP address on HTTP: the peer of the
+	// connection, or behind a proxy named by -trusted-proxy the client's
+	// address it forwarded (clientAddr); "" on stdio. Logged, and the
+	// share when there is no principal; never trusted for anything else.
+	addr string
 	// scopes are the scopes the principal's credential grants, as
 	// granted (auth.go widens them by -scope-implies when checking);
 	// scoped says they bound what it may do. Unscoped: stdio, HTTP
@@ -299,6 +307,20 @@ func (who caller) expiry() (<-chan time.Time, func()) {
 	return timer.C, func() { timer.Stop() }
 }
 
+// transport names the transport a request arrived on, for logs and
+// metrics; the zero value is stdio's.
+type transport uint8
+
+// The transports.
+const (
+	transportStdio transport = iota
+	transportHTTP
+	numTransports
+)
+
+// transportNames spells the transports, indexed by transport.
+var transportNames = [numTransports]string{"stdio", "http"}
+
 // exchange is what a transport knows about one request it hands to the
 // dispatcher.
 type exchange struct {
@@ -307,6 +329,8 @@ type exchange struct {
 	send func(msg []byte)
 	// caller is who sent the request, as the transport established it.
 	caller caller
+	// transport is the transport the request arrived on.
+	transport transport
 	// session is the classic-era session the request belongs to (one per
 	// stdio connection, one per Mcp-Session-Id on HTTP). dispatch decides
 	// the era with it (nil: the classic era is off for this exchange); a
@@ -327,12 +351,16 @@ type exchange struct {
 // newRequest reads msg into the request a handler will see: its params
 // split and its _meta decoded (parseParams; a problem is kept in
 // req.invalid and answered by serve), and its era decided (decideEra),
-// once, before anything is served. sess is the transport's classic
-// session and h its HTTP headers; see decideEra.
+// once, before anything is served, and its trace context
+// (newTraceContext). sess is the transport's classic session and h its
+// HTTP headers (nil on stdio); see decideEra.
 func (s *server) newRequest(msg *message, sess *session, h http.Header) *request {
-	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s}
+	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: h}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
 	req.era = s.decideEra(req, sess, h)
+	if !req.notification {
+		req.trace = newTraceContext(req.meta.traceparent, req.meta.tracestate, h)
+	}
 	return req
 }
 
@@ -348,19 +376,44 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 // serve serves req, which newRequest made, and returns the encoded
 // response line (nil for a notification) and the JSON-RPC error code of
 // the reply, 0 for a result or no reply: HTTP maps it to a status, as
-// req.era says (eraDecision.replyCode). It recovers a panicking handler
-// and answers -32603 so the server keeps serving.
+// req.era says (eraDecision.replyCode). A request (not a notification)
+// runs with its trace context on ctx (withTrace), is counted in the
+// metrics and gets its access line once answered.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
+	if req.notification {
+		return s.answer(ctx, req, ex)
+	}
+	start := time.Now()
+	s.metrics.inFlight.Add(1)
+	reply, code = s.answer(withTrace(ctx, req), req, ex)
+	end := time.Now()
+	d := end.Sub(start)
+	s.metrics.inFlight.Add(-1)
+	out := outcomeOf(req, code)
+	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
+	if s.access != nil {
+		s.access.request(req, ex.transport, out, code, end, d)
+	}
+	return reply, code
+}
+
+// answer is serve without the instrumentation: it admits req, runs its
+// handler and encodes the reply. It records on req.end the outcomes the
+// reply's code does not tell (outcomeOf). It recovers a panicking handler
+// and answers -32603 so the server keeps serving.
+func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
-	if ex.caller.principal != "" && !notification {
+	if ex.caller.principal != "" && !notification && s.access == nil {
+		// The access line (serve) is the audit line; without access
+		// lines an authenticated request still leaves this one.
 		// Deferred first, so it runs last: after a panic's answer is set.
 		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
-			s.log.Error("handler panicked", "ref", ref, "method", req.method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
 			reply, code = encodeError(req.id, errInternal), codeInternalError
 			if notification {
 				reply, code = nil, 0
@@ -419,15 +472,23 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		}
 	}
 	if err != nil {
-		if timedOut := s.requestTimedOut(ctx, req.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
+		if timedOut := s.requestTimedOut(ctx, req); timedOut != nil && !errors.As(err, new(*rpcError)) {
+			req.end = outcomeTimeout
 			return fail(timedOut)
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client cancelled, or the transport is shutting down: the
 			// answer is rarely delivered, and it is no server fault to log.
+			req.end = outcomeCancelled
 			return fail(errCancelled)
 		}
-		return fail(s.peerError(req.method, err))
+		return fail(s.peerError(req, err))
+	}
+	switch {
+	case res.inputRequired:
+		req.end = outcomeInputRequired
+	case res.toolError:
+		req.end = outcomeToolError
 	}
 	if m.cacheable && !res.inputRequired && res.cache == nil {
 		res.cache = &s.cache
@@ -437,20 +498,21 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	}
 	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
-		return fail(s.peerError(req.method, err))
+		req.end = outcomeOK
+		return fail(s.peerError(req, err))
 	}
 	return out, 0
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,
 // anything else as -32603 with the details logged under a reference.
-func (s *server) peerError(method string, err error) *rpcError {
+func (s *server) peerError(req *request, err error) *rpcError {
 	var rerr *rpcError
 	if errors.As(err, &rerr) {
 		return rerr
 	}
 	ref := s.nextRef()
-	s.log.Error("internal error", "ref", ref, "method", method, "err", err)
+	s.log.Error("internal error", append(req.logAttrs(), "ref", ref, "err", err)...)
 	return &rpcError{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": ref}}
 }
 

@@ -799,7 +799,8 @@ func TestLogQuotesClientStrings(t *testing.T) {
 	if !strings.Contains(got, "cannot read test://fail/x") {
 		t.Fatalf("log has no line for the failure: %q", got)
 	}
-	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
+	// Two lines: the internal error, and the request's access line.
+	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 2 || strings.Count(got, "\ntime=") != 1 {
 		t.Errorf("client URI reached the log unescaped: %q", got)
 	}
 }
@@ -931,8 +932,15 @@ func TestLogsQuoteClientText(t *testing.T) {
 			if !strings.Contains(got, tt.want) || !(strings.Contains(got, `\x1b[2J\nlevel=ERROR msg=forged`) || strings.Contains(got, `\\u001b[2J\\nlevel=ERROR msg=forged`)) {
 				t.Fatalf("log has no line for the event with the value quoted: %q", got)
 			}
-			// The panic's stack is one attribute: still one line.
-			if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 || strings.Contains(got, "\nlevel=ERROR msg=forged") {
+			// The panic's stack is one attribute: still one line, beside
+			// the request's access line, if it is a request.
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "time=") {
+					t.Errorf("a log line does not start with time=: %q", l)
+				}
+			}
+			if strings.ContainsRune(got, 0x1b) || len(lines) > 2 || strings.Contains(got, "\nlevel=ERROR msg=forged") {
 				t.Errorf("client text reached the log unescaped: %q", got)
 			}
 		})

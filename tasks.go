@@ -149,10 +149,14 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		meta:    requestMeta{present: true, modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
 		args:    req.args,
 		input:   req.input,
+		// The task continues the creating request's trace (trace.go),
+		// and names the same tool to the middleware and the logs.
+		trace:  req.trace,
+		target: req.target,
 	}
 	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
 		run.task = tk
-		s.runTask(ctx, tk, t, run)
+		s.runTask(withTrace(ctx, run), tk, t, run)
 	})
 	if rerr != nil {
 		if t.Task == taskMay {
@@ -174,7 +178,7 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 		res, err := s.callInTask(ctx, t, r)
 		need := (*inputRequired)(nil)
 		if !errors.As(err, &need) {
-			s.endTask(ctx, tk, res, err)
+			s.endTask(ctx, tk, r, res, err)
 			return
 		}
 		if round > maxBridgeRounds {
@@ -185,14 +189,14 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 		// checks the keys and the capabilities the creating request
 		// declared.
 		if _, err := s.mayAsk(r, method{mrtr: true}, need); err != nil {
-			s.endTask(ctx, tk, result{}, err)
+			s.endTask(ctx, tk, r, result{}, err)
 			return
 		}
 		answers := map[string]*inputResponse{}
 		if len(need.requests) > 0 {
 			if err := s.tasks.ask(tk, need.requests); err != nil {
 				if !errors.Is(err, errTaskDone) {
-					s.endTask(ctx, tk, result{}, err)
+					s.endTask(ctx, tk, r, result{}, err)
 				}
 				return // or it ended meanwhile (cancelled, shut down)
 			}
@@ -226,13 +230,14 @@ func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res resul
 	return s.callTool(ctx, t, r)
 }
 
-// endTask records the handler's outcome: a result (an isError result
-// included) completes the task; a JSON-RPC error fails it, and so does
-// any other error, as -32603 with the details logged; a context that
+// endTask records the outcome of the handler run for r: a result (an
+// isError result included) completes the task; a JSON-RPC error fails it,
+// and so does any other error, as -32603 with the details logged (with
+// r's method and trace); a context that
 // ended means the store already ended the task (cancel, shutdown) or is
 // about to (the run limit).
 // [§Task Execution Errors]: SEP-2663, section Task Execution Errors
-func (s *server) endTask(ctx context.Context, tk *task, res result, err error) {
+func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, err error) {
 	var rerr *rpcError
 	var to *taskTimeout
 	switch {
@@ -245,7 +250,7 @@ func (s *server) endTask(ctx context.Context, tk *task, res result, err error) {
 	case ctx.Err() != nil:
 		s.tasks.finish(tk, taskCancelled, nil, nil)
 	default:
-		s.tasks.finish(tk, taskFailed, nil, s.peerError(methodToolsCall, err))
+		s.tasks.finish(tk, taskFailed, nil, s.peerError(r, err))
 	}
 }
 

@@ -741,9 +741,3 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
 	}
 	return append(b, '}')
 }
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
-}

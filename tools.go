@@ -209,7 +209,9 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if rerr != nil {
 		return result{}, rerr
 	}
-	t := s.registry().tool(name)
+	req.target = name
+	reg := s.registry()
+	t := reg.tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
 	}
@@ -253,7 +255,12 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 // dispatcher (or the task runner) answers: an *rpcError, a request for
 // input, a request to detach, the context's end.
 func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
-	res, err := t.Call(ctx, req)
+	call := t.Call
+	if reg := s.registry(); len(reg.middleware) > 0 {
+		// The operator's middleware wraps every run, a task's included.
+		call = reg.aroundTool(t)
+	}
+	res, err := call(ctx, req)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
@@ -394,7 +401,7 @@ func (r *toolResult) result(version string) (result, error) {
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return result{body: json.RawMessage(append(b, '}'))}, nil
+	return result{body: json.RawMessage(append(b, '}')), toolError: r.IsError}, nil
 }
 
 // textResult is a result with one text block.

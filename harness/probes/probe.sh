@@ -18,9 +18,10 @@
 #     WWW-Authenticate) and the body.
 # The record goes to harness/probes/last-run.txt (not committed) and is
 # compared with harness/probes/expected.txt (committed). The port is written
-# as PORT, session ids as SESSION and the server's name (in serverInfo and
-# at the start of instructions) as SERVER, so runs compare equal, also in a
-# copy that renamed the server.
+# as PORT, session ids as SESSION, the server's name (in serverInfo and
+# at the start of instructions) as SERVER and its version (serverInfo, the
+# build's: "(devel)" or a pseudo-version) as VERSION, so runs compare
+# equal, also in a copy that renamed the server.
 #
 # Exit status: 0 the answers are the expected ones; 1 they differ (the diff
 # is printed: a change of behaviour is either a regression or, when
@@ -265,6 +266,9 @@ http "unsolicited response" POST /mcp '{"jsonrpc":"2.0","id":7,"result":{}}' "$C
 http "GET (no stream)" GET /mcp "" "Accept: text/event-stream" "$PV"
 http "DELETE (no session)" DELETE /mcp "" "$PV" "Mcp-Session-Id: no-such-session"
 http "other path" POST /other "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
+http "healthz with hostile Host and Origin" GET /healthz "" "Host: evil.example.com" "Origin: http://evil.example.com"
+http "readyz" GET /readyz ""
+http "POST readyz" POST /readyz "$DISCOVER" "$CT"
 head -c $((4 << 20)) /dev/zero | tr '\0' ' ' >"$TMP/big"
 printf '%s' "$DISCOVER" >>"$TMP/big"
 http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
@@ -273,7 +277,7 @@ http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp
 # The server's name (serverInfo, and the demo's instructions, which open
 # with it) is written SERVER.
 NAME="$(sed -n 's/.*serverInfo":{"name":"\([^"]*\)".*/\1/p' "$OUT" | head -n 1 | sed 's/[][\.*^$/+?(){}|]/\\&/g')"
-sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*/\1SERVER/g" "$OUT"
+sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*(\",\"version\":\")[^\"]*/\1SERVER\2VERSION/g" "$OUT"
 [ -z "$NAME" ] || sed -i -E "s/(\"instructions\":\")$NAME /\1SERVER /g" "$OUT"
 if [ "$UPDATE" = 1 ]; then
   cp "$OUT" "$HERE/expected.txt"
