@@ -13,11 +13,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -193,4 +195,67 @@ func TestShutdownReadinessFirst(t *testing.T) {
 	if okAfterFlip.Load() == 0 {
 		t.Errorf("no request was served while /readyz said 503: -shutdown-delay did not keep serving")
 	}
+}
+
+// TestDrainClosesConnections checks the keep-alive connections of a
+// draining server (-shutdown-delay): an answer before shutdown keeps its
+// connection; once shutdown has begun, the next request on that idle
+// connection is still answered, with Connection: close, and the one after
+// it comes on a new connection, answered the same way, so that a load
+// balancer's pool empties while the listener still accepts rather than
+// when the drain ends.
+func TestDrainClosesConnections(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ln := &memListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+		ctx, shutdown := context.WithCancel(t.Context())
+		defer shutdown()
+		served := make(chan error, 1)
+		go func() {
+			served <- newTestServer(t).serveHTTP(ctx, ln, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute, shutdownDelay: time.Minute})
+		}()
+		var dials atomic.Int64
+		client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return ln.dial(ctx, network, addr)
+		}}}
+		defer client.CloseIdleConnections()
+		ts := &testHTTP{URL: "http://127.0.0.1:" + strconv.Itoa(testHTTPPort)}
+		echo := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+		call := func() *http.Response {
+			t.Helper()
+			resp, err := client.Do(newTestHTTPRequest(t, t.Context(), ts, "", echo, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d, want 200: the server still answers while it drains", resp.StatusCode)
+			}
+			synctest.Wait() // the connection is back in the pool, or closed
+			return resp
+		}
+		for _, step := range []struct {
+			name      string
+			shutdown  bool  // shutdown begins before this request
+			wantClose bool  // the answer says Connection: close
+			wantDials int64 // connections dialled so far
+		}{
+			{"before shutdown, the connection is kept", false, false, 1},
+			{"draining: the idle connection is used once more, and closed", true, true, 1},
+			{"draining: a new connection, closed after its answer", false, true, 2},
+		} {
+			if step.shutdown {
+				shutdown()
+				synctest.Wait() // serveHTTP waits out -shutdown-delay
+			}
+			resp := call()
+			if resp.Close != step.wantClose || dials.Load() != step.wantDials {
+				t.Errorf("%s: Connection: close %v, %d connections dialled; want %v, %d", step.name, resp.Close, dials.Load(), step.wantClose, step.wantDials)
+			}
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serveHTTP = %v, want nil", err)
+		}
+	})
 }

@@ -230,7 +230,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	// once Serve has returned.
 	var conns sync.WaitGroup
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           t.closeWhileDraining(mux),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,

@@ -198,10 +198,12 @@ func TestParseTrustedProxy(t *testing.T) {
 // refill) through the transport: behind a trusted proxy each client has
 // its own share, a client cannot borrow another's by writing its address
 // into X-Forwarded-For, and a peer that is not a trusted proxy is counted
-// by its own address whatever the header says.
+// by its own address whatever the header says. The access line names the
+// same client the limiter counted.
 func TestTrustedProxyShares(t *testing.T) {
+	logs := &syncBuffer{}
 	s := newTestServer(t, withRegistry("base", "http"), withFlags("-rate-limit", "1", "-rate-burst", "1"),
-		withClock(stoppedClock(time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC))))
+		withClock(stoppedClock(time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC))), withLogs(logs))
 	ts := newTestHTTP(t, s, &httpConfig{trustedProxies: mustTrustedProxies(t, "127.0.0.1")})
 	proxy, stranger := ts.clientFrom(t, "127.0.0.1:40000"), ts.clientFrom(t, "198.51.100.7:40000")
 	call := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
@@ -227,6 +229,14 @@ func TestTrustedProxyShares(t *testing.T) {
 		if got.status != step.status {
 			t.Errorf("%s: status = %d, want %d\n%s", step.name, got.status, step.status, got.body)
 		}
+	}
+	for _, want := range []string{"client=192.0.2.1 ", "client=192.0.2.2 ", "client=127.0.0.1 ", "client=198.51.100.7 "} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no access line with %q:\n%s", want, logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "client=192.0.2.10") {
+		t.Errorf("the access line names the address an untrusted peer claimed:\n%s", logs.String())
 	}
 }
 

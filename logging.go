@@ -332,7 +332,9 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 		l.client("principal", p)
 	}
 	if c := req.caller.addr; c != "" {
-		// The connection's peer address as net/http reports it.
+		// The connection's peer address as net/http reports it, or one
+		// parsed from X-Forwarded-For and printed by netip (clientAddr):
+		// never the client's own bytes.
 		l.plain("client", c)
 	}
 	l.plain("outcome", outcomeNames[out])
