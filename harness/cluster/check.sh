@@ -57,7 +57,7 @@ if ! command -v haproxy >/dev/null 2>&1; then
     exit 0
   fi
 fi
-haproxy -v | head -1
+haproxy -v | sed -n 1p
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
