@@ -138,7 +138,7 @@ func checkMRTR(c *cluster, tool, args, key, answer, want string) error {
 			others[r.name] = false
 		}
 	}
-	for attempt := 0; attempt < 20; attempt++ {
+	for attempt := 0; attempt < placementAttempts; attempt++ {
 		rep, err := postModern(hc, c.url, retry)
 		if err != nil {
 			return err
@@ -158,7 +158,7 @@ func checkMRTR(c *cluster, tool, args, key, answer, want string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("20 retries never reached every other replica than %s: %v", first.servedBy, others)
+	return fmt.Errorf("%d retries never reached every other replica than %s: %v", placementAttempts, first.servedBy, others)
 }
 
 // classicSession is a classic (2025-11-25) session through the balancer.

@@ -73,7 +73,7 @@ func checkIdleListen(c *cluster, l *listener) error {
 	hc := newClient("")
 	defer hc.CloseIdleConnections()
 	toggle := modern(2, "tools/call", `"name":"toggle_extra_tool","arguments":{}`, capsNone)
-	for attempt := 0; attempt < 12; attempt++ {
+	for attempt := 0; attempt < placementAttempts; attempt++ {
 		rep, err := postModern(hc, c.url, toggle)
 		if err != nil {
 			return err
@@ -93,5 +93,5 @@ func checkIdleListen(c *cluster, l *listener) error {
 			l.st.servedBy, sent.Sub(l.acked).Round(time.Second), comments, idle, time.Since(sent).Round(time.Millisecond))
 		return nil
 	}
-	return fmt.Errorf("12 calls of toggle_extra_tool never reached %s", l.st.servedBy)
+	return fmt.Errorf("%d calls of toggle_extra_tool never reached %s", placementAttempts, l.st.servedBy)
 }

@@ -26,6 +26,11 @@ const (
 	servedBy = "X-Served-By"
 	// requestTimeout bounds one request of the checks.
 	requestTimeout = 10 * time.Second
+	// placementAttempts bounds the requests a check sends to land one on
+	// a given replica: round robin places them, interleaved with other
+	// traffic, so each lands there with probability about 1/3, and 40
+	// tries all miss with probability (2/3)^40, under 1e-7.
+	placementAttempts = 40
 )
 
 // caps are client capabilities for _meta or initialize.

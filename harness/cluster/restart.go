@@ -178,7 +178,7 @@ func readyzStatus(hc *http.Client, addr string) int {
 // balancer sends them; the ones that landed elsewhere are closed.
 func onReplica(c *cluster, hc *http.Client, name string) (*classicSession, *stream, *listener, error) {
 	var sess *classicSession
-	for attempt := 0; sess == nil && attempt < 12; attempt++ {
+	for attempt := 0; sess == nil && attempt < placementAttempts; attempt++ {
 		s, err := openClassic(c, hc)
 		if err != nil {
 			return nil, nil, nil, err
@@ -190,7 +190,7 @@ func onReplica(c *cluster, hc *http.Client, name string) (*classicSession, *stre
 		_, _ = do(hc, http.MethodDelete, c.url, "", s.headers())
 	}
 	var lis *listener
-	for attempt := 0; lis == nil && attempt < 12; attempt++ {
+	for attempt := 0; lis == nil && attempt < placementAttempts; attempt++ {
 		l, err := openListen(c, hc)
 		if err != nil {
 			return nil, nil, nil, err
@@ -202,7 +202,7 @@ func onReplica(c *cluster, hc *http.Client, name string) (*classicSession, *stre
 		l.st.close()
 	}
 	if sess == nil || lis == nil {
-		return nil, nil, nil, fmt.Errorf("12 attempts never placed a session and a listen on %s", name)
+		return nil, nil, nil, fmt.Errorf("%d attempts never placed a session and a listen on %s", placementAttempts, name)
 	}
 	get, err := openStream(hc, http.MethodGet, c.url, "", sess.headers())
 	if err != nil {
@@ -360,6 +360,10 @@ func rollingRestart(c *cluster, s *suite, rate int, settle time.Duration) {
 		time.Sleep(settle)
 	}
 	samples := lg.end()
+	if len(samples) == 0 {
+		s.check("rolling restart under load: 0 failed modern requests", fmt.Errorf("the load generator sent nothing"))
+		return
+	}
 	after, _ := c.stats()
 	var failed []sample
 	var during []sample
