@@ -62,9 +62,10 @@ type session struct {
 	// the HTTP GET stream.
 	wake chan struct{}
 
-	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
-	// set before the session is shared and never change.
-	id, principal string
+	// id is the HTTP Mcp-Session-Id, principal who opened it and share
+	// the key of that client's share of the limits (limits_share.go); all
+	// are set before the session is shared and never change.
+	id, principal, share string
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)

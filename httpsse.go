@@ -49,10 +49,22 @@ type httpTransport struct {
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
-	slots   chan struct{} // s.maxRequests tokens: requests served at once
-	// queueWait is how long a request waits for a slot (httpQueueWait).
+	// slots bounds the requests served at once (-max-requests); bodies
+	// bounds the bytes of request bodies held, read or being served
+	// (httpBodyBudget bodies of -max-body); control bounds the responses
+	// and notifications being handled, which take no request slot. Each
+	// has a share per client (limits_share.go).
+	slots, bodies, control *shareLimit
+	// queueWait is how long a request waits for a slot, or its body for
+	// room in the budget (httpQueueWait).
 	queueWait time.Duration
 }
+
+// httpBodyBudget is how many bodies of -max-body the server holds at
+// once: the body bytes of every request in flight together. A small
+// body takes only its own size from the budget, so it bounds memory, not
+// the requests in flight (-max-requests does that).
+const httpBodyBudget = 16
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
@@ -67,8 +79,14 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	if idle <= 0 {
 		idle = defaultSessionIdle
 	}
-	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
-	t.slots, t.queueWait = make(chan struct{}, s.maxRequests), httpQueueWait
+	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
+	n := int64(s.maxRequests)
+	t.slots = newShareLimit(n, s.share(n, shareFloor))
+	bodies := httpBodyBudget * cfg.maxBody
+	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))
+	control := max(shareFloor, n/8)
+	t.control = newShareLimit(control, s.share(control, shareFloor))
+	t.queueWait = httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
 		t.loopback = tcp.IP.IsLoopback()
@@ -120,7 +138,15 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// post serves one JSON-RPC message.
+// post serves one JSON-RPC message. The body is read first, under the
+// body budget and before any request slot is taken, so that a slow body
+// holds bytes of its own client's share and never a slot (issue 19,
+// finding 4). Then the message decides what it needs: a request takes a
+// slot; a response or a notification, which ends at once and may be
+// what a waiting request needs to finish (the answer to a bridged
+// elicitation, notifications/cancelled), takes only a control slot of
+// its own budget (finding 10). Refusals give back what was taken before
+// they are written, and every write has a deadline (finding 3).
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
@@ -135,36 +161,15 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
 		return
 	}
-	// The slot is taken before the body is read, so that bodies in memory
-	// are bounded by -max-requests × -max-body, not by the connections.
-	if !t.acquire(r.Context()) {
-		w.Header().Set("Retry-After", "1")
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
-		return
-	}
-	defer func() { <-t.slots }()
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		} else {
-			// A body cut off by its read deadline (slowloris) must not be
-			// drained afterwards: net/http would read the rest, without a
-			// deadline, before answering. Closing skips that.
-			w.Header().Set("Connection", "close")
-			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
-		}
+	body, release, ok := t.readBody(w, r, rc, who)
+	if !ok {
 		return
 	}
-	// The deadline also applies to the server's background read that
-	// notices a client disconnect; lift it. On a failed read it stays, so
-	// net/http's drain of the unread body cannot hang on a slow client.
-	_ = rc.SetReadDeadline(time.Time{})
+	defer release()
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
+		release()
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
 	}
@@ -174,20 +179,29 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	req := t.s.newRequest(&msg, nil, r.Header)
 	switch {
 	case req.era.classicOn:
-		t.postClassic(w, r, rc, &msg, req, who)
+		t.postClassic(w, r, rc, &msg, req, who, release)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
+		release()
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: the server sent no request to answer"), msg.id)
 		return
 	case msg.isNotification():
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
+		if !t.admit(w, r, t.control, who, release, msg.id) {
+			return
+		}
+		defer t.control.give(who.share, 1)
 		t.s.serve(r.Context(), req, exchange{caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if !t.admit(w, r, t.slots, who, release, msg.id) {
+		return
+	}
+	defer t.slots.give(who.share, 1)
 	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
 	call := &httpCall{w: w, rc: rc, conn: r.Context()}
@@ -198,27 +212,91 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	call.finish(reply, req.era.replyCode(code))
 }
 
-// acquire takes one of the slots that bound the requests served at once,
-// waiting up to t.queueWait; false means the server is busy (or the client
-// left while waiting).
-func (t *httpTransport) acquire(ctx context.Context) bool {
-	select {
-	case t.slots <- struct{}{}:
+// readBody reads r's body under the body budget: the announced length is
+// taken from who's share up front (waiting up to t.queueWait for room),
+// an unannounced one as the buffer grows. It returns the body and
+// release, which gives the bytes back (once; post calls it before it
+// writes a refusal, and when the message has been served). ok false
+// means it has answered: 503 when the budget has no room, 413, or 400
+// for a body that could not be read.
+func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, who caller) (body []byte, release func(), ok bool) {
+	taken := r.ContentLength
+	if taken < 0 {
+		taken = min(readBodyFirst, t.cfg.maxBody)
+	}
+	if !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
+		writeBusy(w, t.bodyBusy(who, taken), nil)
+		return nil, nil, false
+	}
+	release = sync.OnceFunc(func() { t.bodies.give(who.share, taken) })
+	grow := func(more int) bool {
+		if r.ContentLength >= 0 {
+			return true // the whole announced length is taken
+		}
+		if !t.bodies.take(who.share, int64(more)) {
+			return false
+		}
+		taken += int64(more)
 		return true
-	default:
 	}
-	if t.queueWait <= 0 {
-		return false
+	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
+	body, err := readBodyBudgeted(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
+	if err != nil {
+		release()
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
+		case errors.Is(err, errBodyBudget):
+			// The rest of the body is not read: close, do not drain.
+			w.Header().Set("Connection", "close")
+			writeBusy(w, t.bodyBusy(who, readBodyFirst), nil)
+		default:
+			// A body cut off by its read deadline (slowloris) must not be
+			// drained afterwards: net/http would read the rest, without a
+			// deadline, before answering. Closing skips that.
+			w.Header().Set("Connection", "close")
+			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
+		}
+		return nil, nil, false
 	}
-	timer := time.NewTimer(t.queueWait)
-	defer timer.Stop()
-	select {
-	case t.slots <- struct{}{}:
+	// The deadline also applies to the server's background read that
+	// notices a client disconnect; lift it. On a failed read it stays, so
+	// net/http's drain of the unread body cannot hang on a slow client.
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, release, true
+}
+
+// bodyBusy is the -31503 for a body the budget has no room for, saying
+// whether the server's budget or who's share of it is full.
+func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
+	if t.bodies.shareFull(who.share, n) {
+		return newError(codeServerBusy, "server busy: this client's request bodies in flight fill its share of the server's budget, retry later")
+	}
+	return newError(codeServerBusy, "server busy: request bodies in flight fill the server's budget, retry later")
+}
+
+// admit takes one unit of lim (request slots, or control slots) for who,
+// waiting up to t.queueWait. When there is none it gives the body back
+// (release), answers 503 with -31503 and reports false.
+func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, release func(), id []byte) bool {
+	if lim.wait(r.Context(), who.share, 1, t.queueWait) {
 		return true
-	case <-timer.C:
-	case <-ctx.Done():
 	}
+	release()
+	e := newError(codeServerBusy, "server busy: %d requests in flight, retry later", lim.total)
+	if lim.shareFull(who.share, 1) {
+		e = newError(codeServerBusy, "server busy: this client has %d requests in flight, its share of %d, retry later", lim.per, lim.total)
+	}
+	writeBusy(w, e, id)
 	return false
+}
+
+// writeBusy answers 503 with Retry-After: the server is busy, for every
+// client or for this one.
+func writeBusy(w http.ResponseWriter, e *rpcError, id []byte) {
+	w.Header().Set("Retry-After", "1")
+	writeHTTPError(w, http.StatusServiceUnavailable, e, id)
 }
 
 // isJSONContentType reports whether a request's Content-Type is
@@ -235,14 +313,18 @@ func isJSONContentType(v string) bool {
 		(params["charset"] == "" || strings.EqualFold(params["charset"], "utf-8"))
 }
 
-// readBody reads a request body whose Content-Length is size (-1 when
-// unknown). io.ReadAll starts at 512 bytes and grows by a quarter at a
+// errBodyBudget is readBodyBudgeted's error when grow refused room.
+var errBodyBudget = errors.New("request body budget exhausted")
+
+// readBodyBudgeted reads a request body whose Content-Length is size (-1 when
+// unknown), calling grow with the bytes the buffer is about to grow by
+// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
 // time, which copied a 1 MiB body about five times over; here the buffer
 // doubles, and stops at size+1 (room for the Read that reports EOF), so a
 // truthful 1 MiB body is copied at most twice more. The length is the
 // peer's word, so it never sizes an allocation alone: the buffer starts at
 // readBodyFirst and is at most twice what has actually arrived.
-func readBody(r io.Reader, size int64) ([]byte, error) {
+func readBodyBudgeted(r io.Reader, size int64, grow func(more int) bool) ([]byte, error) {
 	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -257,6 +339,9 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 			more := len(b) // double
 			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
 				more = int(rest) // the announced end
+			}
+			if grow != nil && !grow(more) {
+				return b, errBodyBudget
 			}
 			b = slices.Grow(b, more)
 		}
@@ -336,6 +421,9 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 // writeJSON writes one message as an application/json body.
 func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	msg = oneLine(msg)
+	// Every answer is written with a deadline: a client that never reads
+	// must not hold the handler, nor what it holds, for longer.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(status)

@@ -170,7 +170,13 @@ func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
 // cfg.drainTimeout, cancels those still running, and returns nil once every
 // handler has returned. A handler that ignores its context delays the exit.
 func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig) error {
-	t := newHTTPTransport(s, cfg, ln.Addr())
+	return newHTTPTransport(s, cfg, ln.Addr()).serve(ctx, ln)
+}
+
+// serve is serveHTTP for a transport already built: it serves t on ln
+// until ctx ends, then shuts down as serveHTTP says.
+func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
+	s, cfg := t.s, t.cfg
 	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
 	// hang off their own root.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))

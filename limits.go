@@ -84,6 +84,7 @@ type limitConfig struct {
 	maxConnections int
 	rate           float64 // tool calls per second per principal; 0 is off
 	burst          int
+	clientShare    int // percent of each global limit one client may hold (limits_share.go)
 }
 
 // limitFlags registers the limit flags on fs and returns where they land.
@@ -100,6 +101,7 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 		return nil
 	})
 	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a principal may make at once before -rate-limit applies (`n`); 0 means max(1, rate)")
+	fs.IntVar(&c.clientShare, "client-share", defaultClientShare, "the part of each global limit one client (its principal, else its IP address) may hold, in `percent`; 100 turns shares off")
 	return c
 }
 
@@ -110,6 +112,9 @@ func (c *limitConfig) check() error {
 	}
 	if c.burst < 0 {
 		return errors.New("-rate-burst must not be negative")
+	}
+	if c.clientShare < 1 || c.clientShare > 100 {
+		return errors.New("-client-share must be a percentage from 1 to 100")
 	}
 	return nil
 }

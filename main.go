@@ -296,6 +296,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+		clientShare:    limits.clientShare,
 	}, httpCfg, nil
 }
 

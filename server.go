@@ -49,6 +49,9 @@ type server struct {
 	maxRequests    int              // requests served at once (limits.go)
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
+	// clientShare is the percent of each global limit one client may
+	// hold (limits_share.go).
+	clientShare int
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -85,6 +88,9 @@ type config struct {
 	requestTimeout time.Duration
 	rate           float64
 	burst          int
+	// clientShare is the percent of each global limit one client may
+	// hold (limits_share.go); 0 means defaultClientShare.
+	clientShare int
 }
 
 // newServer returns a server with an empty registry.
@@ -112,6 +118,10 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		s.maxRequests = defaultMaxRequests
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
+	s.clientShare = cfg.clientShare
+	if s.clientShare <= 0 {
+		s.clientShare = defaultClientShare
+	}
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s
