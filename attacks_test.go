@@ -222,6 +222,36 @@ func mustEnd(tb testing.TB, what string, body io.Reader) {
 	}
 }
 
+// Finding 6: each connection could buffer 1 MiB of headers before any
+// check, and idle sockets from one address used up -max-connections. A
+// 64 KiB header block is refused (net/http answers 431, then lingers
+// half a second before it closes: the test runs beside the others).
+func TestAttackHeaderBlock(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	ts := newTestLoopback(t, s, loopbackConfig(t))
+	r := newTestHTTPRequest(t, t.Context(), ts, "", req("1", "ping", ""), []string{"X-Pad: " + strings.Repeat("x", 64<<10)})
+	resp, err := ts.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("64 KiB of headers: status %d, want 431", resp.StatusCode)
+	}
+}
+
+// Finding 6, continued: sixteen idle sockets from one address, with
+// -max-connections 16, leave room for another client.
+func TestAttackIdleSockets(t *testing.T) {
+	s := newTestServer(t)
+	ts := newTestLoopback(t, s, loopbackConfig(t, "-max-connections", "16"))
+	for range 16 {
+		dialFrom(t, ts, "127.0.0.1")
+	}
+	mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+}
+
 // openListen POSTs a listen request for tool changes as ts's client and
 // reports whether it was acknowledged; an acknowledged stream stays open
 // until the test ends.

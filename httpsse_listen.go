@@ -41,9 +41,16 @@ const (
 	// httpIdleTimeout closes keep-alive connections nobody uses.
 	httpIdleTimeout = 2 * time.Minute
 
-	// httpMaxHeaderBytes bounds the request headers. Mcp-Param-* headers
-	// mirror tool arguments, Base64-encoded at worst, so allow some room.
-	httpMaxHeaderBytes = 1 << 20
+	// httpMaxHeaderBytes bounds the request headers, which every
+	// connection may buffer before any check (authentication included).
+	// 32 KiB is what nginx buffers by default, so no request a common
+	// proxy forwards is refused, and room for what MCP sends: a bearer
+	// token, Mcp-Name (a name or URI of up to 8 KiB, Base64 at worst) and
+	// the Mcp-Param-* headers mirroring tool arguments. Beyond it net/http
+	// answers 431, which clients must handle; the spec leaves the limit
+	// to the server and asks it to be documented (docs/HTTP.md).
+	// (SEP-2243, "No Specification-Level Header Size Limit").
+	httpMaxHeaderBytes = 32 << 10
 
 	// defaultRequestTimeout bounds one request's handler. Progress does not
 	// extend it: the spec asks for a maximum regardless of progress.
@@ -188,7 +195,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if maxConns <= 0 {
 		maxConns = defaultMaxConnections
 	}
-	ln = newLimitListener(ln, maxConns)
+	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)))
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.

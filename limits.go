@@ -240,33 +240,74 @@ func (s *server) requestTimedOut(ctx context.Context, method string) *rpcError {
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }
 
-// limitListener accepts at most n connections at a time; Accept waits for
-// one to close before accepting more. Close unblocks a waiting Accept.
+// limitListener accepts at most n connections at a time, and at most
+// perAddr from one IP address; Accept waits for one to close before
+// accepting more, and closes at once a connection whose address already
+// has perAddr open (issue 19, finding 6: idle sockets from one address
+// used up -max-connections, and every other client waited). Addresses,
+// not principals: nothing is authenticated before a connection's first
+// request. Close unblocks a waiting Accept.
 type limitListener struct {
 	net.Listener
 	slots     chan struct{}
+	perAddr   int
 	done      chan struct{}
 	closeOnce sync.Once
+
+	mu     sync.Mutex // guards byAddr
+	byAddr map[string]int
 }
 
-// newLimitListener wraps ln to hold at most n connections open.
-func newLimitListener(ln net.Listener, n int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+// newLimitListener wraps ln to hold at most n connections open, perAddr
+// of them from one IP address.
+func newLimitListener(ln net.Listener, n, perAddr int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, done: make(chan struct{}), byAddr: map[string]int{}}
 }
 
-// Accept waits for a free slot, then accepts.
+// Accept waits for a free slot, then accepts a connection from an address
+// under its cap.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		addr := remoteIP(c)
+		l.mu.Lock()
+		over := l.byAddr[addr] >= l.perAddr
+		if !over {
+			l.byAddr[addr]++
+		}
+		l.mu.Unlock()
+		if over {
+			c.Close()
+			<-l.slots
+			continue
+		}
+		return &limitConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+				delete(l.byAddr, addr)
+			}
+			l.mu.Unlock()
+			<-l.slots
+		}}, nil
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
+}
+
+// remoteIP is the IP address c comes from, without its port.
+func remoteIP(c net.Conn) string {
+	a := c.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(a); err == nil {
+		return host
 	}
-	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+	return a
 }
 
 // Close closes the listener and wakes a waiting Accept.

@@ -8,9 +8,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -237,7 +239,7 @@ func TestLimitListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := newLimitListener(inner, 2)
+	ln := newLimitListener(inner, 2, 2)
 	defer ln.Close()
 	accepted := make(chan net.Conn, 3)
 	go func() {
@@ -265,6 +267,51 @@ func TestLimitListener(t *testing.T) {
 	}
 	first.Close()
 	mustReceive(t, accepted).Close()
+}
+
+// TestLimitListenerPerAddress checks the cap per client address: a
+// connection from an address that has its share open is closed at once,
+// without taking a place, and another address is still accepted.
+func TestLimitListenerPerAddress(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := newLimitListener(inner, 4, 1)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dial := func(ip string) net.Conn {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c, err := d.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	dial("127.0.0.1")
+	first := mustReceive(t, accepted)
+	second := dial("127.0.0.1")
+	_ = second.SetReadDeadline(time.Now().Add(testWait))
+	if n, err := second.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("a second connection from the same address: read %d bytes, %v; want it closed", n, err)
+	}
+	dial("127.0.0.2")
+	if c := mustReceive(t, accepted); remoteIP(c) != "127.0.0.2" {
+		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c))
+	}
+	first.Close()
+	dial("127.0.0.1")
+	mustReceive(t, accepted)
 }
 
 // TestRateLimit checks the token bucket: burst calls pass, the next is
