@@ -15,7 +15,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -269,6 +271,117 @@ func openListen(tb testing.TB, ts *testHTTP, id int) bool {
 	tb.Cleanup(func() { resp.Body.Close() })
 	ev, ok := nextSSE(bufio.NewReader(resp.Body))
 	return ok && strings.Contains(ev, methodSubscriptionsAcknowledged)
+}
+
+// startBridged starts a classic confirm_delete call in c's session and
+// reports whether it is waiting for the client's answer (its stream
+// carries the elicitation/create); the id of that request is returned.
+func startBridged(tb testing.TB, c *classicHTTPClient, id int) (string, bool) {
+	tb.Helper()
+	resp := c.open(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/p"}}}`, id))
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		resp.Body.Close()
+		return "", false
+	}
+	tb.Cleanup(func() { resp.Body.Close() })
+	ev, ok := nextSSE(bufio.NewReader(resp.Body))
+	if !ok || !strings.Contains(ev, methodElicit) {
+		return "", false
+	}
+	ask, _ := jsonPath(mustDecode(tb, ev), "id").(string)
+	return ask, true
+}
+
+// Finding 7: the global limits had no share per client: one client could
+// open every subscription and hold every request slot with elicitations
+// it never answered. With the defaults, a client that takes all it can
+// of both leaves another client able to listen and to call.
+func TestAttackOneClientTakesEverySlot(t *testing.T) {
+	s := newTestServer(t)
+	ts := newTestLoopback(t, s, loopbackConfig(t))
+	listens := 0
+	for id := range defaultMaxSubscriptions {
+		if !openListen(t, ts, id+1) {
+			break
+		}
+		listens++
+	}
+	c := newTestClassicClient(t, ts)
+	c.initialize(classicInit)
+	bridged := 0
+	for id := 1; listens+bridged < defaultMaxRequests; id++ {
+		if _, ok := startBridged(t, c, id); !ok {
+			break
+		}
+		bridged++
+	}
+	// Its shares (limits_share.go), and no more.
+	if listens != s.subs.perShare || int64(bridged) != s.bridged.per {
+		t.Errorf("one client holds %d listens and %d unanswered elicitations, want its shares: %d and %d", listens, bridged, s.subs.perShare, s.bridged.per)
+	}
+	other := ts.from(t, "127.0.0.2")
+	if !openListen(t, other, 1) {
+		t.Errorf("another client's listen was refused")
+	}
+	mustCallWithin(t, other, "another client", time.Second)
+}
+
+// heapInUse returns the live heap after a full collection.
+func heapInUse() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// watchURI is a 4 KiB URI the test registry's template demo://items/{id}
+// matches, distinct for each i.
+func watchURI(i int) string {
+	s := fmt.Sprintf("demo://items/%d-", i)
+	return s + strings.Repeat("u", maxSubscriptionURIBytes-len(s))
+}
+
+// Finding 9: classic resources/subscribe had no memory budget: 256 URIs
+// of 4 KiB per session, and any URI a template matches. Sixteen sessions
+// each subscribing 256 such URIs must hold a bounded amount.
+func TestAttackSubscribeMemory(t *testing.T) {
+	s := newTestServer(t)
+	ts := newTestLoopback(t, s, loopbackConfig(t))
+	before := heapInUse()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	accepted := 0
+	for range 16 {
+		c := newTestClassicClient(t, ts)
+		c.initialize(classicInit)
+		wg.Go(func() {
+			for i := range defaultMaxSubscriptionURIs {
+				status, _, out := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, i+1, watchURI(i)))
+				if status != http.StatusOK || len(out) != 1 {
+					t.Errorf("subscribe: status %d", status)
+					return
+				}
+				if errorCode(t, out[0]) != 0 {
+					return // refused: the session's budget is spent
+				}
+				mu.Lock()
+				accepted++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	grew := int64(heapInUse()) - int64(before)
+	// One client: its share of the budget of watched URIs, which is what
+	// the memory holds (within a quarter, and a MiB of noise).
+	mine, _ := s.subs.watched.held("addr:127.0.0.1")
+	if mine > s.subs.watched.per || int64(accepted)*watchedCost(watchURI(0)) != mine {
+		t.Errorf("one client watches %d URIs costing %d bytes, want at most its share %d", accepted, mine, s.subs.watched.per)
+	}
+	if limit := mine + mine/4 + 1<<20; grew > limit {
+		t.Errorf("16 sessions watching %d URIs of 4 KiB hold %.1f MiB, want under %.1f MiB", accepted, float64(grew)/(1<<20), float64(limit)/(1<<20))
+	}
 }
 
 // Finding 10: over HTTP a client's answer to a bridged request (and a

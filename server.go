@@ -52,6 +52,11 @@ type server struct {
 	// clientShare is the percent of each global limit one client may
 	// hold (limits_share.go).
 	clientShare int
+	// bridged bounds the requests waiting for their client's answers to
+	// bridged server-to-client requests (classic_bridge.go): a quarter of
+	// -max-requests, so that with the listens (at most half) some slots
+	// are always left for requests that end.
+	bridged *shareLimit
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -107,7 +112,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		modernOnly:   cfg.modernOnly,
 		log:          logger,
 		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
-		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
+		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.clientShare),
 		inputTimeout: cfg.inputTimeout,
 	}
 	if s.inputTimeout <= 0 {
@@ -122,6 +127,8 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	if s.clientShare <= 0 {
 		s.clientShare = defaultClientShare
 	}
+	bridged := max(1, int64(s.maxRequests)/4)
+	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s
