@@ -103,6 +103,31 @@ func mustCallWithin(tb testing.TB, ts *testHTTP, who string, limit time.Duration
 	}
 }
 
+// Finding 1: a classic session kept the capabilities and clientInfo of
+// its initialize as slices of the request body, so a 4 MiB body stayed
+// in memory for the session's life. Four sessions opened with 4 MiB
+// bodies must hold well under one body between them.
+func TestAttackInitializeBodyKept(t *testing.T) {
+	s := newTestServer(t)
+	ts := newTestLoopback(t, s, loopbackConfig(t))
+	pad := strings.Repeat("x", defaultMaxBodyBytes-1024)
+	before := heapInUse()
+	var sessions []*classicHTTPClient
+	for i := range 4 {
+		c := newTestClassicClient(t, ts)
+		c.initialize(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"},"pad":%q}}`, i, pad))
+		sessions = append(sessions, c)
+	}
+	grew := int64(heapInUse()) - int64(before)
+	if n := liveSessions(ts.tr.sessions); n != len(sessions) {
+		t.Fatalf("%d sessions live, want %d", n, len(sessions))
+	}
+	if grew > 1<<20 {
+		t.Errorf("%d sessions opened with 4 MiB bodies hold %.1f MiB, want under 1 MiB", len(sessions), float64(grew)/(1<<20))
+	}
+	runtime.KeepAlive(sessions)
+}
+
 // Finding 3: an HTTP request refused before its method ran was answered,
 // echoing its id, by a write with no deadline while it held a request
 // slot. Four clients that never read such answers (ids of 4 MiB) must

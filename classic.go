@@ -223,7 +223,9 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 			version = v
 		}
 	}
-	if !req.session.begin(version, caps, info) {
+	// Only what the capabilities allow is kept; clientInfo is checked and
+	// not kept: nothing reads it (issue 19, finding 1).
+	if !req.session.begin(version, clientCaps(caps)) {
 		return result{}, newError(codeInvalidRequest, "invalid request: already initialized at protocol version %s", req.session.negotiated())
 	}
 	req.version = version

@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -33,13 +32,17 @@ import (
 // come from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
-	version      string          // negotiated protocol version; "" until initialize succeeds
-	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
-	clientInfo   json.RawMessage // the client's Implementation
-	level        logLevel        // minimum level set by logging/setLevel
-	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
-	initialized  bool            // notifications/initialized arrived
+	mu      sync.Mutex // guards version, caps, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
+	version string     // negotiated protocol version; "" until initialize succeeds
+	// caps is what the ClientCapabilities the client declared at
+	// initialize allow the server to ask (they gate server-to-client
+	// requests). The session keeps this, not the declaration: the raw
+	// object was a slice of the initialize body, which a session would
+	// then keep whole for its life (issue 19, finding 1).
+	caps        clientCapsSet
+	level       logLevel // minimum level set by logging/setLevel
+	hasLevel    bool     // logging/setLevel was called; until then nothing is logged
+	initialized bool     // notifications/initialized arrived
 
 	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
 	nextID   uint64                             // last server-to-client request number
@@ -173,25 +176,25 @@ func (c *session) negotiated() string {
 	return c.version
 }
 
-// begin records a successful initialize. It reports false when the
-// session was already initialized: the handshake happens once per
-// connection.
-func (c *session) begin(version string, capabilities, clientInfo []byte) bool {
+// begin records a successful initialize and what the client's declared
+// capabilities allow. It reports false when the session was already
+// initialized: the handshake happens once per connection.
+func (c *session) begin(version string, caps clientCapsSet) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != "" {
 		return false
 	}
-	c.version, c.capabilities, c.clientInfo = version, capabilities, clientInfo
+	c.version, c.caps = version, caps
 	return true
 }
 
-// clientCapabilities returns the ClientCapabilities object the client
-// declared at initialize, nil before.
-func (c *session) clientCapabilities() json.RawMessage {
+// clientCapabilities returns what the capabilities the client declared at
+// initialize allow; none before.
+func (c *session) clientCapabilities() clientCapsSet {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.capabilities
+	return c.caps
 }
 
 // setLogLevel records the minimum level of notifications/message.
@@ -239,7 +242,7 @@ func (c *session) isInitialized() bool {
 // not declare at initialize, or that version does not define: elicitation
 // exists from 2025-06-18, its url mode from 2025-11-25.
 func (c *session) missingFor(version string, q inputRequest) []string {
-	caps := clientCaps(c.clientCapabilities())
+	caps := c.clientCapabilities()
 	if q.method == methodElicit {
 		if !atLeast(version, version20250618) {
 			caps.elicitForm, caps.elicitURL = false, false
