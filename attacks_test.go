@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -126,6 +127,70 @@ func TestAttackInitializeBodyKept(t *testing.T) {
 		t.Errorf("%d sessions opened with 4 MiB bodies hold %.1f MiB, want under 1 MiB", len(sessions), float64(grew)/(1<<20))
 	}
 	runtime.KeepAlive(sessions)
+}
+
+// Finding 2: over stdio, finished responses queued without bound when
+// stdout stalled, and a request's slot was freed once its response was
+// queued, so a client that never read stdout made the server read and
+// answer without end. With stdout stalled the server must stop reading
+// once its budget is held.
+func TestAttackStdioStalledStdout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t)
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe() // nobody reads outR until the end
+		read := &countingReader{r: inR}
+		served := make(chan error, 1)
+		go func() { served <- s.serveStdio(t.Context(), read, outW) }()
+		message := strings.Repeat("x", 512<<10)
+		line := func(i int) string {
+			return req(fmt.Sprintf(`"x%03d"`, i), "tools/call", `"name":"echo","arguments":{"message":"`+message+`"}`) + "\n"
+		}
+		const offered = 64 // 32 MiB of requests
+		go func() {
+			for i := range offered {
+				if _, err := io.WriteString(inW, line(i)); err != nil {
+					return
+				}
+			}
+		}()
+		synctest.Wait()
+		lines := read.count() / len(line(0))
+		t.Logf("with stdout stalled the server read %d of %d requests of %d KiB", lines, offered, len(line(0))>>10)
+		// What the server may hold: its budget of request bytes, a queue
+		// of responses, plus the lines on their way in (being read,
+		// handed over, held).
+		if limit := (maxStdioInFlightBytes+maxStdioQueuedBytes)/len(line(0)) + 4; lines > limit {
+			t.Errorf("with stdout stalled the server read %d requests of %d KiB, want at most %d", lines, len(line(0))>>10, limit)
+		}
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		inW.Close()
+		if err := <-served; err != nil {
+			t.Errorf("serveStdio = %v", err)
+		}
+		outR.Close()
+	})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r  io.Reader
+	mu sync.Mutex // guards n
+	n  int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.mu.Lock()
+	c.n += n
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *countingReader) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // Finding 3: an HTTP request refused before its method ran was answered,
