@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -472,6 +473,94 @@ func TestAttackSubscribeMemory(t *testing.T) {
 	if limit := mine + mine/4 + 1<<20; grew > limit {
 		t.Errorf("16 sessions watching %d URIs of 4 KiB hold %.1f MiB, want under %.1f MiB", accepted, float64(grew)/(1<<20), float64(limit)/(1<<20))
 	}
+}
+
+// Finding 8: the keys enum, const and uniqueItems compare by were built
+// by appends that grew the buffer by exactly what each needed, so an
+// argument of many strings cost quadratic time (45 s for 1 MiB, minutes
+// for 4 MiB, whatever the request timeout). Key building must be linear
+// (a 64 KiB argument allocates a few times its size), a 4 MiB argument
+// validates well within a second, keys built at every nesting level stop
+// at the work budget, and cancellation stops validation.
+func TestAttackQuadraticValidation(t *testing.T) {
+	strs := func(n int) string { return `["` + strings.Repeat(`a","`, n/4) + `a"]` }
+	mustValue := func(tb testing.TB, arg string) any {
+		tb.Helper()
+		v, rerr := decodeArguments([]byte(arg))
+		if rerr != nil {
+			tb.Fatal(rerr)
+		}
+		return v
+	}
+	small := `{"v":[` + strs(64<<10) + `]}`
+	large := mustValue(t, `{"v":[`+strs(maxLineBytes-64)+`]}`)
+	for _, tt := range []struct{ name, schema string }{
+		{"enum without type", `{"type":"object","properties":{"v":{"enum":["a",[["a"]]]}}}`},
+		{"const array", `{"type":"object","properties":{"v":{"const":[["a"]]}}}`},
+		{"uniqueItems", `{"type":"object","properties":{"v":{"type":"array","uniqueItems":true}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := compileSchema([]byte(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := mustValue(t, small)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_ = sc.validate(t.Context(), v)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(small)) {
+				t.Errorf("validating a %d KiB argument allocated %d KiB, want at most 16 times its size", len(small)>>10, alloc>>10)
+			}
+			start := time.Now()
+			_ = sc.validate(t.Context(), large)
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("validating a 4 MiB argument took %v, want under a second", took)
+			}
+		})
+	}
+	t.Run("kind checked before the key", func(t *testing.T) {
+		sc, err := compileSchema([]byte(`{"type":"object","properties":{"v":{"enum":["a","b"]}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err = sc.validate(t.Context(), large)
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; err == nil || alloc > 64<<10 {
+			t.Errorf("a 4 MiB array against an enum of strings: %v, %d KiB allocated; want refused with no key built", err, alloc>>10)
+		}
+	})
+	// uniqueItems at every level of 31 nested arrays: each level's key is
+	// the whole 256 KiB below it, so validation costs 31 times the value,
+	// past a budget of 4 times (schemaWorkBudget is 16 times the largest
+	// message).
+	deep := `{"type":"array","uniqueItems":true}`
+	for range schemaMaxDepth - 2 {
+		deep = `{"type":"array","uniqueItems":true,"items":` + deep + `}`
+	}
+	sc, err := compileSchema([]byte(`{"type":"object","properties":{"v":` + deep + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := `{"v":` + strings.Repeat("[", schemaMaxDepth-1) + strs(256<<10) + strings.Repeat("]", schemaMaxDepth-1) + `}`
+	v := mustValue(t, nested)
+	t.Run("work budget", func(t *testing.T) {
+		if err := sc.validateWithin(t.Context(), v, 4*len(nested)); !errors.Is(err, errSchemaTooCostly) {
+			t.Errorf("keys of 256 KiB at 31 levels within 1 MiB of work = %v, want %v", err, errSchemaTooCostly)
+		}
+		if err := sc.validateWithin(t.Context(), v, 64*len(nested)); err != nil {
+			t.Errorf("the same within 16 MiB of work = %v, want nil", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := sc.validate(ctx, v); !errors.Is(err, context.Canceled) {
+			t.Errorf("validate with a cancelled context = %v, want context.Canceled", err)
+		}
+	})
 }
 
 // Finding 10: over HTTP a client's answer to a bridged request (and a
