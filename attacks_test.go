@@ -563,6 +563,51 @@ func TestAttackQuadraticValidation(t *testing.T) {
 	})
 }
 
+// Finding 11: any offset was accepted as a cursor, even with -page-size 0
+// where none is ever issued, and every distinct page was encoded and
+// cached for the snapshot's life (quadratic: 2006 forged cursors over 2007
+// tools held 857 MiB). Only cursors the server could have issued are
+// accepted, and the pages cached stay within the size of the list.
+func TestAttackForgedCursors(t *testing.T) {
+	const tools = 500
+	many := func(s *server) {
+		for i := range tools {
+			s.addTool(tool{Name: fmt.Sprintf("t%03d", i), Description: strings.Repeat("d", 100), Call: func(context.Context, *request) (*toolResult, error) { return nil, nil }})
+		}
+	}
+	list := req("0", "tools/list", "")
+	full := len(newTestServer(t, withRegistry(), withSetup(many)).dispatch(t.Context(), mustParse(t, list), exchange{}))
+	for _, tt := range []struct {
+		pageSize string
+		issued   int // offsets from 1 to tools-1 the server issues as cursors
+	}{
+		{"0", 0},
+		{"10", tools/10 - 1},
+	} {
+		t.Run("-page-size "+tt.pageSize, func(t *testing.T) {
+			s := newTestServer(t, withRegistry(), withSetup(many), withFlags("-page-size", tt.pageSize))
+			s.dispatch(t.Context(), mustParse(t, list), exchange{})
+			accepted := 0
+			for i := 1; i < tools; i++ {
+				reply := s.dispatch(t.Context(), mustParse(t, req("1", "tools/list", fmt.Sprintf(`"cursor":%q`, encodeCursor(i)))), exchange{})
+				if errorCode(t, string(reply)) == 0 {
+					accepted++
+				}
+			}
+			if accepted != tt.issued {
+				t.Errorf("%d of the offsets 1 to %d accepted as cursors, want the %d the server issues", accepted, tools-1, tt.issued)
+			}
+			r := s.registry()
+			r.listMu.Lock()
+			cached := r.listBytes
+			r.listMu.Unlock()
+			if cached > full+full/10 {
+				t.Errorf("the snapshot caches %d bytes of pages, want about one list (%d bytes)", cached, full)
+			}
+		})
+	}
+}
+
 // Finding 10: over HTTP a client's answer to a bridged request (and a
 // notifications/cancelled) needed a request slot, which the waiting calls
 // held. With every slot held, the answer must get through at once.
