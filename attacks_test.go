@@ -608,6 +608,57 @@ func TestAttackForgedCursors(t *testing.T) {
 	}
 }
 
+// Finding 12: subscriptions/listen deduplicated its URIs in O(tokens x
+// URIs) before any limit, and completion/complete echoed names and values
+// of any length in its errors (a 4 MB name came back as a 4 MB error). An
+// oversize URI array is refused before it costs, and completion's strings
+// are capped at 8 KiB and never echoed.
+func TestAttackSmallAmplifiers(t *testing.T) {
+	s := newTestServer(t)
+	t.Run("listen URI array", func(t *testing.T) {
+		var b strings.Builder
+		for i := range 1 << 18 {
+			fmt.Fprintf(&b, `"a://%d",`, i%defaultMaxSubscriptionURIs)
+		}
+		uris := strings.TrimSuffix(b.String(), ",")
+		line := req("1", "subscriptions/listen", `"notifications":{"resourceSubscriptions":[`+uris+`]}`)
+		start := time.Now()
+		// The transport is closing: a listen the server accepts ends at
+		// once with its graceful closure.
+		closing := make(chan struct{})
+		close(closing)
+		reply := s.dispatch(t.Context(), mustParse(t, line), exchange{send: func([]byte) {}, closing: closing})
+		took := time.Since(start)
+		if errorCode(t, string(reply)) != codeInvalidParams || took > time.Second {
+			t.Errorf("a listen with %d URIs (256 distinct): %.200s after %v, want -32602 at once", 1<<18, reply, took)
+		}
+	})
+	big := strings.Repeat("n", 4<<20)
+	for _, tt := range []struct{ name, params string }{
+		{"completion ref.name", `"ref":{"type":"ref/prompt","name":"` + big + `"},"argument":{"name":"name","value":"b"}`},
+		{"completion ref.uri", `"ref":{"type":"ref/resource","uri":"` + big + `"},"argument":{"name":"id","value":"b"}`},
+		{"completion argument.value", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"` + big + `"}`},
+		{"completion context", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"b"},"context":{"arguments":{"a":"` + big + `"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reply := s.dispatch(t.Context(), mustParse(t, req("1", "completion/complete", tt.params)), exchange{})
+			if errorCode(t, string(reply)) != codeInvalidParams || len(reply) > 1024 {
+				t.Errorf("completion/complete with 4 MiB in %s: %d bytes: %.200s, want a short -32602", tt.name, len(reply), reply)
+			}
+		})
+	}
+}
+
+// mustParse parses a request line.
+func mustParse(tb testing.TB, line string) *message {
+	tb.Helper()
+	msg, rerr := parseMessage([]byte(line))
+	if rerr != nil {
+		tb.Fatalf("parseMessage(%.80s) = %v", line, rerr)
+	}
+	return &msg
+}
+
 // Finding 10: over HTTP a client's answer to a bridged request (and a
 // notifications/cancelled) needed a request slot, which the waiting calls
 // held. With every slot held, the answer must get through at once.
