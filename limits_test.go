@@ -462,13 +462,15 @@ func TestLimitFlags(t *testing.T) {
 		{[]string{"-rate-limit", "-1"}, "want a non-negative number"},
 		{[]string{"-rate-burst", "-1"}, "-rate-burst must not be negative"},
 		{[]string{"-request-timeout", "-1s"}, "-request-timeout must not be negative"},
+		{[]string{"-client-share", "0"}, "-client-share must be a percentage from 1 to 100"},
+		{[]string{"-client-share", "101"}, "-client-share must be a percentage from 1 to 100"},
 	} {
 		err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("run(%q) = %v, want %q", tt.args, err, tt.wantErr)
 		}
 	}
-	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
+	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64", "-client-share", "100"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
 		t.Errorf("valid limit flags: %v", err)
 	}
 }

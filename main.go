@@ -57,6 +57,10 @@
 //	                      pauses) and in total over HTTP (a request waits up to 2s,
 //	                      then gets 503 with code -31503) (default 256)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
+//	-client-share PERCENT the part of each global limit one client (its principal, else its
+//	                      IP address) may hold: requests in flight and their bytes, connections,
+//	                      sessions, subscriptions, watched URIs, requests awaiting the client's
+//	                      answers; 100 turns shares off (default 25)
 //	-rate-limit R         tools/call per second per principal (the bearer identity
 //	                      on HTTP, the process on stdio); over it a call gets
 //	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 0)
