@@ -21,6 +21,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -48,15 +49,25 @@ func shareOf(total int64, pct int, floor int64) int64 {
 // shareLimit is one global bound and every client's share of it, counted
 // in units (slots, bytes). Units are taken for a share and given back to
 // the same share. The share "" (stdio's one client) is bound by the total
-// alone. It is safe for concurrent use.
+// alone. Waiters are served in the order they came, each as soon as units
+// given back let it take what it asked for; giving back wakes only them.
+// It is safe for concurrent use.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
 
-	mu    sync.Mutex // guards used, by, freed
-	used  int64
-	by    map[string]int64 // units held, by share; only shares holding some
-	freed chan struct{}    // closed when units are given back; made by a waiter
+	mu      sync.Mutex // guards used, by, waiters
+	used    int64
+	by      map[string]int64 // units held, by share; only shares holding some
+	waiters []*shareWaiter   // in arrival order
+}
+
+// shareWaiter is one wait for units: ready is closed once they have been
+// taken for it.
+type shareWaiter struct {
+	share string
+	n     int64
+	ready chan struct{}
 }
 
 // newShareLimit returns a bound of total units, per of them for one share.
@@ -83,48 +94,54 @@ func (l *shareLimit) take(share string, n int64) bool {
 	return l.tryTakeLocked(share, n)
 }
 
-// poll takes n units for share (ok), or returns a channel closed when
-// units are next given back.
-func (l *shareLimit) poll(share string, n int64) (ok bool, freed <-chan struct{}) {
+// enqueue takes n units for share at once (nil), or returns a waiter whose
+// ready is closed once they have been taken for it. The caller waits on
+// it, or abandons it.
+func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tryTakeLocked(share, n) {
-		return true, nil
+		return nil
 	}
-	if l.freed == nil {
-		l.freed = make(chan struct{})
+	w := &shareWaiter{share: share, n: n, ready: make(chan struct{})}
+	l.waiters = append(l.waiters, w)
+	return w
+}
+
+// abandon stops w waiting. It reports whether the units were taken for w
+// meanwhile: they are then the caller's, to use or give back.
+func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.waiters, w); i >= 0 {
+		l.waiters = slices.Delete(l.waiters, i, i+1)
+		return false
 	}
-	return false, l.freed
+	return true
 }
 
 // wait takes n units for share, waiting up to d while ctx lasts for them
 // to be given back; false means they were not.
 func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Duration) bool {
-	var expired <-chan time.Time
-	for {
-		ok, freed := l.poll(share, n)
-		if ok {
-			return true
-		}
-		if d <= 0 {
-			return false
-		}
-		if expired == nil {
-			timer := time.NewTimer(d)
-			defer timer.Stop()
-			expired = timer.C
-		}
+	w := l.enqueue(share, n)
+	if w == nil {
+		return true
+	}
+	if d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
 		select {
-		case <-freed:
-		case <-expired:
-			return false
+		case <-w.ready:
+			return true
+		case <-timer.C:
 		case <-ctx.Done():
-			return false
 		}
 	}
+	return l.abandon(w)
 }
 
-// give gives back n units share took.
+// give gives back n units share took, and takes them for the waiters that
+// can now have what they asked for, in order.
 func (l *shareLimit) give(share string, n int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,9 +151,13 @@ func (l *shareLimit) give(share string, n int64) {
 			delete(l.by, share)
 		}
 	}
-	if l.freed != nil {
-		close(l.freed)
-		l.freed = nil
+	for i := 0; i < len(l.waiters) && l.used < l.total; {
+		if w := l.waiters[i]; l.tryTakeLocked(w.share, w.n) {
+			close(w.ready)
+			l.waiters = slices.Delete(l.waiters, i, i+1)
+			continue
+		}
+		i++
 	}
 }
 

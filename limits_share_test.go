@@ -75,3 +75,45 @@ func TestShareLimit(t *testing.T) {
 		t.Errorf("after b gave all back: held(b) = %d, %d, %d shares remembered; want 0, 6, 2", mine, all, len(l.by))
 	}
 }
+
+// TestShareLimitWaiters checks the queue of waiters: units given back go
+// to the first waiter that may take them (a waiter whose own share is
+// full is passed over), only those are woken, and an abandoned wait
+// that was served meanwhile keeps its units.
+func TestShareLimitWaiters(t *testing.T) {
+	l := newShareLimit(4, 2)
+	l.take("a", 2)
+	l.take("b", 2)
+	full := l.enqueue("a", 1) // a's share is full: it must wait for a's own
+	first := l.enqueue("c", 1)
+	second := l.enqueue("d", 1)
+	if full == nil || first == nil || second == nil {
+		t.Fatal("took units from a full bound")
+	}
+	l.give("b", 1)
+	select {
+	case <-first.ready:
+	default:
+		t.Fatal("the first waiter that may take the unit was not served")
+	}
+	for _, w := range []*shareWaiter{full, second} {
+		select {
+		case <-w.ready:
+			t.Errorf("waiter of %s served with nothing to take", w.share)
+		default:
+		}
+	}
+	l.give("a", 1)
+	<-full.ready // a's own unit: the total has room for it again
+	if l.abandon(second) {
+		t.Errorf("abandon of a waiter never served = true")
+	}
+	late := l.enqueue("e", 1)
+	l.give("c", 1)
+	if !l.abandon(late) {
+		t.Errorf("abandon of a waiter served meanwhile = false, want its units kept")
+	}
+	if mine, all := l.held("e"); mine != 1 || all != 4 {
+		t.Errorf("held(e) = %d, %d; want 1, 4", mine, all)
+	}
+}

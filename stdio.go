@@ -338,22 +338,21 @@ func (c *stdioConn) spawn(job func()) {
 // free: the backpressure stays one line deep.
 func (c *stdioConn) acquireSlot(size int64) {
 	lines := c.lines
-	for {
-		ok, freed := c.slots.poll("", 1)
-		if ok {
-			if ok, freed = c.lineBytes.poll("", size); ok {
-				return
-			}
-			c.slots.give("", 1)
-		}
-		select {
-		case <-freed:
-		case line, ok := <-lines:
-			switch {
-			case !ok:
-				lines = nil // the serve loop sees the end itself
-			case !c.handleControl(line):
-				c.held, c.hasHeld, lines = line, true, nil
+	for _, need := range []struct {
+		lim *shareLimit
+		n   int64
+	}{{c.slots, 1}, {c.lineBytes, size}} {
+		for w := need.lim.enqueue("", need.n); w != nil; {
+			select {
+			case <-w.ready:
+				w = nil
+			case line, ok := <-lines:
+				switch {
+				case !ok:
+					lines = nil // the serve loop sees the end itself
+				case !c.handleControl(line):
+					c.held, c.hasHeld, lines = line, true, nil
+				}
 			}
 		}
 	}
