@@ -61,10 +61,13 @@ type httpTransport struct {
 }
 
 // httpBodyBudget is how many bodies of -max-body the server holds at
-// once: the body bytes of every request in flight together. A small
+// once: the body bytes of every request in flight together (32 MiB by
+// default, 8 MiB for one client: two bodies of the largest size). A small
 // body takes only its own size from the budget, so it bounds memory, not
-// the requests in flight (-max-requests does that).
-const httpBodyBudget = 16
+// the requests in flight (-max-requests does that). Serving a body
+// allocates a few times its size (docs/RELIABILITY.md, "Worst-case
+// memory"), so this is the largest term of the server's memory.
+const httpBodyBudget = 8
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
@@ -229,14 +232,15 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request, rc *htt
 		return nil, nil, false
 	}
 	release = sync.OnceFunc(func() { t.bodies.give(who.share, taken) })
-	grow := func(more int) bool {
-		if r.ContentLength >= 0 {
-			return true // the whole announced length is taken
+	grow := func(size int) bool {
+		more := int64(size) - taken
+		if r.ContentLength >= 0 || more <= 0 {
+			return true // the whole announced length, or this much, is taken
 		}
-		if !t.bodies.take(who.share, int64(more)) {
+		if !t.bodies.take(who.share, more) {
 			return false
 		}
-		taken += int64(more)
+		taken += more
 		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
@@ -317,14 +321,14 @@ func isJSONContentType(v string) bool {
 var errBodyBudget = errors.New("request body budget exhausted")
 
 // readBodyBudgeted reads a request body whose Content-Length is size (-1 when
-// unknown), calling grow with the bytes the buffer is about to grow by
+// unknown), calling grow with the size the buffer is about to grow to
 // (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
 // time, which copied a 1 MiB body about five times over; here the buffer
 // doubles, and stops at size+1 (room for the Read that reports EOF), so a
 // truthful 1 MiB body is copied at most twice more. The length is the
 // peer's word, so it never sizes an allocation alone: the buffer starts at
 // readBodyFirst and is at most twice what has actually arrived.
-func readBodyBudgeted(r io.Reader, size int64, grow func(more int) bool) ([]byte, error) {
+func readBodyBudgeted(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
 	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -340,7 +344,7 @@ func readBodyBudgeted(r io.Reader, size int64, grow func(more int) bool) ([]byte
 			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
 				more = int(rest) // the announced end
 			}
-			if grow != nil && !grow(more) {
+			if grow != nil && !grow(len(b)+more) {
 				return b, errBodyBudget
 			}
 			b = slices.Grow(b, more)

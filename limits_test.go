@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -230,6 +231,51 @@ func TestHTTPMaxRequests(t *testing.T) {
 	if got.status != 200 {
 		t.Errorf("after the burst: status %d, want 200", got.status)
 	}
+}
+
+// TestHTTPShares checks the per-client parts of the HTTP bounds over
+// loopback, a client at 127.0.0.1 against one at 127.0.0.2: request slots
+// (-max-requests 16: a share of 4) and request body bytes (-max-body 4096:
+// a budget of 32 KiB, a share of 8 KiB). Past its share a client gets
+// 503 naming its share; the other client is served.
+func TestHTTPShares(t *testing.T) {
+	t.Run("request slots", func(t *testing.T) {
+		g := newTestGates()
+		args := []string{"-max-requests", "16", "-max-subscriptions", "2"}
+		ts := newTestLoopback(t, newTestServer(t, withGates(g), withFlags(args...)), loopbackConfig(t, args...))
+		ts.tr.queueWait = 10 * time.Millisecond
+		for i := range 4 {
+			go func() {
+				_, _ = doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req(fmt.Sprint(i), "tools/call", `"name":"gate"`), nil))
+			}()
+			mustReceive(t, g.started)
+		}
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("9", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+		if got.status != 503 || got.code != codeServerBusy || !strings.Contains(string(got.body), "its share of 16") {
+			t.Errorf("a fifth request of one client: %d %s, want 503 naming its share", got.status, got.body)
+		}
+		mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+		close(g.release)
+	})
+	t.Run("body bytes", func(t *testing.T) {
+		args := []string{"-max-body", "4096"}
+		ts := newTestLoopback(t, newTestServer(t, withFlags(args...)), loopbackConfig(t, args...))
+		ts.tr.queueWait = 10 * time.Millisecond
+		for range 2 { // 8 KiB announced, a few bytes sent
+			c := dialFrom(t, ts, "127.0.0.1")
+			if _, err := io.WriteString(c, rawPost(ts, 4096, "Expect: 100-continue\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			if status, err := bufio.NewReader(c).ReadString('\n'); err != nil || !strings.HasPrefix(status, "HTTP/1.1 100") {
+				t.Fatalf("status line %q, %v; want 100 Continue", status, err)
+			}
+		}
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "ping", ""), nil))
+		if got.status != 503 || got.code != codeServerBusy || !strings.Contains(string(got.body), "its share") {
+			t.Errorf("a body past the client's share: %d %s, want 503 naming its share", got.status, got.body)
+		}
+		mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+	})
 }
 
 // TestLimitListener checks -max-connections: the n+1st connection is

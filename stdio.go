@@ -27,12 +27,12 @@ const maxLineBytes = 4 << 20
 const maxInFlight = 256
 
 // maxStdioInFlightBytes bounds the bytes of the request lines one stdio
-// connection serves at once: four lines of maxLineBytes, or many small
+// connection serves at once: two lines of maxLineBytes, or many small
 // ones. A request holds its line's bytes until its response is queued;
 // while they are all held the reader stops, as for a slot. Without it a
 // client that never read stdout made the server read and answer 1 MiB
 // requests without end (issue 19, finding 2).
-const maxStdioInFlightBytes = 4 * maxLineBytes
+const maxStdioInFlightBytes = 2 * maxLineBytes
 
 // maxStdioQueuedBytes bounds the responses and notifications waiting for
 // the goroutine writing to stdout: one message's worth. A writer finding

@@ -10,8 +10,10 @@
 //
 //	cd harness/loadtest && go run . [-repo ../..] [-only NAME,...]
 //
-// Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof.
-// Every count and duration is bounded; the whole run takes about 90 s.
+// Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
+// and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
+// subscribe-memory, budget. Every count and duration is bounded; the whole
+// run takes about two minutes.
 // It exits non-zero when a test fails its criteria.
 package main
 
@@ -65,6 +67,10 @@ func main() {
 		{"unread-sse", testUnreadSSE},
 		{"sigterm", testSigterm},
 		{"stdin-eof", testStdinEOF},
+		{"stdio-stall", testStdioStall},
+		{"init-body", testInitBody},
+		{"subscribe-memory", testSubscribeMemory},
+		{"budget", testBudget},
 	}
 	failed := 0
 	for _, t := range tests {
@@ -121,8 +127,12 @@ func startHTTP(bin string, flags ...string) (*srv, error) {
 			mu.Lock()
 			s.stderr.WriteString(line + "\n")
 			mu.Unlock()
-			if _, rest, ok := strings.Cut(line, "serving Streamable HTTP at "); ok {
-				addr <- strings.TrimSuffix(rest, "/mcp")
+			// The server logs msg="serving Streamable HTTP" url=http://ADDR/mcp.
+			if strings.Contains(line, "serving Streamable HTTP") {
+				if _, rest, ok := strings.Cut(line, "url="); ok {
+					u, _, _ := strings.Cut(rest, " ")
+					addr <- strings.TrimSuffix(strings.Trim(u, `"`), "/mcp")
+				}
 			}
 		}
 	}()
