@@ -193,7 +193,10 @@ func (s *srv) stats(gc bool) stats {
 	if gc {
 		u += "?gc=1"
 	}
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	// From an address of its own, so that it is not one more connection
+	// of the clients under test (the server caps connections per address).
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 254)}}
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: d.DialContext}, Timeout: 10 * time.Second}
 	resp, err := c.Get(u)
 	if err != nil {
 		return stats{Goroutines: -1}
