@@ -93,6 +93,9 @@ func TestLimitsAtBoundary(t *testing.T) {
 		{"name over maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
 		{"uri at maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
 		{"uri over maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
+		{"id at maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-2)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), 0, ""},
+		{"id over maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-1)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
+		{"integer id over maxIDBytes", req(strings.Repeat("9", maxIDBytes+1), "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
 		{"requestState at maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
 		{"requestState over maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {
