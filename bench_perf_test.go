@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,6 +105,44 @@ func BenchmarkStdioPipelined(b *testing.B) {
 	for _, depth := range []int{1, 32} {
 		b.Run("k="+strconv.Itoa(depth), func(b *testing.B) {
 			benchStdio(b, newTestServer(b, withBenchTools(20)), depth, benchCall)
+		})
+	}
+}
+
+// BenchmarkStdioLogged is BenchmarkStdioPipelined with the log written
+// as run writes it (batched, logLinger) to a pipe that another goroutine
+// drains, as a supervisor (or the benchmark harness) reads stderr: the
+// access line's whole cost, system calls included, against the same run
+// with -access-log=false.
+func BenchmarkStdioLogged(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"access=on,k=32", nil},
+		{"access=off,k=32", []string{"-access-log=false"}},
+		{"access=on,k=1", []string{"k=1"}},
+		{"access=off,k=1", []string{"-access-log=false", "k=1"}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			drained := make(chan struct{})
+			go func() {
+				io.Copy(io.Discard, r)
+				close(drained)
+			}()
+			depth, args := 32, tt.args
+			if n := len(args); n > 0 && args[n-1] == "k=1" {
+				depth, args = 1, args[:n-1]
+			}
+			linger := withConfig(func(c *config) { c.log.linger = logLinger })
+			benchStdio(b, newTestServer(b, withBenchTools(20), withFlags(args...), withLogs(w), linger), depth, benchCall)
+			w.Close()
+			<-drained
+			r.Close()
 		})
 	}
 }

@@ -24,27 +24,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 )
 
 // The classic revisions. Versions are ISO dates, so they order as strings;
 // atLeast relies on that.
 const (
 	version20241105 = "2024-11-05"
-	// version20250326 is not served (see classicVersions); it is named
-	// because features it introduced are gated on it.
 	version20250326 = "2025-03-26"
 	version20250618 = "2025-06-18"
 	version20251125 = "2025-11-25"
 )
 
 // classicVersions lists the initialize-handshake versions served, newest
-// first. 2025-03-26 is left out on purpose: it required servers to accept
-// JSON-RPC batches, which this server refuses (batches were removed in
-// 2025-06-18), so a client offering it gets the newest version instead.
-// Recorded in docs/GAPS.md.
+// first. 2025-03-26 is served with the JSON-RPC batches it requires
+// servers to accept (batch.go), inside its own sessions only.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
-var classicVersions = []string{version20251125, version20250618, version20241105}
+var classicVersions = []string{version20251125, version20250618, version20250326, version20241105}
 
 // atLeast reports whether a message in version may use what revision
 // introduced. Every modern version is at least every classic one.
@@ -78,10 +76,13 @@ type eraDecision struct {
 // a reply served modern maps its error code; a classic one travels with
 // 200, because a JSON-RPC error is a response like any other in the
 // classic revisions (clients of that era treat any other status as a
-// transport failure).
+// transport failure). Insufficient scope is the exception: it is
+// HTTP's 403 in every revision that has authorization (2025-03-26 on),
+// and what a client's step-up reacts to.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+// [§Scope Challenge Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling
 func (d eraDecision) replyCode(code int) int {
-	if d.era == classicEra {
+	if d.era == classicEra && code != codeInsufficientScope {
 		return 0
 	}
 	return code
@@ -133,15 +134,9 @@ func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecisi
 	return d
 }
 
-// isClassicVersion reports whether v names an initialize-era revision,
-// served or not (2025-03-26 is recognised, never negotiated).
-func isClassicVersion(v string) bool {
-	switch v {
-	case version20241105, version20250326, version20250618, version20251125:
-		return true
-	}
-	return false
-}
+// isClassicVersion reports whether v names an initialize-era revision
+// this server serves.
+func isClassicVersion(v string) bool { return slices.Contains(classicVersions, v) }
 
 // admitEra enforces the method's era flags for the era decideEra chose;
 // it is the one place they are enforced. A classic request joins its
@@ -202,8 +197,8 @@ func classicOnly(method string, classicOn bool) *rpcError {
 const methodInitialize = "initialize"
 
 // handleInitialize answers initialize: the offered version if served,
-// otherwise the newest classic version (a counter-offer, not an error; the
-// client disconnects if it cannot speak it). It opens the session.
+// otherwise counterOffer's (not an error; the client disconnects if it
+// cannot speak it). It opens the session.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func (s *server) handleInitialize(ctx context.Context, req *request) (result, error) {
 	offered, rerr := req.stringParam("protocolVersion")
@@ -217,15 +212,10 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 	if jsonKind(info) != '{' {
 		return result{}, invalidParams("invalid params: clientInfo must be an object")
 	}
-	version := classicVersions[0]
-	for _, v := range classicVersions {
-		if v == offered {
-			version = v
-		}
-	}
-	// Only what the capabilities allow is kept; clientInfo is checked and
-	// not kept: nothing reads it (issue 19, finding 1).
-	if !req.session.begin(version, clientCaps(caps)) {
+	version := counterOffer(offered)
+	// What the capabilities allow and the client's name are kept, not the
+	// objects: they are slices of the body (issue 19, finding 1).
+	if !req.session.begin(version, clientCaps(caps), info) {
 		return result{}, newError(codeInvalidRequest, "invalid request: already initialized at protocol version %s", req.session.negotiated())
 	}
 	req.version = version
@@ -239,6 +229,34 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 		ServerInfo:      si,
 		Instructions:    s.instructions,
 	}}, nil
+}
+
+// counterOffer returns the version initialize answers an offer with. A
+// served version is echoed, as the lifecycle requires. For an offer that
+// is a date but not served, it is the newest served version not newer
+// than the offer, or the oldest served one when the offer predates them
+// all; anything else gets the newest. The lifecycle says the
+// counter-offer SHOULD be the server's latest, but a client's offer is
+// the newest revision it knows, and the clients people run accept older
+// revisions but refuse newer ones (the TypeScript SDK up to 1.12 and the
+// Python SDK 1.9 accept only their own version and older ones: 1.0.4
+// accepts 2024-11-05 and 2024-10-07, 1.12.1 also 2025-03-26). The newest
+// version the client can know is the one it is most likely to accept.
+// Recorded in docs/GAPS.md.
+// [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+func counterOffer(offered string) string {
+	if isClassicVersion(offered) {
+		return offered
+	}
+	if _, err := time.Parse(time.DateOnly, offered); err != nil {
+		return classicVersions[0]
+	}
+	for _, v := range classicVersions {
+		if v <= offered {
+			return v
+		}
+	}
+	return classicVersions[len(classicVersions)-1]
 }
 
 // initializeResult is InitializeResult.

@@ -153,7 +153,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 			if msg.errorValue != nil {
 				return nil, clientRefused(req.method, q.method, msg.errorValue)
 			}
-			a, err := parseInputResponse(q.method, q.schema, msg.result)
+			a, err := parseInputResponse(q.method, q.mode, q.schema, msg.result)
 			if err != nil {
 				return nil, newError(codeInternalError, "%s: the client's answer to %s is invalid: %v", req.method, q.method, err)
 			}

@@ -155,6 +155,15 @@ func (st *sessionStore) add(sess *session, share string) bool {
 	return true
 }
 
+// count returns the sessions open now (a metrics gauge), after ending the
+// expired ones.
+func (st *sessionStore) count() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(st.now())
+	return int64(len(st.byID))
+}
+
 // full reports whether add would fail now for a client of share.
 func (st *sessionStore) full(share string) bool {
 	st.mu.Lock()
@@ -250,11 +259,9 @@ func classicSessionNotFound() *rpcError {
 
 // session finds the session a classic request names, for a request
 // (sessions.acquire: the caller releases it) or not (sessions.use: the
-// GET stream, DELETE), and checks its
-// MCP-Protocol-Version header, which must be absent or equal the
-// negotiated version. On failure it returns nil and the status and error
-// to answer with.
-// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+// GET stream, DELETE), and checks its MCP-Protocol-Version header
+// (sessionVersionHeader). On failure it returns nil and the status and
+// error to answer with.
 func (t *httpTransport) session(r *http.Request, who caller, request bool) (*session, int, *rpcError) {
 	ids := r.Header.Values(headerSessionID)
 	switch {
@@ -268,18 +275,56 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 		find = t.sessions.acquire
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.principal)
+	if sess != nil && sess.stream != nil {
+		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
+		// travel on its own stream, so its id names no session here.
+		if request {
+			t.sessions.release(sess)
+		}
+		sess = nil
+	}
 	if sess == nil {
 		return nil, http.StatusNotFound, classicSessionNotFound()
 	}
-	if vs := r.Header.Values(headerProtocolVersion); len(vs) > 0 {
-		if v := strings.Trim(vs[0], " \t"); len(vs) > 1 || v != sess.negotiated() {
-			if request {
-				t.sessions.release(sess)
-			}
-			return nil, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s %q is not this session's protocol version %s", headerProtocolVersion, v, sess.negotiated())
+	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
+		if request {
+			t.sessions.release(sess)
 		}
+		return nil, http.StatusBadRequest, rerr
 	}
 	return sess, 0, nil
+}
+
+// sessionVersionHeader checks the MCP-Protocol-Version header of a
+// request in sess. Absent, it is the negotiated version: the session is
+// how the server identifies the version, and a 2025-03-26 or 2024-11-05
+// client sends none (the header is 2025-06-18's). A version this server
+// serves, even one that differs from the negotiated version, is
+// forgiven: the request is served at the session's version, and the
+// first such request of a session is logged. Real clients send them: a
+// widely used coding agent keeps sending 2025-11-25 in a session that
+// negotiated 2024-11-05, and the Go SDK sends its header in 2024-11-05
+// sessions, which never had one (issue 17). Sent twice, or naming a
+// version this server does not serve (or no version at all), it is 400:
+// a header that means nothing here is not guessed at.
+// [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
+func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcError {
+	vs := h.Values(headerProtocolVersion)
+	if len(vs) == 0 {
+		return nil
+	}
+	v := strings.Trim(vs[0], " \t")
+	negotiated := sess.negotiated()
+	switch {
+	case len(vs) > 1:
+		return newError(codeInvalidRequest, "bad request: %s header appears more than once", headerProtocolVersion)
+	case !isClassicVersion(v) && !isModern(v):
+		return newError(codeInvalidRequest, "bad request: %s %q is not a protocol version this server serves; this session's is %s", headerProtocolVersion, v, negotiated)
+	case v != negotiated && sess.noteForgivenHeader():
+		t.s.log.Warn("serving a classic session's request at its negotiated version despite its version header (logged once per session)",
+			"transport", "http", "header", v, "negotiated", negotiated, "client", sess.clientName())
+	}
+	return nil
 }
 
 // postClassic serves one classic-era POST: initialize opens a session; a
@@ -317,7 +362,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 				sess.cancelRequest(key)
 			}
 		default:
-			t.s.serve(r.Context(), req, exchange{caller: who, session: sess})
+			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -336,10 +381,11 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer t.slots.give(who.share, 1)
 	// The request timeout (-request-timeout) is applied by serve.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
+	defer call.release()
 	// check runs only if the request turns out modern (modern _meta
 	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		// The client cancelled it: no response is sent.
 		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
@@ -347,6 +393,58 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	call.finish(reply, req.era.replyCode(code))
+}
+
+// postBatch serves a POST whose body is a JSON-RPC batch and that names a
+// session (batch.go). Outside a 2025-03-26 session it is 400 -32600, as
+// an array anywhere else; a batch refused whole (not JSON, empty, over
+// maxBatchEntries) is 400 with its one error. Otherwise its entries are
+// judged alone, in order: responses go to the bridges, notifications to
+// their handlers, requests are tracked in the session (cancellable,
+// their ids in flight) and served one after another within one request
+// slot (a batch without requests takes a control slot). A batch of only
+// notifications and responses is 202; otherwise the answers are one JSON
+// array, in a JSON body, or as the last event of the SSE stream that the
+// requests' notifications (progress, logs, bridged requests) opened.
+// JSON-RPC errors inside it travel with 200, as in any classic session.
+// A refusal gives the body back (release) before it is written.
+// [§Sending Messages to the Server (2025-03-26)]: https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
+func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller, release func()) {
+	sess, status, rerr := t.session(r, who, true)
+	if sess == nil {
+		release()
+		writeHTTPError(w, status, rerr)
+		return
+	}
+	defer t.sessions.release(sess)
+	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
+	if rerr != nil {
+		release()
+		writeHTTPError(w, http.StatusBadRequest, rerr)
+		return
+	}
+	defer b.end()
+	lim := t.slots
+	if b.requests == 0 {
+		lim = t.control
+	}
+	if !t.admit(w, r, lim, who, release, nil) {
+		return
+	}
+	defer lim.give(who.share, 1)
+	call := t.newCall(w, rc, r)
+	defer call.release()
+	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
+	requests := b.requests
+	switch {
+	case reply != nil:
+		call.finish(reply, 0)
+	case requests == 0:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		// Every request was cancelled: no answer is sent.
+		call.abandon()
+	}
 }
 
 // initialize serves initialize on HTTP: a fresh session negotiates, and
@@ -373,8 +471,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, session: sess})
+	call := t.newCall(w, rc, r)
+	defer call.release()
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess, who.share) {
 			sess.end()
@@ -413,18 +512,41 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		return
 	}
 	defer sess.closeStream()
+	t.pump(w, r, who, sess, nil, nil)
+}
+
+// pump writes a classic session's stream until the client leaves or the
+// session ends: head first (nil for none), then what session.push
+// queues, the session's list changes and resource updates
+// (classic_subscriptions.go), and what direct carries (nil for nothing:
+// the answers of the 2024-11-05 transport's requests, classic_sse.go),
+// with a keep-alive comment every -sse-keepalive, until the credential of
+// who, which opened it, expires. It is the stream's one writer.
+func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {
 	rc := http.NewResponseController(w)
 	startSSE(w)
-	if rc.Flush() != nil {
+	// pump is every classic stream's writer (the GET stream, the
+	// 2024-11-05 transport's), so it counts them.
+	t.s.metrics.sseOpened()
+	defer t.s.metrics.sseClosed()
+	// Each write is bounded (httpWriteTimeout): a client that stops
+	// reading ends its stream instead of holding this goroutine.
+	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
+	arm()
+	if _, err := w.Write(head); err != nil || rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(t.keepAlive)
 	defer tick.Stop()
-	// Each write is bounded (httpWriteTimeout): a client that stops
-	// reading ends its stream instead of holding this goroutine.
-	arm := func() { _ = rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout)) }
+	expired, stopExpiry := who.expiry()
+	defer stopExpiry()
 	for {
 		select {
+		case msg := <-direct:
+			arm()
+			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+				return
+			}
 		case msg := <-sess.queue:
 			arm()
 			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
@@ -446,6 +568,10 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 				return
 			}
 		case <-sess.done:
+			return
+		case <-expired:
+			// The token that opened the stream expired: the client
+			// reconnects with a fresh one.
 			return
 		case <-r.Context().Done():
 			return

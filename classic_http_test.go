@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,14 +19,16 @@ import (
 )
 
 // classicHTTPClient is a classic client of a test server: after initialize
-// it sends the session id and the negotiated version on every request,
-// as the official clients do. Lines carrying the modern _meta are sent as
+// it sends the session id on every request, and the negotiated version in
+// MCP-Protocol-Version when the revision defines that header (2025-06-18
+// on), as the official clients do. Lines carrying the modern _meta are sent as
 // a modern client sends them, without session.
 type classicHTTPClient struct {
 	tb      testing.TB
 	ts      *testHTTP
 	sid     string
 	version string
+	always  []string // edits applied to every request first (a credential)
 }
 
 // newTestClassicClient returns a client of ts without a session.
@@ -37,6 +40,7 @@ func newTestClassicClient(tb testing.TB, ts *testHTTP) *classicHTTPClient {
 // method) with edits applied as newTestHTTPRequest does.
 func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...string) *http.Request {
 	c.tb.Helper()
+	edits = append(slices.Clip(c.always), edits...)
 	if !isClassicLine(body) {
 		return newTestHTTPRequest(c.tb, ctx, c.ts, "", body, edits)
 	}
@@ -56,7 +60,11 @@ func (c *classicHTTPClient) request(ctx context.Context, body string, edits ...s
 	}
 	if c.sid != "" {
 		req.Header.Set(headerSessionID, c.sid)
-		req.Header.Set(headerProtocolVersion, c.version)
+		if atLeast(c.version, version20250618) {
+			// The header exists from 2025-06-18; a 2025-03-26 client
+			// (the revision of Mcp-Session-Id) sends none.
+			req.Header.Set(headerProtocolVersion, c.version)
+		}
 	}
 	for _, e := range edits {
 		if name, ok := strings.CutPrefix(e, "-"); ok {
@@ -191,9 +199,12 @@ func TestClassicHTTPSessions(t *testing.T) {
 		{name: "absent version header uses the session's", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 200},
 		{name: "missing session id is 400", body: list, edits: []string{"-Mcp-Session-Id"}, status: 400, code: -32600},
 		{name: "unknown session id is 404", body: list, edits: []string{"Mcp-Session-Id: nope"}, status: 404, code: -32600},
-		{name: "another version header is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-06-18"}, status: 400, code: -32600},
-		{name: "2025-03-26 header is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-03-26"}, status: 400, code: -32600},
-		{name: "modern header in a session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 400, code: -32600},
+		{name: "another served version header is forgiven", body: list, edits: []string{"MCP-Protocol-Version: 2025-06-18"}, status: 200},
+		{name: "2025-03-26 header is forgiven", body: list, edits: []string{"MCP-Protocol-Version: 2025-03-26"}, status: 200},
+		{name: "modern header in a session is forgiven", body: list, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 200},
+		{name: "unknown version header is 400", body: list, edits: []string{"MCP-Protocol-Version: 2024-10-07"}, status: 400, code: -32600},
+		{name: "malformed version header is 400", body: list, edits: []string{"MCP-Protocol-Version: latest"}, status: 400, code: -32600},
+		{name: "empty version header is 400", body: list, edits: []string{"MCP-Protocol-Version:"}, status: 400, code: -32600},
 		{name: "JSON-RPC errors in a session are 200", body: `{"jsonrpc":"2.0","id":5,"method":"nope"}`, status: 200, code: -32601},
 		{name: "notification is 202", body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, status: 202},
 		{name: "unmatched response is 202", body: `{"jsonrpc":"2.0","id":"baremcp-9","result":{}}`, status: 202},
@@ -438,5 +449,69 @@ func TestClassicHTTPSessionEra(t *testing.T) {
 				t.Errorf("POST %s: status %d code %d, want %d %d\n%s", tt.body, got.status, got.code, tt.status, tt.code, got.body)
 			}
 		})
+	}
+}
+
+// TestClassicHTTPVersionHeaderForgiven checks the MCP-Protocol-Version
+// header inside a classic session (issue 17): another served version is
+// served at the negotiated version and logged once per session; a version
+// this server does not serve, or the header twice, is 400; a modern
+// request of the session keeps its modern header rules.
+func TestClassicHTTPVersionHeaderForgiven(t *testing.T) {
+	logs := &syncBuffer{}
+	ts := newTestHTTP(t, newTestServer(t, withLogs(logs)), nil)
+	c := newTestClassicClient(t, ts)
+	c.initialize(classicInitialize(1, version20241105))
+	const list = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
+	modernList := `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":` + metaJSON + `}}`
+	for _, tt := range []struct {
+		name, body string
+		headers    []string
+		status     int
+		code       int
+		want       string // a part of the body
+		notWant    string
+	}{
+		{name: "newer header served in 2024-11-05", body: list, headers: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 200, want: `"name":"add"`, notWant: `"title"`},
+		{name: "another newer header", body: list, headers: []string{"MCP-Protocol-Version: 2025-06-18"}, status: 200, notWant: `"title"`},
+		{name: "the negotiated version", body: list, headers: []string{"MCP-Protocol-Version: 2024-11-05"}, status: 200, notWant: `"title"`},
+		{name: "unknown version", body: list, headers: []string{"MCP-Protocol-Version: 2024-10-07"}, status: 400, code: codeInvalidRequest, want: `not a protocol version this server serves`},
+		{name: "not a version", body: list, headers: []string{"MCP-Protocol-Version: 2025-11-25, 2025-06-18"}, status: 400, code: codeInvalidRequest},
+		{name: "twice", body: list, headers: []string{"MCP-Protocol-Version: 2025-11-25", "+MCP-Protocol-Version: 2025-11-25"}, status: 400, code: codeInvalidRequest, want: `appears more than once`},
+		{name: "modern request in the session keeps its header rules", body: modernList, headers: []string{"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/list"}, status: 200, want: `"resultType":"complete"`},
+		{name: "modern request with a classic header is a mismatch", body: modernList, headers: []string{"MCP-Protocol-Version: 2025-11-25", "Mcp-Method: tools/list"}, status: 400, code: codeHeaderMismatch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := c.request(t.Context(), tt.body)
+			req.Header.Set(headerSessionID, c.sid)
+			for _, h := range tt.headers {
+				add := strings.HasPrefix(h, "+")
+				name, value, _ := strings.Cut(strings.TrimPrefix(h, "+"), ":")
+				if add {
+					req.Header.Add(name, strings.TrimSpace(value))
+				} else {
+					req.Header.Set(name, strings.TrimSpace(value))
+				}
+			}
+			got := mustDo(t, ts.Client(), req)
+			if got.status != tt.status || got.code != tt.code {
+				t.Errorf("POST %s with %q: status %d code %d, want %d %d\n%s", tt.body, tt.headers, got.status, got.code, tt.status, tt.code, got.body)
+			}
+			if !strings.Contains(string(got.body), tt.want) || (tt.notWant != "" && strings.Contains(string(got.body), tt.notWant)) {
+				t.Errorf("POST %s with %q = %s, want %q in it and not %q", tt.body, tt.headers, got.body, tt.want, tt.notWant)
+			}
+		})
+	}
+	if n := strings.Count(logs.String(), "despite its version header"); n != 1 {
+		t.Errorf("forgiven headers logged %d times in one session, want once:\n%s", n, logs)
+	}
+	if !strings.Contains(logs.String(), "header=2025-11-25") || !strings.Contains(logs.String(), "negotiated=2024-11-05") || !strings.Contains(logs.String(), "client=t") {
+		t.Errorf("the log line does not say which header, version and client:\n%s", logs)
+	}
+	other := newTestClassicClient(t, ts)
+	other.initialize(classicInitialize(1, version20250618))
+	other.post(list, "MCP-Protocol-Version: 2025-11-25")
+	if n := strings.Count(logs.String(), "despite its version header"); n != 2 {
+		t.Errorf("a second session's forgiven header logged %d lines in all, want 2", n)
 	}
 }

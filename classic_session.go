@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -32,17 +33,22 @@ import (
 // come from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu      sync.Mutex // guards version, caps, level, hasLevel, initialized, pending, nextID, inFlight, streaming, watch, hub
+	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
 	version string     // negotiated protocol version; "" until initialize succeeds
 	// caps is what the ClientCapabilities the client declared at
 	// initialize allow the server to ask (they gate server-to-client
-	// requests). The session keeps this, not the declaration: the raw
-	// object was a slice of the initialize body, which a session would
-	// then keep whole for its life (issue 19, finding 1).
+	// requests), and name its clientInfo.name, cut for logs. The session
+	// keeps these, not the declarations: the raw objects were slices of
+	// the initialize body, which a session would then keep whole for its
+	// life (issue 19, finding 1).
 	caps        clientCapsSet
+	name        string
 	level       logLevel // minimum level set by logging/setLevel
 	hasLevel    bool     // logging/setLevel was called; until then nothing is logged
 	initialized bool     // notifications/initialized arrived
+	// headerForgiven: an HTTP request of this session named another
+	// served version in MCP-Protocol-Version (logged once per session).
+	headerForgiven bool
 
 	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
 	nextID   uint64                             // last server-to-client request number
@@ -69,6 +75,11 @@ type session struct {
 	// the key of that client's share of the limits (limits_share.go); all
 	// are set before the session is shared and never change.
 	id, principal, share string
+	// stream, set before the session is shared and never changed, is the
+	// 2024-11-05 HTTP+SSE connection that carries the session
+	// (classic_sse.go); nil on stdio and Streamable HTTP. Its id is then
+	// that transport's sessionId, not an Mcp-Session-Id.
+	stream *classicSSEConn
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
@@ -176,17 +187,61 @@ func (c *session) negotiated() string {
 	return c.version
 }
 
-// begin records a successful initialize and what the client's declared
-// capabilities allow. It reports false when the session was already
-// initialized: the handshake happens once per connection.
-func (c *session) begin(version string, caps clientCapsSet) bool {
+// begin records a successful initialize: what the capabilities the
+// client declared allow (clientCaps), and the name in its clientInfo
+// (cut to maxLoggedClientName bytes and copied: it is kept, the body is
+// not). It reports false when the session was already initialized: the
+// handshake happens once per connection.
+func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) bool {
+	name := clientInfoName(clientInfo)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != "" {
 		return false
 	}
-	c.version, c.caps = version, caps
+	c.version, c.caps, c.name = version, caps, name
 	return true
+}
+
+// noteForgivenHeader records that a request of the session carried a
+// version header other than the negotiated one, and reports whether it
+// was the first (the one to log).
+func (c *session) noteForgivenHeader() (first bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first = !c.headerForgiven
+	c.headerForgiven = true
+	return first
+}
+
+// maxLoggedClientName bounds the client name a log line quotes: it is
+// the client's own text.
+const maxLoggedClientName = 64
+
+// clientName returns clientInfo.name as the client declared it at
+// initialize, cut to maxLoggedClientName bytes, for logs; "" when absent.
+func (c *session) clientName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// clientInfoName returns the name member of a clientInfo object, cut to
+// maxLoggedClientName bytes and copied; "" when absent.
+func clientInfoName(info []byte) string {
+	members, err := objectMembers(info)
+	if err != nil {
+		return ""
+	}
+	for _, m := range members {
+		if name, ok := jsonString(m.value); ok && m.name == "name" {
+			if len(name) > maxLoggedClientName {
+				name = name[:maxLoggedClientName]
+			}
+			return strings.Clone(name)
+		}
+	}
+	return ""
 }
 
 // clientCapabilities returns what the capabilities the client declared at

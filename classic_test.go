@@ -64,8 +64,15 @@ var classicServerMessageDefs = map[string]string{
 	"roots/list":                           "ListRootsRequest",
 }
 
-// sent notes a client line: the method of a classic request, by id.
+// sent notes a client line: the method of a classic request, by id; of
+// each request of a batch line.
 func (c *classicChecker) sent(line string) {
+	if entries, rerr := splitBatch([]byte(line)); rerr == nil {
+		for _, e := range entries {
+			c.sent(string(e))
+		}
+		return
+	}
 	msg, rerr := parseMessage([]byte(line))
 	if rerr != nil || !msg.hasMethod || msg.id == nil || !isClassicLine(line) {
 		return
@@ -80,6 +87,22 @@ func (c *classicChecker) sent(line string) {
 func (c *classicChecker) check(line string, classic bool) {
 	c.tb.Helper()
 	_, line = splitStreamPrefix(line)
+	if strings.HasPrefix(line, "[") {
+		// A batch answer: each of its responses is checked, and the
+		// array is what the revision's JSONRPCBatchResponse allows.
+		var batch []json.RawMessage
+		if err := json.Unmarshal([]byte(line), &batch); err != nil || len(batch) == 0 {
+			c.tb.Errorf("server line is not a batch answer: %s", line)
+			return
+		}
+		if c.version != "" && c.version != versionBatches {
+			c.tb.Errorf("%s: a batch answer outside a %s session: %s", c.version, versionBatches, line)
+		}
+		for _, m := range batch {
+			c.check(string(m), classic)
+		}
+		return
+	}
 	if !strings.HasPrefix(line, "{") {
 		return
 	}
@@ -259,34 +282,40 @@ func mapKeys(m map[string]any) func(func(string) bool) {
 }
 
 // jsonTypeMatches reports whether v (as encoding/json decodes it) has the
-// JSON Schema type t (a name or a list of names).
+// JSON Schema type t (a name or a list of names); a type name the check
+// does not know matches anything.
 func jsonTypeMatches(t any, v any) bool {
 	if list, ok := t.([]any); ok {
 		return slices.ContainsFunc(list, func(x any) bool { return jsonTypeMatches(x, v) })
 	}
+	kind := jsonTypeName(v)
 	switch t {
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
 	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		f, ok := v.(float64)
-		return ok && f == math.Trunc(f)
-	case "null":
-		return v == nil
+		return kind == "number" || kind == "integer"
+	case "object", "array", "string", "boolean", "integer", "null":
+		return t == kind
 	}
 	return true
+}
+
+// jsonKindNames names the JSON Schema type of a value by the first byte
+// of its encoding (jsonKind); numbers are told apart by jsonTypeName.
+var jsonKindNames = map[byte]string{'{': "object", '[': "array", '"': "string", 't': "boolean", 'f': "boolean", 'n': "null"}
+
+// jsonTypeName returns the JSON Schema type of v as encoding/json decodes
+// it: an integral number is "integer", any other "number".
+func jsonTypeName(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	if name, ok := jsonKindNames[jsonKind(raw)]; ok {
+		return name
+	}
+	if f, _ := v.(float64); f == math.Trunc(f) {
+		return "integer"
+	}
+	return "number"
 }
 
 // TestClassicSchemaCheckerCatchesLaterFields shows the shape check fails on
@@ -302,6 +331,12 @@ func TestClassicSchemaCheckerCatchesLaterFields(t *testing.T) {
 		{"2024 audio content", version20241105, "CallToolResult", `{"content":[{"type":"audio","data":"","mimeType":"audio/wav"}]}`, false},
 		{"2024 structuredContent", version20241105, "CallToolResult", `{"content":[],"structuredContent":{}}`, false},
 		{"2024 lastModified", version20241105, "Resource", `{"uri":"a:","name":"a","annotations":{"lastModified":"x"}}`, false},
+		{"2025-03-26 audio content", version20250326, "CallToolResult", `{"content":[{"type":"audio","data":"","mimeType":"audio/wav"}]}`, true},
+		{"2025-03-26 tool annotations", version20250326, "Tool", `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`, true},
+		{"2025-03-26 tool title", version20250326, "Tool", `{"name":"a","title":"A","inputSchema":{"type":"object"}}`, false},
+		{"2025-03-26 structuredContent", version20250326, "CallToolResult", `{"content":[],"structuredContent":{}}`, false},
+		{"2025-03-26 resource_link", version20250326, "CallToolResult", `{"content":[{"type":"resource_link","uri":"a:","name":"a"}]}`, false},
+		{"2025-03-26 serverInfo title", version20250326, "Implementation", `{"name":"a","version":"1","title":"A"}`, false},
 		{"2025-06-18 icons", version20250618, "Prompt", `{"name":"p","icons":[]}`, false},
 		{"2025-06-18 resource_link", version20250618, "CallToolResult", `{"content":[{"type":"resource_link","uri":"a:","name":"a"}]}`, true},
 		{"2025-11-25 icons", version20251125, "Prompt", `{"name":"p","icons":[{"src":"x"}]}`, true},
@@ -351,8 +386,10 @@ func replyCode(v map[string]any) int {
 }
 
 // TestInitializeNegotiation checks the initialize rules: a served version
-// is answered as is, anything else with the newest classic version, bad
-// params are -32602, and the handshake happens once.
+// is answered as is; an unknown date with the newest served version not
+// newer than it (the oldest when it predates them all), anything else
+// with the newest (counterOffer); bad params are -32602, and the
+// handshake happens once.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func TestInitializeNegotiation(t *testing.T) {
 	for _, tt := range []struct {
@@ -363,9 +400,8 @@ func TestInitializeNegotiation(t *testing.T) {
 		{"2024-11-05 is served", classicInitialize(1, "2024-11-05"), "2024-11-05", 0},
 		{"2025-06-18 is served", classicInitialize(1, "2025-06-18"), "2025-06-18", 0},
 		{"2025-11-25 is served", classicInitialize(1, "2025-11-25"), "2025-11-25", 0},
-		{"2025-03-26 gets a counter-offer", classicInitialize(1, "2025-03-26"), "2025-11-25", 0},
-		{"a modern version gets a counter-offer", classicInitialize(1, "2026-07-28"), "2025-11-25", 0},
-		{"an unknown version gets a counter-offer", classicInitialize(1, "1999-01-01"), "2025-11-25", 0},
+		{"2025-03-26 is served", classicInitialize(1, "2025-03-26"), "2025-03-26", 0},
+		{"an unknown version gets a counter-offer (TestCounterOffer)", classicInitialize(1, "2025-05-01"), "2025-03-26", 0},
 		{"protocolVersion missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"protocolVersion not a string", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":20241105,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
 		{"capabilities missing", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"t","version":"1"}}}`, "", codeInvalidParams},
@@ -397,6 +433,36 @@ func TestInitializeNegotiation(t *testing.T) {
 				t.Errorf("after a second initialize the version is %q, want %q", got, tt.wantVersion)
 			}
 		})
+	}
+}
+
+// TestCounterOffer checks the version initialize answers an offer it does
+// not serve with: for a date, the newest served version not newer than
+// it, the oldest when it predates them all; for anything else the newest
+// (the rule and its reason: counterOffer, docs/GAPS.md).
+// [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
+func TestCounterOffer(t *testing.T) {
+	for _, tt := range []struct {
+		offer, want, why string
+	}{
+		{"2026-07-28", version20251125, "a modern version: the newest classic one"},
+		{"2099-01-01", version20251125, "a future date: the newest"},
+		{"2025-05-01", version20250326, "between two served versions: the older"},
+		{"2025-06-17", version20250326, "the day before a served version: the one before it"},
+		{"2024-10-07", version20241105, "the 1.0-era TypeScript SDK's other version: the oldest"},
+		{"1999-01-01", version20241105, "older than every served version: the oldest"},
+		{"latest", version20251125, "not a date: the newest"},
+		{"2025-02-30", version20251125, "no such day: the newest"},
+		{"", version20251125, "empty: the newest"},
+	} {
+		if got := counterOffer(tt.offer); got != tt.want {
+			t.Errorf("counterOffer(%q) = %s, want %s (%s)", tt.offer, got, tt.want, tt.why)
+		}
+	}
+	for _, v := range classicVersions {
+		if got := counterOffer(v); got != v {
+			t.Errorf("counterOffer(%q) = %s, want it echoed", v, got)
+		}
 	}
 }
 
@@ -501,7 +567,7 @@ func TestModernOnlyFlag(t *testing.T) {
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("run(%q) wrote\n%s\nwant it to contain\n%s", tt.args, got, tt.want)
 			}
-			if info := fmt.Sprintf(`"serverInfo":{"name":%q,"version":%q}`, serverName, serverVersion); tt.args == nil && !strings.Contains(got, info) {
+			if info := fmt.Sprintf(`"serverInfo":{"name":%q,"version":%q}`, serverName, readBuild().version); tt.args == nil && !strings.Contains(got, info) {
 				t.Errorf("run wrote %s, want the product's %s", got, info)
 			}
 		})

@@ -88,6 +88,22 @@ var everyMethod = map[string]string{
 	"prompts/get":              `"name":"greet","arguments":{"name":"Ada"}`,
 	"completion/complete":      `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"A"}`,
 	"subscriptions/listen":     `"notifications":{"toolsListChanged":true}`,
+	// TASK is a task of slow the test creates first (everyMethodLine).
+	"tasks/get":    `"taskId":"TASK"`,
+	"tasks/update": `"taskId":"TASK","inputResponses":{}`,
+	"tasks/cancel": `"taskId":"TASK"`,
+}
+
+// everyMethodLine returns the request line of everyMethod's row name for
+// s. A tasks/* row gets a task of its own, and declares the extension.
+func everyMethodLine(tb testing.TB, s *server, name string) string {
+	tb.Helper()
+	params := everyMethod[name]
+	if !strings.Contains(params, "TASK") {
+		return req("1", name, params)
+	}
+	id := mustTaskID(tb, mustServeLine(tb, s, mrtrLine(1, "tools/call", `"name":"slow","arguments":{"steps":1}`, capsTasks)))
+	return mrtrLine(2, name, strings.ReplaceAll(params, "TASK", id), capsTasks)
 }
 
 // cacheableMethods are the six results the caching spec gives hints.
@@ -101,14 +117,14 @@ func TestEveryResultStamped(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			params, ok := everyMethod[name]
+			_, ok := everyMethod[name]
 			if !ok {
 				t.Fatalf("no request for %s in everyMethod", name)
 			}
 			s := newTestServer(t)
 			// The response is the last line: a listen request writes its
 			// acknowledgement first and is answered when input ends.
-			lines := mustServeAll(t, s, req("1", name, params)+"\n")
+			lines := mustServeAll(t, s, everyMethodLine(t, s, name)+"\n")
 			got := mustDecode(t, lines[len(lines)-1])
 			res, _ := got["result"].(map[string]any)
 			if res == nil {
@@ -134,10 +150,18 @@ func TestCacheHints(t *testing.T) {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
 			s := newTestServer(t, withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
-			lines := mustServeAll(t, s, req("1", name, everyMethod[name])+"\n")
+			lines := mustServeAll(t, s, everyMethodLine(t, s, name)+"\n")
 			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]
 			scope, hasScope := res["cacheScope"]
+			if name == methodTasksGet {
+				// A task's own ttlMs (SEP-2663), never overwritten by
+				// the cache's.
+				if hasScope || ttl == json.Number("2500") {
+					t.Errorf("%s: ttlMs %v cacheScope %v, want the task's ttlMs and no cacheScope", name, ttl, scope)
+				}
+				return
+			}
 			if hasTTL != want || hasScope != want {
 				t.Fatalf("%s: ttlMs present %v, cacheScope present %v, want %v", name, hasTTL, hasScope, want)
 			}
@@ -156,12 +180,15 @@ func TestCacheHints(t *testing.T) {
 	for _, tt := range []struct {
 		name, uri, ttl, scope string
 	}{
-		{"default for a static resource", "demo://readme", "60000", "public"},
+		// A read may depend on who asks: private by default, whatever
+		// -cache-scope says of the lists (public here).
+		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
+		{"a read defaults to private", "demo://readme", "60000", "private"},
 		{"template override ttlMs 0", "demo://items/1", "0", "public"},
 		{"resource override", "test://clock", "5000", "private"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestServer(t, withRegistry("base", "extras"))
+			s := newTestServer(t, withRegistry("base", "extras"), withFlags("-cache-scope", "public"))
 			res, _ := mustDecode(t, mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`)))["result"].(map[string]any)
 			if res["ttlMs"] != json.Number(tt.ttl) || res["cacheScope"] != tt.scope {
 				t.Errorf("read %s: ttlMs %v cacheScope %v, want %s %s", tt.uri, res["ttlMs"], res["cacheScope"], tt.ttl, tt.scope)

@@ -1,5 +1,5 @@
-// Examples of the registration API: register a tool, a resource or a
-// prompt, then serve one request over stdio.
+// Examples of the registration API: register a tool, a resource, a
+// prompt or a middleware, then serve one request over stdio.
 
 package main
 
@@ -61,8 +61,8 @@ func Example_addResource() {
 	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://today",`+exampleMeta+`}}`)
 	serveExample(s, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"notes://day/2026-07-28",`+exampleMeta+`}}`)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
-	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","contents":[{"uri":"notes://today","mimeType":"text/plain","text":"buy milk"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","contents":[{"uri":"notes://day/2026-07-28","mimeType":"text/plain","text":"notes for 2026-07-28"}],"ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
 
 func Example_addPrompt() {
@@ -80,4 +80,33 @@ func Example_addPrompt() {
 	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"language":"Go"},`+exampleMeta+`}}`)
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"Review this Go code."}}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+}
+
+func Example_addMiddleware() {
+	s := newServer(config{info: exampleServer}, slog.New(slog.DiscardHandler))
+	s.addTool(tool{
+		Name: "drop_table",
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			return textResult("dropped"), nil
+		},
+	})
+	// Auditing: one line per call, with who made it and in which trace.
+	s.addMiddleware(func(ctx context.Context, call callInfo, next func(context.Context) error) error {
+		err := next(ctx)
+		tc, _ := traceFromContext(ctx)
+		fmt.Printf("audit: %s %s by %q in trace %s: %v\n", call.Kind, call.Name, call.Request.Principal(), tc.TraceIDString(), err)
+		return err
+	})
+	// Policy: only an authenticated caller may drop a table. The refusal
+	// reaches the model as a tool error.
+	s.addMiddleware(func(ctx context.Context, call callInfo, next func(context.Context) error) error {
+		if call.Kind == callKindTool && call.Name == "drop_table" && call.Request.Principal() == "" {
+			return fmt.Errorf("%s needs an authenticated caller", call.Name)
+		}
+		return next(ctx)
+	})
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"drop_table","_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",`+exampleMeta[len(`"_meta":{`):]+`}}`)
+	// Output:
+	// audit: tool drop_table by "" in trace 0af7651916cd43dd8448eb211c80319c: drop_table needs an authenticated caller
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"drop_table needs an authenticated caller"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }

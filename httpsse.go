@@ -16,8 +16,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,10 +41,9 @@ type httpTransport struct {
 	loopback  bool            // bound to a loopback address: Host is checked
 	origins   map[string]bool // allowed Origin values, normalised
 	cop       *http.CrossOriginProtection
-	tokenSum  [sha256.Size]byte // sha256 of the bearer token
-	principal string            // the identity a valid token grants
-	sessions  *sessionStore     // classic sessions (classic_http.go)
-	keepAlive time.Duration     // SSE comment interval on long-lived streams
+	auth      *authenticator // who a request's credential names (auth.go)
+	sessions  *sessionStore  // classic sessions (classic_http.go)
+	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -58,6 +56,9 @@ type httpTransport struct {
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
+	// draining is set when shutdown begins: /readyz answers 503 from then
+	// on (httpsse_health.go).
+	draining atomic.Bool
 }
 
 // httpBodyBudget is how many bodies of -max-body the server holds at
@@ -68,6 +69,23 @@ type httpTransport struct {
 // allocates a few times its size (docs/RELIABILITY.md, "Worst-case
 // memory"), so this is the largest term of the server's memory.
 const httpBodyBudget = 8
+
+// routes registers the transport's endpoints on mux: the MCP endpoint;
+// the health probes, which answer before the endpoint's checks
+// (httpsse_health.go); the protected resource metadata with an
+// authorization server (httpsse_auth.go); and, unless -modern-only, the
+// 2024-11-05 transport's two (classic_sse.go).
+func (t *httpTransport) routes(mux *http.ServeMux) {
+	mux.Handle(httpPath, t)
+	mux.HandleFunc("GET "+healthPath, t.healthz)
+	mux.HandleFunc("GET "+readyPath, t.readyz)
+	t.routesResourceMetadata(mux)
+	if t.s.modernOnly {
+		return
+	}
+	mux.Handle(classicSSEPath, t.only(http.MethodGet, "GET opens the event stream", t.openClassicSSE))
+	mux.Handle(classicMessagesPath, t.only(http.MethodPost, "POST a message", t.postClassicMessage))
+}
 
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
@@ -83,6 +101,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
+	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
 	n := int64(s.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
 	bodies := httpBodyBudget * cfg.maxBody
@@ -106,11 +125,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	t.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
 	}))
-	if cfg.token != "" {
-		t.tokenSum = sha256.Sum256([]byte(cfg.token))
-		// The identity is a digest, so logs and tools never see the token.
-		t.principal = "bearer:" + hex.EncodeToString(t.tokenSum[:8])
-	}
+	t.auth = newAuthenticator(s, &cfg.auth, cfg.addr, bound)
 	return t
 }
 
@@ -144,12 +159,12 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // post serves one JSON-RPC message. The body is read first, under the
 // body budget and before any request slot is taken, so that a slow body
 // holds bytes of its own client's share and never a slot (issue 19,
-// finding 4). Then the message decides what it needs: a request takes a
-// slot; a response or a notification, which ends at once and may be
-// what a waiting request needs to finish (the answer to a bridged
-// elicitation, notifications/cancelled), takes only a control slot of
-// its own budget (finding 10). Refusals give back what was taken before
-// they are written, and every write has a deadline (finding 3).
+// finding 4). Then the message decides what it needs: a request (or a
+// batch) takes a slot; a response or a notification, which ends at once
+// and may be what a waiting request needs to finish (the answer to a
+// bridged elicitation, notifications/cancelled), takes only a control
+// slot of its own budget (finding 10). Refusals give back what was taken
+// before they are written, and every write has a deadline (finding 3).
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
@@ -160,16 +175,17 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept both application/json and text/event-stream"))
 		return
 	}
-	if r.ContentLength > t.cfg.maxBody {
-		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		return
-	}
 	rc := http.NewResponseController(w)
-	body, release, ok := t.readBody(w, r, rc, who)
+	body, release, ok := t.receive(w, r, rc, who)
 	if !ok {
 		return
 	}
 	defer release()
+	if jsonKind(body) == '[' && !t.s.modernOnly && len(r.Header.Values(headerSessionID)) > 0 {
+		// Only a classic session may hold a batch (batch.go).
+		t.postBatch(w, r, rc, body, who, release)
+		return
+	}
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
 		release()
@@ -197,7 +213,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 			return
 		}
 		defer t.control.give(who.share, 1)
-		t.s.serve(r.Context(), req, exchange{caller: who})
+		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -207,27 +223,40 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	defer t.slots.give(who.share, 1)
 	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
-	call := &httpCall{w: w, rc: rc, conn: r.Context()}
+	call := t.newCall(w, rc, r)
+	defer call.release()
 	if msg.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
 	call.finish(reply, req.era.replyCode(code))
 }
 
-// readBody reads r's body under the body budget: the announced length is
-// taken from who's share up front (waiting up to t.queueWait for room),
-// an unannounced one as the buffer grows. It returns the body and
-// release, which gives the bytes back (once; post calls it before it
-// writes a refusal, and when the message has been served). ok false
-// means it has answered: 503 when the budget has no room, 413, or 400
-// for a body that could not be read.
-func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, who caller) (body []byte, release func(), ok bool) {
+// newCall starts the response of one request. The caller defers
+// release.
+func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
+}
+
+// receive reads the body of a POST whose content type has been checked,
+// under the body budget: the announced length is taken from who's share
+// up front (waiting up to t.queueWait for room), an unannounced one as
+// the buffer grows. No request slot is taken: the message decides what
+// it needs once it is read (admit). It returns the body and release,
+// which gives the bytes back (once: before a refusal is written, and when
+// the message has been served). ok false means it has answered: 413, 503
+// when the budget has no room, or 400 for a body that could not be read.
+func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, who caller) (body []byte, release func(), ok bool) {
+	if r.ContentLength > t.cfg.maxBody {
+		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
+		return nil, nil, false
+	}
 	taken := r.ContentLength
 	if taken < 0 {
 		taken = min(readBodyFirst, t.cfg.maxBody)
 	}
 	if !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
+		t.s.metrics.busyRefused()
 		writeBusy(w, t.bodyBusy(who, taken), nil)
 		return nil, nil, false
 	}
@@ -244,7 +273,7 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request, rc *htt
 		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBodyBudgeted(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
 	if err != nil {
 		release()
 		var tooLarge *http.MaxBytesError
@@ -253,6 +282,7 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request, rc *htt
 			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
 		case errors.Is(err, errBodyBudget):
 			// The rest of the body is not read: close, do not drain.
+			t.s.metrics.busyRefused()
 			w.Header().Set("Connection", "close")
 			writeBusy(w, t.bodyBusy(who, readBodyFirst), nil)
 		default:
@@ -282,12 +312,14 @@ func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
 
 // admit takes one unit of lim (request slots, or control slots) for who,
 // waiting up to t.queueWait. When there is none it gives the body back
-// (release), answers 503 with -31503 and reports false.
+// (release), answers 503 with -31503 and reports false. The caller gives
+// the unit back (lim.give) when the message has been served.
 func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, release func(), id []byte) bool {
 	if lim.wait(r.Context(), who.share, 1, t.queueWait) {
 		return true
 	}
 	release()
+	t.s.metrics.busyRefused()
 	e := newError(codeServerBusy, "server busy: %d requests in flight, retry later", lim.total)
 	if lim.shareFull(who.share, 1) {
 		e = newError(codeServerBusy, "server busy: this client has %d requests in flight, its share of %d, retry later", lim.per, lim.total)
@@ -317,10 +349,10 @@ func isJSONContentType(v string) bool {
 		(params["charset"] == "" || strings.EqualFold(params["charset"], "utf-8"))
 }
 
-// errBodyBudget is readBodyBudgeted's error when grow refused room.
+// errBodyBudget is readBody's error when grow refused room.
 var errBodyBudget = errors.New("request body budget exhausted")
 
-// readBodyBudgeted reads a request body whose Content-Length is size (-1 when
+// readBody reads a request body whose Content-Length is size (-1 when
 // unknown), calling grow with the size the buffer is about to grow to
 // (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
 // time, which copied a 1 MiB body about five times over; here the buffer
@@ -328,7 +360,7 @@ var errBodyBudget = errors.New("request body budget exhausted")
 // truthful 1 MiB body is copied at most twice more. The length is the
 // peer's word, so it never sizes an allocation alone: the buffer starts at
 // readBodyFirst and is at most twice what has actually arrived.
-func readBodyBudgeted(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
+func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
 	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -407,6 +439,8 @@ func httpStatus(code int) int {
 		return http.StatusTooManyRequests
 	case codeServerBusy:
 		return http.StatusServiceUnavailable
+	case codeInsufficientScope:
+		return http.StatusForbidden
 	}
 	// An application-defined error is an answer like any other.
 	return http.StatusOK
@@ -456,13 +490,28 @@ func oneLine(msg []byte) []byte {
 // (conn is done) or the reply is written, nothing more is written: a
 // handler's straggling goroutines may still call notify.
 type httpCall struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	conn context.Context // the client connection's context
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	conn    context.Context // the client connection's context
+	metrics *metrics        // counts the SSE stream; nil counts nothing
+	// challenge is the WWW-Authenticate of a reply refused for
+	// insufficient scope (httpTransport.scopeChallenge); nil for none.
+	challenge func(reply []byte) string
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
 	done      bool
+}
+
+// release ends the call's life once its handler has returned: an SSE
+// stream it opened no longer counts as open.
+func (c *httpCall) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.streaming && c.metrics != nil {
+		c.metrics.sseClosed()
+		c.metrics = nil
+	}
 }
 
 // notify sends a notification for the request, opening the SSE stream on
@@ -477,6 +526,9 @@ func (c *httpCall) notify(msg []byte) {
 	if !c.streaming {
 		startSSE(c.w)
 		c.streaming = true
+		if c.metrics != nil {
+			c.metrics.sseOpened()
+		}
 	}
 	c.eventLocked(msg)
 }
@@ -507,8 +559,11 @@ func (c *httpCall) finish(reply []byte, code int) {
 		c.eventLocked(reply)
 		return
 	}
-	if code == codeRateLimited {
+	switch {
+	case code == codeRateLimited:
 		c.w.Header().Set("Retry-After", retryAfter(reply))
+	case code == codeInsufficientScope && c.challenge != nil:
+		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply)
@@ -525,19 +580,7 @@ func (c *httpCall) endLocked() bool {
 // retryAfter returns the Retry-After seconds (at least 1) for a
 // rate-limited reply, from its error.data.retryAfterMs.
 func retryAfter(reply []byte) string {
-	v := reply
-	for _, name := range []string{"error", "data", "retryAfterMs"} {
-		members, err := objectMembers(v)
-		if err != nil {
-			return "1"
-		}
-		v = nil
-		for _, m := range members {
-			if m.name == name {
-				v = m.value
-			}
-		}
-	}
+	v := replyErrorData(reply, "retryAfterMs")
 	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 	if err != nil || ms <= 0 {
 		return "1"

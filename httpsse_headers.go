@@ -57,6 +57,10 @@ func mirroredHeaders(h http.Header) func(req *request) *rpcError {
 			member = "name"
 		case "resources/read":
 			member = "uri"
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			// [§Routing Headers]: SEP-2663, "the client MUST set the
+			// Mcp-Name header ... to the value of params.taskId"
+			member = "taskId"
 		default:
 			return nil
 		}

@@ -16,9 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -79,8 +77,12 @@ type httpConfig struct {
 	maxBody        int64
 	requestTimeout time.Duration // 0 means none
 	drainTimeout   time.Duration
+	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile      string
-	token          string           // the bearer token; "" turns authentication off
+	auth           authConfig // authentication: static tokens, the OAuth resource server (auth.go)
+	// allowPublic is -allow-public-without-auth: the operator accepts a
+	// non-loopback bind without authentication.
+	allowPublic    bool
 	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
 	maxSessions    int              // classic sessions open at once
 	sessionIdle    time.Duration    // a classic session unused this long ends
@@ -102,21 +104,30 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with the token in `path` (or $"+envToken+")")
+	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
+	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
+	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
 	fs.DurationVar(&c.sessionIdle, "session-idle", defaultSessionIdle, "end a classic session unused for `duration`")
 	fs.DurationVar(&c.keepAlive, "sse-keepalive", defaultKeepAlive, "send an SSE comment on long-lived streams every `duration`")
 	return c
 }
 
-// finish checks the flags and loads the token: from -token-file, else from
-// the environment.
-func (c *httpConfig) finish(getenv func(string) string) error {
+// finish checks the flags, loads the static tokens (from -token-file, else
+// from the environment) and the OAuth settings (authConfig.finish), and
+// refuses a non-loopback bind without authentication unless
+// -allow-public-without-auth says the operator means it: on such a bind
+// the Host check is off (it would refuse the names the server is reached
+// by), so nothing but authentication stands between the network and every
+// tool.
+// [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 {
 		return errors.New("-max-body must be positive")
 	}
-	if c.requestTimeout < 0 || c.drainTimeout < 0 {
-		return errors.New("-request-timeout and -shutdown-timeout must not be negative")
+	if c.requestTimeout < 0 || c.drainTimeout < 0 || c.shutdownDelay < 0 {
+		return errors.New("-request-timeout, -shutdown-timeout and -shutdown-delay must not be negative")
 	}
 	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
 		return errors.New("-max-sessions and -session-idle must be positive")
@@ -126,24 +137,30 @@ func (c *httpConfig) finish(getenv func(string) string) error {
 	}
 	addr, err := httpListenAddr(c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("-http %w", err)
 	}
 	c.addr = addr
-	c.token = getenv(envToken)
-	if c.tokenFile != "" {
-		b, err := os.ReadFile(c.tokenFile)
-		if err != nil {
-			return fmt.Errorf("-token-file: %w", err)
+	if err := c.auth.finish(c.tokenFile, addr, getenv, warn); err != nil {
+		return err
+	}
+	if !isLoopbackHost(c.addr) && !c.authenticates() {
+		if !c.allowPublic {
+			return fmt.Errorf("-http %s listens beyond loopback without authentication, so anyone who can reach it may call every tool: "+
+				"set -token-file (or $%s) or -oauth-issuer, or add -allow-public-without-auth to accept that (for example behind a proxy that authenticates)", c.addr, envToken)
 		}
-		if c.token = strings.TrimSpace(string(b)); c.token == "" {
-			return fmt.Errorf("-token-file %s is empty", c.tokenFile)
-		}
+		warn("serving beyond loopback without authentication (-allow-public-without-auth): anyone who can reach the address may call every tool", "addr", c.addr)
 	}
 	return nil
 }
 
-// httpListenAddr completes addr: a bare port ("8080" or ":8080") binds the
-// loopback interface only, as the spec asks of local servers.
+// authenticates reports whether the transport requires callers to
+// authenticate: static tokens, or an authorization server.
+func (c *httpConfig) authenticates() bool { return c.auth.tokens != nil || c.auth.issuer != "" }
+
+// httpListenAddr completes addr (of -http, or -metrics): a bare port
+// ("8080" or ":8080") binds the loopback interface only, as the spec asks
+// of local servers. Its errors start with the address; the caller names
+// the flag.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 func httpListenAddr(addr string) (string, error) {
 	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
@@ -151,10 +168,10 @@ func httpListenAddr(addr string) (string, error) {
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", fmt.Errorf("-http %q: want host:port or a port", addr)
+		return "", fmt.Errorf("%q: want host:port or a port", addr)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("-http %q: bad port", addr)
+		return "", fmt.Errorf("%q: bad port", addr)
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -188,8 +205,9 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	// hang off their own root.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	defer t.auth.close()
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, t)
+	t.routes(mux)
 	debugRoutes(mux, s)
 	maxConns := cfg.maxConnections
 	if maxConns <= 0 {
@@ -225,10 +243,29 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Readiness fails first, while everything still serves: a load
+	// balancer stops sending new work during -shutdown-delay, before the
+	// listener closes.
+	t.beginDrain()
+	s.log.Info("shutting down", "transport", "http", "delay", cfg.shutdownDelay, "timeout", cfg.drainTimeout)
+	if cfg.shutdownDelay > 0 {
+		delay := time.NewTimer(cfg.shutdownDelay)
+		select {
+		case <-delay.C:
+		case err := <-served:
+			delay.Stop()
+			_ = srv.Close()
+			conns.Wait()
+			return err
+		}
+	}
 	// Open subscriptions/listen requests end first, with their graceful
 	// result, and classic sessions with them: these streams would otherwise
 	// hold the drain open until it times out. Request contexts hang off
-	// base, not ctx, so closing is what tells a listen to end.
+	// base, not ctx, so closing is what tells a listen to end. Tasks end
+	// before: a listen watching one delivers its final state, and a
+	// client polling during the drain sees it too.
+	s.tasks.stop()
 	close(t.closing)
 	t.sessions.closeAll()
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
@@ -240,5 +277,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	}
 	<-served
 	conns.Wait()
+	s.tasks.wait()
+	s.log.Info("stopped", "transport", "http")
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -132,10 +131,8 @@ func TestHTTPListenAddr(t *testing.T) {
 // TestHTTPFlags checks the HTTP flags' validation through run.
 func TestHTTPFlags(t *testing.T) {
 	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	empty := mustWriteFile(t, dir, "empty", []byte("\n"), 0o600)
+	short := mustWriteFile(t, dir, "short", []byte("s3cret\n"), 0o600)
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -147,11 +144,66 @@ func TestHTTPFlags(t *testing.T) {
 		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
 		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
 		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
+		{"short token file", []string{"-http", "8080", "-token-file", short}, "-token-file " + short + ": the bearer token must be at least 32 bytes (it has 6)"},
+		{"short token in the environment", []string{"-http", "8080"}, "$BAREMCP_TOKEN: the bearer token must be at least 32 bytes (it has 5)"},
+		// Issue 20, finding 3: a public bind without authentication
+		// started silently, with the Host check off.
+		{"all interfaces without authentication", []string{"-http", "0.0.0.0:8080"},
+			"-http 0.0.0.0:8080 listens beyond loopback without authentication, so anyone who can reach it may call every tool: set -token-file (or $BAREMCP_TOKEN) or -oauth-issuer, or add -allow-public-without-auth to accept that"},
+		{"IPv6 any without authentication", []string{"-http", "[::]:8080"}, "add -allow-public-without-auth"},
+		{"a LAN address without authentication", []string{"-http", "192.0.2.1:8080"}, "add -allow-public-without-auth"},
+		{"a host name without authentication", []string{"-http", "mcp.example.com:8080"}, "add -allow-public-without-auth"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			env := func(name string) string {
+				if name == envToken && tt.name == "short token in the environment" {
+					return "short"
+				}
+				return ""
+			}
+			// Cancelled: a configuration that wrongly starts returns at
+			// once instead of serving.
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			err := run(ctx, tt.args, strings.NewReader(""), io.Discard, io.Discard, env)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestHTTPBindStarts checks the binds that start: loopback in any
+// spelling without authentication, any address with a token, and a public
+// bind without one when -allow-public-without-auth says the operator means
+// it, which is logged.
+func TestHTTPBindStarts(t *testing.T) {
+	token := mustWriteFile(t, t.TempDir(), "token", []byte(testToken+"\n"), 0o600)
+	for _, tt := range []struct {
+		name string
+		args []string
+		warn bool // the public-bind warning is logged
+	}{
+		{"bare port", []string{"-http", "0"}, false},
+		{"IPv4 loopback", []string{"-http", "127.0.0.1:0"}, false},
+		{"IPv6 loopback", []string{"-http", "[::1]:0"}, false},
+		{"localhost", []string{"-http", "localhost:0"}, false},
+		{"all interfaces with a token file", []string{"-http", "0.0.0.0:0", "-token-file", token}, false},
+		{"all interfaces, the operator accepts it", []string{"-http", "0.0.0.0:0", "-allow-public-without-auth"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			logs := &syncBuffer{}
+			if err := run(ctx, tt.args, strings.NewReader(""), io.Discard, logs, func(string) string { return "" }); err != nil {
+				if strings.Contains(err.Error(), "cannot assign requested address") {
+					t.Skipf("no such interface here: %v", err)
+				}
+				t.Fatalf("run(%q) = %v, want a clean start", tt.args, err)
+			}
+			warned := strings.Contains(logs.String(), "serving beyond loopback without authentication")
+			if warned != tt.warn {
+				t.Errorf("run(%q): public-bind warning %v, want %v; log: %s", tt.args, warned, tt.warn, logs.String())
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 // The Streamable HTTP transport's checks before any method: the
 // DNS-rebinding defences (Host on a loopback bind, Origin), cross-origin
 // protection and CORS for the origins the operator allows, and bearer
-// token authentication.
+// token authentication (auth.go, httpsse_auth.go).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
 // RFC 6454 (Origin), RFC 6750 (Bearer).
@@ -9,12 +9,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -79,8 +76,15 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Add("Vary", "Origin")
-		if !t.s.modernOnly {
+		// Without WWW-Authenticate exposed a browser client never sees
+		// the challenge that tells it where to authorize.
+		switch {
+		case !t.s.modernOnly && t.auth.on():
+			h.Set("Access-Control-Expose-Headers", headerSessionID+", WWW-Authenticate")
+		case !t.s.modernOnly:
 			h.Set("Access-Control-Expose-Headers", headerSessionID)
+		case t.auth.on():
+			h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
 		}
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			if t.s.modernOnly {
@@ -94,13 +98,24 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 			return caller{}, false
 		}
 	}
-	principal, ok := t.authenticate(r)
-	if !ok {
-		w.Header().Set("WWW-Authenticate", "Bearer realm="+strconv.Quote(t.s.info.Name))
-		writeHTTPError(w, http.StatusUnauthorized, newError(codeInvalidRequest, "unauthorized: a valid bearer token is required"))
+	who, f := t.auth.authenticate(r)
+	if f != nil {
+		t.refuse(w, f)
 		return caller{}, false
 	}
-	return caller{principal: principal, share: shareKey(principal, r.RemoteAddr)}, true
+	who.share = shareKey(who.principal, r.RemoteAddr)
+	who.addr = remoteIP(r.RemoteAddr)
+	return who, true
+}
+
+// remoteIP is the IP address of a connection's peer (RemoteAddr without
+// its port).
+func remoteIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
 }
 
 // shareKey is the key of a caller's share of the server's limits: its
@@ -110,27 +125,5 @@ func shareKey(principal, remoteAddr string) string {
 	if principal != "" {
 		return principal
 	}
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	return "addr:" + host
-}
-
-// authenticate checks the bearer token when one is configured. Both sides
-// are hashed first so the comparison takes the same time whatever the
-// length or content of the guess.
-func (t *httpTransport) authenticate(r *http.Request) (principal string, ok bool) {
-	if t.cfg.token == "" {
-		return "", true
-	}
-	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(cred)))
-	if subtle.ConstantTimeCompare(sum[:], t.tokenSum[:]) != 1 {
-		return "", false
-	}
-	return t.principal, true
+	return "addr:" + remoteIP(remoteAddr)
 }

@@ -13,7 +13,7 @@ import (
 // TestHTTPBearerToken checks the optional static token: 401 with a
 // challenge without it, the principal derived from it with it.
 func TestHTTPBearerToken(t *testing.T) {
-	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{token: "s3cret"})
+	ts := newTestHTTP(t, newTestServer(t, withRegistry("base", "http")), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	who := req("1", "tools/call", `"name":"who"`)
 	for _, tt := range []struct {
 		name   string
@@ -21,10 +21,10 @@ func TestHTTPBearerToken(t *testing.T) {
 		status int
 	}{
 		{"no authorization is 401", nil, 401},
-		{"wrong token is 401", []string{"Authorization: Bearer s3cre"}, 401},
-		{"other scheme is 401", []string{"Authorization: Basic s3cret"}, 401},
-		{"right token", []string{"Authorization: Bearer s3cret"}, 200},
-		{"scheme is case-insensitive", []string{"Authorization: bearer s3cret"}, 200},
+		{"wrong token is 401", []string{"Authorization: Bearer " + testToken[1:]}, 401},
+		{"other scheme is 401", []string{"Authorization: Basic " + testToken}, 401},
+		{"right token", []string{"Authorization: Bearer " + testToken}, 200},
+		{"scheme is case-insensitive", []string{"Authorization: bearer " + testToken}, 200},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", who, tt.edits))
@@ -35,7 +35,7 @@ func TestHTTPBearerToken(t *testing.T) {
 				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", got.header.Get("WWW-Authenticate"))
 			}
 			if tt.status == 200 {
-				if bytes.Contains(got.body, []byte("s3cret")) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
+				if bytes.Contains(got.body, []byte(testToken)) || !bytes.Contains(got.body, []byte("principal=bearer:")) {
 					t.Errorf("principal not derived from the token: %s", got.body)
 				}
 			}
@@ -57,4 +57,15 @@ func TestShareKey(t *testing.T) {
 			t.Errorf("shareKey(%q, %q) = %q, want %q", tt.principal, tt.remote, got, tt.want)
 		}
 	}
+}
+
+// mustSingleToken is the token set of one unrestricted token, as
+// $BAREMCP_TOKEN or a one-word -token-file gives it.
+func mustSingleToken(tb testing.TB, tok string) *tokenSet {
+	tb.Helper()
+	set, err := singleToken("test", tok)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
 }

@@ -48,6 +48,19 @@ const (
 	// connection open.
 	httpWriteTimeout = 30 * time.Second
 
+	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit
+	// over HTTP when -rate-limit is not given: 50 calls a second per
+	// caller (its principal, else its IP address), 100 at once. A
+	// model-driven client calls tools a turn at a time, a few a second at
+	// most, with parallel calls in bursts of a few dozen: ten times that
+	// leaves every honest client, and several agents behind one address,
+	// unthrottled, while one caller cannot keep the server running more
+	// than 3000 tool calls a minute. stdio is not limited by default: its
+	// one client is the local user's own agent.
+	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+	defaultHTTPRate  = 50
+	defaultHTTPBurst = 100
+
 	// maxRateBuckets bounds the principals the rate limiter remembers.
 	// Past it, buckets that have refilled (indistinguishable from new
 	// ones) are dropped; if none has, new principals share one overflow
@@ -92,7 +105,7 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 	c := &limitConfig{}
 	fs.IntVar(&c.maxRequests, "max-requests", defaultMaxRequests, "requests served at once: per stdio connection, and in total over HTTP (`n`)")
 	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
-	fs.Func("rate-limit", "tools/call invocations per second per principal (`rate`, e.g. 20 or 20/s); 0 turns rate limiting off (default 0)", func(v string) error {
+	fs.Func("rate-limit", "tools/call invocations per second per caller (`rate`, e.g. 20 or 20/s); 0 turns rate limiting off (default 50 over HTTP, off on stdio)", func(v string) error {
 		r, err := strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
 		if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
 			return fmt.Errorf("want a non-negative number of calls per second, got %q", v)
@@ -100,7 +113,7 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 		c.rate = r
 		return nil
 	})
-	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a principal may make at once before -rate-limit applies (`n`); 0 means max(1, rate)")
+	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a caller may make at once before -rate-limit applies (`n`); 0 means max(1, rate), or 100 with the default HTTP rate")
 	fs.IntVar(&c.clientShare, "client-share", defaultClientShare, "the part of each global limit one client (its principal, else its IP address) may hold, in `percent`; 100 turns shares off")
 	return c
 }
@@ -115,6 +128,27 @@ func (c *limitConfig) check() error {
 	}
 	if c.clientShare < 1 || c.clientShare > 100 {
 		return errors.New("-client-share must be a percentage from 1 to 100")
+	}
+	return nil
+}
+
+// deriveRate settles the tools/call rate limit: over HTTP it is on by
+// default (defaultHTTPRate, defaultHTTPBurst) unless -rate-limit says
+// otherwise; on stdio it is off unless -rate-limit turns it on. A
+// -rate-burst the operator set where no rate limit applies is refused: it
+// would do nothing.
+func (c *limitConfig) deriveRate(set map[string]bool, http bool) error {
+	if http && !set["rate-limit"] {
+		c.rate = defaultHTTPRate
+		if !set["rate-burst"] {
+			c.burst = defaultHTTPBurst
+		}
+	}
+	if c.rate == 0 && c.burst > 0 {
+		if set["rate-limit"] {
+			return errors.New("-rate-burst has no effect with -rate-limit 0 (rate limiting off)")
+		}
+		return errors.New("-rate-burst has no effect on stdio without -rate-limit (stdio is not rate limited by default)")
 	}
 	return nil
 }
@@ -229,13 +263,13 @@ func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, 
 // requestTimedOut is the answer to a request whose handler gave up because
 // the request timeout expired: -32603 for that request only, naming the
 // timeout and a reference to the server's log line.
-func (s *server) requestTimedOut(ctx context.Context, method string) *rpcError {
+func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	var tc *timeoutCause
 	if !errors.As(context.Cause(ctx), &tc) {
 		return nil
 	}
 	ref := s.nextRef()
-	s.log.Warn("request timed out", "ref", ref, "method", method, "after", tc.after)
+	s.log.Warn("request timed out", append(req.logAttrs(), "ref", ref, "after", tc.after)...)
 	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }
@@ -278,7 +312,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 			return nil, err
 		}
-		addr := remoteIP(c)
+		addr := remoteIP(c.RemoteAddr().String())
 		l.mu.Lock()
 		over := l.byAddr[addr] >= l.perAddr
 		if !over {
@@ -299,15 +333,6 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 		}}, nil
 	}
-}
-
-// remoteIP is the IP address c comes from, without its port.
-func remoteIP(c net.Conn) string {
-	a := c.RemoteAddr().String()
-	if host, _, err := net.SplitHostPort(a); err == nil {
-		return host
-	}
-	return a
 }
 
 // Close closes the listener and wakes a waiting Accept.

@@ -355,8 +355,8 @@ func TestLimitListenerPerAddress(t *testing.T) {
 		t.Errorf("a second connection from the same address: read %d bytes, %v; want it closed", n, err)
 	}
 	dial("127.0.0.2")
-	if c := mustReceive(t, accepted); remoteIP(c) != "127.0.0.2" {
-		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c))
+	if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.2" {
+		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c.RemoteAddr().String()))
 	}
 	first.Close()
 	dial("127.0.0.1")
@@ -494,7 +494,7 @@ func TestPanicIsolated(t *testing.T) {
 	if !strings.Contains(out.String(), `"id":1,"error":{"code":-32603,"message":"internal error"}`) || !strings.Contains(out.String(), `"text":"fine"`) {
 		t.Errorf("replies:\n%s", out.String())
 	}
-	if l := logs.String(); !strings.Contains(l, `msg="handler panicked" ref=1 method=tools/call panic="secret internal detail`) {
+	if l := logs.String(); !strings.Contains(l, `msg="handler panicked" id=1 method=tools/call trace_id=`) || !strings.Contains(l, ` ref=1 panic="secret internal detail`) {
 		t.Errorf("log has no reference: %s", logs.String())
 	}
 }
@@ -522,4 +522,47 @@ func TestLimitFlags(t *testing.T) {
 	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64", "-client-share", "100"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
 		t.Errorf("valid limit flags: %v", err)
 	}
+}
+
+// TestRateLimitDefaults checks the default tools/call rate limit: over
+// HTTP a caller gets defaultHTTPBurst calls at once and then -31429 (HTTP
+// 429) until its bucket refills; on stdio, unless -rate-limit asks for it,
+// nothing is limited. Issue 20, finding 5: rate limiting was off by
+// default although the tools page says servers MUST rate-limit.
+// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+func TestRateLimitDefaults(t *testing.T) {
+	stopped := withClock(stoppedClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	call := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	t.Run("HTTP", func(t *testing.T) {
+		ts := newTestHTTP(t, newTestServer(t, withFlags("-http", "127.0.0.1:0"), stopped), nil)
+		for i := range defaultHTTPBurst {
+			if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", call, nil)); got.status != 200 {
+				t.Fatalf("call %d within the default burst: %d %s", i+1, got.status, got.body)
+			}
+		}
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", call, nil))
+		if got.status != 429 || got.code != codeRateLimited || got.header.Get("Retry-After") != "1" {
+			t.Errorf("call %d: status %d code %d Retry-After %q, want 429 %d 1", defaultHTTPBurst+1, got.status, got.code, got.header.Get("Retry-After"), codeRateLimited)
+		}
+		list := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("2", "tools/list", ""), nil))
+		if list.status != 200 {
+			t.Errorf("tools/list after the burst: %d, want 200 (only tools/call is limited)", list.status)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		s := newTestServer(t, stopped)
+		for i := range 10 * defaultHTTPBurst {
+			if code, msg := mustDispatchError(t, s, "", call); code != 0 {
+				t.Fatalf("stdio call %d: %d %s, want no limit", i+1, code, msg)
+			}
+		}
+	})
+	t.Run("stdio with -rate-limit", func(t *testing.T) {
+		s := newTestServer(t, withFlags("-rate-limit", "1", "-rate-burst", "2"), stopped)
+		for i, want := range []int{0, 0, codeRateLimited} {
+			if code, _ := mustDispatchError(t, s, "", call); code != want {
+				t.Errorf("stdio call %d: code %d, want %d", i+1, code, want)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@
 //
 //	baremcp [flags]                 serve MCP on stdin/stdout
 //	baremcp -http 127.0.0.1:8080    serve Streamable HTTP at /mcp
+//	baremcp -version                print the version and exit
 //
 // # Description
 //
@@ -14,7 +15,8 @@
 // and nothing is remembered between requests.
 //
 // Side by side with it, it serves the classic revisions 2025-11-25,
-// 2025-06-18 and 2024-11-05 to clients that open with initialize: the
+// 2025-06-18, 2025-03-26 (with its JSON-RPC batches) and 2024-11-05 to
+// clients that open with initialize: the
 // handshake opens a session (for the stdio connection, or per
 // Mcp-Session-Id over HTTP), and requests without the modern _meta are then
 // answered in the negotiated revision's shape. When a tool, prompt or
@@ -37,14 +39,23 @@
 // 400, unknown or ended: 404), GET with it opens the session's event stream,
 // DELETE ends it, and the client's answers to server requests are POSTed
 // back (202). Without a session GET gets 405; with -modern-only GET and
-// DELETE get 405 and session ids are ignored. On SIGINT or SIGTERM it
-// stops accepting, lets requests in flight finish (up to -shutdown-timeout),
-// and exits 0.
+// DELETE get 405 and session ids are ignored. Clients that only know the
+// 2024-11-05 HTTP+SSE transport open GET /sse, whose first event names
+// where to POST (/messages?sessionId=...); answers come on that stream
+// (not with -modern-only). GET /healthz answers 200 while the process
+// serves, GET /readyz 200 until shutdown begins and 503 from then on;
+// neither checks Host, Origin or the token. On SIGINT or SIGTERM /readyz
+// turns 503, the server keeps serving for -shutdown-delay (so that a load
+// balancer drains it), then stops accepting, lets requests in flight
+// finish (up to -shutdown-timeout), and exits 0. A second signal ends it
+// at once.
 //
 // # Flags
 //
 //	-cache-ttl DURATION   ttlMs on cacheable results (default 1m)
-//	-cache-scope SCOPE    cacheScope on cacheable results: public or private (default public)
+//	-cache-scope SCOPE    cacheScope on server/discover and list results: public or private
+//	                      (default public); resources/read results are private unless the
+//	                      resource sets its own Cache, since a read may depend on who asks
 //	-page-size N          items per page of list results; 0 means one page (default 0)
 //	-http ADDR            serve Streamable HTTP at http://ADDR/mcp; a bare port
 //	                      ("8080" or ":8080") binds 127.0.0.1
@@ -55,19 +66,40 @@
 //	                      its answer is -32603 "request timed out"; 0 means never (default 5m)
 //	-max-requests N       requests served at once: per stdio connection (reading
 //	                      pauses) and in total over HTTP (a request waits up to 2s,
-//	                      then gets 503 with code -31503) (default 256)
+//	                      then gets 503 with code -31503) (default 256, or twice
+//	                      -max-subscriptions when only that is set)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
 //	-client-share PERCENT the part of each global limit one client (its principal, else its
 //	                      IP address) may hold: requests in flight and their bytes, connections,
 //	                      sessions, subscriptions, watched URIs, requests awaiting the client's
 //	                      answers; 100 turns shares off (default 25)
-//	-rate-limit R         tools/call per second per principal (the bearer identity
-//	                      on HTTP, the process on stdio); over it a call gets
-//	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 0)
-//	-rate-burst N         calls a principal may make at once before -rate-limit
-//	                      applies; 0 means max(1, R) (default 0)
+//	-rate-limit R         tools/call per second per caller (over HTTP its principal,
+//	                      else its IP address); over it a call gets
+//	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 50
+//	                      over HTTP; off on stdio, whose one client is the user's agent)
+//	-rate-burst N         calls a caller may make at once before -rate-limit applies;
+//	                      0 means max(1, R) (default 100 with the default HTTP rate);
+//	                      refused where no rate limit applies
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
-//	-token-file PATH      require "Authorization: Bearer TOKEN", TOKEN read from PATH
+//	-token-file PATH      require "Authorization: Bearer TOKEN" with a token from PATH: one
+//	                      token, or lines NAME TOKEN [SCOPE...] (TOKEN may be sha256:HEX);
+//	                      a token is at least 32 bytes of letters, digits and -._~+/
+//	                      (openssl rand -hex 32)
+//	-oauth-issuer URL     act as an OAuth 2.1 resource server of this authorization server
+//	                      (https, or http on loopback); see Authorization below
+//	-oauth-resource URL   this server's canonical URI, the audience its tokens must name
+//	                      (default http://HOST:PORT/mcp, only when -http binds loopback)
+//	-oauth-audience V     also accept tokens whose aud is V (repeatable)
+//	-oauth-jwks URL       the authorization server's key set (default: from its metadata)
+//	-oauth-introspect URL RFC 7662 endpoint for tokens that are not JWTs, with
+//	-oauth-introspect-credentials PATH  this server's client id and secret (two lines)
+//	-oauth-scopes "A B"   scopes every request needs (advertised in metadata and challenges)
+//	-scope-implies B=N,M  a token with scope B also holds N and M (repeatable)
+//	-scope-filter-lists   list only the tools, prompts and resources the caller may use
+//	-allow-public-without-auth
+//	                      start on a non-loopback -http address without a token or
+//	                      -oauth-issuer; without it such a start is refused, since anyone
+//	                      who reaches the address could call every tool
 //	-modern-only          refuse the classic initialize handshake (its error names the supported versions)
 //	-max-sessions N       classic HTTP sessions open at once (default 1000)
 //	-session-idle D       end a classic HTTP session unused for D (default 30m)
@@ -75,18 +107,63 @@
 //	                      the classic GET stream) every D (default 15s)
 //	-input-timeout D      how long a classic client has to answer the server's elicitation,
 //	                      sampling or roots requests (default 5m)
-//	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState
+//	-state-key-file PATH  file holding the secret (at least 32 bytes) that signs requestState;
+//	                      a file of text (base64, hex) is trimmed, any other is used byte for byte
 //	-state-ttl DURATION   how long a requestState stays valid (default 10m)
 //	-max-subscriptions N  subscriptions/listen requests open at once across the server,
-//	                      1 to 128 (default 32)
+//	                      at most half of -max-requests (default 32, or half of
+//	                      -max-requests when only that is set: none at 1)
 //	-max-subscription-uris N
-//	                      resourceSubscriptions per listen request (default 256)
+//	                      resourceSubscriptions (and taskIds) per listen request (default 256)
+//	-max-tasks N          tasks held at once, running or finished and not yet forgotten;
+//	                      one client (principal, else address) may hold N/16 (default 1024)
+//	-task-timeout D       fail a task still running after D (default 1h)
+//	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
+//	-replica-id NAME      start every task id with NAME and a dot (a-z, 0-9, -; at most 32),
+//	                      so a load balancer can route tasks/* by their Mcp-Name header
+//	-shutdown-delay D     on SIGINT/SIGTERM, answer /readyz with 503 and keep serving
+//	                      for D before the listener closes (default 0)
+//	-log-format FORMAT    log lines as text (logfmt) or json (default text)
+//	-log-level LEVEL      least severe level logged: debug, info, warn, error (default info)
+//	-access-log           one log line per request at info level; -access-log=false
+//	                      turns them off (default on)
+//	-metrics ADDR         serve Prometheus metrics at http://ADDR/metrics, nothing else;
+//	                      a bare port binds 127.0.0.1 (default off)
+//	-version              print the module version, VCS revision and Go release, and exit
+//
+// A flag that depends on another follows the flags given: -max-requests 4
+// alone starts with 2 subscriptions. Only flags given together that
+// contradict each other are refused, with a message naming both.
 //
 // # Environment
 //
-//	BAREMCP_TOKEN         the bearer token when -token-file is not given (HTTP only)
+//	BAREMCP_TOKEN         the single bearer token when -token-file is not given (HTTP only)
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
+//
+// Both are taken out of the process environment as soon as it starts
+// (child processes and tools never see them; /proc/PID/environ still
+// shows the environment the process was started with, so prefer the
+// files). A secret file that group or others may read or write is
+// warned about at start.
+//
+// # Logs, traces and metrics
+//
+// Logs go to standard error in -log-format: slog's lines, and one access
+// line per request with its id, transport, era, protocol version, method,
+// tool, prompt or resource name, principal, client address, outcome, code,
+// duration and trace ids. Values the client chose are escaped and cut at
+// 256 bytes. A request's W3C trace context is read from _meta.traceparent
+// and tracestate (SEP-414), else from the HTTP traceparent header, else a
+// trace is started; a malformed one is ignored. Handlers read it with
+// req.Trace() and pass it on with its Traceparent(). With -metrics,
+// requests by method, era, transport and outcome, latency histograms per
+// method, requests in flight, open sessions, subscriptions, SSE streams
+// and tasks, rate-limit and busy refusals, authentication failures by
+// reason and the build are served in the Prometheus text format. The
+// version (-version, serverInfo.version) is the module version the go
+// command stamped into the binary, "(devel)" when it stamped none.
+// docs/OPERATIONS.md lists every field and metric.
 //
 // # Subscriptions
 //
@@ -109,6 +186,55 @@
 // toggle_extra_tool, or watch demo://clock, which changes every few
 // seconds.
 //
+// # Authorization
+//
+// Over HTTP, -token-file or -oauth-issuer make every request need a bearer
+// token; stdio needs none (the client started the process). With
+// -oauth-issuer baremcp is the OAuth 2.1 resource server the MCP spec
+// describes: a request without a token gets 401 with a challenge naming
+// its protected resource metadata (RFC 9728, served at
+// /.well-known/oauth-protected-resource/mcp and at the root), from which
+// the client finds the authorization server and obtains a token for this
+// resource. JWT access tokens are verified against the authorization
+// server's keys (found from its metadata at the first request, cached,
+// refetched for an unknown kid at most every 10s; a request waits at most
+// 2s for them): RS256, PS256, ES256 or EdDSA, the exact issuer, this
+// resource as audience, exp, nbf and iat with 30s leeway. Other tokens are
+// introspected with -oauth-introspect, or refused. A token lacking a scope
+// (-oauth-scopes, or one a tool, prompt or resource declares) gets 403
+// insufficient_scope naming the scopes needed, before any handler runs.
+//
+// The caller's principal is its token's issuer and subject (ISSUER#SUB), or
+// a static token's name: it owns its classic sessions and requestState, has
+// its own rate-limit bucket, is what handlers read (req.Principal,
+// req.Scopes), and is logged in one audit line per request, never with the
+// token. See docs/AUTH.md for identity providers.
+//
+// # Tasks
+//
+// A tool registered with Task: taskMay (the demo's slow) or taskMust may run
+// as a task (the tasks extension, io.modelcontextprotocol/tasks, SEP-2663,
+// advertised in server/discover): a modern tools/call whose _meta declares
+// the extension in its client capabilities is answered at once with
+// resultType "task" and a taskId, and the tool runs in the background. The
+// client polls tasks/get (working, input_required with the task's
+// inputRequests, then completed with the result, failed with the error, or
+// cancelled), answers input with tasks/update, and stops the task with
+// tasks/cancel; subscriptions/listen with notifications.taskIds pushes each
+// change as notifications/tasks. Over HTTP, tasks/* carry the task id in
+// Mcp-Name. A request that does not declare the extension never gets a
+// task (a taskMust tool answers it -32021), and classic sessions never see
+// one.
+//
+//	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"steps":50},
+//	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//	       "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}
+//	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"JZ3P…","status":"working",
+//	     "statusMessage":"the task is running","createdAt":"…","lastUpdatedAt":"…","ttlMs":600000,"pollIntervalMs":1000,"_meta":{…}}}
+//	→ {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"JZ3P…","_meta":{…}}}
+//	← {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","taskId":"JZ3P…","status":"completed",…,
+//	     "result":{"resultType":"complete","content":[{"type":"text","text":"done after 50 steps"}]},"_meta":{…}}}
+//
 // # State
 //
 // The registry of tools, prompts and resources lives in memory. It is
@@ -118,6 +244,12 @@
 // memory for the life of the stdio connection, or over HTTP until DELETE,
 // -session-idle without use, or shutdown. No state is written anywhere;
 // subscriptions end with the process.
+//
+// Tasks live in memory, in the process that created them, bound to the
+// principal that created them: a finished task is kept -task-ttl, then
+// forgotten; on shutdown every task still running fails ("server shutting
+// down") before the drain, and none survives a restart or is known to
+// another replica (-replica-id routes tasks/* to the owner).
 //
 // When a tool, prompt or resource needs more from the client (a user's
 // answer, a model completion, the client's roots), the server answers
@@ -133,7 +265,7 @@
 //	→ {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},
 //	     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}
 //	← {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],
-//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"0.1.0"}}}}
+//	     "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"baremcp","version":"(devel)"}}}}
 //
 // Over HTTP:
 //
@@ -152,7 +284,9 @@
 //
 // requestState is bound to the method, the tool, prompt or resource, the
 // arguments and the caller, expires after -state-ttl, and is verified
-// before any of it is read. It is not single use: the same client may
+// before any of it is read. Only answers to what the previous round asked
+// (the set travels signed in requestState) are read from inputResponses,
+// each checked against the request that asked it; any other is ignored. It is not single use: the same client may
 // replay it on the same request until it expires. It is signed, not
 // encrypted: the client can read the answers it carries. Keep the secret
 // out of process listings (prefer -state-key-file to the environment in
@@ -165,30 +299,40 @@
 // Bodies over -max-body get 413 unread; JSON-RPC batches, requests whose
 // mirrored headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-*) contradict the body, and wrong content types are refused.
-// There is no authentication unless a token is configured; the static
-// bearer token is the minimal protection for a private deployment, not a
-// replacement for TLS and OAuth on a public one: bind a non-loopback address
-// only behind a TLS-terminating proxy.
+// A task id is 128 random bits and answers only the principal that created
+// the task; any other caller gets the answer of an unknown id.
+//
+// There is no authentication unless a token or -oauth-issuer is configured,
+// so a non-loopback -http address (where the Host check is off) refuses to
+// start without one, unless -allow-public-without-auth says the operator
+// accepts it. Static bearer tokens are the minimal protection for a private
+// deployment, not a replacement for TLS and OAuth on a public one: bind a
+// non-loopback address only behind a TLS-terminating proxy, and give it
+// -oauth-issuer and -oauth-resource (its public https URL). Tokens are never
+// logged, forwarded, or accepted in the query string.
+// No log line holds a token (the principal is its name or digest), a
+// requestState or the state key. The metrics listener has no
+// authentication: keep it on loopback or a private network.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	// The first signal begins a graceful shutdown; a second one, during
+	// the drain, gets the default action: the process ends at once.
+	context.AfterFunc(ctx, stop)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, takeSecrets(os.Getenv, os.Unsetenv))
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, serverName+":", err)
@@ -206,13 +350,39 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.printVersion {
+		_, err := fmt.Fprintln(stdout, readBuild())
+		return err
+	}
+	cfg.log.linger = logLinger
+	logger, access, closeLog := newLogger(cfg.log, stderr)
+	// Deferred first, so run last: every line logged is written before
+	// run returns.
+	defer closeLog()
+	cfg.access = access
+	for _, w := range cfg.warnings {
+		logger.Warn(w.msg, w.args...)
+	}
 	if cfg.stateKey == nil {
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	if cfg.metricsAddr != "" {
+		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics: %w", err)
+		}
+		// Deferred after stop: the metrics listener outlives the
+		// transport's drain, so a shutdown can be watched to its end.
+		defer stopMetrics()
+	}
+	// Tasks outlive the requests that created them, not the process: the
+	// tasks still running fail ("server shutting down") and their
+	// handlers are awaited once serving ends (serveHTTP ends them earlier,
+	// at the start of its drain).
+	defer s.tasks.shutdown()
 	if httpCfg.addr != "" {
 		return s.listenHTTP(ctx, httpCfg)
 	}
@@ -226,7 +396,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	fs := flag.NewFlagSet(serverName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
-	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of cacheable results: public or private")
+	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
@@ -234,11 +404,20 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
+	printVersion := fs.Bool("version", false, "print the version and VCS revision of this binary, and exit")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
+	logs := logFlags(fs)
+	tasks := taskFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
+	// set names the flags the command line gave. A default that depends
+	// on another flag is derived from the flags the operator set; only a
+	// contradiction between flags the operator wrote is refused (issue 20).
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return config{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
@@ -257,16 +436,19 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if err := limits.check(); err != nil {
 		return config{}, nil, err
 	}
+	if err := tasks.check(); err != nil {
+		return config{}, nil, err
+	}
 	if httpCfg.requestTimeout < 0 {
 		return config{}, nil, errors.New("-request-timeout must not be negative")
 	}
 	httpCfg.maxConnections = limits.maxConnections
-	// Each open subscription holds a request slot (-max-requests) for its
-	// lifetime. The stdio reader stops reading while every slot is taken,
-	// so at least half stay free for requests that end: cancellations are
-	// always read.
-	if *maxSubs < 1 || *maxSubs > limits.maxRequests/2 {
-		return config{}, nil, fmt.Errorf("-max-subscriptions must be between 1 and %d", limits.maxRequests/2)
+	subs, err := deriveSubscriptions(set, limits, *maxSubs)
+	if err != nil {
+		return config{}, nil, err
+	}
+	if err := limits.deriveRate(set, httpCfg.addr != ""); err != nil {
+		return config{}, nil, err
 	}
 	if *maxSubURIs < 1 {
 		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
@@ -274,14 +456,28 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if *inputTimeout <= 0 {
 		return config{}, nil, errors.New("-input-timeout must be positive")
 	}
-	stateKey, err := loadStateKey(*stateKeyFile, getenv)
+	if *metricsAddr != "" {
+		addr, err := httpListenAddr(*metricsAddr)
+		if err != nil {
+			return config{}, nil, fmt.Errorf("-metrics %w", err)
+		}
+		*metricsAddr = addr
+	}
+	var warnings []startupWarning
+	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
+	stateKey, err := loadStateKey(*stateKeyFile, getenv, warn)
 	if err != nil {
 		return config{}, nil, err
 	}
 	if httpCfg.addr != "" {
-		if err := httpCfg.finish(getenv); err != nil {
+		if err := httpCfg.finish(getenv, warn); err != nil {
 			return config{}, nil, err
 		}
+	} else if httpCfg.auth.oauthFlagsSet() || httpCfg.auth.scopeFlagsSet() {
+		// Authorization is HTTP's: on stdio the credentials come from the
+		// environment, as the spec says.
+		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
+		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
 	}
 	return config{
 		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
@@ -291,7 +487,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		modernOnly:   *modernOnly,
 		inputTimeout: *inputTimeout,
 
-		maxSubscriptions:    *maxSubs,
+		maxSubscriptions:    subs,
 		maxSubscriptionURIs: *maxSubURIs,
 
 		// The request timeout is registered with the HTTP flags; it
@@ -301,32 +497,44 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		rate:           limits.rate,
 		burst:          limits.burst,
 		clientShare:    limits.clientShare,
+
+		log:          *logs,
+		metricsAddr:  *metricsAddr,
+		printVersion: *printVersion,
+		tasks:        *tasks,
+
+		warnings: warnings,
+
+		baseScopes:   httpCfg.auth.scopes,
+		scopeImplies: httpCfg.auth.implies,
+		filterLists:  httpCfg.auth.filterLists,
 	}, httpCfg, nil
 }
 
-// envStateKey names the environment variable holding the requestState secret.
-const envStateKey = "BAREMCP_STATE_KEY"
-
-// loadStateKey returns the requestState secret from path (surrounding
-// white space trimmed), else from the environment, else nil (random per
-// process). A secret shorter than stateMinKeyBytes is refused.
-func loadStateKey(path string, getenv func(string) string) ([]byte, error) {
-	var key []byte
-	source := envStateKey
+// deriveSubscriptions settles -max-subscriptions against -max-requests and
+// returns the subscriptions that may be open at once (noSubscriptions for
+// none). Each open subscription holds a request slot for its lifetime, and
+// the stdio reader stops reading while every slot is taken, so at most
+// half the slots may hold subscriptions: the rest stay free for requests
+// that end. The flag the operator did not set adapts to the one they did
+// (-max-requests 4 alone allows 2 subscriptions; -max-subscriptions 200
+// alone raises -max-requests to 400); only the two set together and
+// contradicting each other are refused.
+func deriveSubscriptions(set map[string]bool, limits *limitConfig, maxSubs int) (int, error) {
 	switch {
-	case path != "":
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("-state-key-file: %w", err)
+	case set["max-subscriptions"] && maxSubs < 1:
+		return 0, errors.New("-max-subscriptions must be at least 1")
+	case set["max-subscriptions"] && set["max-requests"]:
+		if maxSubs > limits.maxRequests/2 {
+			return 0, fmt.Errorf("-max-subscriptions %d needs -max-requests %d or more, not %d: each open subscription holds a request slot, and half the slots stay free for other requests",
+				maxSubs, 2*maxSubs, limits.maxRequests)
 		}
-		key, source = bytes.TrimSpace(b), "-state-key-file"
-	case getenv(envStateKey) != "":
-		key = []byte(strings.TrimSpace(getenv(envStateKey)))
+	case set["max-subscriptions"]:
+		limits.maxRequests = max(limits.maxRequests, 2*maxSubs)
 	default:
-		return nil, nil
+		if maxSubs = min(maxSubs, limits.maxRequests/2); maxSubs == 0 {
+			return noSubscriptions, nil // -max-requests 1: no slot to spare
+		}
 	}
-	if len(key) < stateMinKeyBytes {
-		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
-	}
-	return key, nil
+	return maxSubs, nil
 }

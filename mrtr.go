@@ -267,9 +267,10 @@ func (a *inputResponse) value(name string) any {
 
 // Input returns the client's answer for key, from this request's
 // inputResponses or from an earlier round (carried in the verified
-// requestState), or nil when the client has not answered it. An answer
-// the server asked for in the previous round has been checked against
-// that request's kind (and form schema) before the handler runs.
+// requestState), or nil when the client has not answered it. Only answers
+// to what the handler asked reach it, each checked against the request it
+// answers (its kind, and a form's schema) before the handler runs: an
+// answer sent for a key the server did not ask is ignored.
 func (r *request) Input(key string) *inputResponse { return r.input.answers[key] }
 
 // State returns the data the handler attached with WithState in the
@@ -291,10 +292,16 @@ type inputRound struct {
 // ---------------------------------------------------------------------------
 // Dispatch: reading a retry, the ask gate, and answering input_required.
 
-// beginInput decodes the MRTR members of a tools/call, prompts/get or
-// resources/read: requestState is verified (integrity, binding, expiry)
-// before any of it is parsed, and inputResponses is checked against what
-// the previous round asked.
+// beginInput decodes the MRTR members of a modern tools/call, prompts/get
+// or resources/read: requestState is verified (integrity, binding,
+// expiry) before any of it is parsed, and inputResponses is read only for
+// the keys that state says the previous round asked, each answer checked
+// against the request it answers (its kind, and a form's schema). Every
+// other key is ignored, as the spec asks of input the server does not
+// recognise or need: an answer the server never asked for never reaches a
+// handler, and without requestState nothing was asked. A classic request
+// carries no MRTR members (its revisions define none); its answers come
+// only through the bridge (classic_bridge.go), which holds the same rule.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
 //
 // The request's binding (requestBinding) is computed only where state is
@@ -316,7 +323,9 @@ func (s *server) beginInput(req *request) *rpcError {
 	req.input.data = st.Data
 	answers := map[string]*inputResponse{}
 	for key, a := range st.Answers {
-		resp, err := parseInputResponse(a.Method, nil, a.Value)
+		// Checked against what was asked when it was accepted, and signed
+		// since: read back as it was kept.
+		resp, err := parseInputResponse(a.Method, "", nil, a.Value)
 		if err != nil {
 			// Signed by this server: only a changed parser gets here.
 			return invalidParams("invalid params: requestState answer %q: %v", key, err)
@@ -330,23 +339,18 @@ func (s *server) beginInput(req *request) *rpcError {
 		}
 		members, _ := objectMembers(raw)
 		for _, m := range members {
-			if ask, asked := st.Asked[m.name]; asked {
-				resp, err := parseInputResponse(ask.Method, ask.Schema, m.value)
-				if err != nil {
-					return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
-				}
-				answers[m.name] = resp
+			ask, asked := st.Asked[m.name]
+			if !asked {
+				// Not asked by the last round: an earlier round's answer
+				// (signed, and it wins), or input the server never asked
+				// for. Either way the client's value is ignored.
 				continue
 			}
-			if _, known := answers[m.name]; known {
-				continue // answered in an earlier round; the signed answer wins
+			resp, err := parseInputResponse(ask.Method, ask.Mode, ask.Schema, m.value)
+			if err != nil {
+				return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
 			}
-			// Not asked in the last round (or no state at all): keep it
-			// if it is a well-formed answer of some kind, ignore it
-			// otherwise, as the spec asks for unrecognised input.
-			if resp, err := parseInputResponse(guessInputMethod(m.value), nil, m.value); err == nil {
-				answers[m.name] = resp
-			}
+			answers[m.name] = resp
 		}
 	}
 	req.input.answers = answers
@@ -434,7 +438,11 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 			body.WriteString(`,"params":`)
 			body.Write(q.params)
 			body.WriteByte('}')
-			next.Asked[q.key] = stateAsk{Method: q.method, Schema: q.schema}
+			ask := stateAsk{Method: q.method, Schema: q.schema}
+			if q.mode == elicitModeURL {
+				ask.Mode = q.mode // a form is known by its schema
+			}
+			next.Asked[q.key] = ask
 		}
 		body.WriteString(`},`)
 	}
@@ -451,6 +459,9 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 // clientCapsSet is what this server reads of ClientCapabilities.
 type clientCapsSet struct {
 	elicitForm, elicitURL, sampling, roots bool
+	// tasks: extensions["io.modelcontextprotocol/tasks"] is an object
+	// (tasks.go).
+	tasks bool
 }
 
 // clientCaps reads the request's raw ClientCapabilities. "elicitation": {}
@@ -485,6 +496,13 @@ func clientCaps(raw []byte) clientCapsSet {
 			c.sampling = true
 		case "roots":
 			c.roots = true
+		case "extensions":
+			exts, _ := objectMembers(m.value)
+			for _, e := range exts {
+				if e.name == extensionTasks && jsonKind(e.value) == '{' {
+					c.tasks = true
+				}
+			}
 		}
 	}
 	return c
@@ -538,6 +556,9 @@ func missingCapabilityError(missing []string) *rpcError {
 			b.WriteString(sep + strconv.Quote(name) + `:{}`)
 			sep = ","
 		}
+	}
+	if has(capabilityTasks) {
+		b.WriteString(sep + `"extensions":{` + strconv.Quote(extensionTasks) + `:{}}`)
 	}
 	b.WriteString(`}}`)
 	names := map[string]bool{}

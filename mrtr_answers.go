@@ -19,31 +19,14 @@ import (
 	"strings"
 )
 
-// guessInputMethod names the kind an unsolicited answer looks like, by the
-// member only that kind has, or "" when none.
-func guessInputMethod(raw []byte) string {
-	members, err := objectMembers(raw)
-	if err != nil {
-		return ""
-	}
-	for _, m := range members {
-		switch m.name {
-		case "action":
-			return methodElicit
-		case "roots":
-			return methodListRoots
-		case "role", "model":
-			return methodCreateMessage
-		}
-	}
-	return ""
-}
-
-// parseInputResponse checks raw as the result of method: ElicitResult
-// (against schema when given, i.e. form mode), CreateMessageResult or
-// ListRootsResult. Member names are matched exactly; a name that imitates
-// one by case folding is refused.
-func parseInputResponse(method string, schema, raw []byte) (*inputResponse, error) {
+// parseInputResponse checks raw as the result of the request it answers:
+// method, and for an elicitation its mode and, in form mode, the schema
+// that was asked (ElicitResult; CreateMessageResult; ListRootsResult).
+// Member names are matched exactly; a name that imitates one by case
+// folding is refused. With neither mode nor schema (an answer read back
+// from a verified requestState, checked when it was accepted) only the
+// shape is checked.
+func parseInputResponse(method, mode string, schema, raw []byte) (*inputResponse, error) {
 	if jsonKind(raw) != '{' {
 		return nil, errors.New("must be an object")
 	}
@@ -54,7 +37,7 @@ func parseInputResponse(method string, schema, raw []byte) (*inputResponse, erro
 	a := &inputResponse{Method: method, raw: compactJSON(raw)}
 	switch method {
 	case methodElicit:
-		err = a.parseElicit(members, schema)
+		err = a.parseElicit(members, mode, schema)
 	case methodCreateMessage:
 		err = a.parseCreateMessage(members)
 	case methodListRoots:
@@ -86,9 +69,10 @@ func checkNames(members []member, names ...string) error {
 	return nil
 }
 
-// parseElicit checks an ElicitResult.
+// parseElicit checks an ElicitResult. A URL-mode answer has no content:
+// what a client sends there was not asked for, and is dropped.
 // [§Response Actions]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions
-func (a *inputResponse) parseElicit(members []member, schema []byte) error {
+func (a *inputResponse) parseElicit(members []member, mode string, schema []byte) error {
 	if err := checkNames(members, "action", "content"); err != nil {
 		return err
 	}
@@ -107,6 +91,9 @@ func (a *inputResponse) parseElicit(members []member, schema []byte) error {
 		return nil // content is meaningless without accept, and dropped
 	default:
 		return errors.New(`elicitation result needs action "accept", "decline" or "cancel"`)
+	}
+	if mode == elicitModeURL {
+		return nil
 	}
 	if content == nil || jsonKind(content) == 'n' {
 		if schema != nil {

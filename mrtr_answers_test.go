@@ -68,3 +68,84 @@ func TestInputResponsesInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestUnaskedAnswersIgnored checks that only answers to what the server
+// asked reach a handler: an answer under a key the last round did not ask
+// is ignored (no requestState: nothing was asked), and every accepted
+// answer is checked against the request that asked it. Issue 20, finding
+// 1: a first call carrying an unasked confirm deleted without asking, and
+// an unasked 5000-character name passed a maxLength of 100.
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
+func TestUnaskedAnswersIgnored(t *testing.T) {
+	accept := func(content string) string { return `{"action":"accept","content":` + content + `}` }
+	long := strings.Repeat("x", 5000)
+	for _, tt := range []struct {
+		name, method, params string
+		// rounds are the inputResponses of each retry; the first call
+		// sends first (no requestState).
+		first  string
+		rounds []string
+		want   string // in the last response: asked keys "ask:k1,k2", or a member's text
+	}{
+		{"unasked confirm on the first call is not an answer", "tools/call", `"name":"confirm_delete","arguments":{"path":"/etc/passwd"}`,
+			`{"confirm":` + accept(`{"confirm":true}`) + `}`, nil, "ask:confirm"},
+		{"unasked confirm breaking the form on the first call", "tools/call", `"name":"confirm_delete","arguments":{"path":"/etc/passwd"}`,
+			`{"confirm":` + accept(`{"confirm":"yes","extra":1}`) + `}`, nil, "ask:confirm"},
+		{"unasked name over maxLength on the first call", "prompts/get", `"name":"personal_greeting"`,
+			`{"name":` + accept(`{"name":"`+long+`"}`) + `}`, nil, "ask:name"},
+		{"asked name over maxLength is refused", "prompts/get", `"name":"personal_greeting"`,
+			``, []string{`{"name":` + accept(`{"name":"`+long+`"}`) + `}`}, `error:invalid params: inputResponses["name"]: form value "name" has the wrong length`},
+		{"unasked answer beside the asked one does not count", "tools/call", `"name":"two_rounds"`,
+			``, []string{`{"name":` + accept(`{"name":"Alice"}`) + `,"color":` + accept(`{"color":"blue"}`) + `}`}, "ask:color"},
+		{"unasked answer of the wrong shape beside the asked one is ignored", "tools/call", `"name":"two_rounds"`,
+			``, []string{`{"name":` + accept(`{"name":"Alice"}`) + `,"color":{"action":7}}`}, "ask:color"},
+		{"an earlier round's answer cannot be replaced", "tools/call", `"name":"two_rounds"`,
+			``, []string{
+				`{"name":` + accept(`{"name":"Alice"}`) + `}`,
+				`{"name":` + accept(`{"name":"Mallory"}`) + `,"color":` + accept(`{"color":"blue"}`) + `}`,
+			}, "text:Alice likes blue (state step2)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, withMRTR(testStateKey, testEpoch))
+			resp := mustServeLine(t, s, mrtrLine(1, tt.method, retryParams(tt.params, tt.first, ""), capsAll))
+			for i, r := range tt.rounds {
+				resp = mustServeLine(t, s, mrtrLine(i+2, tt.method, retryParams(tt.params, r, mustState(t, resp)), capsAll))
+			}
+			kind, want, _ := strings.Cut(tt.want, ":")
+			switch kind {
+			case "ask":
+				mustState(t, resp)
+				var keys []string
+				for k := range mustResult(t, resp)["inputRequests"].(map[string]any) {
+					keys = append(keys, k)
+				}
+				if strings.Join(keys, ",") != want {
+					t.Errorf("asked %v, want %s: %s", keys, want, mustJSON(t, resp))
+				}
+			case "error":
+				e, _ := resp["error"].(map[string]any)
+				if e == nil || e["code"] != float64(codeInvalidParams) || e["message"] != want {
+					t.Errorf("response = %s\nwant -32602 %q", mustJSON(t, resp), want)
+				}
+			case "text":
+				if got := mustJSON(t, mustResult(t, resp)["content"]); !strings.Contains(got, want) {
+					t.Errorf("content = %s, want %q", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestURLAnswerCarriesNoContent checks that an accepted URL-mode
+// elicitation reaches the handler without the content the client added:
+// none was asked for.
+// [§URL Mode]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#url-mode-elicitation-requests
+func TestURLAnswerCarriesNoContent(t *testing.T) {
+	a, err := parseInputResponse(methodElicit, elicitModeURL, nil, []byte(`{"action":"accept","content":{"token":"forged"}}`))
+	if err != nil || !a.Accepted() || a.Content != nil || a.String("token") != "" {
+		t.Errorf("parseInputResponse(url accept with content) = %+v, %v; want accepted, no content", a, err)
+	}
+	if got := string(a.raw); got != `{"action":"accept"}` {
+		t.Errorf("kept in requestState: %s, want {\"action\":\"accept\"}", got)
+	}
+}

@@ -93,9 +93,12 @@ type stateAnswer struct {
 	Value  json.RawMessage `json:"v"`
 }
 
-// stateAsk is one request of the last round, enough to check its answer.
+// stateAsk is one request of the last round, enough to check its answer:
+// the method, a form's requestedSchema, and Mode "url" for a URL-mode
+// elicitation (a form is known by its schema; Mode stays empty).
 type stateAsk struct {
 	Method string          `json:"m"`
+	Mode   string          `json:"o,omitempty"`
 	Schema json.RawMessage `json:"s,omitempty"`
 }
 

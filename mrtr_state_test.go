@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,46 +197,6 @@ func TestRequestStatePrincipal(t *testing.T) {
 		case tt.want != "" && (e == nil || e["message"] != tt.want):
 			t.Errorf("principal %q: %s, want %q", tt.principal, mustJSON(t, resp), tt.want)
 		}
-	}
-}
-
-// TestLoadStateKey checks where the requestState secret comes from.
-func TestLoadStateKey(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good")
-	short := filepath.Join(dir, "short")
-	if err := os.WriteFile(good, append(append([]byte{}, testStateKey...), '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(short, []byte("short"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := func(v string) func(string) string {
-		return func(name string) string {
-			if name == envStateKey {
-				return v
-			}
-			return ""
-		}
-	}
-	for _, tt := range []struct {
-		name, path, env, want string
-		wantErr               bool
-	}{
-		{"none: random", "", "", "", false},
-		{"file, newline trimmed", good, "", string(testStateKey), false},
-		{"file wins over env", good, "ignored-ignored-ignored-ignored-ignored", string(testStateKey), false},
-		{"env", "", string(testStateKey), string(testStateKey), false},
-		{"short file", short, "", "", true},
-		{"short env", "", "short", "", true},
-		{"missing file", filepath.Join(dir, "nope"), "", "", true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			key, err := loadStateKey(tt.path, env(tt.env))
-			if (err != nil) != tt.wantErr || string(key) != tt.want {
-				t.Errorf("loadStateKey(%q) = %q, %v; want %q, error %v", tt.path, key, err, tt.want, tt.wantErr)
-			}
-		})
 	}
 }
 

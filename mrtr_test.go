@@ -301,7 +301,8 @@ func TestCapabilityGating(t *testing.T) {
 
 // TestMissingAnswersReasked checks that a retry lacking a needed answer
 // gets a new input_required asking again, not an error, and that
-// unrequested keys are ignored (with or without requestState).
+// unrequested keys are ignored (with or without requestState; without it,
+// nothing was asked, so every key is).
 func TestMissingAnswersReasked(t *testing.T) {
 	const params = `"name":"confirm_delete","arguments":{"path":"p"}`
 	for _, tt := range []struct {
@@ -315,8 +316,10 @@ func TestMissingAnswersReasked(t *testing.T) {
 		{"empty inputResponses", true, `{}`, false},
 		{"no inputResponses", true, ``, false},
 		{"garbage under an unknown key is ignored", true, `{"zzz":[1,2],"yyy":{"action":7}}`, false},
-		{"extra keys ignored, answer present, no state", false,
+		{"extra keys ignored, answer present, state", true,
 			`{"confirm":{"action":"accept","content":{"confirm":true}},"unknown_extra_key":{"action":"accept","content":{"foo":"bar"}},"another":{"action":"accept","content":{"baz":123}}}`, true},
+		{"an answer without state was never asked: asked again", false,
+			`{"confirm":{"action":"accept","content":{"confirm":true}}}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTestServer(t, withMRTR(testStateKey, testEpoch))

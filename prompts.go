@@ -23,6 +23,9 @@ type prompt struct {
 	Arguments   []promptArgument
 	Icons       []icon
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
+	// Scopes are the scopes a caller needs to get the prompt or complete
+	// its arguments, beyond -oauth-scopes (auth.go).
+	Scopes []string
 }
 
 // promptArgument declares one argument of a prompt.
@@ -72,6 +75,7 @@ func (s *server) addPrompt(p prompt) {
 	if p.Name == "" || p.Get == nil {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
+	checkScopes("addPrompt "+p.Name, p.Scopes)
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {
@@ -130,6 +134,9 @@ func (s *server) handlePromptsList(ctx context.Context, req *request) (result, e
 	return s.list("prompts", req)
 }
 
+// methodPromptsGet is the method that renders a prompt.
+const methodPromptsGet = "prompts/get"
+
 // handlePromptsGet renders a prompt. Unknown prompt and missing required
 // arguments are -32602.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#error-handling
@@ -138,7 +145,9 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	if rerr != nil {
 		return result{}, rerr
 	}
-	p := s.registry().prompt(name)
+	req.target = name
+	reg := s.registry()
+	p := reg.prompt(name)
 	if p == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}
 	}
@@ -151,13 +160,20 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 			return result{}, invalidParams("invalid params: prompt %s needs argument %q", name, a.Name)
 		}
 	}
-	res, err := p.Get(ctx, req, args)
+	get := p.Get
+	if len(reg.middleware) > 0 {
+		get = reg.aroundPrompt(p)
+	}
+	res, err := get(ctx, req, args)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
 			return result{}, rerr
 		}
 		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+	}
+	if res == nil {
+		return result{}, fmt.Errorf("prompt %s returned no result", name)
 	}
 	return result{body: res.wire(req.version)}, nil
 }

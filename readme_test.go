@@ -1,6 +1,9 @@
 // README's map of the code (section "Map of the code") against the
 // files: every production .go file is listed, and every file the map
-// names exists, so the map cannot drift from the layout.
+// names exists, so the map cannot drift from the layout. It is the
+// baremcp project's check on its own README: in a copy under another
+// module (README's "Make it yours") the README is the copy's own, and
+// the test skips.
 
 package main
 
@@ -13,6 +16,13 @@ import (
 )
 
 func TestREADMEMapsEveryFile(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(mod), "module baremcp\n") {
+		t.Skip("not the baremcp module: this copy's README is its own")
+	}
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

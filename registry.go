@@ -23,6 +23,9 @@ type registry struct {
 	prompts   []*prompt
 	resources []*resource
 	templates []*resourceTemplate
+	// middleware wraps every tool, prompt and resource call, first added
+	// outermost (middleware.go).
+	middleware []middleware
 
 	// published is set before the snapshot is stored; from then on the
 	// snapshot is immutable and indexOnce may build the lookup maps.
@@ -54,10 +57,11 @@ type listKey struct {
 // clone copies the snapshot's slices (not the items, which are immutable).
 func (r *registry) clone() *registry {
 	return &registry{
-		tools:     append([]*tool(nil), r.tools...),
-		prompts:   append([]*prompt(nil), r.prompts...),
-		resources: append([]*resource(nil), r.resources...),
-		templates: append([]*resourceTemplate(nil), r.templates...),
+		tools:      append([]*tool(nil), r.tools...),
+		prompts:    append([]*prompt(nil), r.prompts...),
+		resources:  append([]*resource(nil), r.resources...),
+		templates:  append([]*resourceTemplate(nil), r.templates...),
+		middleware: append([]middleware(nil), r.middleware...),
 	}
 }
 
@@ -161,8 +165,24 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
+	if isModern(version) && r.hasTaskTools() {
+		// [§Capability Negotiation]: SEP-2663; not defined before
+		// 2026-07-28, so never in a classic initialize.
+		b.WriteString(`,"extensions":{"` + extensionTasks + `":{}}`)
+	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// hasTaskTools reports whether any tool may run as a task (tasks.go); the
+// tasks extension is advertised only then.
+func (r *registry) hasTaskTools() bool {
+	for _, t := range r.tools {
+		if t.Task != taskNever {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCompleters reports whether any prompt argument or template variable
@@ -299,8 +319,12 @@ func (r *request) cursorParam() (string, *rpcError) {
 	return c, nil
 }
 
-// list answers one of the four list methods.
+// list answers one of the four list methods: the whole list, or what
+// the caller's scopes allow with -scope-filter-lists (auth.go).
 func (s *server) list(kind string, req *request) (result, error) {
+	if s.filterLists && req.caller.scoped {
+		return s.filteredList(kind, req)
+	}
 	cursor, rerr := req.cursorParam()
 	if rerr != nil {
 		return result{}, rerr

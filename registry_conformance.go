@@ -224,6 +224,9 @@ func registerFixtures(s *server) {
 			return textResult("Logging tool completed"), nil
 		}})
 	registerInputFixtures(s)
+	// greet, slow_compute, failing_job, ... (the tasks-* scenarios):
+	// registry_conformance_tasks.go.
+	registerTaskFixtures(s)
 
 	registerFixturePrompts(s, png)
 	registerFixtureResources(s, png)
@@ -240,12 +243,20 @@ func registerFixtures(s *server) {
 func registerInputFixtures(s *server) {
 	askName := func(key, message string) inputRequest { return elicitForm(key, message, fixtureNameSchema) }
 
-	// Completes when user_name was accepted with a name, whether or not a
-	// requestState came along (input-required-result-ignore-extra-params);
-	// anything else asks again.
+	// Completes when user_name was accepted with a name; anything else
+	// asks again. input-required-result-ignore-extra-params sends that
+	// answer on the first call, before it was asked, and expects a
+	// complete result. The engine ignores an answer it did not ask for
+	// (SEP-2322: a server SHOULD ignore input it does not need; issue 20),
+	// so this fixture alone reads it itself (fixtureUnaskedAnswer), checked
+	// against the form it would have asked.
 	s.addTool(tool{Name: "test_input_required_result_elicitation", Description: "Asks the user for their name (MRTR elicitation)",
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			if name := req.Input("user_name").String("name"); name != "" {
+			answer := req.Input("user_name")
+			if answer == nil {
+				answer = fixtureUnaskedAnswer(req, askName("user_name", ""))
+			}
+			if name := answer.String("name"); name != "" {
 				return textResult("Hello, " + name + "!"), nil
 			}
 			return nil, req.NeedInput(askName("user_name", "What is your name?"))
@@ -346,6 +357,30 @@ func registerInputFixtures(s *server) {
 			}
 			return textResult("the client declared no capability to ask through"), nil
 		}})
+}
+
+// fixtureUnaskedAnswer returns the client's answer under q's key on a
+// call that carries no requestState, checked as if q had been asked, or
+// nil. Only the fixture of input-required-result-ignore-extra-params uses
+// it: the engine never hands a handler an answer it did not ask for.
+func fixtureUnaskedAnswer(req *request, q inputRequest) *inputResponse {
+	if req.param("requestState") != nil {
+		return nil
+	}
+	members, err := objectMembers(req.param("inputResponses"))
+	if err != nil {
+		return nil
+	}
+	for _, m := range members {
+		if m.name == q.key {
+			a, err := parseInputResponse(q.method, q.mode, q.schema, m.value)
+			if err != nil {
+				return nil
+			}
+			return a
+		}
+	}
+	return nil
 }
 
 // registerFixturePrompts adds the prompts of the prompts-* scenarios and

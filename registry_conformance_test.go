@@ -11,6 +11,8 @@ package main
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 func TestFixtureRegistry(t *testing.T) {
@@ -80,4 +82,53 @@ func TestFixtureTriggersRestoreLists(t *testing.T) {
 	if after := mustJSON(t, mustResult(t, mustServeLine(t, s, mrtrLine(5, "prompts/list", "", capsAll)))); after != beforePrompts {
 		t.Errorf("prompts/list changed after the triggers:\n got %s\nwant %s", after, beforePrompts)
 	}
+}
+
+// TestFixtureTasks drives each task fixture as the suite's tasks-*
+// scenarios do, in a synctest bubble whose clock the fixtures' pauses
+// follow: how each one runs (a task or not), and the state it settles in.
+func TestFixtureTasks(t *testing.T) {
+	for _, tt := range []struct {
+		name, args, caps string
+		after            time.Duration // time passed before the task is read
+		want             string        // the response (no task), or the task's status
+		path, value      string        // a member of the task (or the response) and its value
+	}{
+		{"greet", `{"name":"sep-2243"}`, capsTasksAll, 0, "complete", "content.0.text", "Hello, sep-2243!"},
+		{"slow_compute", `{"seconds":0,"label":"no-ext"}`, capsNone, 0, "complete", "content.0.text", `computed "no-ext" in 0s`},
+		{"slow_compute", `{"seconds":2,"label":"lifecycle"}`, capsTasks, 2 * time.Second, "completed", "result.content.0.text", `computed "lifecycle" in 2s`},
+		{"failing_job", `{}`, capsTasks, time.Second, "completed", "result.isError", "true"},
+		{"failing_job", `{}`, capsNone, 0, "error", "error.code", "-32021"},
+		{"protocol_error_job", `{}`, capsTasks, time.Second, "failed", "error.code", "-32603"},
+		{"confirm_delete", `{"filename":"a.txt"}`, capsTasksAll, 0, "input_required", "inputRequests.confirm.method", "elicitation/create"},
+		{"multi_input", `{}`, capsTasksAll, 0, "input_required", "inputRequests.name.method", "elicitation/create"},
+		{"test_tool_with_task", `{}`, capsTasksAll, 0, "input_required", "inputRequests.user_name.method", "elicitation/create"},
+	} {
+		t.Run(tt.name+"/"+tt.want, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newTestServer(t, withRegistry("product"))
+				resp := mustServeLine(t, s, mrtrLine(1, "tools/call", fmt.Sprintf(`"name":%q,"arguments":%s`, tt.name, tt.args), tt.caps))
+				got, kind := any(resp), "error"
+				if res, ok := resp["result"].(map[string]any); ok {
+					got, kind = res, res["resultType"].(string)
+				}
+				if kind == "task" {
+					synctest.Wait()
+					time.Sleep(tt.after) // the bubble's clock: the fixture's pause ends
+					synctest.Wait()
+					task := mustResult(t, mustServeLine(t, s, mrtrLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, resultOf(resp)["taskId"]), tt.caps)))
+					got, kind = task, task["status"].(string)
+				}
+				if v := fmt.Sprint(jsonPath(got, tt.path)); kind != tt.want || v != tt.value {
+					t.Errorf("tools/call %s %s: %s with %s = %s, want %s and %s", tt.name, tt.args, kind, tt.path, v, tt.want, tt.value)
+				}
+			})
+		})
+	}
+}
+
+// resultOf returns the result member of a response, or nil.
+func resultOf(resp map[string]any) map[string]any {
+	r, _ := resp["result"].(map[string]any)
+	return r
 }

@@ -28,7 +28,9 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -82,7 +84,13 @@ func registerDemo(s *server) (stop func()) {
 		OutputSchema: `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`,
 		Annotations:  &toolAnnotations{ReadOnlyHint: new(true), IdempotentHint: new(true)},
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
-			return structuredResult(map[string]float64{"sum": req.Number("a") + req.Number("b")})
+			sum := req.Number("a") + req.Number("b")
+			if math.IsInf(sum, 0) {
+				// Two finite numbers may still add up to more than a
+				// float holds; say so in words the model can act on.
+				return nil, errors.New("the sum is out of range: it is beyond about 1.8e308 in magnitude")
+			}
+			return structuredResult(map[string]float64{"sum": sum})
 		},
 	})
 
@@ -90,6 +98,10 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "slow",
 		Description: "Works for the given number of steps, reporting progress and logging each one.",
 		InputSchema: `{"type":"object","properties":{"steps":{"type":"integer","minimum":1,"maximum":100}},"required":["steps"],"additionalProperties":false}`,
+		// A client that declares the tasks extension gets a task it
+		// polls (tasks/get); the others get the result on the request,
+		// with progress. Inside a task Progress and Log do nothing.
+		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {
@@ -183,6 +195,10 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "toggle_extra_tool",
 		Description: "Adds the tool extra, or removes it when present.",
 		InputSchema: `{"type":"object","additionalProperties":false}`,
+		// Changing the server for everyone is an administrator's act: with
+		// authorization on (-oauth-issuer, or -token-file with scopes) the
+		// caller needs this scope; without it scopes restrict no one.
+		Scopes: []string{"demo:admin"},
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			toggleMu.Lock()
 			defer toggleMu.Unlock()

@@ -57,7 +57,7 @@ func TestProductRegistry(t *testing.T) {
 func TestRunServesTheDemo(t *testing.T) {
 	out, err := runOnce(t, nil, classicInitialize(1, version20250618))
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}},"serverInfo":{"name":%q,"version":%q},"instructions":%q}}`,
-		serverName, serverVersion, serverName+demoInstructions)
+		serverName, readBuild().version, serverName+demoInstructions)
 	if err != nil || !sameJSON(t, strings.TrimSpace(out), want) {
 		t.Errorf("run = %v, wrote\n%s\nwant\n%s", err, out, want)
 	}

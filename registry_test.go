@@ -120,6 +120,9 @@ var testRegistry = map[string]testSet{
 {"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients may watch with resourceSubscriptions.","mimeType":"text/plain","text":"This is a watched resource."}]}`,
 		add: addTestSubscriptions},
 
+	// tasks: tools that run as tasks (tasks_test.go).
+	"tasks": {wire: testTasksWire, add: addTestTasks},
+
 	// http: tools whose arguments are mirrored into Mcp-Param headers,
 	// and one that reports the caller's principal.
 	"http": {wire: `{"tools":[
@@ -311,7 +314,7 @@ func addTestBase(s *server, d *testDefs, _ *testGates) {
 	s.addTool(d.tool("add", func(ctx context.Context, req *request) (*toolResult, error) {
 		return structuredResult(map[string]float64{"sum": req.Number("a") + req.Number("b")})
 	}))
-	s.addTool(d.tool("slow", func(ctx context.Context, req *request) (*toolResult, error) {
+	slow := d.tool("slow", func(ctx context.Context, req *request) (*toolResult, error) {
 		n := req.Int("steps")
 		for step := range n {
 			req.Progress(float64(step+1), float64(n), fmt.Sprintf("step %d of %d", step+1, n))
@@ -321,7 +324,9 @@ func addTestBase(s *server, d *testDefs, _ *testGates) {
 			}
 		}
 		return textResult(fmt.Sprintf("done after %d steps", n)), nil
-	}))
+	})
+	slow.Task = taskMay // as the demo's: a task for a client that declares the extension
+	s.addTool(slow)
 	s.addTool(d.tool("confirm_delete", func(ctx context.Context, req *request) (*toolResult, error) {
 		path := req.String("path")
 		switch a := req.Input("confirm"); {

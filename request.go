@@ -11,7 +11,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
+	"maps"
 	"math"
+	"net/http"
+	"slices"
+	"strconv"
 )
 
 // request is one client request in flight. The dispatcher fills it; a
@@ -37,12 +42,34 @@ type request struct {
 	// nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
+	// trace is the request's trace context, decided once by newRequest
+	// (newTraceContext) from _meta, the HTTP headers, or afresh; traced
+	// is the handler's context carrying it (withTrace).
+	trace  traceContext
+	traced tracedContext
+	// target is the tool or prompt name, or the resource URI, the
+	// request names, once its handler has read it (targetName).
+	target string
+	// header is the HTTP request's header (nil on stdio); handlers read
+	// it through Header, which lets only handlerHeaders through.
+	header http.Header
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
 
+	// end is how the request ended when its reply's code does not say
+	// (outcomeOf): input_required, a tool error, a timeout, a
+	// cancellation; answer records it.
+	end outcome
+
 	// input holds the MRTR answers and state of a retry (mrtr.go).
 	input inputRound
+
+	// task is the task the request's handler runs in (tasks.go), nil
+	// for a request served on a transport; taskable says that Detach
+	// makes this call a task.
+	task     *task
+	taskable bool
 
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
@@ -85,6 +112,11 @@ type requestMeta struct {
 	logLevel      logLevel
 	hasLogLevel   bool
 	progressToken []byte // raw string or integer, nil when absent
+	// traceparent and tracestate are the W3C trace context (SEP-414), as
+	// sent: newTraceContext validates them, and ignores them when they
+	// are malformed. "" when absent or not a string.
+	traceparent string
+	tracestate  string
 }
 
 // parseParams splits params into _meta and the method's own members,
@@ -168,6 +200,20 @@ func (m *requestMeta) member(mem member) *rpcError {
 			return invalidParams("invalid params: progressToken must be a string or an integer")
 		}
 		m.progressToken = bytes.TrimSpace(mem.value)
+	case metaTraceparent, metaTracestate:
+		// Trace context is the client's help, never a reason to refuse
+		// the request: a value of the wrong type or size is ignored like
+		// a malformed one. The keys are not in metaMembers, so a
+		// case-folded imitation is ignored too.
+		if len(mem.value) > 2*maxTracestateBytes {
+			return nil
+		}
+		v, _ := jsonString(mem.value)
+		if mem.name == metaTraceparent {
+			m.traceparent = v
+		} else {
+			m.tracestate = v
+		}
 	default:
 		if known := foldedName(mem.name, metaMembers...); known != "" {
 			return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
@@ -327,6 +373,48 @@ func (r *request) Bool(name string) bool {
 	return b
 }
 
+// finiteNumbers refuses a number in v (decoded arguments) beyond the
+// range of a 64-bit float, such as 1e400: JSON allows it, but req.Number
+// would read it as an infinity, which no JSON result can carry (Go's
+// encoder fails on it, and its error text reached the model; issue 20).
+// The error names the value's JSON Pointer (omitted at the root), like
+// schema validation, in words a model can act on.
+func finiteNumbers(v any) error {
+	path, num, found := firstInfinite(v)
+	if !found {
+		return nil
+	}
+	msg := "number " + schemaTruncate(num) + " is out of range: numbers must be finite, at most about 1.8e308 in magnitude"
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return errors.New(msg)
+}
+
+// firstInfinite finds the first number in v (objects by sorted key) that a
+// 64-bit float cannot hold, and returns its JSON Pointer and text.
+func firstInfinite(v any) (path, num string, found bool) {
+	switch v := v.(type) {
+	case json.Number:
+		if f, _ := strconv.ParseFloat(string(v), 64); math.IsInf(f, 0) {
+			return "", string(v), true
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if p, n, ok := firstInfinite(v[k]); ok {
+				return "/" + schemaEscape(schemaTruncate(k)) + p, n, true
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if p, n, ok := firstInfinite(item); ok {
+				return "/" + strconv.Itoa(i) + p, n, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // decodeArguments decodes a tools/call or prompts/get arguments object.
 func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	if raw == nil || jsonKind(raw) == 'n' {
@@ -342,4 +430,56 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 		return nil, invalidParams("invalid params: arguments: %v", err)
 	}
 	return v.(map[string]any), nil
+}
+
+// Trace returns the request's W3C trace context: the client's trace when
+// it sent a valid traceparent (in _meta or, over HTTP, as a header),
+// otherwise one the server started. Pass it on with tc.Traceparent() and
+// tc.Tracestate(); the same value is on the handler's context
+// (traceFromContext).
+func (r *request) Trace() traceContext { return r.trace }
+
+// handlerHeaders are the HTTP request headers a handler may read with
+// req.Header, in canonical form: what identifies the client software, its
+// language, the proxies in front of the server, and correlation ids.
+// Credentials (Authorization, Cookie, Proxy-Authorization), the session
+// id (a bearer of the classic session) and anything else the transport
+// consumes stay out of reach; widen the list here, in code, if a tool
+// needs more. Read-only.
+var handlerHeaders = []string{
+	"Accept-Language",
+	"Baggage",
+	"Forwarded",
+	"Traceparent",
+	"Tracestate",
+	"User-Agent",
+	"X-Correlation-Id",
+	"X-Forwarded-For",
+	"X-Forwarded-Host",
+	"X-Forwarded-Proto",
+	"X-Real-Ip",
+	"X-Request-Id",
+}
+
+// Header returns the values of the HTTP request header name when it is in
+// handlerHeaders, joined by ", " (RFC 9110 §5.3); "" otherwise, on stdio,
+// and for every header not listed: Authorization is never readable here.
+// The values are the client's (or its proxies'): untrusted input.
+func (r *request) Header(name string) string {
+	name = http.CanonicalHeaderKey(name)
+	if r.header == nil || !slices.Contains(handlerHeaders, name) {
+		return ""
+	}
+	vs := r.header.Values(name)
+	switch len(vs) {
+	case 0:
+		return ""
+	case 1:
+		return vs[0]
+	}
+	out := vs[0]
+	for _, v := range vs[1:] {
+		out += ", " + v
+	}
+	return out
 }

@@ -29,9 +29,16 @@ type resource struct {
 	Blob []byte // static binary contents (sent base64)
 	// Read makes the contents at read time; it wins over Text and Blob.
 	Read resourceReader
-	// Cache overrides the server's default cache hints for reads of this
-	// resource (a resource that changes every read wants TTL 0).
+	// Cache overrides the cache hints of reads of this resource: by
+	// default ttlMs is -cache-ttl and cacheScope "private", since a read
+	// may depend on who asks. Set Scope public for contents that are the
+	// same for every caller; a resource that changes every read wants TTL
+	// 0.
 	Cache *cacheHint
+	// Scopes are the scopes a caller needs to read or subscribe to the
+	// resource, beyond -oauth-scopes (auth.go); its reads are then
+	// cacheScope private.
+	Scopes []string
 }
 
 // resourceReader returns the contents of uri. vars holds a template's
@@ -49,10 +56,15 @@ type resourceTemplate struct {
 	Icons       []icon
 	Annotations *annotations
 
-	Read  resourceReader
+	Read resourceReader
+	// Cache overrides the cache hints of reads through this template, as
+	// resource.Cache does (default: -cache-ttl, cacheScope "private").
 	Cache *cacheHint
 	// Complete offers completions for the template's variables, by name.
 	Complete map[string]completer
+	// Scopes are the scopes a caller needs to read, subscribe to or
+	// complete what the template matches, like resource.Scopes.
+	Scopes []string
 
 	compiled *uriTemplate
 }
@@ -86,6 +98,7 @@ func (s *server) addResource(r resource) {
 	if r.URI == "" || r.Name == "" {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
+	checkScopes("addResource "+r.URI, r.Scopes)
 	s.update(func(reg *registry) {
 		if reg.resource(r.URI) != nil {
 			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
@@ -115,6 +128,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 	if t.Name == "" || t.Read == nil {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
 	}
+	checkScopes("addTemplate "+t.URITemplate, t.Scopes)
 	compiled, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		panic("addTemplate: " + err.Error())
@@ -206,6 +220,9 @@ func (s *server) handleTemplatesList(ctx context.Context, req *request) (result,
 	return s.list("resourceTemplates", req)
 }
 
+// methodResourcesRead is the method that reads a resource.
+const methodResourcesRead = "resources/read"
+
 // maxURILength bounds a URI the server will look up or match.
 const maxURILength = 8 << 10
 
@@ -218,38 +235,35 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if rerr != nil {
 		return result{}, rerr
 	}
+	req.target = uri
 	if len(uri) > maxURILength {
 		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
 	}
 	reg := s.registry()
 	var (
-		contents []resourceContents
-		cache    *cacheHint
-		err      error
-		found    bool
+		r     *resource
+		tmpl  *resourceTemplate
+		vars  map[string]string
+		cache *cacheHint
 	)
-	if r := reg.resource(uri); r != nil {
-		found, cache = true, r.Cache
-		switch {
-		case r.Read != nil:
-			contents, err = r.Read(ctx, req, uri, nil)
-		case r.Blob != nil:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}
-		default:
-			contents = []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}
-		}
+	if r = reg.resource(uri); r != nil {
+		cache = s.scopedCache(r.Cache, r.Scopes)
 	} else {
 		for _, t := range reg.templates {
-			if vars, ok := t.compiled.match(uri); ok {
-				found, cache = true, t.Cache
-				contents, err = t.Read(ctx, req, uri, vars)
+			if v, ok := t.compiled.match(uri); ok {
+				tmpl, vars, cache = t, v, s.scopedCache(t.Cache, t.Scopes)
 				break
 			}
 		}
+		if tmpl == nil {
+			return result{}, s.resourceNotFound(req, uri)
+		}
 	}
-	if !found {
-		return result{}, s.resourceNotFound(req, uri)
+	read := readResource
+	if len(reg.middleware) > 0 {
+		read = reg.aroundResource
 	}
+	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
@@ -260,7 +274,30 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if len(contents) == 0 {
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
 	}
+	if cache == nil {
+		// A read may depend on the authenticated user; the lists and
+		// server/discover keep the server's scope (-cache-scope, public
+		// by default): they are the same for every caller.
+		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
+		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
+	}
 	return result{body: readResult{Contents: contents}, cache: cache}, nil
+}
+
+// readResource reads uri: from the resource r when it is not nil (its
+// Read function, else its Blob or Text), otherwise from the template tmpl
+// with the variables it matched.
+func readResource(ctx context.Context, req *request, uri string, r *resource, tmpl *resourceTemplate, vars map[string]string) ([]resourceContents, error) {
+	switch {
+	case r == nil:
+		return tmpl.Read(ctx, req, uri, vars)
+	case r.Read != nil:
+		return r.Read(ctx, req, uri, nil)
+	case r.Blob != nil:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}, nil
+	default:
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}, nil
+	}
 }
 
 // resourceNotFound is the error for an unknown URI in req's era: -32602

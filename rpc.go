@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // JSON-RPC 2.0 error codes, and the ones MCP allocates in -32020..-32099.
@@ -123,8 +124,9 @@ func parseMessage(data []byte) (message, *rpcError) {
 	switch jsonKind(data) {
 	case '{':
 	case '[':
-		// Batches were removed in 2025-06-18: reject, never process.
-		return m, newError(codeInvalidRequest, "invalid request: batches are not supported")
+		// Batches were removed in 2025-06-18: only a 2025-03-26 session
+		// reads one (batch.go); as a message, an array is refused.
+		return m, newError(codeInvalidRequest, "invalid request: batches are accepted only in a %s session", versionBatches)
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
 	}
@@ -228,21 +230,26 @@ type method struct {
 
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
-	"server/discover":           {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":                {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
-	"ping":                      {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
-	"logging/setLevel":          {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
-	"tools/list":                {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":                {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
-	"resources/list":            {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
-	"resources/templates/list":  {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":            {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":       {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
-	"resources/unsubscribe":     {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
-	"prompts/list":              {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":               {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
-	"completion/complete":       {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"subscriptions/listen":      {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
+	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
+	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
+	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
+	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
+	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
+	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
+	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
+	// would overwrite the task's own ttlMs.
+	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
+	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
+	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
 	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
@@ -260,16 +267,21 @@ type result struct {
 	meta []byte
 	// inputRequired marks an InputRequiredResult (no cache hints).
 	inputRequired bool
+	// toolError marks a tool result with isError: true (tools.go), an
+	// outcome of its own in logs and metrics.
+	toolError bool
+	// task marks a CreateTaskResult (resultType "task", tasks.go).
+	task bool
 }
 
 // caller is who sent a request, as its transport established it: the
 // identity requestState, classic sessions and handlers are bound to, and
 // the key of the caller's share of the server's limits.
 type caller struct {
-	// principal is the authenticated identity (the HTTP bearer token's
-	// name); "" when the transport authenticates no one (stdio, HTTP
-	// without authentication). It binds requestState and classic
-	// sessions.
+	// principal is the authenticated identity (req.Principal: an OAuth
+	// token's issuer "#" subject, a static token's name); "" when the
+	// transport authenticates no one (stdio, HTTP without
+	// authentication). It binds requestState and classic sessions.
 	principal string
 	// share keys the caller's fair share of every limit (the tools/call
 	// rate, and the per-client shares of the global bounds): the
@@ -277,7 +289,46 @@ type caller struct {
 	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
 	// connection is one client.
 	share string
+	// addr is the client's IP address on HTTP (the peer of the
+	// connection: a proxy's, behind one), "" on stdio. Logged, never
+	// trusted for anything.
+	addr string
+	// scopes are the scopes the principal's credential grants, as
+	// granted (auth.go widens them by -scope-implies when checking);
+	// scoped says they bound what it may do. Unscoped: stdio, HTTP
+	// without authentication, a static token listed without scopes.
+	scopes []string
+	scoped bool
+	// expires is when the credential stops being valid (an OAuth token's
+	// exp); zero means never. Long-lived streams end then.
+	expires time.Time
 }
+
+// expiry returns a channel that fires when who's credential expires, and
+// the function that releases its timer; the channel is nil (never fires)
+// for a credential without expiry. Long-lived streams end on it, so that
+// an expired token does not keep a channel open.
+func (who caller) expiry() (<-chan time.Time, func()) {
+	if who.expires.IsZero() {
+		return nil, func() {}
+	}
+	timer := time.NewTimer(time.Until(who.expires))
+	return timer.C, func() { timer.Stop() }
+}
+
+// transport names the transport a request arrived on, for logs and
+// metrics; the zero value is stdio's.
+type transport uint8
+
+// The transports.
+const (
+	transportStdio transport = iota
+	transportHTTP
+	numTransports
+)
+
+// transportNames spells the transports, indexed by transport.
+var transportNames = [numTransports]string{"stdio", "http"}
 
 // exchange is what a transport knows about one request it hands to the
 // dispatcher.
@@ -287,6 +338,8 @@ type exchange struct {
 	send func(msg []byte)
 	// caller is who sent the request, as the transport established it.
 	caller caller
+	// transport is the transport the request arrived on.
+	transport transport
 	// session is the classic-era session the request belongs to (one per
 	// stdio connection, one per Mcp-Session-Id on HTTP). dispatch decides
 	// the era with it (nil: the classic era is off for this exchange); a
@@ -307,12 +360,16 @@ type exchange struct {
 // newRequest reads msg into the request a handler will see: its params
 // split and its _meta decoded (parseParams; a problem is kept in
 // req.invalid and answered by serve), and its era decided (decideEra),
-// once, before anything is served. sess is the transport's classic
-// session and h its HTTP headers; see decideEra.
+// once, before anything is served, and its trace context
+// (newTraceContext). sess is the transport's classic session and h its
+// HTTP headers (nil on stdio); see decideEra.
 func (s *server) newRequest(msg *message, sess *session, h http.Header) *request {
-	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s}
+	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: h}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
 	req.era = s.decideEra(req, sess, h)
+	if !req.notification {
+		req.trace = newTraceContext(req.meta.traceparent, req.meta.tracestate, h)
+	}
 	return req
 }
 
@@ -328,15 +385,44 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 // serve serves req, which newRequest made, and returns the encoded
 // response line (nil for a notification) and the JSON-RPC error code of
 // the reply, 0 for a result or no reply: HTTP maps it to a status, as
-// req.era says (eraDecision.replyCode). It recovers a panicking handler
-// and answers -32603 so the server keeps serving.
+// req.era says (eraDecision.replyCode). A request (not a notification)
+// runs with its trace context on ctx (withTrace), is counted in the
+// metrics and gets its access line once answered.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
+	if req.notification {
+		return s.answer(ctx, req, ex)
+	}
+	start := time.Now()
+	s.metrics.inFlight.Add(1)
+	reply, code = s.answer(withTrace(ctx, req), req, ex)
+	end := time.Now()
+	d := end.Sub(start)
+	s.metrics.inFlight.Add(-1)
+	out := outcomeOf(req, code)
+	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
+	if s.access != nil {
+		s.access.request(req, ex.transport, out, code, end, d)
+	}
+	return reply, code
+}
+
+// answer is serve without the instrumentation: it admits req, runs its
+// handler and encodes the reply. It records on req.end the outcomes the
+// reply's code does not tell (outcomeOf). It recovers a panicking handler
+// and answers -32603 so the server keeps serving.
+func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
+	if ex.caller.principal != "" && !notification && s.access == nil {
+		// The access line (serve) is the audit line; without access
+		// lines an authenticated request still leaves this one.
+		// Deferred first, so it runs last: after a panic's answer is set.
+		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
-			s.log.Error("handler panicked", "ref", ref, "method", req.method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
 			reply, code = encodeError(req.id, errInternal), codeInternalError
 			if notification {
 				reply, code = nil, 0
@@ -365,12 +451,15 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
 		return fail(rerr)
 	}
+	if rerr := s.authorize(req); rerr != nil {
+		return fail(rerr)
+	}
 	if m.rateLimited && s.limiter != nil {
 		if ok, retry := s.limiter.allow(ex.caller.share); !ok {
 			return fail(rateLimited(retry))
 		}
 	}
-	if m.mrtr {
+	if m.mrtr && req.session == nil {
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(rerr)
 		}
@@ -393,15 +482,23 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		}
 	}
 	if err != nil {
-		if timedOut := s.requestTimedOut(ctx, req.method); timedOut != nil && !errors.As(err, new(*rpcError)) {
+		if timedOut := s.requestTimedOut(ctx, req); timedOut != nil && !errors.As(err, new(*rpcError)) {
+			req.end = outcomeTimeout
 			return fail(timedOut)
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client cancelled, or the transport is shutting down: the
 			// answer is rarely delivered, and it is no server fault to log.
+			req.end = outcomeCancelled
 			return fail(errCancelled)
 		}
-		return fail(s.peerError(req.method, err))
+		return fail(s.peerError(req, err))
+	}
+	switch {
+	case res.inputRequired:
+		req.end = outcomeInputRequired
+	case res.toolError:
+		req.end = outcomeToolError
 	}
 	if m.cacheable && !res.inputRequired && res.cache == nil {
 		res.cache = &s.cache
@@ -411,20 +508,21 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	}
 	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
-		return fail(s.peerError(req.method, err))
+		req.end = outcomeOK
+		return fail(s.peerError(req, err))
 	}
 	return out, 0
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,
 // anything else as -32603 with the details logged under a reference.
-func (s *server) peerError(method string, err error) *rpcError {
+func (s *server) peerError(req *request, err error) *rpcError {
 	var rerr *rpcError
 	if errors.As(err, &rerr) {
 		return rerr
 	}
 	ref := s.nextRef()
-	s.log.Error("internal error", "ref", ref, "method", method, "err", err)
+	s.log.Error("internal error", append(req.logAttrs(), "ref", ref, "err", err)...)
 	return &rpcError{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": ref}}
 }
 
@@ -472,9 +570,12 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	modern := isModern(version)
 	if modern {
 		field()
-		if res.inputRequired {
+		switch {
+		case res.inputRequired:
 			buf.WriteString(`"resultType":"input_required"`)
-		} else {
+		case res.task:
+			buf.WriteString(`"resultType":"task"`)
+		default:
 			buf.WriteString(`"resultType":"complete"`)
 		}
 	}

@@ -214,7 +214,7 @@ func TestRPCErrorIsMatchesCodes(t *testing.T) {
 		want *rpcError
 	}{
 		{"parse error", newError(codeParseError, "parse error: x"), errParse},
-		{"invalid request", newError(codeInvalidRequest, "invalid request: batches are not supported"), errInvalidRequest},
+		{"invalid request", newError(codeInvalidRequest, "invalid request: batches are accepted only in a 2025-03-26 session"), errInvalidRequest},
 		{"method not found", newError(codeMethodNotFound, "method not found: nope"), errMethodNotFound},
 		{"invalid params", invalidParams("invalid params: x"), errInvalidParams},
 		{"internal error", errCancelled, errInternal},

@@ -10,6 +10,8 @@ package main
 import (
 	"encoding/json"
 	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +31,57 @@ type implementation struct {
 // place the name is written in code; rename the server here.
 const serverName = "baremcp"
 
-// serverVersion is the product's own version, reported in serverInfo.
-const serverVersion = "0.1.0"
+// build is what the binary knows of its own build: the module version
+// and VCS revision the go command stamped into it (runtime/debug), read
+// once by readBuild. -version prints it; serverInfo.version and the
+// metrics' build_info carry version.
+type build struct {
+	version  string // module version ("v1.2.3", a pseudo-version), else "(devel)"
+	revision string // VCS commit, "" when not stamped (go run, -buildvcs=false)
+	modified bool   // the working tree had uncommitted changes
+	goVer    string // the Go release that built the binary
+}
+
+// develVersion is the version of a binary built without a module version:
+// from a checkout with -buildvcs=false, or by go run and go test.
+const develVersion = "(devel)"
+
+// readBuild returns the binary's build information. The go command stamps
+// the module version from the VCS tag (a pseudo-version between tags,
+// "+dirty" with local changes) and the revision when it builds in a
+// checkout; nothing is stamped by hand.
+// [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
+func readBuild() build {
+	b := build{version: develVersion, goVer: runtime.Version()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	if v := info.Main.Version; v != "" {
+		b.version = v
+	}
+	for _, kv := range info.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			b.revision = kv.Value
+		case "vcs.modified":
+			b.modified = kv.Value == "true"
+		}
+	}
+	return b
+}
+
+// String is the line -version prints.
+func (b build) String() string {
+	line := serverName + " " + b.version
+	if b.revision != "" {
+		line += " revision " + b.revision
+		if b.modified {
+			line += " (modified)"
+		}
+	}
+	return line + " " + b.goVer
+}
 
 // server is one MCP server: identity, settings and the live registry.
 // Transports share it; it is safe for concurrent use.
@@ -57,6 +108,16 @@ type server struct {
 	// -max-requests, so that with the listens (at most half) some slots
 	// are always left for requests that end.
 	bridged *shareLimit
+	metrics *metrics   // counters, gauges, histograms (metrics.go)
+	access  *accessLog // the access lines; nil is off (logging.go)
+	// baseScopes are needed by every request of a scoped caller
+	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
+	// filterLists hides from list results what a caller's scopes do not
+	// allow (-scope-filter-lists). See auth.go.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
+	tasks        *taskStore // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -65,8 +126,8 @@ type server struct {
 // config is what run hands newServer.
 type config struct {
 	// info is the server's identity (serverInfo); the zero value means the
-	// product's, serverName at serverVersion. Tests set their own, so that
-	// what they check does not depend on the product's name.
+	// product's, serverName at the build's version (readBuild). Tests set
+	// their own, so that what they check depends on neither.
 	info         implementation
 	instructions string
 	cache        cacheHint
@@ -79,7 +140,7 @@ type config struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default.
+	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	// inputTimeout bounds one round of bridged server-to-client requests
@@ -96,13 +157,33 @@ type config struct {
 	// clientShare is the percent of each global limit one client may
 	// hold (limits_share.go); 0 means defaultClientShare.
 	clientShare int
+	// log is the logging flags (logging.go); access is the access log
+	// newLogger made from them, nil when access lines are off.
+	log    logConfig
+	access *accessLog
+	// metricsAddr is where -metrics serves /metrics; "" is off.
+	metricsAddr string
+	// printVersion is -version: print the build and exit.
+	printVersion bool
+	// baseScopes, scopeImplies and filterLists are the scope settings of
+	// authenticated callers (auth.go); zero values restrict nothing.
+	baseScopes   []string
+	scopeImplies map[string][]string
+	filterLists  bool
+	// tasks configures the task store (-task-ttl, -task-timeout,
+	// -max-tasks, -replica-id); zero values mean the defaults.
+	tasks taskConfig
+	// warnings are what parseFlags found worth telling the operator
+	// (secret files others may read, a public bind without
+	// authentication); run logs them once the logger exists.
+	warnings []startupWarning
 }
 
 // newServer returns a server with an empty registry.
 func newServer(cfg config, logger *slog.Logger) *server {
 	info := cfg.info
 	if info == (implementation{}) {
-		info = implementation{Name: serverName, Version: serverVersion}
+		info = implementation{Name: serverName, Version: readBuild().version}
 	}
 	s := &server{
 		info:         info,
@@ -129,6 +210,17 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	}
 	bridged := max(1, int64(s.maxRequests)/4)
 	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
+	s.access = cfg.access
+	b := readBuild()
+	b.version = s.info.Version
+	s.metrics = newMetrics(b)
+	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
+	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
+	s.tasks = newTaskStore(cfg.tasks, cfg.now, logger, s.publishTask)
+	s.metrics.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
+		n, _ := s.tasks.live()
+		return int64(n)
+	})
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

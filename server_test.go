@@ -7,7 +7,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -87,8 +86,8 @@ func stoppedClock(t time.Time) func() time.Time {
 }
 
 // newTestServer returns a server configured as run configures it from
-// the options' flags, with testIdentity and the base test registry unless
-// options say otherwise. What the registry runs in the background stops
+// the options' flags (its logger too: -log-format, -access-log), with
+// testIdentity and the base test registry unless options say otherwise. What the registry runs in the background stops
 // when the test ends.
 func newTestServer(tb testing.TB, opts ...testOption) *server {
 	tb.Helper()
@@ -109,7 +108,15 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	for _, edit := range st.edits {
 		edit(&cfg)
 	}
-	s := newServer(cfg, slog.New(slog.NewTextHandler(st.logs, nil)))
+	// Without linger (unless an edit sets it) the log is complete when the
+	// server has answered, which the tests that read it rely on.
+	logger, access, closeLog := newLogger(cfg.log, st.logs)
+	tb.Cleanup(closeLog)
+	cfg.access = access
+	s := newServer(cfg, logger)
+	// Last of the test's cleanups but the log's: the tasks still running
+	// end, and their goroutines with them, as run ends them.
+	tb.Cleanup(s.tasks.shutdown)
 	mustRegisterTestSets(tb, s, st)
 	for _, setup := range st.setups {
 		setup(s)

@@ -88,6 +88,11 @@ type stdioCall struct {
 	cancelled atomic.Bool
 }
 
+// isCancelled reports whether notifications/cancelled named the call.
+func (call *stdioCall) isCancelled() bool {
+	return call.cancelled.Load()
+}
+
 // serveStdio serves in until EOF (or ctx ends), then waits for every
 // request already read and writes its response before returning: a client
 // that closes stdin after its last request still gets every answer.
@@ -243,9 +248,26 @@ func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
 
 // handleLine serves one line: requests run on their own goroutine so a slow
 // handler never blocks a fast one; cancellation is handled here, in order.
+//
+// The handshake is ordered: each request is judged (newRequest decides
+// its era against the session's state) here, in the order the lines were
+// read, and initialize is served here, before the next line is read. So
+// a client that pipes initialize and the requests after it, without
+// waiting for the answer, has them served in the negotiated session; a
+// request read before initialize is refused as one, however the workers
+// are scheduled; and notifications/initialized, handled here too, always
+// finds the session negotiated. initialize does no I/O, so serving it on
+// the reader costs the reader nothing (a parse error's answer is written
+// here too). The clients SHOULD wait for the initialize response; the
+// server does not make them (issue 17).
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	if line == nil {
 		c.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)))
+		return
+	}
+	if jsonKind(line) == '[' {
+		c.handleBatch(ctx, line)
 		return
 	}
 	msg, rerr := parseMessage(line)
@@ -272,13 +294,21 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}
 	key := idKey(msg.id)
 	c.mu.Lock()
-	if _, dup := c.inFlight[key]; dup {
-		c.mu.Unlock()
+	_, dup := c.inFlight[key]
+	c.mu.Unlock()
+	if dup {
 		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
+		return
+	}
+	req := c.s.newRequest(&msg, c.session, nil)
+	if msg.method == methodInitialize {
+		reply, _ := c.s.serve(ctx, req, exchange{send: c.write, session: c.session, closing: c.closing})
+		c.write(reply)
 		return
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	call := &stdioCall{cancel: cancel}
+	c.mu.Lock()
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
@@ -291,12 +321,90 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		defer c.lineBytes.give("", size)
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
-		reply := c.s.dispatch(reqCtx, &msg, exchange{send: send, session: c.session, closing: c.closing})
+		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()
 		if reply != nil {
 			c.writeUnlessCancelled(call, reply)
+		}
+	})
+}
+
+// handleBatch serves a line that is a JSON-RPC batch (batch.go): refused
+// whole unless the connection's session negotiated 2025-03-26; otherwise
+// its entries are judged and its notifications and responses handled
+// here, in order, like lines, and its requests registered in flight (so
+// notifications/cancelled reaches them, and their ids count as in
+// flight). The requests are then served one after another by one worker
+// holding one request slot, and the batch's answer is one line, an array
+// in the order of the entries; a cancelled request has no entry in it,
+// and a batch with nothing to answer writes nothing.
+// [§Batching]: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching
+func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
+	if c.session.negotiated() != versionBatches {
+		c.write(encodeError(nil, batchOutsideSession(line)))
+		return
+	}
+	items, rerr := c.s.readBatch(line, c.session)
+	if rerr != nil {
+		c.write(encodeError(nil, rerr))
+		return
+	}
+	type entry struct {
+		ctx  context.Context
+		call *stdioCall
+		key  string
+	}
+	entries := make([]entry, len(items))
+	requests := c.s.takeBatch(ctx, items, c.session, batchHooks{
+		cancel: c.cancel,
+		begin: func(i int) *rpcError {
+			key := idKey(items[i].msg.id)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if _, dup := c.inFlight[key]; dup {
+				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
+			}
+			reqCtx, cancel := context.WithCancel(ctx)
+			entries[i] = entry{ctx: reqCtx, call: &stdioCall{cancel: cancel}, key: key}
+			c.inFlight[key] = entries[i].call
+			return nil
+		},
+	}, "stdio")
+	if requests == 0 {
+		if reply := answerBatch(items, nil); reply != nil {
+			c.write(reply)
+		}
+		return
+	}
+	size := int64(len(line))
+	c.acquireSlot(size)
+	c.wg.Add(1)
+	c.spawn(func() {
+		defer c.wg.Done()
+		defer c.slots.give("", 1)
+		defer c.lineBytes.give("", size)
+		reply := answerBatch(items, func(i int) []byte {
+			e := entries[i]
+			defer func() {
+				e.call.cancel()
+				c.mu.Lock()
+				delete(c.inFlight, e.key)
+				c.mu.Unlock()
+			}()
+			if e.call.isCancelled() {
+				return nil
+			}
+			send := func(b []byte) { c.writeUnlessCancelled(e.call, b) }
+			reply, _ := c.s.serve(e.ctx, items[i].req, exchange{send: send, session: c.session, closing: c.closing})
+			if e.call.isCancelled() {
+				return nil
+			}
+			return reply
+		})
+		if reply != nil {
+			c.write(reply)
 		}
 	})
 }
@@ -363,6 +471,19 @@ func (c *stdioConn) acquireSlot(size int64) {
 func (c *stdioConn) handleControl(line []byte) bool {
 	if line == nil {
 		return false
+	}
+	if jsonKind(line) == '[' {
+		// A batch of answers and cancellations (a 2025-03-26 client
+		// answering several bridged requests at once) frees slots too.
+		if c.session.negotiated() != versionBatches {
+			return false
+		}
+		items, rerr := c.s.readBatch(line, c.session)
+		if rerr != nil || !controlBatch(items) {
+			return false
+		}
+		c.s.takeBatch(context.Background(), items, c.session, batchHooks{cancel: c.cancel}, "stdio")
+		return true
 	}
 	msg, rerr := parseMessage(line)
 	switch {

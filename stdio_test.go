@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -153,12 +155,20 @@ func TestNotificationOrdering(t *testing.T) {
 	}
 }
 
+// newTestGatedConn returns a stdio connection on which request id is
+// running the gate tool, and the gates that release it.
+func newTestGatedConn(tb testing.TB, id string) (*testConn, *testGates) {
+	tb.Helper()
+	g := newTestGates()
+	c := newTestConn(tb, newTestServer(tb, withGates(g)))
+	c.send(req(id, "tools/call", `"name":"gate"`))
+	mustReceive(tb, g.started)
+	return c, g
+}
+
 func TestConcurrency(t *testing.T) {
 	t.Run("a slow handler does not block a fast one", func(t *testing.T) {
-		g := newTestGates()
-		c := newTestConn(t, newTestServer(t, withGates(g)))
-		c.send(req("1", "tools/call", `"name":"gate"`))
-		mustReceive(t, g.started)
+		c, g := newTestGatedConn(t, "1")
 		c.send(req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`))
 		if got := c.recv(); string(responseID(got)) != "2" {
 			t.Errorf("first answer %s, want id 2", got)
@@ -169,10 +179,7 @@ func TestConcurrency(t *testing.T) {
 		}
 	})
 	t.Run("an id already in flight is refused", func(t *testing.T) {
-		g := newTestGates()
-		c := newTestConn(t, newTestServer(t, withGates(g)))
-		c.send(req("1", "tools/call", `"name":"gate"`))
-		mustReceive(t, g.started)
+		c, g := newTestGatedConn(t, "1")
 		c.send(req("1", "tools/call", `"name":"echo","arguments":{"message":"dup"}`))
 		if got := c.recv(); errorCode(t, got) != codeInvalidRequest || string(responseID(got)) != "1" {
 			t.Errorf("duplicate id: %s, want -32600 with id 1", got)
@@ -658,6 +665,7 @@ func FuzzStdioServe(f *testing.F) {
 		req("1", "resources/read", `"uri":"demo://items/42"`) + "\r\n" + req("1", "prompts/get", `"name":"greet","arguments":{"name":"x"}`),
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"x"}` + "\n[1]\n{\n\"\xff\"",
 		req("7", "completion/complete", `"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}`),
+		classicInitialize(1, version20250326) + "\n" + `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}},[1],{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -677,29 +685,49 @@ func FuzzStdioServe(f *testing.F) {
 		}
 		// Every request with a readable id is answered once, with that id;
 		// nothing else is written but notifications.
+		// The messages of a batch line count as sent, and a batch answer
+		// is an array of replies.
 		ids := map[string]int{}
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			if m, _ := parseMessage(bytes.TrimRight(line, "\r\n")); m.id != nil {
-				ids[idKey(m.id)]++
+			line = bytes.TrimRight(line, "\r\n")
+			msgs := [][]byte{line}
+			if entries, rerr := splitBatch(line); rerr == nil {
+				msgs = entries
+			}
+			for _, l := range msgs {
+				if m, _ := parseMessage(l); m.id != nil {
+					ids[idKey(m.id)]++
+				}
 			}
 		}
 		sc := bufio.NewScanner(&out)
 		sc.Buffer(nil, 2*maxLineBytes)
 		for sc.Scan() {
-			id, notification, ok := parseOutgoing(sc.Bytes())
-			if !ok {
-				t.Fatalf("server wrote %q", sc.Bytes())
+			replies := [][]byte{sc.Bytes()}
+			if bytes.HasPrefix(sc.Bytes(), []byte("[")) {
+				// A batch answer: at most as many replies as a batch has
+				// entries, so splitBatch cuts it.
+				var rerr *rpcError
+				if replies, rerr = splitBatch(sc.Bytes()); rerr != nil {
+					t.Fatalf("server wrote %q: %v", sc.Bytes(), rerr)
+				}
 			}
-			if notification || string(id) == "null" {
-				continue // notification, or an error for an unreadable id
+			for _, r := range replies {
+				id, notification, ok := parseOutgoing(r)
+				if !ok {
+					t.Fatalf("server wrote %q", sc.Bytes())
+				}
+				if notification || string(id) == "null" {
+					continue // notification, or an error for an unreadable id
+				}
+				// Each reply answers a request that was sent (a cancelled or
+				// duplicate id may get fewer replies, never more).
+				k := idKey(id)
+				if ids[k] == 0 {
+					t.Fatalf("reply %s answers no request in %q", r, data)
+				}
+				ids[k]--
 			}
-			// Each reply answers a request that was sent (a cancelled or
-			// duplicate id may get fewer replies, never more).
-			k := idKey(id)
-			if ids[k] == 0 {
-				t.Fatalf("reply %s answers no request in %q", sc.Bytes(), data)
-			}
-			ids[k]--
 		}
 	})
 }
@@ -771,7 +799,150 @@ func TestLogQuotesClientStrings(t *testing.T) {
 	if !strings.Contains(got, "cannot read test://fail/x") {
 		t.Fatalf("log has no line for the failure: %q", got)
 	}
-	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 1 {
+	// Two lines: the internal error, and the request's access line.
+	if strings.ContainsRune(got, 0x1b) || strings.Count(got, "\n") != 2 || strings.Count(got, "\ntime=") != 1 {
 		t.Errorf("client URI reached the log unescaped: %q", got)
+	}
+}
+
+// TestStdioPipelinedHandshake pipes initialize and the requests after it
+// in one write, without waiting for the answer, as scripts and simple
+// clients do, a hundred times: every request after initialize is served
+// in the negotiated session (never -32602 "send initialize first"), and a
+// request piped before initialize is always refused, however the workers
+// are scheduled (issue 17).
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+func TestStdioPipelinedHandshake(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"tools/list"}`,
+		classicInitialize(1, version20250618),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`,
+	}, "\n") + "\n"
+	s := newTestServer(t)
+	for i := range 100 {
+		var out syncBuffer
+		if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
+			t.Fatalf("run %d: serveStdio = %v", i, err)
+		}
+		codes := map[string]int{}
+		for line := range strings.Lines(out.String()) {
+			id := responseID(strings.TrimSpace(line))
+			if id == nil {
+				t.Fatalf("run %d: %q is not a response", i, line)
+			}
+			code := 0
+			if _, rest, isError := strings.Cut(line, `"error":{"code":`); isError {
+				fmt.Sscan(strings.TrimRight(rest, "}\n"), &code)
+			}
+			codes[string(id)] = code
+		}
+		want := map[string]int{"0": codeInvalidParams, "1": 0, "2": 0, "3": 0}
+		if !maps.Equal(codes, want) {
+			t.Fatalf("run %d: error codes by id %v, want %v\n%s", i, codes, want, out.String())
+		}
+	}
+}
+
+// TestStdioPipelinedInitialized pipes initialize, notifications/initialized
+// and a registry change at once: the notification is handled after the
+// handshake, so the session is told of the change.
+// [§List Changed Notification]: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification
+func TestStdioPipelinedInitialized(t *testing.T) {
+	c := newTestConn(t, newTestServer(t))
+	c.send(classicInitialize(1, version20251125) + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"toggle_extra_tool","arguments":{}}}`)
+	got := []string{c.recv(), c.recv(), c.recv()}
+	if !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, `"notifications/tools/list_changed"`) }) {
+		t.Errorf("pipelined initialize, initialized and a registry change wrote\n%s\nwant a notifications/tools/list_changed among them", strings.Join(got, "\n"))
+	}
+}
+
+// TestLogsQuoteClientText drives every path by which a client's text
+// reaches the server's log (an internal error that quotes a URI, a
+// completion value, a prompt argument or a file path the client named; a
+// panic value; the id of an unexpected response) with a value that would
+// forge a log line and clear the terminal. Each event is one log line,
+// the value quoted by the text handler: no raw newline, no escape byte.
+// Issue 20, finding 2.
+func TestLogsQuoteClientText(t *testing.T) {
+	const forged = `x\u001b[2J\nlevel=ERROR msg=forged`
+	for _, tt := range []struct {
+		name  string
+		line  string
+		setup func(s *server)
+		want  string // the log line's message
+	}{
+		{"a resource URI in a reader's error",
+			req("1", "resources/read", `"uri":"test://fail/`+forged+`"`),
+			func(s *server) {
+				s.addTemplate(resourceTemplate{URITemplate: "test://fail/{x}", Name: "fail",
+					Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+						return nil, fmt.Errorf("cannot read %s", uri)
+					}})
+			}, `msg="internal error"`},
+		{"a completion value in a completer's error",
+			req("1", "completion/complete", `"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a", Complete: func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+					return nil, fmt.Errorf("no match for %s", value)
+				}}}, Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+					return &promptResult{}, nil
+				}})
+			}, `msg="internal error"`},
+		{"a prompt argument in a prompt's error",
+			req("1", "prompts/get", `"name":"p","arguments":{"a":"`+forged+`"}`),
+			func(s *server) {
+				s.addPrompt(prompt{Name: "p", Arguments: []promptArgument{{Name: "a"}},
+					Get: func(ctx context.Context, req *request, args map[string]string) (*promptResult, error) {
+						return nil, fmt.Errorf("cannot render %s", args["a"])
+					}})
+			}, `msg="internal error"`},
+		{"a file path in a tool's internal error",
+			req("1", "tools/call", `"name":"open","arguments":{"path":"/nonexistent/`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "open", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					_, err := os.ReadFile(req.String("path"))
+					return nil, err
+				}})
+			}, `msg="internal error"`},
+		{"a panic value",
+			req("1", "tools/call", `"name":"boom","arguments":{"v":"`+forged+`"}`),
+			func(s *server) {
+				s.addTool(tool{Name: "boom", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+					panic("bad value " + req.String("v"))
+				}})
+			}, `msg="handler panicked"`},
+		// The id is logged as the JSON it was sent as: its escapes stay
+		// escapes (JSON strings hold no raw control character).
+		{"the id of a response to nothing",
+			`{"jsonrpc":"2.0","id":"` + forged + `","result":{}}`,
+			nil, `msg="ignoring a response to no pending request"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &syncBuffer{}
+			opts := []testOption{withRegistry(), withLogs(logs)}
+			if tt.setup != nil {
+				opts = append(opts, withSetup(tt.setup))
+			}
+			mustServeAll(t, newTestServer(t, opts...), tt.line+"\n")
+			got := logs.String()
+			if !strings.Contains(got, tt.want) || !(strings.Contains(got, `\x1b[2J\nlevel=ERROR msg=forged`) || strings.Contains(got, `\\u001b[2J\\nlevel=ERROR msg=forged`)) {
+				t.Fatalf("log has no line for the event with the value quoted: %q", got)
+			}
+			// The panic's stack is one attribute: still one line, beside
+			// the request's access line, if it is a request.
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "time=") {
+					t.Errorf("a log line does not start with time=: %q", l)
+				}
+			}
+			if strings.ContainsRune(got, 0x1b) || len(lines) > 2 || strings.Contains(got, "\nlevel=ERROR msg=forged") {
+				t.Errorf("client text reached the log unescaped: %q", got)
+			}
+		})
 	}
 }

@@ -38,6 +38,9 @@ const (
 	// HTTP) for as long as it lives, so the bound must stay well under
 	// maxInFlight or subscriptions alone could starve a stdio connection.
 	defaultMaxSubscriptions = 32
+	// noSubscriptions, as a server's maxSubscriptions, allows none: with
+	// -max-requests 1 no slot can be spared for one (deriveSubscriptions).
+	noSubscriptions = -1
 	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
 	// request (-max-subscription-uris): every publish looks each URI up.
 	defaultMaxSubscriptionURIs = 256
@@ -45,7 +48,6 @@ const (
 	// shorter; the bound keeps a subscription's memory to
 	// maxURIs*maxSubscriptionURIBytes however long the listen line is.
 	maxSubscriptionURIBytes = 4096
-
 	// watchedURIMean is the URI length the byte budgets assume: one
 	// watcher (a listen request, a classic session) may hold
 	// -max-subscription-uris URIs of this length on average, 256 KiB by
@@ -67,12 +69,14 @@ func watchedCost(uri string) int64 { return int64(len(uri)) + watchedURIOverhead
 // noticeKind is one type of event a subscription may opt in to.
 type noticeKind uint8
 
-// The four notification types of a SubscriptionFilter.
+// The four notification types of a SubscriptionFilter, and the tasks
+// extension's (SEP-2663, Task Status Notifications).
 const (
 	noticeToolsListChanged noticeKind = iota
 	noticePromptsListChanged
 	noticeResourcesListChanged
 	noticeResourceUpdated
+	noticeTaskStatus
 )
 
 // noticeMethods spells each kind on the wire, indexed by noticeKind.
@@ -81,13 +85,16 @@ var noticeMethods = [...]string{
 	methodPromptsListChanged,
 	methodResourcesListChanged,
 	methodResourcesUpdated,
+	methodTasksStatus,
 }
 
-// notice is one event published to the hub: a list changed, or the
-// resource uri was updated. It is comparable, so pending sets key on it.
+// notice is one event published to the hub: a list changed, the resource
+// uri was updated, or the state of a task changed. It is comparable, so
+// pending sets key on it.
 type notice struct {
 	kind noticeKind
 	uri  string // noticeResourceUpdated only
+	task string // noticeTaskStatus only: the task id
 }
 
 // subscriptionFilter is a decoded SubscriptionFilter: what a listen request
@@ -96,6 +103,7 @@ type notice struct {
 type subscriptionFilter struct {
 	tools, prompts, resources bool
 	uris                      []string // deduplicated, in request order
+	taskIDs                   []string // the tasks extension's taskIds: deduplicated, in request order
 }
 
 // subscriptionFilterWire is SubscriptionFilter as the acknowledgement
@@ -105,10 +113,12 @@ type subscriptionFilterWire struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"`
 }
 
-// filterMembers are the SubscriptionFilter members this server knows.
-var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"}
+// filterMembers are the SubscriptionFilter members this server knows
+// (taskIds is the tasks extension's).
+var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
 
 // parseSubscriptionFilter decodes params.notifications. Unknown members
 // (types of a later revision) are ignored, and so left out of the
@@ -142,6 +152,13 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 			}
 			f.uris = uris
 			continue
+		case "taskIds":
+			ids, rerr := parseStringList(m.value, "taskIds", "task id", "maxTaskIds", maxTaskIDBytes, maxURIs)
+			if rerr != nil {
+				return f, rerr
+			}
+			f.taskIDs = ids
+			continue
 		default:
 			if known := foldedName(m.name, filterMembers...); known != "" {
 				return f, newError(codeInvalidRequest, "invalid request: notifications member %q is not %q", m.name, known)
@@ -161,42 +178,50 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 }
 
 // parseWatchedURIs decodes resourceSubscriptions: an array of at most
-// maxURIs non-empty strings (duplicates counted: the array is refused as
-// soon as it is longer, before the rest is read), duplicates dropped.
-// Duplicates were found by a scan of the URIs kept for each element, so a
-// 4 MB array of 256 URIs repeated cost 0.75 s before any limit applied
-// (issue 19, finding 12).
+// maxURIs non-empty strings, duplicates dropped.
 func parseWatchedURIs(raw []byte, maxURIs int) ([]string, *rpcError) {
+	return parseStringList(raw, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
+}
+
+// parseStringList decodes the filter member name: an array of at most
+// maxItems strings (each a noun) of 1 to maxBytes bytes, duplicates
+// dropped. limit names the bound in the error's data. Duplicates count
+// towards maxItems: the array is refused as soon as it is longer, before
+// the rest is read. Duplicates were found by a scan of the items kept
+// for each element, so a 4 MB array of 256 URIs repeated cost 0.75 s
+// before any limit applied (issue 19, finding 12).
+func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems int) ([]string, *rpcError) {
+	malformed := invalidParams("invalid params: notifications.%s must be an array of strings", name)
 	if jsonKind(raw) != '[' {
-		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+		return nil, malformed
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil {
-		return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+		return nil, malformed
 	}
-	uris, seen := []string{}, map[string]bool{}
+	items, seen := []string{}, map[string]bool{}
 	for n := 0; dec.More(); n++ {
-		if n == maxURIs {
+		if n == maxItems {
 			return nil, &rpcError{
 				Code:    codeInvalidParams,
-				Message: fmt.Sprintf("invalid params: notifications.resourceSubscriptions: more than %d URIs", maxURIs),
-				Data:    map[string]int{"maxUris": maxURIs},
+				Message: fmt.Sprintf("invalid params: notifications.%s: more than %d %ss", name, maxItems, noun),
+				Data:    map[string]int{limit: maxItems},
 			}
 		}
 		tok, err := dec.Token()
-		uri, ok := tok.(string)
+		item, ok := tok.(string)
 		if err != nil || !ok {
-			return nil, invalidParams("invalid params: notifications.resourceSubscriptions must be an array of strings")
+			return nil, malformed
 		}
-		if uri == "" || len(uri) > maxSubscriptionURIBytes {
-			return nil, invalidParams("invalid params: notifications.resourceSubscriptions: a URI must have 1 to %d bytes", maxSubscriptionURIBytes)
+		if item == "" || len(item) > maxBytes {
+			return nil, invalidParams("invalid params: notifications.%s: a %s must have 1 to %d bytes", name, noun, maxBytes)
 		}
-		if !seen[uri] {
-			seen[uri] = true
-			uris = append(uris, uri)
+		if !seen[item] {
+			seen[item] = true
+			items = append(items, item)
 		}
 	}
-	return uris, nil
+	return items, nil
 }
 
 // honoured narrows f to what reg supports: a list-changed type is
@@ -224,6 +249,7 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 		PromptsListChanged:    f.prompts,
 		ResourcesListChanged:  f.resources,
 		ResourceSubscriptions: f.uris,
+		TaskIDs:               f.taskIDs,
 	}
 }
 
@@ -252,6 +278,7 @@ type subscription struct {
 	session *session
 	want    subscriptionFilter
 	uris    map[string]bool // want.uris as a set; a classic session's resources/subscribe set (guarded by the hub's mu)
+	tasks   map[string]bool // want.taskIDs as a set, less the tasks that ended (guarded by the hub's mu)
 	wake    chan struct{}   // capacity 1: pending became non-empty
 
 	pending []notice        // guarded by the hub's mu
@@ -267,6 +294,8 @@ func (sub *subscription) wants(n notice) bool {
 		return sub.want.prompts
 	case noticeResourcesListChanged:
 		return sub.want.resources
+	case noticeTaskStatus:
+		return sub.tasks[n.task]
 	default:
 		return sub.uris[n.uri]
 	}
@@ -293,9 +322,13 @@ type subscriptionHub struct {
 }
 
 // newSubscriptionHub returns a hub with the given limits (0 means the
-// default), sharing them among clients at pct percent (limits_share.go).
+// default, and maxSubs noSubscriptions none), sharing them among clients
+// at pct percent (limits_share.go).
 func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
-	if maxSubs <= 0 {
+	switch {
+	case maxSubs == noSubscriptions:
+		maxSubs = 0
+	case maxSubs <= 0:
 		maxSubs = defaultMaxSubscriptions
 	}
 	if maxURIs <= 0 {
@@ -318,10 +351,13 @@ func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 // them, or when its URIs cost more than a watcher may hold or the budget
 // (or the client's share of it) has left. The caller must close it.
 func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string) (*subscription, *rpcError) {
-	sub := &subscription{id: id, share: share, want: want, uris: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
+	sub := &subscription{id: id, share: share, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
 	for _, u := range want.uris {
 		sub.uris[u] = true
 		sub.watchedBytes += watchedCost(u)
+	}
+	for _, id := range want.taskIDs {
+		sub.tasks[id] = true
 	}
 	if sub.watchedBytes > h.maxWatchBytes {
 		return nil, h.tooManyBytes("notifications.resourceSubscriptions")
@@ -465,6 +501,21 @@ func (h *subscriptionHub) take(sub *subscription) []notice {
 	return out
 }
 
+// forgetTask stops sub watching task id: its final state was delivered,
+// or it is gone.
+func (h *subscriptionHub) forgetTask(sub *subscription, id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(sub.tasks, id)
+}
+
+// watchesTask reports whether sub still watches task id.
+func (h *subscriptionHub) watchesTask(sub *subscription, id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return sub.tasks[id]
+}
+
 // count returns the number of open subscriptions.
 func (h *subscriptionHub) count() int {
 	h.mu.Lock()
@@ -582,7 +633,19 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	if rerr != nil {
 		return result{}, rerr
 	}
-	sub, rerr := s.subs.open(req.id, asked.honoured(s.registry()), req.caller.share)
+	want := asked.honoured(s.registry())
+	if len(asked.taskIDs) > 0 {
+		// [§Task Status Notifications]: SEP-2663, "If a client requests
+		// task status notifications but does not declare the
+		// io.modelcontextprotocol/tasks extension capability, the server
+		// MUST return" -32021. Only the caller's live tasks are watched;
+		// the acknowledgement leaves the others out.
+		if !clientCaps(req.meta.capabilities).tasks {
+			return result{}, missingCapabilityError([]string{capabilityTasks})
+		}
+		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.principal)
+	}
+	sub, rerr := s.subs.open(req.id, want, req.caller.share)
 	if rerr != nil {
 		return result{}, rerr
 	}
@@ -590,16 +653,48 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	// The acknowledgement goes first: notices published from now on wait
 	// in pending until this goroutine, after the ack, delivers them.
 	req.send(sub.encodeAck())
+	// A task's notification carries its state when it is written, so two
+	// changes still pending coalesce into one with the latest state; after
+	// the final state the task is no longer watched. Each watched task's
+	// current state follows the acknowledgement, so a task that ended
+	// before the listen began is still told.
+	sendTask := func(id string) {
+		if !s.subs.watchesTask(sub, id) {
+			return // its final state went out already
+		}
+		body, terminal, ok := s.tasks.detail(id, req.caller.principal)
+		if ok {
+			req.send(sub.encodeTask(body))
+		}
+		if !ok || terminal {
+			s.subs.forgetTask(sub, id)
+		}
+	}
+	for _, id := range want.taskIDs {
+		sendTask(id)
+	}
 	flush := func() {
 		for _, n := range s.subs.take(sub) {
+			if n.kind == noticeTaskStatus {
+				sendTask(n.task)
+				continue
+			}
 			req.send(sub.encode(n))
 		}
 	}
+	expired, stopExpiry := req.caller.expiry()
+	defer stopExpiry()
 	for {
 		select {
 		case <-sub.wake:
 			flush()
 		case <-req.closing:
+			flush()
+			return sub.closure(), nil
+		case <-expired:
+			// The credential that opened it expired (auth.go): the
+			// subscription ends gracefully, and the client listens again
+			// with a fresh token.
 			flush()
 			return sub.closure(), nil
 		case <-ctx.Done():
@@ -656,6 +751,15 @@ func (sub *subscription) encode(n notice) []byte {
 		panic("encode notice: " + err.Error()) // strings always encode
 	}
 	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
+}
+
+// encodeTask writes notifications/tasks for a task whose state (a
+// DetailedTask object, as tasks/get shows it) is body.
+// [§Task Status Notifications]: SEP-2663, "Each notification carries a complete DetailedTask"
+func (sub *subscription) encodeTask(body []byte) []byte {
+	inner := bytes.TrimSpace(body)
+	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+	return sub.encodeNotice(methodTasksStatus, string(inner), nil)
 }
 
 // encodeNotice writes {"jsonrpc","method","params":{"_meta":{id},name value}}.

@@ -121,7 +121,9 @@ func TestSubscriptionsSlowReaderCoalesces(t *testing.T) {
 func TestCapabilitiesAdvertiseSubscriptions(t *testing.T) {
 	s := newTestServer(t, withRegistry("base", "subscriptions"))
 	for _, tt := range []struct{ version, want string }{
-		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
+		// base's slow may run as a task: the modern era advertises the
+		// tasks extension, the classic era, which does not define it, never.
+		{version20260728, `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`},
 		// Classic sessions get list changes and resources/subscribe too.
 		{"2025-11-25", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{}}`},
 		{"2024-11-05", `{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true}}`},
@@ -171,9 +173,13 @@ func TestRunSubscriptionFlags(t *testing.T) {
 		args []string
 		want string // "" means run serves and returns nil
 	}{
-		{[]string{"-max-subscriptions", "0"}, "-max-subscriptions must be between 1 and 128"},
-		{[]string{"-max-subscriptions", "129"}, "-max-subscriptions must be between 1 and 128"},
+		{[]string{"-max-subscriptions", "0"}, "-max-subscriptions must be at least 1"},
+		{[]string{"-max-subscriptions", "129"}, ""}, // -max-requests follows: 258
+		{[]string{"-max-subscriptions", "129", "-max-requests", "256"},
+			"-max-subscriptions 129 needs -max-requests 258 or more, not 256: each open subscription holds a request slot, and half the slots stay free for other requests"},
 		{[]string{"-max-subscriptions", "128"}, ""},
+		{[]string{"-max-requests", "4"}, ""}, // -max-subscriptions follows: 2 (issue 20, finding 6)
+		{[]string{"-max-requests", "1"}, ""}, // no subscriptions at all
 		{[]string{"-max-subscription-uris", "0"}, "-max-subscription-uris must be at least 1"},
 		{[]string{"-max-subscription-uris", "1"}, ""},
 	} {
@@ -306,6 +312,19 @@ func TestSubscriptionsListenHTTPLimit(t *testing.T) {
 	st = mustOpenListen(t, t.Context(), ts, listenTools)
 	if ack, _ := st.next(t); ack != subExpand(ackTools1) {
 		t.Errorf("listen after a stream closed: %s, want the acknowledgement", ack)
+	}
+}
+
+// TestSubscriptionsNoneWithOneSlot checks -max-requests 1 alone: no slot
+// can be spared for a subscription (half stay free for requests that
+// end), so the derived -max-subscriptions is none and a listen request is
+// refused with the limit, while other requests are served.
+func TestSubscriptionsNoneWithOneSlot(t *testing.T) {
+	s := newTestServer(t, withFlags("-max-requests", "1"))
+	got := mustServeAll(t, s, subExpand(listenTools)+"\n"+req("2", "tools/list", "")+"\n")
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"subscriptions/listen: too many open subscriptions (limit 0)","data":{"maxSubscriptions":0}}}`
+	if len(got) != 2 || got[0] != want || errorCode(t, got[1]) != 0 {
+		t.Errorf("serve = %q\nwant %s, then the tools/list result", got, want)
 	}
 }
 

@@ -12,7 +12,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
 	"regexp"
+	"runtime"
+	"strconv"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -32,11 +40,30 @@ type tool struct {
 	Annotations      *toolAnnotations
 	Icons            []icon
 	HandlerValidates bool
+	// Scopes are the OAuth scopes (or static token scopes) a caller needs
+	// to call the tool, beyond -oauth-scopes; checked before Call runs
+	// (auth.go). tools/list shows the tool to everyone unless
+	// -scope-filter-lists.
+	Scopes []string
 
 	// Call runs the tool. A returned error is reported in-band
 	// (isError: true) with its text, so the model can correct itself;
-	// return an *rpcError only for a protocol failure.
+	// return an *rpcError only for a protocol failure. An error that
+	// wraps one of the standard library's (a JSON, strconv, file or
+	// network error: internalCause) is a server failure instead: -32603,
+	// details logged, so the server's internals never reach the model.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
+
+	// Task says whether a modern tools/call may run as a task (tasks.go):
+	// taskNever (the default), taskMay (when the request declares the
+	// tasks extension) or taskMust (a request that does not declare it
+	// gets -32021). The same Call serves both ways: inside a task,
+	// NeedInput waits for tasks/update and ctx ends on tasks/cancel.
+	Task taskMode
+	// TaskAfterInput makes a taskMay or taskMust call start on the
+	// request, asking for input through MRTR, and become a task only when
+	// Call returns req.Detach()'s error (tasks.go).
+	TaskAfterInput bool
 
 	input   *schema     // compiled InputSchema
 	output  *schema     // compiled OutputSchema, nil when none
@@ -74,6 +101,7 @@ func (s *server) addTool(t tool) {
 	if t.Call == nil {
 		panic(fmt.Sprintf("addTool %s: Call is nil", t.Name))
 	}
+	checkScopes("addTool "+t.Name, t.Scopes)
 	if t.InputSchema == "" {
 		t.InputSchema = `{"type":"object"}`
 	}
@@ -167,22 +195,36 @@ func (s *server) handleToolsList(ctx context.Context, req *request) (result, err
 	return s.list("tools", req)
 }
 
+// methodToolsCall is the method that runs a tool.
+const methodToolsCall = "tools/call"
+
 // handleToolsCall validates the arguments against the tool's schema and
-// runs it. Unknown tool and malformed params are protocol errors; invalid
-// arguments and the tool's own failures are in-band tool errors.
+// runs it: on the request, or as a task when the tool may run as one and
+// the request declares the tasks extension (planTask, tasks.go). Unknown
+// tool and malformed params are protocol errors; invalid arguments and
+// the tool's own failures are in-band tool errors.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 func (s *server) handleToolsCall(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("name")
 	if rerr != nil {
 		return result{}, rerr
 	}
-	t := s.registry().tool(name)
+	req.target = name
+	reg := s.registry()
+	t := reg.tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
+	}
+	plan, rerr := s.planTask(req, t)
+	if rerr != nil {
+		return result{}, rerr
 	}
 	args, rerr := decodeArguments(req.param("arguments"))
 	if rerr != nil {
 		return result{}, rerr
+	}
+	if err := finiteNumbers(args); err != nil {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
 	}
 	if t.input != nil {
 		if err := t.input.validate(ctx, args); err != nil {
@@ -193,7 +235,35 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		}
 	}
 	req.args = args
-	res, err := t.Call(ctx, req)
+	if plan == planTask {
+		if res, started, err := s.startTask(req, t); started || err != nil {
+			return res, err
+		}
+	}
+	req.taskable = plan == planUntilDetach
+	res, err := s.callTool(ctx, t, req)
+	if detach := (*detachRequested)(nil); errors.As(err, &detach) {
+		if res, started, err := s.startTask(req, t); started || err != nil {
+			return res, err
+		}
+		// No room for another task: a taskMay call goes on here.
+		req.taskable = false
+		return s.callTool(ctx, t, req)
+	}
+	return res, err
+}
+
+// callTool runs t's handler once for req and encodes its outcome: a
+// result, an in-band tool error for a plain error, or the error the
+// dispatcher (or the task runner) answers: an *rpcError, a request for
+// input, a request to detach, the context's end.
+func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
+	call := t.Call
+	if reg := s.registry(); len(reg.middleware) > 0 {
+		// The operator's middleware wraps every run, a task's included.
+		call = reg.aroundTool(t)
+	}
+	res, err := call(ctx, req)
 	if err != nil {
 		var rerr *rpcError
 		if errors.As(err, &rerr) {
@@ -202,23 +272,69 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		if need := (*inputRequired)(nil); errors.As(err, &need) {
 			return result{}, need // the dispatcher answers input_required
 		}
+		if detach := (*detachRequested)(nil); errors.As(err, &detach) {
+			return result{}, detach // handleToolsCall starts the task
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
+		}
+		if internalCause(err) {
+			// Logged in full, -32603 with a reference to the client.
+			return result{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
 		return errorResult(err.Error()).result(req.version)
 	}
 	if res == nil {
-		return result{}, fmt.Errorf("tool %s returned no result", name)
+		return result{}, fmt.Errorf("tool %s returned no result", t.Name)
 	}
 	if t.output != nil && !res.IsError {
 		// A result that breaks the tool's own outputSchema is a server bug:
 		// logged in full, -32603 to the client.
 		// [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 		if err := conforms(t.output, res.StructuredContent); err != nil {
-			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", name, err)
+			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", t.Name, err)
 		}
 	}
 	return res.result(req.version)
+}
+
+// internalCause reports whether err holds, anywhere in its chain, an error
+// of the Go runtime or standard library whose text describes the server's
+// internals rather than the tool's own failure: encoding (JSON, strconv,
+// base64: "json: unsupported value: +Inf" reached the model, issue 20),
+// files (paths on the server's disk), the network, system calls, runtime
+// faults, an input that ended early. Such an error is a server failure,
+// answered -32603 with the details logged; only the words a tool wrote
+// itself reach the model. A tool that wants the model to see why it
+// failed returns an error of its own (errors.New, fmt.Errorf without %w of
+// these).
+func internalCause(err error) bool {
+	var (
+		jsonSyntax      *json.SyntaxError
+		jsonType        *json.UnmarshalTypeError
+		jsonUnsupported *json.UnsupportedTypeError
+		jsonValue       *json.UnsupportedValueError
+		jsonMarshaler   *json.MarshalerError
+		jsonTarget      *json.InvalidUnmarshalError
+		number          *strconv.NumError
+		base64Input     base64.CorruptInputError
+		path            *fs.PathError
+		link            *os.LinkError
+		syscallErr      *os.SyscallError
+		errno           syscall.Errno
+		netOp           *net.OpError
+		dns             *net.DNSError
+		addr            *net.AddrError
+		urlErr          *url.Error
+		runtimeErr      runtime.Error
+	)
+	return errors.As(err, &jsonSyntax) || errors.As(err, &jsonType) || errors.As(err, &jsonUnsupported) ||
+		errors.As(err, &jsonValue) || errors.As(err, &jsonMarshaler) || errors.As(err, &jsonTarget) ||
+		errors.As(err, &number) || errors.As(err, &base64Input) ||
+		errors.As(err, &path) || errors.As(err, &link) || errors.As(err, &syscallErr) || errors.As(err, &errno) ||
+		errors.As(err, &netOp) || errors.As(err, &dns) || errors.As(err, &addr) || errors.As(err, &urlErr) ||
+		errors.As(err, &runtimeErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // conforms validates a Go value a tool produced against a compiled schema,
@@ -288,7 +404,7 @@ func (r *toolResult) result(version string) (result, error) {
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
-	return result{body: json.RawMessage(append(b, '}'))}, nil
+	return result{body: json.RawMessage(append(b, '}')), toolError: r.IsError}, nil
 }
 
 // textResult is a result with one text block.

@@ -8,6 +8,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -228,5 +235,91 @@ func TestToolResultMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got.body.(json.RawMessage), want) {
 			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
 		}
+	}
+}
+
+// TestNonFiniteArguments checks that a number beyond a 64-bit float
+// (1e400) is refused as an invalid argument the model can correct, in
+// plain words, before the tool runs: req.Number would read it as an
+// infinity. Issue 20, finding 4: add {"a":1e400} answered the model with
+// "json: unsupported value: +Inf".
+func TestNonFiniteArguments(t *testing.T) {
+	const outOfRange = "is out of range: numbers must be finite, at most about 1.8e308 in magnitude"
+	for _, tt := range []struct {
+		name, tool, args, want string // want: the tool error's text; "" a result
+	}{
+		{"positive overflow", "add", `{"a":1e400,"b":1}`, "invalid arguments for tool add: /a: number 1e400 " + outOfRange},
+		{"negative overflow", "add", `{"a":1,"b":-1e400}`, "invalid arguments for tool add: /b: number -1e400 " + outOfRange},
+		{"three hundred and ten digits", "add", `{"a":1` + strings.Repeat("0", 310) + `,"b":1}`, "invalid arguments for tool add: /a: number 1" + strings.Repeat("0", 60)},
+		{"nested, without a schema", "anything", `{"x":[1,{"y":1E+999}]}`, "invalid arguments for tool anything: /x/1/y: number 1E+999 " + outOfRange},
+		{"underflow is finite", "add", `{"a":1e-400,"b":2}`, ""},
+		{"the largest float", "add", `{"a":1.7976931348623157e308,"b":0}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, withSetup(func(s *server) {
+				s.addTool(tool{Name: "anything", HandlerValidates: true, InputSchema: `{"type":"object","anyOf":[{}]}`,
+					Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ran"), nil }})
+			}))
+			got := mustDecode(t, mustServeOne(t, s, req("1", "tools/call", `"name":"`+tt.tool+`","arguments":`+tt.args)))
+			res, _ := got["result"].(map[string]any)
+			text, _ := jsonPath(res, "content.0.text").(string)
+			if tt.want == "" {
+				if res == nil || res["isError"] != nil {
+					t.Errorf("tools/call %s %s = %s, want a result", tt.tool, tt.args, mustJSON(t, got))
+				}
+				return
+			}
+			if res == nil || res["isError"] != true || !strings.HasPrefix(text, tt.want) {
+				t.Errorf("tools/call %s = %s\nwant a tool error starting %q", tt.args, mustJSON(t, got), tt.want)
+			}
+		})
+	}
+}
+
+// TestToolErrorsCarryNoGoText checks that an error a tool returns reaches
+// the model only when the tool wrote it: one that wraps the standard
+// library's (JSON, strconv, files, network) describes the server's
+// internals, and is answered -32603 "internal error" with a log reference,
+// the details in the log. Issue 20, finding 4.
+func TestToolErrorsCarryNoGoText(t *testing.T) {
+	_, fileErr := os.ReadFile(filepath.Join(t.TempDir(), "secret", "path"))
+	_, numErr := strconv.Atoi("x")
+	_, jsonErr := structuredResult(map[string]float64{"v": math.Inf(1)})
+	for _, tt := range []struct {
+		name     string
+		err      error
+		internal bool
+	}{
+		{"the tool's own words", errors.New("the city is unknown"), false},
+		{"the tool's own words around its own error", fmt.Errorf("lookup: %w", errors.New("no such city")), false},
+		{"structuredResult of an infinity", jsonErr, true},
+		{"a file error", fileErr, true},
+		{"a file error, wrapped", fmt.Errorf("load settings: %w", fileErr), true},
+		{"a strconv error", numErr, true},
+		{"an early end of input", io.ErrUnexpectedEOF, true},
+		{"an unmarshal error", json.Unmarshal([]byte(`{"a":"x"}`), &struct{ A int }{}), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &syncBuffer{}
+			s := newTestServer(t, withRegistry(), withLogs(logs), withSetup(func(s *server) {
+				s.addTool(tool{Name: "fails", Call: func(ctx context.Context, req *request) (*toolResult, error) { return nil, tt.err }})
+			}))
+			got := mustServeOne(t, s, req("1", "tools/call", `"name":"fails"`))
+			if !tt.internal {
+				if text, _ := jsonPath(mustDecode(t, got), "result.content.0.text").(string); text != tt.err.Error() {
+					t.Errorf("tools/call = %s, want the tool error %q", got, tt.err.Error())
+				}
+				return
+			}
+			if errorCode(t, got) != codeInternalError || !strings.Contains(got, `"message":"internal error"`) || !strings.Contains(got, `"ref":`) {
+				t.Errorf("tools/call = %s, want -32603 internal error with a ref", got)
+			}
+			if strings.Contains(got, tt.err.Error()) {
+				t.Errorf("the Go error text reached the client: %s", got)
+			}
+			if !strings.Contains(logs.String(), "tool fails") {
+				t.Errorf("log has no line for the failure: %s", logs.String())
+			}
+		})
 	}
 }

@@ -40,17 +40,22 @@
 //
 // Over HTTP, each JSON line is one POST: a line with the modern _meta is
 // sent as a modern client sends it, any other with the classic session's
-// Mcp-Session-Id and MCP-Protocol-Version once initialize has minted one.
+// Mcp-Session-Id once initialize has minted one, and MCP-Protocol-Version
+// when the negotiated revision defines that header (2025-06-18 on). A line
+// may be a JSON-RPC batch (an array); its answer is an array too.
 // A response reads "HTTP 200" (with "+session" when it minted a session),
 // then its messages: the JSON body, or the events of its stream. A stream
 // still open when its line's answer is complete stays open: its later
 // events read "@2 {...}" (stream of request id 2; "@GET" for the
-// standalone stream), and its end "@2 end".
+// standalone stream, "@batch" for a batch's), and its end "@2 end".
 //
 // Values that are random by design are written "*": an elicitationId,
 // and the requestState of an input_required result. In a client line,
 // "requestState":"*" sends the last requestState the server issued, so a
-// multi round-trip request reads as a transcript.
+// multi round-trip request reads as a transcript. Task ids are written
+// "*1", "*2", ... in the order the server first wrote them (in a taskId
+// member); in a client line, the string "*2" sends the second task's id
+// (and over HTTP its Mcp-Name header).
 //
 // After the last step the client leaves (stdio: stdin closes, unless EOF
 // or SHUTDOWN ended the server; http: every stream is disconnected), and
@@ -311,11 +316,19 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 			c = newTestTranscriptStdio(t, s)
 		}
 		shapes := newTestClassicChecker(t)
-		state := "" // the last requestState the server issued
+		state := ""        // the last requestState the server issued
+		var tasks []string // the task ids the server wrote, in order
 		for _, st := range tr.steps {
 			var got []string
 			for _, line := range st.sent() {
 				line = strings.ReplaceAll(line, `"requestState":"*"`, `"requestState":`+strconv.Quote(state))
+				line = taskRefRE.ReplaceAllStringFunc(line, func(ref string) string {
+					n, _ := strconv.Atoi(ref[2 : len(ref)-1])
+					if n < 1 || n > len(tasks) {
+						t.Fatalf("transcript: %s: the server wrote %d task ids", ref, len(tasks))
+					}
+					return strconv.Quote(tasks[n-1])
+				})
 				shapes.sent(line)
 				lines, classic := c.play(line)
 				for i, l := range lines {
@@ -324,6 +337,14 @@ func runTranscript(t *testing.T, tr transcript) [][]string {
 						state = m[1]
 					}
 					l = requestStateRE.ReplaceAllString(l, `"requestState":"*"`)
+					for _, m := range taskIDRE.FindAllStringSubmatch(l, -1) {
+						if !slices.Contains(tasks, m[1]) {
+							tasks = append(tasks, m[1])
+						}
+					}
+					for n, id := range tasks {
+						l = strings.ReplaceAll(l, strconv.Quote(id), fmt.Sprintf(`"*%d"`, n+1))
+					}
 					lines[i] = elicitationIDRE.ReplaceAllString(l, `"elicitationId":"*"`)
 				}
 				got = append(got, lines...)
@@ -482,6 +503,13 @@ func newTestTranscriptHTTP(tb testing.TB, s *server, flags []string) *transcript
 // elicitationIDRE finds the random member of url mode elicitations.
 var elicitationIDRE = regexp.MustCompile(`"elicitationId":"[^"]+"`)
 
+// taskIDRE finds a task id the server wrote; taskRefRE a reference to
+// one in a client line ("*2").
+var (
+	taskIDRE  = regexp.MustCompile(`"taskId":"([^"*][^"]*)"`)
+	taskRefRE = regexp.MustCompile(`"\*[0-9]+"`)
+)
+
 // requestStateRE finds the requestState of an input_required result: an
 // opaque token (base64url), signed with a key that may be random.
 var requestStateRE = regexp.MustCompile(`"requestState":"([A-Za-z0-9_-]+)"`)
@@ -519,7 +547,10 @@ func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 		head = append(head, status)
 		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 			own = "GET"
-			if line != http.MethodGet {
+			switch {
+			case strings.HasPrefix(line, "["):
+				own = "batch"
+			case line != http.MethodGet:
 				msg, _ := parseMessage([]byte(line))
 				own = string(msg.id)
 			}
@@ -644,7 +675,7 @@ func sameLines(tb testing.TB, got, want []string, unordered bool) bool {
 		if gp != wp {
 			return false
 		}
-		if !strings.HasPrefix(gj, "{") || !strings.HasPrefix(wj, "{") {
+		if !isJSONLine(gj) || !isJSONLine(wj) {
 			return gj == wj
 		}
 		return sameJSON(tb, gj, wj)
@@ -666,6 +697,12 @@ func sameLines(tb testing.TB, got, want []string, unordered bool) bool {
 		left = slices.Delete(left, i, i+1)
 	}
 	return true
+}
+
+// isJSONLine reports whether a server line is a message (an object) or a
+// batch answer (an array), not a status line or a stream's end.
+func isJSONLine(line string) bool {
+	return strings.HasPrefix(line, "{") || strings.HasPrefix(line, "[")
 }
 
 // splitStreamPrefix splits "@2 {...}" into "@2" and the message.

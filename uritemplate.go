@@ -1,12 +1,19 @@
-// URI templates for resource templates: RFC 6570 level 1 ({var}) matching.
+// URI templates for resource templates: RFC 6570 level 1 ({var}) matching,
+// and localPath, which turns a matched variable into a path under a root.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#resource-templates,
-// RFC 6570 §1.2 (level 1: simple string expansion).
+// https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations,
+// RFC 6570 §1.2 (level 1: simple string expansion), RFC 3986 §2.1
+// (percent-encoding).
 
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -138,4 +145,46 @@ func (t *uriTemplate) match(uri string) (map[string]string, bool) {
 		q = e + len(lit)
 	}
 	return out, true
+}
+
+// localPath turns a template variable, as match returns it (percent-encoded,
+// and the client's to choose), into a relative path for opening under
+// a root directory. It percent-decodes the value once and
+// refuses what could leave the root or confuse the file system: an empty
+// path, an absolute path, any ".." element, a backslash, NUL or another
+// control character, a "%" left after decoding (a double encoding such as
+// %252e%252e, which a second decoder would turn into ..), and names a
+// platform reserves (filepath.IsLocal). The error text is fit for the
+// client.
+//
+// Open the result with os.Root (os.OpenRoot, then root.Open or
+// root.ReadFile), never filepath.Join(dir, p): a symbolic link inside the
+// directory may point outside it, and only os.Root refuses to follow it
+// out. README ("Adding a tool") shows the pattern.
+// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations
+func localPath(v string) (string, error) {
+	p, err := url.PathUnescape(v)
+	if err != nil {
+		return "", errors.New("path has an invalid percent-encoding")
+	}
+	for _, r := range p {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return "", errors.New("path has a control character")
+		case r == '\\':
+			return "", errors.New("path has a backslash")
+		case r == '%':
+			return "", errors.New("path is percent-encoded twice")
+		}
+	}
+	for _, elem := range strings.Split(p, "/") {
+		if elem == ".." {
+			return "", errors.New("path leaves its directory (..)")
+		}
+	}
+	p = path.Clean(p)
+	if !filepath.IsLocal(filepath.FromSlash(p)) || p == "." {
+		return "", errors.New("path must be relative and name something inside its directory")
+	}
+	return filepath.FromSlash(p), nil
 }

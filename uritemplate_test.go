@@ -1,5 +1,5 @@
 // Tests of the URI template matcher (uritemplate.go): matching one row
-// per rule, bounded work on hostile URIs, and its fuzz targets.
+// per rule, bounded work on hostile URIs, its fuzz targets, and localPath.
 
 package main
 
@@ -7,6 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -188,4 +191,91 @@ func expandTemplate(ut *uriTemplate, vars map[string]string) string {
 		b.WriteString(ut.literals[i] + vars[v])
 	}
 	return b.String() + ut.literals[len(ut.vars)]
+}
+
+// TestLocalPath checks the helper that turns a template variable into a
+// path under a root: every way a client could write a path that leaves
+// the root, or that another decoder would turn into one, is refused.
+// Issue 20, finding 4.
+// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations
+func TestLocalPath(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string // want "" means refused
+	}{
+		{"notes.txt", "notes.txt"},
+		{"2026/07/28.md", filepath.FromSlash("2026/07/28.md")},
+		{"a%20b.txt", "a b.txt"},
+		{"a//b", filepath.FromSlash("a/b")},
+		{"./a", "a"},
+		{"..", ""},
+		{"../etc/passwd", ""},
+		{"a/../../b", ""},
+		{"a/../b", ""},
+		{"%2e%2e/etc/passwd", ""},
+		{"%2E%2E%2Fetc", ""},
+		{"%252e%252e/etc", ""},
+		{"/etc/passwd", ""},
+		{"%2Fetc%2Fpasswd", ""},
+		{"a%00b", ""},
+		{"a\x00b", ""},
+		{"a%0Ab", ""},
+		{`..\windows`, ""},
+		{"a%5Cb", ""},
+		{"%zz", ""},
+		{".", ""},
+		{"", ""},
+	} {
+		got, err := localPath(tt.in)
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("localPath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestTemplateReadsUnderRoot serves files through a template the way
+// README shows (localPath, then os.Root): a file inside the root is read;
+// traversal is -32602 before the disk is touched; a symbolic link inside
+// the root that points out of it is refused by os.Root.
+func TestTemplateReadsUnderRoot(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{filepath.Join(dir, "note.txt"): "inside", filepath.Join(outside, "secret.txt"): "outside"} {
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	s := newTestServer(t, withRegistry(), withSetup(func(s *server) {
+		s.addTemplate(resourceTemplate{URITemplate: "notes://file/{name}", Name: "note",
+			Read: func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error) {
+				name, err := localPath(vars["name"])
+				if err != nil {
+					return nil, invalidParams("invalid params: %v", err)
+				}
+				text, err := root.ReadFile(name)
+				if err != nil {
+					return nil, s.resourceNotFound(req, uri)
+				}
+				return []resourceContents{{URI: uri, Text: string(text)}}, nil
+			}})
+	}))
+	for _, tt := range []struct {
+		uri, want string
+	}{
+		{"notes://file/note.txt", `"text":"inside"`},
+		{"notes://file/../secret.txt", `"code":-32602,"message":"invalid params: path leaves its directory (..)"`},
+		{"notes://file/%2e%2e%2f" + url.PathEscape(filepath.Base(outside)) + "%2fsecret.txt", `"message":"invalid params: path leaves its directory (..)"`},
+		{"notes://file/link.txt", `"code":-32602,"message":"resource not found"`},
+	} {
+		got := mustServeOne(t, s, req("1", "resources/read", `"uri":"`+tt.uri+`"`))
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "outside") {
+			t.Errorf("read %s = %s, want %s", tt.uri, got, tt.want)
+		}
+	}
 }

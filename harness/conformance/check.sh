@@ -6,9 +6,10 @@
 #
 # usage: harness/conformance/check.sh [--out DIR] [--no-extensions] [-v]
 #
-# Prints one line per scenario (PASS, XFAIL, FAIL, XPASS, STALE; EXT-* for
-# extensions, which never gate) and last exactly "N passed, M failed" over
-# the legacy and modern scenarios.
+# Prints one line per scenario (PASS, XFAIL, FAIL, XPASS, STALE; TASKS-* for
+# the tasks extension's scenarios, which gate; EXT-* for the other
+# extensions, which never gate), "tasks: N passed, M failed", and last
+# exactly "N passed, M failed" over the legacy and modern scenarios.
 #
 # Exit status: 0 the gate holds; 1 a failure that is not listed, or a
 # listed one that passes now (remove its line: the list only shrinks), or
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || { echo "check.sh: --out needs a value" >&2; exit 2; }; OUT="$2"; shift ;;
     --no-extensions) ERAS=(--legacy --modern) ;;
     -v|--verbose) VERBOSE=(-v) ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

@@ -3,9 +3,11 @@
 // usage: node gate.mjs RESULTS_DIR EXPECTED_FAILURES_FILE
 //
 // RESULTS_DIR is a run.sh --out folder (its summary.json is read).
-// Scenarios of the legacy and modern eras gate; extension scenarios are
-// reported and never gate. A scenario fails when any of its checks is
-// FAILURE (WARNING does not fail it), as in summarize.mjs.
+// Scenarios of the legacy and modern eras gate; so do the tasks extension's
+// (extensions/tasks-*, issue 13: all pass, none may be listed as expected
+// failures). Other extension scenarios (sep-2640-skills-*) are reported and
+// never gate. A scenario fails when any of its checks is FAILURE (WARNING
+// does not fail it), as in summarize.mjs.
 //
 // Each result line is one of
 //   PASS   era/scenario                      passed
@@ -14,8 +16,10 @@
 //   XPASS  era/scenario  (reason)            passed but listed: the gate fails
 //                                            until the line is removed
 //   STALE  era/scenario                      listed but not run at all
+//   TASKS-PASS / TASKS-FAIL  extensions/tasks-*   gating: a failure fails the gate
 //   EXT-PASS / EXT-FAIL  extensions/...      reported only
-// The last line is exactly "N passed, M failed" over the gating scenarios.
+// The last line is exactly "N passed, M failed" over the legacy and modern
+// scenarios; the line before it counts the tasks scenarios.
 //
 // Exit status: 0 when the gate holds, 1 when it does not, 2 on a bad
 // expected-failures file, 3 when there are no results.
@@ -30,6 +34,24 @@ if (!dir || !listFile) {
 }
 
 const GATING = ['legacy', 'modern'];
+
+// gatingExtension reports whether an extension scenario gates: the tasks
+// extension's do (issue 13).
+const gatingExtension = (scenario) => scenario.startsWith('tasks-');
+
+// The tasks scenarios that must have run whenever extensions ran at all:
+// a suite that stopped listing one must not pass the gate by omission.
+const REQUIRED_TASKS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
 
 // expected: "era/scenario" -> reason
 const expected = new Map();
@@ -72,10 +94,24 @@ let broken = 0; // unexpected failures, unexpected passes, stale entries
 const seen = new Set();
 const lines = [];
 const ext = [];
+const tasks = [];
+let tasksPassed = 0;
+let tasksFailed = 0;
 for (const s of summary.scenarios) {
   const key = `${s.era}/${s.scenario}`;
   const ok = s.failed === 0;
   const warn = s.warnings ? `, ${s.warnings} warning(s)` : '';
+  if (!GATING.includes(s.era) && gatingExtension(s.scenario)) {
+    if (ok) {
+      tasksPassed++;
+      tasks.push(`TASKS-PASS  ${key}${warn}`);
+    } else {
+      tasksFailed++;
+      broken++;
+      tasks.push(`TASKS-FAIL  ${key.padEnd(53)} :: ${s.failedChecks.join(', ')}`);
+    }
+    continue;
+  }
   if (!GATING.includes(s.era)) {
     ext.push(`${ok ? 'EXT-PASS' : 'EXT-FAIL'}  ${key.padEnd(58)} ${s.passed} passed, ${s.failed} failed${warn}`);
     continue;
@@ -96,6 +132,14 @@ for (const s of summary.scenarios) {
     lines.push(`FAIL   ${key.padEnd(58)} :: ${s.failedChecks.join(', ')}`);
   }
 }
+const ranExtensions = summary.scenarios.some((s) => !GATING.includes(s.era));
+for (const name of REQUIRED_TASKS) {
+  if (ranExtensions && !summary.scenarios.some((s) => !GATING.includes(s.era) && s.scenario === name)) {
+    broken++;
+    tasksFailed++;
+    tasks.push(`TASKS-FAIL  extensions/${name.padEnd(42)} :: not run`);
+  }
+}
 for (const [key, reason] of expected) {
   if (!seen.has(key)) {
     broken++;
@@ -104,6 +148,10 @@ for (const [key, reason] of expected) {
 }
 
 for (const l of lines) console.log(l);
+if (tasks.length > 0) {
+  console.log('\nTasks extension scenarios (gating):');
+  for (const l of tasks) console.log(l);
+}
 if (ext.length > 0) {
   console.log('\nExtension scenarios (reported, not gating):');
   for (const l of ext) console.log(l);
@@ -117,5 +165,6 @@ const xfail = lines.filter((l) => l.startsWith('XFAIL')).length;
 console.log(
   `\ngate: ${broken === 0 ? 'OK' : `BROKEN (${broken} unexpected result(s))`}; ${xfail} expected failure(s) listed in ${path.basename(listFile)}`
 );
+if (tasks.length > 0) console.log(`tasks: ${tasksPassed} passed, ${tasksFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(broken === 0 ? 0 : 1);

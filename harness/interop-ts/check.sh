@@ -36,62 +36,12 @@ if [ $rc -ge 2 ]; then
 fi
 grep -E '^(PASS|FAIL) ' "$OUT" || true
 
-patterns=()
-reasons=()
-while IFS= read -r line || [ -n "$line" ]; do
-  line="${line#"${line%%[![:space:]]*}"}"
-  case "$line" in ''|'#'*) continue ;; esac
-  pat="${line%%[[:space:]]*}"
-  reason="${line#"$pat"}"
-  reason="${reason#"${reason%%[![:space:]]*}"}"
-  if [ -z "$reason" ]; then
-    echo "check.sh: $LIST: no reason given for $pat" >&2
-    exit 2
-  fi
-  patterns+=("$pat")
-  reasons+=("$reason")
-done <"$LIST"
-
-passed=0
-failed=0
-broken=0
-declare -A used=()
-while IFS= read -r line; do
-  status="${line%% *}"
-  name="${line#* }"
-  name="${name%%:*}"
-  match=-1
-  for i in "${!patterns[@]}"; do
-    # shellcheck disable=SC2053 # the pattern is a glob on purpose
-    if [[ "$name" == ${patterns[$i]} ]]; then match=$i; break; fi
-  done
-  [ $match -ge 0 ] && used[$match]=1
-  if [ "$status" = PASS ]; then
-    passed=$((passed + 1))
-    if [ $match -ge 0 ]; then
-      broken=$((broken + 1))
-      echo "XPASS  $name passes now but ${patterns[$match]} lists it: narrow or remove that line"
-    fi
-  else
-    failed=$((failed + 1))
-    if [ $match -lt 0 ]; then
-      broken=$((broken + 1))
-      echo "UNEXPECTED FAIL  ${line#FAIL }"
-    fi
-  fi
-done < <(grep -E '^(PASS|FAIL) ' "$OUT")
-for i in "${!patterns[@]}"; do
-  if [ -z "${used[$i]:-}" ]; then
-    broken=$((broken + 1))
-    echo "STALE  ${patterns[$i]} matches no scenario: remove it (${reasons[$i]})"
-  fi
-done
-if [ $((passed + failed)) -eq 0 ]; then
+# shellcheck source=../gate.sh
+. "$HERE/../gate.sh"
+grc=0
+gate "$OUT" "$LIST" interop || grc=$?
+if [ $grc -eq 3 ]; then
   cat "$OUT"
   echo "check.sh: run.sh reported no scenarios" >&2
-  exit 3
 fi
-echo
-echo "interop gate: $([ $broken -eq 0 ] && echo OK || echo "BROKEN ($broken unexpected result(s))"); expected failures listed in $(basename "$LIST")"
-echo "$passed passed, $failed failed"
-[ $broken -eq 0 ]
+exit $grc

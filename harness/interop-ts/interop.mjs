@@ -24,7 +24,6 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import process from 'node:process';
 
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
@@ -39,6 +38,8 @@ import {
     LoggingMessageNotificationSchema
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { check, describeError, Fail, freePort, parseArgs, reporter, short, sleep, stopProcessGroup, waitFor, waitListening, withTimeout } from './common.mjs';
+
 const MODERN = '2026-07-28';
 const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 const ROOT_URI = 'file:///tmp/a';
@@ -46,47 +47,6 @@ const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const DEMO_TOOLS = ['echo', 'add', 'slow', 'confirm_delete', 'ask_model', 'list_roots'];
 
 // ------------------------------------------------------------------ args --
-function parseArgs(argv) {
-    const o = {
-        server: '',
-        httpArgs: '-http 127.0.0.1:{port}',
-        path: '/mcp',
-        transport: 'all',
-        client: 'all',
-        config: '',
-        only: '',
-        timeoutMs: 15000,
-        trace: '',
-        list: false
-    };
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i];
-        const val = () => {
-            if (i + 1 >= argv.length) usage(`${a} needs a value`);
-            return argv[++i];
-        };
-        switch (a) {
-            case '--server': o.server = val(); break;
-            case '--http-args': o.httpArgs = val(); break;
-            case '--path': o.path = val(); break;
-            case '--transport': o.transport = val(); break;
-            case '--client': o.client = val(); break;
-            case '--config': o.config = val(); break;
-            case '--only': o.only = val(); break;
-            case '--timeout-ms': o.timeoutMs = Number(val()); break;
-            case '--trace': o.trace = val(); break;
-            case '--list': o.list = true; break;
-            case '-h': case '--help': usage(); break;
-            default: usage(`unknown argument ${a}`);
-        }
-    }
-    if (!['stdio', 'http', 'all'].includes(o.transport)) usage('--transport must be stdio, http or all');
-    if (!['v1', 'v2', 'all'].includes(o.client)) usage('--client must be v1, v2 or all');
-    if (!Number.isFinite(o.timeoutMs) || o.timeoutMs <= 0) usage('--timeout-ms must be a positive number');
-    if (!o.server && !o.list) usage('--server is required');
-    return o;
-}
-
 function usage(msg) {
     if (msg) console.error(`interop.mjs: ${msg}`);
     console.error("usage: node interop.mjs --server 'CMD' [--transport stdio|http|all] [--client v1|v2|all] " +
@@ -94,7 +54,31 @@ function usage(msg) {
     process.exit(msg ? 2 : 0);
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(process.argv.slice(2), {
+    server: '',
+    httpArgs: '-http 127.0.0.1:{port}',
+    path: '/mcp',
+    transport: 'all',
+    client: 'all',
+    config: '',
+    only: '',
+    timeoutMs: 15000,
+    trace: '',
+    list: false
+}, {
+    '--server': ['server'],
+    '--http-args': ['httpArgs'],
+    '--path': ['path'],
+    '--transport': ['transport'],
+    '--client': ['client'],
+    '--config': ['config'],
+    '--only': ['only'],
+    '--timeout-ms': ['timeoutMs', Number],
+    '--trace': ['trace'],
+    '--list': ['list', true]
+}, usage);
+if (!['v1', 'v2', 'all'].includes(opts.client)) usage('--client must be v1, v2 or all');
+if (!opts.server && !opts.list) usage('--server is required');
 
 // --------------------------------------------------------------- tracing --
 let traceSeq = 0;
@@ -271,14 +255,6 @@ function api(cfg, client) {
 }
 
 // --------------------------------------------------------------- helpers --
-class Fail extends Error {}
-function check(cond, msg) {
-    if (!cond) throw new Fail(msg);
-}
-const short = v => {
-    const s = typeof v === 'string' ? v : JSON.stringify(v);
-    return s === undefined ? 'undefined' : s.length > 300 ? `${s.slice(0, 300)}...` : s;
-};
 function texts(result) {
     return (result?.content ?? result?.contents ?? []).filter(c => typeof c?.text === 'string').map(c => c.text);
 }
@@ -290,24 +266,6 @@ function expectText(result, want, what) {
     const t = firstText(result);
     check(typeof t === 'string', `${what}: no text content in ${short(result)}`);
     check(t.trim() === want, `${what}: text ${short(t)}, want ${short(want)}`);
-}
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function waitFor(pred, ms) {
-    const end = Date.now() + ms;
-    while (!pred() && Date.now() < end) await sleep(20);
-    return pred();
-}
-function withTimeout(promise, ms, what) {
-    let timer;
-    return Promise.race([
-        promise.finally(() => clearTimeout(timer)),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Fail(`${what}: timed out after ${ms}ms`)), ms); })
-    ]);
-}
-function describeError(e) {
-    if (e instanceof Fail) return e.message;
-    const code = e?.code !== undefined ? ` (code ${e.code})` : '';
-    return `${e?.constructor?.name ?? 'Error'}${code}: ${e?.message ?? String(e)}`;
 }
 
 // ------------------------------------------------------------- scenarios --
@@ -522,26 +480,6 @@ const SCENARIOS = [
 const selectedScenarios = SCENARIOS.filter(([n]) => !opts.only || new RegExp(opts.only).test(n));
 
 // ------------------------------------------------------------- HTTP server --
-function freePort() {
-    return new Promise((resolve, reject) => {
-        const srv = net.createServer();
-        srv.unref();
-        srv.on('error', reject);
-        srv.listen(0, '127.0.0.1', () => {
-            const { port } = srv.address();
-            srv.close(() => resolve(port));
-        });
-    });
-}
-
-function portOpen(port) {
-    return new Promise(resolve => {
-        const s = net.connect({ host: '127.0.0.1', port });
-        s.once('connect', () => { s.destroy(); resolve(true); });
-        s.once('error', () => resolve(false));
-    });
-}
-
 async function startHttpServer() {
     const port = await freePort();
     const cmd = `exec ${opts.server} ${opts.httpArgs.replaceAll('{port}', String(port))}`;
@@ -549,39 +487,18 @@ async function startHttpServer() {
     const child = spawn('sh', ['-c', cmd], { stdio: ['ignore', 'inherit', 'inherit'], detached: true, env: process.env });
     let exited = false;
     child.once('exit', () => { exited = true; });
-    const deadline = Date.now() + 20000;
-    while (Date.now() < deadline) {
-        if (exited) throw new Error(`HTTP server exited before listening (${cmd})`);
-        if (await portOpen(port)) return { child, url: `http://127.0.0.1:${port}${opts.path}`, isExited: () => exited };
-        await sleep(100);
+    try {
+        await waitListening(port, () => exited, `HTTP server (${cmd})`);
+    } catch (e) {
+        stopProcessGroup(child);
+        throw e;
     }
-    stopProcessGroup(child);
-    throw new Error(`HTTP server did not listen on 127.0.0.1:${port} within 20s (${cmd})`);
-}
-
-async function stopProcessGroup(child) {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise(r => child.once('exit', r));
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    await Promise.race([gone, sleep(2000)]);
-    if (child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-        await Promise.race([gone, sleep(1000)]);
-    }
+    return { child, url: `http://127.0.0.1:${port}${opts.path}`, isExited: () => exited };
 }
 
 // -------------------------------------------------------------------- run --
-let passed = 0;
-let failed = 0;
-function report(name, err) {
-    if (err === undefined) {
-        passed++;
-        console.log(`PASS ${name}`);
-    } else {
-        failed++;
-        console.log(`FAIL ${name}: ${String(err).replace(/\s+/g, ' ')}`);
-    }
-}
+const rep = reporter('interop.mjs');
+const report = rep.report;
 
 async function runConfig(cfg, transportKind) {
     const prefix = `${cfg.id}/${transportKind}`;
@@ -605,32 +522,10 @@ async function runConfig(cfg, transportKind) {
     }
     const a = api(cfg, client);
     if (cfg.expectEra === 'legacy') {
-        try {
-            await a.setLoggingLevel('debug');
-            report(`${prefix}/logging.setLevel`);
-        } catch (e) {
-            report(`${prefix}/logging.setLevel`, describeError(e));
-        }
+        await rep.scenario(`${prefix}/logging.setLevel`, () => a.setLoggingLevel('debug'), opts.timeoutMs + 1000);
     }
-    for (const [name, fn] of selectedScenarios) {
-        try {
-            await withTimeout(Promise.resolve().then(() => fn({ cfg, transportKind, client, transport, a, rec, state })),
-                opts.timeoutMs + 1000, name);
-            report(`${prefix}/${name}`);
-        } catch (e) {
-            report(`${prefix}/${name}`, describeError(e));
-        }
-        if (server?.isExited()) {
-            report(`${prefix}/server-alive`, `the HTTP server exited during ${name}`);
-            break;
-        }
-    }
-    try {
-        await withTimeout(client.close(), 8000, 'close');
-        report(`${prefix}/close`);
-    } catch (e) {
-        report(`${prefix}/close`, describeError(e));
-    }
+    const ctx = { cfg, transportKind, client, transport, a, rec, state };
+    await rep.run(prefix, selectedScenarios.map(([name, fn]) => [name, () => fn(ctx)]), client, opts.timeoutMs + 1000, server?.isExited);
     await stopProcessGroup(server?.child);
 }
 
@@ -645,12 +540,7 @@ async function main() {
     }
     if (opts.trace) fs.writeFileSync(opts.trace, '');
     for (const c of configs) for (const t of transports) await runConfig(c, t);
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed > 0 ? 1 : 0;
+    rep.finish();
 }
 
-main().catch(e => {
-    console.error(`interop.mjs: ${e?.stack ?? e}`);
-    console.log(`${passed} passed, ${failed + 1} failed`);
-    process.exit(1);
-});
+main().catch(rep.crash);

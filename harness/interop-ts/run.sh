@@ -20,10 +20,15 @@
 #                   skipped and exit 0.
 #   options         passed to interop.mjs: --transport stdio|http|all,
 #                   --client v1|v2|all, --config REGEX, --only REGEX,
-#                   --timeout-ms N, --trace FILE, --http-args ARGS, --path P
-# Output: one `PASS name` / `FAIL name: reason` line per scenario, then exactly
-# `N passed, M failed`. Exit 0 when all passed, 1 on failures, 2 bad usage,
-# 3 setup (npm/go build) failure.
+#                   --timeout-ms N, --trace FILE, --http-args ARGS, --path P;
+#                   and --no-oauth (run.sh's own) to leave out oauth.mjs
+# Then oauth.mjs: the OAuth 2.1 flow (issue 12) through the same clients
+# against a local authorization server (testas.mjs): the demo started with
+# -oauth-issuer, client_credentials and scripted authorization_code + PKCE,
+# both eras, 403 step-up; HTTP only.
+# Output: one `PASS name` / `FAIL name: reason` line per scenario, and each
+# program's `N passed, M failed` (oauth.mjs's last). Exit 0 when all passed, 1 on failures, 2 bad
+# usage, 3 setup (npm/go build) failure.
 
 set -u -o pipefail
 
@@ -35,6 +40,12 @@ if [ $# -gt 0 ] && [[ "$1" != -* ]]; then
   SERVER="$1"
   shift
 fi
+OAUTH=1
+args=()
+for a in "$@"; do
+  if [ "$a" = --no-oauth ]; then OAUTH=0; else args+=("$a"); fi
+done
+set -- ${args[@]+"${args[@]}"}
 if [ -z "$SERVER" ] && ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
   echo "run.sh: skipped: the demo registry (registry_demo.go, registerDemo) is gone and the interop scenarios call its tools by name"
   exit 0
@@ -85,5 +96,12 @@ if [ -z "$SERVER" ]; then
 fi
 
 # -------------------------------------------------------------------- run --
+# interop.mjs: the MCP surface; oauth.mjs: the OAuth flow of the resource
+# server (HTTP only), each printing its own summary line.
 cd "$HERE" || exit 3
-node "$HERE/interop.mjs" --server "$SERVER" "$@"
+rc=0
+node "$HERE/interop.mjs" --server "$SERVER" "$@" || rc=$?
+if [ $OAUTH = 1 ]; then
+  node "$HERE/oauth.mjs" --server "$SERVER" "$@" || { r=$?; [ $r -gt $rc ] && rc=$r; }
+fi
+exit $rc

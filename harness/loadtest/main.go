@@ -110,8 +110,11 @@ type srv struct {
 }
 
 // startHTTP starts bin -http on a free loopback port with extra flags.
+// The tools/call rate limit (on by default over HTTP: 50/s per caller) is
+// turned off: these tests drive far more calls from one address to load
+// the server, not the limiter; a flag in flags may turn it back on.
 func startHTTP(bin string, flags ...string) (*srv, error) {
-	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, flags...)...)
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0", "-rate-limit", "0"}, flags...)...)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {

@@ -15,7 +15,7 @@
 # -tags demo, test with -tags conformance, vet with -tags bench, and the
 # raw probes, which build the demo with -tags demo), and README's other
 # way out: with registry_demo.go, registry_demo_test.go and testdata/demo/
-# deleted, vet and test still pass and the probes and the interop check
+# deleted, vet and test still pass and the probes and both interop checks
 # say they are skipped and exit 0.
 #
 # In a copy whose module is no longer baremcp (one that followed the steps),
@@ -254,6 +254,7 @@ check "deleted: go vet ./..." go vet ./...
 check "deleted: go test ./..." go test -count=1 ./...
 check "deleted: harness/probes/probe.sh says it is skipped" skips harness/probes/probe.sh
 check "deleted: harness/interop-ts/check.sh says it is skipped" skips harness/interop-ts/check.sh
+check "deleted: harness/interop-clients/check.sh says it is skipped" skips harness/interop-clients/check.sh
 
 echo
 echo "$passed passed, $failed failed"

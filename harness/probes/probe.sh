@@ -18,9 +18,10 @@
 #     WWW-Authenticate) and the body.
 # The record goes to harness/probes/last-run.txt (not committed) and is
 # compared with harness/probes/expected.txt (committed). The port is written
-# as PORT, session ids as SESSION and the server's name (in serverInfo and
-# at the start of instructions) as SERVER, so runs compare equal, also in a
-# copy that renamed the server.
+# as PORT, session ids as SESSION, the server's name (in serverInfo and
+# at the start of instructions) as SERVER and its version (serverInfo, the
+# build's: "(devel)" or a pseudo-version) as VERSION, so runs compare
+# equal, also in a copy that renamed the server.
 #
 # Exit status: 0 the answers are the expected ones; 1 they differ (the diff
 # is printed: a change of behaviour is either a regression or, when
@@ -113,6 +114,15 @@ stdio "unsupported modern version" '{"jsonrpc":"2.0","id":1,"method":"server/dis
 stdio "_meta without clientCapabilities" '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}'
 stdio "batch" "[$(init_body 2025-11-25),{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]"
 stdio "empty batch" '[]'
+PING2='{"jsonrpc":"2.0","id":2,"method":"ping"}'
+ECHO3='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}'
+PINGS65="[$(seq 100 164 | sed 's/.*/{"jsonrpc":"2.0","id":&,"method":"ping"}/' | paste -sd, -)]"
+stdio "batch in a 2025-03-26 session" "$(init_body 2025-03-26)" "[$INITIALIZED,$PING2,$ECHO3]"
+stdio "batch of notifications only in a 2025-03-26 session" "$(init_body 2025-03-26)" "[$INITIALIZED,{\"jsonrpc\":\"2.0\",\"method\":\"notifications/nope\"}]" "$PING2"
+stdio "batch containing initialize in a 2025-03-26 session" "$(init_body 2025-03-26)" "[$(init_body 2025-03-26),$PING2]"
+stdio "empty batch in a 2025-03-26 session" "$(init_body 2025-03-26)" '[]' "$PING2"
+stdio "batch of 65 in a 2025-03-26 session" "$(init_body 2025-03-26)" "$PINGS65" "$PING2"
+stdio "batch in a 2025-11-25 session" "$(init_body 2025-11-25)" "[$PING2]"
 stdio "not JSON" '{"jsonrpc":"2.0","id":1,'
 stdio "duplicate key" '{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}'
 stdio "case-folded key" '{"jsonrpc":"2.0","id":1,"Method":"ping"}'
@@ -154,6 +164,7 @@ done
 # Headers are given exactly; curl's defaults (Accept, Content-Type) are
 # removed unless the probe sets them.
 SESSION=""
+MINTED="no session minted yet" # the last session id a probe keeps, written SESSION
 http() {
   local name="$1" method="$2" path="$3" body="$4"
   shift 4
@@ -163,7 +174,7 @@ http() {
   [ -n "$body" ] && args+=(--data-binary "$body")
   rec "=== http: $name"
   rec "> $method $path"
-  for h in "$@"; do rec "> $h"; done
+  for h in "$@"; do rec "> ${h/#Mcp-Session-Id: $MINTED/Mcp-Session-Id: SESSION}"; done
   [ -n "$body" ] && rec "> ${body:0:300}"
   : >"$TMP/h"
   : >"$TMP/b"
@@ -212,6 +223,15 @@ ECHO="$(modern tools/call '"name":"echo","arguments":{"message":"hi"}')"
 http "tools/call without Mcp-Name" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call"
 http "tools/call with a wrong Mcp-Name" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call" "Mcp-Name: add"
 http "tools/call (well formed)" POST /mcp "$ECHO" "$CT" "$ACC" "$PV" "Mcp-Method: tools/call" "Mcp-Name: echo"
+# The tasks extension (SEP-2663): ids the server never issued.
+TASKS_META='"_meta":{"io.modelcontextprotocol/protocolVersion":"'"$V"'","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}'
+task_get() { printf '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"%s",%s}}' "$1" "$2"; }
+http "tasks/get without declaring the extension" POST /mcp "$(task_get gate-test "$META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: gate-test"
+http "tasks/get of an unknown task" POST /mcp "$(task_get no-such-task "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: no-such-task"
+http "tasks/get with a wrong Mcp-Name" POST /mcp "$(task_get no-such-task "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: another-task"
+LONG_ID="$(head -c 1000 /dev/zero | tr '\0' 'A')"
+http "tasks/get of a 1 kB task id" POST /mcp "$(task_get "$LONG_ID" "$TASKS_META")" "$CT" "$ACC" "$PV" "Mcp-Method: tasks/get" "Mcp-Name: $LONG_ID"
+http "tasks/result (removed)" POST /mcp '{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"x",'"$TASKS_META"'}}' "$CT" "$ACC" "$PV" "Mcp-Method: tasks/result"
 http "hostile Host" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover" "Host: evil.example.com"
 http "hostile Origin" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover" "Origin: http://evil.example.com"
 http "hostile Host and Origin, legacy initialize" POST /mcp "$(init_body 2025-11-25)" "$CT" "$ACC" "Host: evil.example.com" "Origin: http://evil.example.com"
@@ -220,6 +240,18 @@ http "own Origin" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/d
 http "cross-site fetch metadata" POST /mcp "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover" "Sec-Fetch-Site: cross-site"
 http "CORS preflight from a foreign origin" OPTIONS /mcp "" "Origin: http://evil.example.com" "Access-Control-Request-Method: POST"
 http "batch body" POST /mcp "[$DISCOVER,$TOOLS_LIST]" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
+http "initialize 2025-03-26, kept for the probes after it" POST /mcp "$(init_body 2025-03-26)" "$CT" "$ACC"
+MINTED="$SESSION"
+http "batch in a 2025-03-26 session" POST /mcp "[$INITIALIZED,$PING2,$ECHO3]" "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
+http "batch of notifications only in a 2025-03-26 session" POST /mcp "[$INITIALIZED]" "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
+http "batch containing initialize in a 2025-03-26 session" POST /mcp "[$(init_body 2025-03-26),$PING2]" "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
+http "empty batch in a 2025-03-26 session" POST /mcp '[]' "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
+http "batch of 65 in a 2025-03-26 session" POST /mcp "$PINGS65" "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
+http "2025-03-26 session request with another served version's header" POST /mcp "$PING2" "$CT" "$ACC" "Mcp-Session-Id: $MINTED" "MCP-Protocol-Version: 2025-11-25"
+http "2025-03-26 session request with an unknown version header" POST /mcp "$PING2" "$CT" "$ACC" "Mcp-Session-Id: $MINTED" "MCP-Protocol-Version: 2024-10-07"
+http "initialize 2025-11-25, kept for the probes after it" POST /mcp "$(init_body 2025-11-25)" "$CT" "$ACC"
+MINTED="$SESSION"
+http "batch in a 2025-11-25 session" POST /mcp "[$PING2]" "$CT" "$ACC" "Mcp-Session-Id: $MINTED"
 http "not JSON" POST /mcp '{"jsonrpc":"2.0","id":1,' "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
 http "empty body" POST /mcp "" "$CT" "$ACC" "$PV"
 http "duplicate key" POST /mcp '{"jsonrpc":"2.0","id":1,"id":2,"method":"server/discover","params":{}}' "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
@@ -234,6 +266,9 @@ http "unsolicited response" POST /mcp '{"jsonrpc":"2.0","id":7,"result":{}}' "$C
 http "GET (no stream)" GET /mcp "" "Accept: text/event-stream" "$PV"
 http "DELETE (no session)" DELETE /mcp "" "$PV" "Mcp-Session-Id: no-such-session"
 http "other path" POST /other "$DISCOVER" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
+http "healthz with hostile Host and Origin" GET /healthz "" "Host: evil.example.com" "Origin: http://evil.example.com"
+http "readyz" GET /readyz ""
+http "POST readyz" POST /readyz "$DISCOVER" "$CT"
 head -c $((4 << 20)) /dev/zero | tr '\0' ' ' >"$TMP/big"
 printf '%s' "$DISCOVER" >>"$TMP/big"
 http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp-Method: server/discover"
@@ -242,7 +277,7 @@ http "body over -max-body (4 MiB)" POST /mcp "@$TMP/big" "$CT" "$ACC" "$PV" "Mcp
 # The server's name (serverInfo, and the demo's instructions, which open
 # with it) is written SERVER.
 NAME="$(sed -n 's/.*serverInfo":{"name":"\([^"]*\)".*/\1/p' "$OUT" | head -n 1 | sed 's/[][\.*^$/+?(){}|]/\\&/g')"
-sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*/\1SERVER/g" "$OUT"
+sed -i -E "s/$PORT/PORT/g; s#$TMP/big#BIGFILE#g; s/(serverInfo\":\{\"name\":\")[^\"]*(\",\"version\":\")[^\"]*/\1SERVER\2VERSION/g" "$OUT"
 [ -z "$NAME" ] || sed -i -E "s/(\"instructions\":\")$NAME /\1SERVER /g" "$OUT"
 if [ "$UPDATE" = 1 ]; then
   cp "$OUT" "$HERE/expected.txt"

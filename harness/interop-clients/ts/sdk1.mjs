@@ -16,10 +16,11 @@
 // exactly `N passed, M failed`. Exit 0 all passed, 1 failures, 2 bad usage.
 
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import process from 'node:process';
 
 import { EventSource } from 'eventsource';
+
+import { check, describeError, Fail, freePort, parseArgs, reporter, short, sleep, waitFor, waitListening, withTimeout } from '../../interop-ts/common.mjs';
 
 // The 1.0-era SSE transport uses the browser's EventSource; Node 20 has none.
 globalThis.EventSource ??= EventSource;
@@ -48,70 +49,27 @@ const CLIENTS = [
 ];
 
 // ------------------------------------------------------------------ args --
-function parseArgs(argv) {
-    const o = { server: '', transport: 'all', config: '', only: '', timeoutMs: 15000 };
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i];
-        const val = () => {
-            if (i + 1 >= argv.length) usage(`${a} needs a value`);
-            return argv[++i];
-        };
-        switch (a) {
-            case '--server': o.server = val(); break;
-            case '--transport': o.transport = val(); break;
-            case '--config': o.config = val(); break;
-            case '--only': o.only = val(); break;
-            case '--timeout-ms': o.timeoutMs = Number(val()); break;
-            case '-h': case '--help': usage(); break;
-            default: usage(`unknown argument ${a}`);
-        }
-    }
-    if (!['stdio', 'http', 'all'].includes(o.transport)) usage('--transport must be stdio, http or all');
-    if (!Number.isFinite(o.timeoutMs) || o.timeoutMs <= 0) usage('--timeout-ms must be a positive number');
-    if (!o.server) usage('--server is required');
-    return o;
-}
-
 function usage(msg) {
     if (msg) console.error(`sdk1.mjs: ${msg}`);
     console.error('usage: node sdk1.mjs --server PATH [--transport stdio|http|all] [--config RE] [--only RE] [--timeout-ms N]');
     process.exit(msg ? 2 : 0);
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(process.argv.slice(2), { server: '', transport: 'all', config: '', only: '', timeoutMs: 15000 }, {
+    '--server': ['server'],
+    '--transport': ['transport'],
+    '--config': ['config'],
+    '--only': ['only'],
+    '--timeout-ms': ['timeoutMs', Number]
+}, usage);
+if (!opts.server) usage('--server is required');
 
 // --------------------------------------------------------------- helpers --
-class Fail extends Error {}
-function check(cond, msg) {
-    if (!cond) throw new Fail(msg);
-}
-const short = v => {
-    const s = typeof v === 'string' ? v : JSON.stringify(v);
-    return s === undefined ? 'undefined' : s.length > 300 ? `${s.slice(0, 300)}...` : s;
-};
 function expectText(r, want) {
     check(!r?.isError, `isError result ${short(r?.content)}`);
     const t = (r?.content ?? []).find(c => c?.type === 'text');
     check(t, `no text content in ${short(r?.content)}`);
     check(t.text.trim() === want, `text ${short(t.text)}, want ${short(want)}`);
-}
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function waitFor(pred, ms) {
-    const end = Date.now() + ms;
-    while (!pred() && Date.now() < end) await sleep(20);
-    return pred();
-}
-function withTimeout(promise, ms, what) {
-    let timer;
-    return Promise.race([
-        promise.finally(() => clearTimeout(timer)),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Fail(`${what}: timed out after ${ms}ms`)), ms); })
-    ]);
-}
-function describeError(e) {
-    if (e instanceof Fail) return e.message;
-    const code = e?.code !== undefined ? ` (code ${e.code})` : '';
-    return `${e?.constructor?.name ?? 'Error'}${code}: ${e?.message ?? String(e)}`;
 }
 
 function elicitContent(params) {
@@ -302,38 +260,18 @@ const SCENARIOS = [
 ];
 
 // ------------------------------------------------------------ HTTP server --
-function freePort() {
-    return new Promise((resolve, reject) => {
-        const srv = net.createServer();
-        srv.on('error', reject);
-        srv.listen(0, '127.0.0.1', () => {
-            const { port } = srv.address();
-            srv.close(() => resolve(port));
-        });
-    });
-}
-
-function portOpen(port) {
-    return new Promise(resolve => {
-        const s = net.connect({ host: '127.0.0.1', port });
-        s.once('connect', () => { s.destroy(); resolve(true); });
-        s.once('error', () => resolve(false));
-    });
-}
-
 async function startHttpServer() {
     const port = await freePort();
     const child = spawn(opts.server, ['-http', `127.0.0.1:${port}`], { stdio: ['ignore', 'inherit', 'inherit'] });
     let exited = false;
     child.once('exit', () => { exited = true; });
-    const deadline = Date.now() + 20000;
-    while (Date.now() < deadline) {
-        if (exited) throw new Error(`${opts.server} -http exited before listening`);
-        if (await portOpen(port)) return { child, url: `http://127.0.0.1:${port}/mcp`, isExited: () => exited };
-        await sleep(50);
+    try {
+        await waitListening(port, () => exited, `${opts.server} -http`);
+    } catch (e) {
+        await stopServer(child);
+        throw e;
     }
-    await stopServer(child);
-    throw new Error(`${opts.server} -http did not listen within 20s`);
+    return { child, base: `http://127.0.0.1:${port}`, isExited: () => exited };
 }
 
 async function stopServer(child) {
@@ -348,17 +286,8 @@ async function stopServer(child) {
 }
 
 // -------------------------------------------------------------------- run --
-let passed = 0;
-let failed = 0;
-function report(name, err) {
-    if (err === undefined) {
-        passed++;
-        console.log(`PASS ${name}`);
-    } else {
-        failed++;
-        console.log(`FAIL ${name}: ${String(err).replace(/\s+/g, ' ')}`);
-    }
-}
+const rep = reporter('sdk1.mjs');
+const report = rep.report;
 
 async function load(client) {
     const base = `${client.alias}/`;
@@ -403,7 +332,9 @@ async function runClient(client, transportKind) {
             transport = new lib.StdioClientTransport({ command: opts.server, args: [], env: { ...process.env }, stderr: 'inherit' });
         } else {
             server = await startHttpServer();
-            transport = new lib.HttpTransport(new URL(server.url));
+            // 1.0's only HTTP transport is 2024-11-05's HTTP+SSE: its
+            // event stream is /sse; Streamable HTTP is /mcp.
+            transport = new lib.HttpTransport(new URL(client.http === 'sse' ? '/sse' : '/mcp', server.base));
         }
         tapInitialize(transport, ev);
         await withTimeout(c.connect(transport), opts.timeoutMs, 'connect');
@@ -424,30 +355,14 @@ async function runClient(client, transportKind) {
         client, c, ev, ro, expect: client.expect, client_: c,
         call: (name, args, onprogress) => c.callTool({ name, arguments: args }, undefined, { ...ro, ...(onprogress && { onprogress }) })
     };
+    const run = [];
     for (const [name, needs, fn] of SCENARIOS) {
         if (opts.only && !new RegExp(opts.only).test(name)) continue;
         const why = needs ? needs(r) : '';
-        if (why) {
-            console.log(`SKIP ${prefix}/${name}: ${why}`);
-            continue;
-        }
-        try {
-            await withTimeout(Promise.resolve().then(() => fn(r)), opts.timeoutMs + 1000, name);
-            report(`${prefix}/${name}`);
-        } catch (e) {
-            report(`${prefix}/${name}`, describeError(e));
-        }
-        if (server?.isExited()) {
-            report(`${prefix}/server-alive`, `the HTTP server exited during ${name}`);
-            break;
-        }
+        if (why) console.log(`SKIP ${prefix}/${name}: ${why}`);
+        else run.push([name, () => fn(r)]);
     }
-    try {
-        await withTimeout(c.close(), 8000, 'close');
-        report(`${prefix}/close`);
-    } catch (e) {
-        report(`${prefix}/close`, describeError(e));
-    }
+    await rep.run(prefix, run, c, opts.timeoutMs + 1000, server?.isExited);
     await stopServer(server?.child);
 }
 
@@ -457,12 +372,7 @@ async function main() {
         if (opts.config && !new RegExp(opts.config).test(client.id)) continue;
         for (const t of transports) await runClient(client, t);
     }
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed > 0 ? 1 : 0;
+    rep.finish();
 }
 
-main().catch(e => {
-    console.error(`sdk1.mjs: ${e?.stack ?? e}`);
-    console.log(`${passed} passed, ${failed + 1} failed`);
-    process.exit(1);
-});
+main().catch(rep.crash);

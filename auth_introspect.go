@@ -1,0 +1,107 @@
+// Token introspection (RFC 7662) for access tokens that are not JWTs:
+// the resource server asks the authorization server whether a token is
+// active, authenticating as its own client, a bounded number at a time and
+// each within a timeout. Answers are cached by the verifier
+// (introspectionTTL), so a token costs one exchange a minute at most.
+//
+// Spec: RFC 7662 §2 (request and answer), §4 (security), RFC 6749 §2.3.1
+// (client authentication), https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#token-handling.
+
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxIntrospections bounds the introspection exchanges in flight: a flood
+// of made-up opaque tokens costs the authorization server this many at a
+// time, and the callers beyond it get 503 at once.
+const maxIntrospections = 8
+
+// introspectRetry is the Retry-After of a token introspection could not
+// judge.
+const introspectRetry = time.Second
+
+// introspector asks the introspection endpoint about tokens. Safe for
+// concurrent use.
+type introspector struct {
+	url        string
+	id, secret string // this server's client credentials at the endpoint
+	client     *http.Client
+	timeout    time.Duration // one exchange, defaultFetchTimeout
+	slots      chan struct{} // maxIntrospections tokens
+}
+
+// newIntrospector returns the introspector of cfg.
+func newIntrospector(cfg *authConfig, client *http.Client) *introspector {
+	in := &introspector{url: cfg.introspect, id: cfg.introspectID, secret: cfg.introspectPass, client: client,
+		timeout: cfg.fetchTimeout, slots: make(chan struct{}, maxIntrospections)}
+	if in.timeout <= 0 {
+		in.timeout = defaultFetchTimeout
+	}
+	return in
+}
+
+// introspect asks whether tok is active and returns its claims. A token
+// the endpoint calls inactive is refused; a busy, slow, failing or
+// garbled endpoint makes the token unverifiable (503), not invalid.
+// [RFC 7662 §2.1]: https://www.rfc-editor.org/rfc/rfc7662#section-2.1
+func (in *introspector) introspect(ctx context.Context, tok string) (tokenClaims, *tokenError) {
+	var c tokenClaims
+	select {
+	case in.slots <- struct{}{}:
+		defer func() { <-in.slots }()
+	default:
+		return c, &tokenError{reason: "introspection unavailable", detail: "too many introspections in flight", unavailable: true, retry: introspectRetry}
+	}
+	ctx, cancel := context.WithTimeout(ctx, in.timeout)
+	defer cancel()
+	form := url.Values{"token": {tok}, "token_type_hint": {"access_token"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.url, strings.NewReader(form.Encode()))
+	if err != nil {
+		return c, in.unavailable(err.Error())
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// RFC 6749 §2.3.1: the id and secret are form-encoded before Basic.
+	req.SetBasicAuth(url.QueryEscape(in.id), url.QueryEscape(in.secret))
+	status, _, body, err := authExchange(in.client, req, maxMetadataBytes)
+	switch {
+	case err != nil:
+		return c, in.unavailable(err.Error())
+	case status != http.StatusOK:
+		return c, in.unavailable("status " + strconv.Itoa(status))
+	}
+	members, err := authObject(body, claimNames)
+	if err != nil {
+		return c, in.unavailable("answer: " + err.Error())
+	}
+	active := false
+	for _, m := range members {
+		switch m.name {
+		case "active":
+			active = strings.TrimSpace(string(m.value)) == "true"
+		case "token_type":
+			// A refresh token presented as an access token is refused.
+			tt, _ := jsonString(m.value)
+			switch strings.ToLower(tt) {
+			case "bearer", "access_token", "urn:ietf:params:oauth:token-type:access_token":
+			default:
+				return c, refuse("wrong token type", "introspection token_type "+strconv.Quote(tt))
+			}
+		}
+	}
+	if !active {
+		return c, refuse("inactive token", "introspection says inactive")
+	}
+	return parseClaims(body)
+}
+
+// unavailable is the error of an introspection that could not be done.
+func (in *introspector) unavailable(detail string) *tokenError {
+	return &tokenError{reason: "introspection unavailable", detail: in.url + ": " + detail, unavailable: true, retry: introspectRetry}
+}

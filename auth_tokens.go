@@ -1,0 +1,138 @@
+// Static bearer tokens (-token-file, $BAREMCP_TOKEN): the two forms of the
+// token file, the check every token meets, and the lookup of a presented
+// token. A static token is the simple install's credential: no
+// authorization server, an identity per token, optional scopes.
+//
+// Spec: RFC 6750 §2.1 (Bearer), RFC 6749 §3.3 (scope tokens),
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#token-handling.
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// tokenSet is the static tokens the HTTP transport accepts, keyed by the
+// SHA-256 of the token: the presented token is hashed and looked up, so
+// the time a lookup takes says nothing about the stored tokens, and a
+// file may hold digests instead of the secrets. Immutable once loaded.
+type tokenSet struct {
+	byHash map[[sha256.Size]byte]*staticToken
+}
+
+// staticToken is one token's identity and grant.
+type staticToken struct {
+	// name is the principal the token grants: its name in the file, or
+	// for the single-token form "bearer:" and 16 hex digits of its
+	// digest, so logs and tools never see the token.
+	name string
+	// scopes bound what the token may do; nil means unrestricted (the
+	// single-token form, and a named token listed without scopes).
+	scopes []string
+}
+
+// tokenNamePattern is what a named token's principal may be spelled
+// with: it appears in logs and in what handlers read (req.Principal), and
+// cannot contain ':' or '#', so it never collides with the single token's
+// "bearer:..." or an OAuth principal (issuer "#" subject).
+var tokenNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// tokenDigestPrefix marks a token given by its SHA-256 in the named form.
+const tokenDigestPrefix = "sha256:"
+
+// singleToken returns the set of one unrestricted token, the form of
+// $BAREMCP_TOKEN and of a token file that holds one word; source names
+// where it came from. The token passes checkToken (secrets.go), the one
+// check of every static token given in clear.
+func singleToken(source, tok string) (*tokenSet, error) {
+	if err := checkToken(source, tok); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return &tokenSet{byHash: map[[sha256.Size]byte]*staticToken{
+		sum: {name: "bearer:" + hex.EncodeToString(sum[:8])},
+	}}, nil
+}
+
+// parseTokenFile reads a token file. Its content, surrounding white space
+// trimmed, is either one word, the single token (the original form,
+// unchanged), or lines of the named form:
+//
+//	# name   token or sha256:HEX                          scopes (optional)
+//	alice    sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  mcp:tools mcp:write
+//	ci-bot   a-long-random-token                           mcp:tools
+//
+// Blank lines and lines starting with "#" are skipped. Names and tokens
+// are unique; a token without scopes is unrestricted. source names the
+// file in errors, which name the line, never the token.
+func parseTokenFile(data []byte, source string) (*tokenSet, error) {
+	text := strings.TrimSpace(string(data))
+	if text == "" {
+		return nil, fmt.Errorf("%s is empty", source)
+	}
+	if !strings.ContainsAny(text, " \t\r\n\v\f") {
+		return singleToken(source, text)
+	}
+	set := &tokenSet{byHash: map[[sha256.Size]byte]*staticToken{}}
+	names := map[string]bool{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("%s line %d: want NAME TOKEN [SCOPE...]", source, i+1)
+		}
+		name, tok, scopes := fields[0], fields[1], fields[2:]
+		if !tokenNamePattern.MatchString(name) {
+			return nil, fmt.Errorf("%s line %d: a name is 1 to 64 of A-Z a-z 0-9 . _ -", source, i+1)
+		}
+		if names[name] {
+			return nil, fmt.Errorf("%s line %d: name %s appears twice", source, i+1, name)
+		}
+		names[name] = true
+		var sum [sha256.Size]byte
+		if hexSum, ok := strings.CutPrefix(tok, tokenDigestPrefix); ok {
+			b, err := hex.DecodeString(hexSum)
+			if err != nil || len(b) != sha256.Size {
+				return nil, fmt.Errorf("%s line %d: %s must be followed by 64 hex digits", source, i+1, tokenDigestPrefix)
+			}
+			copy(sum[:], b)
+		} else {
+			if err := checkToken(fmt.Sprintf("%s line %d", source, i+1), tok); err != nil {
+				return nil, err
+			}
+			sum = sha256.Sum256([]byte(tok))
+		}
+		if set.byHash[sum] != nil {
+			return nil, fmt.Errorf("%s line %d: the token of %s is another name's too", source, i+1, name)
+		}
+		for _, sc := range scopes {
+			if !validScope(sc) {
+				return nil, fmt.Errorf("%s line %d: %q is not a scope token (RFC 6749 §3.3)", source, i+1, sc)
+			}
+		}
+		entry := &staticToken{name: name}
+		if len(scopes) > 0 {
+			entry.scopes = scopes
+		}
+		set.byHash[sum] = entry
+	}
+	if len(set.byHash) == 0 {
+		return nil, fmt.Errorf("%s holds no token", source)
+	}
+	return set, nil
+}
+
+// lookup returns the static token tok is, or nil.
+func (ts *tokenSet) lookup(tok string) *staticToken {
+	if ts == nil {
+		return nil
+	}
+	return ts.byHash[sha256.Sum256([]byte(tok))]
+}

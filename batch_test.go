@@ -1,0 +1,273 @@
+// Tests of JSON-RPC batches (batch.go): where a batch is accepted, how one
+// is split, and the bounds a hostile batch meets. The exchanges themselves
+// are testdata/classic/batch-2025-03-26.txt and
+// testdata/classic-http/batch-2025-03-26.txt.
+
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// pingBatch is a batch of n pings with ids 1..n.
+func pingBatch(n int) string {
+	pings := make([]string, n)
+	for i := range pings {
+		pings[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1)
+	}
+	return "[" + strings.Join(pings, ",") + "]"
+}
+
+// TestBatchOnlyIn20250326 sends one batch in every kind of session: only
+// a 2025-03-26 session answers it (an array); everywhere else it is one
+// -32600 and nothing of it is served (stdio: a line with id null; HTTP:
+// 400, or 404 for a session that does not exist).
+// [§Batching]: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching
+func TestBatchOnlyIn20250326(t *testing.T) {
+	const batch = `[{"jsonrpc":"2.0","id":7,"method":"ping"}]`
+	const refused = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batches are accepted only in a 2025-03-26 session"}}`
+	const served = `[{"jsonrpc":"2.0","id":7,"result":{}}]`
+	t.Run("stdio", func(t *testing.T) {
+		for _, tt := range []struct {
+			name, version string // version "" sends no initialize
+			flags         []string
+			want          string
+		}{
+			{"before initialize", "", nil, refused},
+			{"2024-11-05 session", version20241105, nil, refused},
+			{"2025-03-26 session", version20250326, nil, served},
+			{"2025-06-18 session", version20250618, nil, refused},
+			{"2025-11-25 session", version20251125, nil, refused},
+			{"-modern-only", "", []string{"-modern-only"}, refused},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				c := newTestConn(t, newTestServer(t, withFlags(tt.flags...)))
+				if tt.version != "" {
+					c.send(classicInitialize(1, tt.version))
+					c.recv()
+				}
+				c.send(batch)
+				if got := c.recv(); !sameJSON(t, got, tt.want) {
+					t.Errorf("batch: got %s, want %s", got, tt.want)
+				}
+				c.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+				if got := c.recv(); !strings.Contains(got, `"id":8`) {
+					t.Errorf("after the batch a ping got %s", got)
+				}
+			})
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		for _, tt := range []struct {
+			name, version string // version "" opens no session
+			flags         []string
+			sid           string // overrides the session id
+			status        int
+			want          string
+		}{
+			{"no session", "", nil, "", 400, refused},
+			{"2024-11-05 session", version20241105, nil, "", 400, refused},
+			{"2025-03-26 session", version20250326, nil, "", 200, served},
+			{"2025-06-18 session", version20250618, nil, "", 400, refused},
+			{"2025-11-25 session", version20251125, nil, "", 400, refused},
+			{"unknown session", "", nil, "nope", 404, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"session not found: initialize a new session"}}`},
+			{"-modern-only ignores the session id", "", []string{"-modern-only"}, "nope", 400, refused},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				ts := newTestHTTP(t, newTestServer(t, withFlags(tt.flags...)), nil)
+				c := newTestClassicClient(t, ts)
+				if tt.version != "" {
+					c.initialize(classicInitialize(1, tt.version))
+				}
+				if tt.sid != "" {
+					c.sid = tt.sid
+				}
+				got := mustDo(t, ts.Client(), c.request(t.Context(), batch))
+				if got.status != tt.status || !sameJSON(t, string(got.body), tt.want) {
+					t.Errorf("batch: status %d %s, want %d %s", got.status, got.body, tt.status, tt.want)
+				}
+			})
+		}
+	})
+}
+
+// TestSplitBatch checks how a batch is cut into entries: a syntax error
+// anywhere refuses it whole (-32700), an empty or oversize one is -32600,
+// and an entry that parses but cannot be honoured is left to be refused
+// alone.
+// [§Batch]: https://www.jsonrpc.org/specification#batch
+func TestSplitBatch(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []string // the entries; nil with code
+		code     int
+	}{
+		{"one", `[{"a":1}]`, []string{`{"a":1}`}, 0},
+		{"white space", " [ 1 ,\t\"x\" , null ] \r\n", []string{`1`, `"x"`, `null`}, 0},
+		{"brackets in strings", `["]", "[", "\"]"]`, []string{`"]"`, `"["`, `"\"]"`}, 0},
+		{"nested", `[[[]],{"a":[1,{"b":2}]}]`, []string{`[[]]`, `{"a":[1,{"b":2}]}`}, 0},
+		{"duplicate key is an entry's problem", `[{"a":1,"a":2}]`, []string{`{"a":1,"a":2}`}, 0},
+		{"exactly the most", pingBatch(maxBatchEntries), nil, -1},
+		{"empty", `[]`, nil, codeInvalidRequest},
+		{"empty with spaces", `[ ]`, nil, codeInvalidRequest},
+		{"one too many", pingBatch(maxBatchEntries + 1), nil, codeInvalidRequest},
+		{"trailing comma", `[1,]`, nil, codeParseError},
+		{"leading comma", `[,1]`, nil, codeParseError},
+		{"missing comma", `[{"a":1}{"b":2}]`, nil, codeParseError},
+		{"mismatched brackets", `[{]`, nil, codeParseError},
+		{"unclosed", `[1`, nil, codeParseError},
+		{"bad entry", `[tru]`, nil, codeParseError},
+		{"bad string in an entry", `[{"a":"\x"}]`, nil, codeParseError},
+		{"data after", `[1] 2`, nil, codeParseError},
+		{"not utf-8", "[\"\xff\"]", nil, codeParseError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, rerr := splitBatch([]byte(tt.in))
+			code := 0
+			if rerr != nil {
+				code = rerr.Code
+			}
+			if tt.code == -1 {
+				if rerr != nil || len(got) != maxBatchEntries {
+					t.Errorf("splitBatch(%d entries) = %d entries, %v", maxBatchEntries, len(got), rerr)
+				}
+				return
+			}
+			if code != tt.code {
+				t.Fatalf("splitBatch(%q) error %v, want code %d", tt.in, rerr, tt.code)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("splitBatch(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			for i := range got {
+				if string(got[i]) != tt.want[i] {
+					t.Errorf("splitBatch(%q)[%d] = %q, want %q", tt.in, i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestBatchAttackBounds drives hostile batches into a 2025-03-26 session
+// and asserts the bounds: ten thousand entries are refused after reading
+// 65 of them (constant allocations, nothing served), an entry nested a
+// hundred thousand levels deep is refused alone without recursion, and a
+// batch larger than the request slots is served in one slot.
+func TestBatchAttackBounds(t *testing.T) {
+	huge := pingBatch(10000)
+	deep := "[" + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `,{"jsonrpc":"2.0","id":1,"method":"ping"}]`
+	t.Run("ten thousand entries", func(t *testing.T) {
+		small := testing.AllocsPerRun(10, func() { splitBatch([]byte(pingBatch(maxBatchEntries + 1))) })
+		big := testing.AllocsPerRun(10, func() { splitBatch([]byte(huge)) })
+		if big > small {
+			t.Errorf("splitBatch allocates %v times on 10000 entries, %v on %d: the work is not bounded", big, small, maxBatchEntries+1)
+		}
+		logs := &syncBuffer{}
+		c := newTestConn(t, newTestServer(t, withLogs(logs)))
+		c.send(classicInitialize(1, version20250326))
+		c.recv()
+		c.send(huge)
+		want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a batch may hold at most 64 messages"}}`
+		if got := c.recv(); !sameJSON(t, got, want) {
+			t.Errorf("a batch of 10000: got %s, want %s", got, want)
+		}
+		c.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+		if got := c.recv(); !strings.Contains(got, `"id":"after"`) {
+			t.Errorf("after a refused batch the next ping got %s: was anything of the batch served?", got)
+		}
+	})
+	t.Run("nested arrays", func(t *testing.T) {
+		allocs := testing.AllocsPerRun(5, func() { splitBatch([]byte(deep)) })
+		if allocs > 10 {
+			t.Errorf("splitBatch allocates %v times on 100000 nested arrays", allocs)
+		}
+		c := newTestConn(t, newTestServer(t))
+		c.send(classicInitialize(1, version20250326))
+		c.recv()
+		c.send(deep)
+		want := `[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a batch entry must be a JSON object"}},{"jsonrpc":"2.0","id":1,"result":{}}]`
+		if got := c.recv(); !sameJSON(t, got, want) {
+			t.Errorf("a batch with a deep entry: got %s, want %s", got, want)
+		}
+	})
+	t.Run("more requests than slots", func(t *testing.T) {
+		c := newTestConn(t, newTestServer(t, withFlags("-max-requests", "2", "-max-subscriptions", "1")))
+		c.send(classicInitialize(1, version20250326))
+		c.recv()
+		c.send(pingBatch(maxBatchEntries))
+		if got := c.recv(); strings.Count(got, `"result":{}`) != maxBatchEntries {
+			t.Errorf("a batch of %d pings with one request slot got %.200s...", maxBatchEntries, got)
+		}
+	})
+	t.Run("http", func(t *testing.T) {
+		ts := newTestHTTP(t, newTestServer(t), nil)
+		c := newTestClassicClient(t, ts)
+		c.initialize(classicInitialize(1, version20250326))
+		for _, tt := range []struct {
+			name, body string
+			status     int
+			want       string
+		}{
+			{"ten thousand entries", huge, http.StatusBadRequest, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a batch may hold at most 64 messages"}}`},
+			{"nested arrays", deep, http.StatusOK, `[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a batch entry must be a JSON object"}},{"jsonrpc":"2.0","id":1,"result":{}}]`},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				got := mustDo(t, ts.Client(), c.request(t.Context(), tt.body))
+				if got.status != tt.status || !sameJSON(t, string(got.body), tt.want) {
+					t.Errorf("status %d %s, want %d %s", got.status, got.body, tt.status, tt.want)
+				}
+			})
+		}
+	})
+}
+
+// TestBatchRateLimited checks that a batch does not get around the
+// tools/call rate limit: each of its calls takes a token.
+func TestBatchRateLimited(t *testing.T) {
+	c := newTestConn(t, newTestServer(t, withFlags("-rate-limit", "1", "-rate-burst", "1")))
+	c.send(classicInitialize(1, version20250326))
+	c.recv()
+	echo := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}`, id)
+	}
+	c.send("[" + echo(2) + "," + echo(3) + "]")
+	got := c.recv()
+	if !strings.Contains(got, `"id":2,"result"`) || !strings.Contains(got, fmt.Sprintf(`"id":3,"error":{"code":%d`, codeRateLimited)) {
+		t.Errorf("two calls in a batch with a burst of 1: %s, want the second rate-limited", got)
+	}
+}
+
+// FuzzSplitBatch checks the batch splitter on any bytes: no panic, and
+// every entry it returns is one valid JSON value of the input, in order,
+// at most maxBatchEntries of them.
+func FuzzSplitBatch(f *testing.F) {
+	for _, seed := range []string{`[1,2]`, `[]`, `[{"a":"]"},[[]]]`, `[1,]`, "[\"\\\"\"]", pingBatch(3)} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, rerr := splitBatch(data)
+		if rerr != nil {
+			if entries != nil {
+				t.Fatalf("splitBatch(%q) = %q and %v", data, entries, rerr)
+			}
+			return
+		}
+		if len(entries) == 0 || len(entries) > maxBatchEntries {
+			t.Fatalf("splitBatch(%q) = %d entries", data, len(entries))
+		}
+		rest := string(data)
+		for _, e := range entries {
+			if err := checkJSON(e); err != nil && !strings.Contains(err.Error(), "nested") && !strings.Contains(err.Error(), "key") && !strings.Contains(err.Error(), "members") {
+				t.Fatalf("splitBatch(%q): entry %q: %v", data, e, err)
+			}
+			i := strings.Index(rest, string(e))
+			if i < 0 {
+				t.Fatalf("splitBatch(%q): entry %q is not in the input in order", data, e)
+			}
+			rest = rest[i+len(e):]
+		}
+	})
+}

@@ -1,0 +1,304 @@
+// The 2024-11-05 HTTP+SSE transport, kept for the clients that know no
+// other: GET /sse opens an event stream whose first event, "endpoint",
+// names where to POST (/messages?sessionId=ID); every message the server
+// sends the client, answers included, travels on that stream, and each
+// POST is answered 202 at once. The @modelcontextprotocol/sdk 1.0 client
+// has no other HTTP transport. 2025-03-26 replaced it with Streamable
+// HTTP and says servers that want old clients should keep hosting both
+// of its endpoints beside the new one; the paths are the ones that
+// generation of servers used (the TypeScript and Python SDKs' examples),
+// which is what users type into old clients' configurations.
+//
+// The stream carries one classic session, held in the same store as
+// Streamable HTTP's (so -max-sessions counts both, and a session opened
+// by one principal is invisible to others), marked as this transport's:
+// its id is not an Mcp-Session-Id, and the other transport's ids are not
+// valid here. Every request meets the endpoint's checks (guard: Host,
+// Origin, CORS, authentication), the body cap and a request slot; a
+// request POSTed here holds its slot until it is answered on the stream.
+// The session lives as long as its stream: when the client closes it,
+// or the session ends (shutdown), the requests it started are cancelled
+// and awaited. -modern-only turns the transport off (its paths are not
+// served).
+//
+// Spec: https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse,
+// https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#backwards-compatibility.
+
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/url"
+	"sync"
+)
+
+// The 2024-11-05 transport's two endpoints.
+const (
+	classicSSEPath      = "/sse"
+	classicMessagesPath = "/messages"
+)
+
+// classicSSEConn is one client of the 2024-11-05 transport: the session
+// its stream carries, the stream's channel for answers, and the requests
+// its POSTs started, which the stream's handler owns and awaits.
+type classicSSEConn struct {
+	sess *session
+	// ctx is cancelled when the stream ends; the requests run under it.
+	ctx context.Context
+	// out hands a message to the stream's writer (pump); send gives up
+	// when the stream or the session ends.
+	out chan []byte
+
+	mu     sync.Mutex // guards closed, and wg.Add against wg.Wait
+	closed bool       // the stream is ending: no request starts any more
+	wg     sync.WaitGroup
+}
+
+// send hands msg to the stream, waiting while the writer is busy; it
+// drops msg once the stream or the session has ended.
+func (c *classicSSEConn) send(msg []byte) {
+	select {
+	case c.out <- msg:
+	case <-c.ctx.Done():
+	case <-c.sess.done:
+	}
+}
+
+// start runs job on a goroutine the stream's handler awaits; false when
+// the stream is ending and job did not run.
+func (c *classicSSEConn) start(job func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		job()
+	}()
+	return true
+}
+
+// stop refuses new requests and waits for those running, which the
+// cancellation of ctx or the session's end tells to stop.
+func (c *classicSSEConn) stop() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+// only returns the handler of an endpoint that serves one HTTP method:
+// the endpoint's checks (guard) first, then serve, or 405 naming the
+// method for any other.
+func (t *httpTransport) only(method, use string, serve func(http.ResponseWriter, *http.Request, caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who, ok := t.guard(w, r)
+		switch {
+		case !ok:
+		case r.Method != method:
+			w.Header().Set("Allow", method)
+			writeHTTPError(w, http.StatusMethodNotAllowed, newError(codeInvalidRequest, "method not allowed: %s", use))
+		default:
+			serve(w, r, who)
+		}
+	})
+}
+
+// openClassicSSE serves GET /sse: it opens a session, announces where to
+// POST in the endpoint event, and writes the session's stream (pump)
+// until the client leaves or the session ends; then the session ends and
+// the requests it started are cancelled and awaited.
+// [§HTTP with SSE]: https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
+func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, who caller) {
+	if !acceptsSSE(r.Header.Values("Accept")) {
+		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept text/event-stream"))
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess := newSession()
+	// 128 random bits in base32: visible ASCII, URL-safe, unguessable.
+	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
+	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
+	sess.stream = conn
+	// The stream does not keep its session alive, as Streamable HTTP's
+	// GET stream does not (sessionStore): a session unused for
+	// -session-idle, or the least recently used when the store is full,
+	// ends, and its stream with it.
+	if !t.sessions.add(sess, who.share) {
+		sess.end()
+		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"))
+		return
+	}
+	defer func() {
+		t.sessions.remove(sess.id, who.principal)
+		sess.end()
+		cancel()
+		conn.stop()
+	}()
+	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
+	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
+}
+
+// postClassicMessage serves POST /messages?sessionId=ID: one message (or,
+// in a 2025-03-26 session, a batch) for the session of that stream. It is
+// answered 202 as soon as the message is taken; what the message asks
+// for is answered on the stream. initialize is served before the 202, so
+// that the client's next POST finds the session negotiated; a request
+// runs on its own goroutine, owned by the stream, holding the POST's
+// request slot until its answer is on its way.
+func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Request, who caller) {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
+		return
+	}
+	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.principal)
+	if sess != nil && sess.stream == nil {
+		// A Streamable HTTP session: its id is no endpoint here.
+		t.sessions.release(sess)
+		sess = nil
+	}
+	if sess == nil {
+		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
+		return
+	}
+	defer t.sessions.release(sess)
+	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
+		writeHTTPError(w, http.StatusBadRequest, rerr)
+		return
+	}
+	rc := http.NewResponseController(w)
+	body, release, ok := t.receive(w, r, rc, who)
+	if !ok {
+		return
+	}
+	// The body (and the slot) are given back once the message has been
+	// served: here, or by the goroutine a request is handed to.
+	handed := false
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
+	conn := sess.stream
+	if jsonKind(body) == '[' {
+		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
+		return
+	}
+	msg, rerr := parseMessage(body)
+	if rerr != nil {
+		release()
+		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+		return
+	}
+	req := t.s.newRequest(&msg, sess, nil)
+	switch {
+	case msg.isResponse() || msg.isNotification():
+		// Answers and notifications take no request slot (finding 10).
+		if !t.admit(w, r, t.control, who, release, msg.id) {
+			return
+		}
+		defer t.control.give(who.share, 1)
+		switch {
+		case msg.isResponse():
+			if !sess.deliver(&msg) {
+				t.s.log.Info("ignoring a response to no pending request", "transport", "http+sse", "id", string(msg.id))
+			}
+		case msg.method == "notifications/cancelled":
+			if key, ok := cancelledRequest(msg.params); ok {
+				sess.cancelRequest(key)
+			}
+		default:
+			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
+		}
+	case msg.method == methodInitialize:
+		// The ordered handshake: negotiated before the 202.
+		if !t.admit(w, r, t.slots, who, release, msg.id) {
+			return
+		}
+		defer t.slots.give(who.share, 1)
+		reply, _ := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess})
+		conn.send(reply)
+	default:
+		ctx, cancel := context.WithCancelCause(conn.ctx)
+		untrack, ok := sess.track(msg.id, cancel)
+		if !ok {
+			cancel(nil)
+			release()
+			conn.send(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
+			break
+		}
+		if !t.admit(w, r, t.slots, who, release, msg.id) {
+			untrack()
+			cancel(nil)
+			return
+		}
+		handed = true
+		started := conn.start(func() {
+			defer release()
+			defer t.slots.give(who.share, 1)
+			defer cancel(nil)
+			defer untrack()
+			reply, _ := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess, closing: t.closing})
+			if !errors.Is(context.Cause(ctx), errRequestCancelled) {
+				conn.send(reply)
+			}
+		})
+		if !started {
+			untrack()
+			cancel(nil)
+			t.slots.give(who.share, 1)
+			release()
+			writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
+			return
+		}
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// postClassicSSEBatch takes a batch POSTed to the 2024-11-05 transport,
+// whose session must have negotiated 2025-03-26 (batch.go): its
+// notifications and responses at once, its requests on one goroutine
+// that answers them all as one event, holding one request slot (a batch
+// without requests, a control slot). It reports whether it handed the
+// body (release) to that goroutine; otherwise it has given it back.
+func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Request, conn *classicSSEConn, body []byte, who caller, release func()) (handed bool) {
+	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, "http+sse")
+	if rerr != nil {
+		release()
+		writeHTTPError(w, http.StatusBadRequest, rerr)
+		return false
+	}
+	lim := t.slots
+	if b.requests == 0 {
+		lim = t.control
+	}
+	if !t.admit(w, r, lim, who, release, nil) {
+		b.end()
+		return false
+	}
+	serve := func() {
+		defer release()
+		defer lim.give(who.share, 1)
+		defer b.end()
+		if reply := b.answer(exchange{transport: transportHTTP, send: conn.send, caller: who, closing: t.closing}); reply != nil {
+			conn.send(reply)
+		}
+	}
+	if b.requests == 0 {
+		serve()
+	} else if !conn.start(serve) {
+		b.end()
+		lim.give(who.share, 1)
+		release()
+		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
+		return true
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}

@@ -1,0 +1,196 @@
+// Tests of the health probes (httpsse_health.go): what they answer and to
+// whom, and the order of a graceful shutdown under load: /readyz fails
+// before any request is refused, and a request in flight is still
+// answered.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHealthProbes checks both probes on an endpoint that requires a
+// token and sees a hostile Origin and Host: they answer anyway, with one
+// word and nothing about the server, never cached; other methods get 405.
+func TestHealthProbes(t *testing.T) {
+	ts := newTestHTTP(t, newTestServer(t), &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
+	for _, tt := range []struct {
+		name, method, path string
+		edits              []string
+		status             int
+		body               string
+	}{
+		{"healthz", "GET", healthPath, nil, 200, "ok\n"},
+		{"readyz", "GET", readyPath, nil, 200, "ready\n"},
+		{"healthz without token, foreign origin and host", "GET", healthPath, []string{"Origin: http://evil.example", "Host: evil.example"}, 200, "ok\n"},
+		{"readyz without token, foreign origin and host", "GET", readyPath, []string{"Origin: http://evil.example", "Host: evil.example"}, 200, "ready\n"},
+		{"HEAD readyz", "HEAD", readyPath, nil, 200, ""},
+		{"POST healthz", "POST", healthPath, nil, 405, ""},
+		{"subpath", "GET", healthPath + "/x", nil, 404, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := http.NewRequestWithContext(t.Context(), tt.method, ts.URL+tt.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range tt.edits {
+				name, value, _ := strings.Cut(e, ": ")
+				if name == "Host" {
+					r.Host = value
+				} else {
+					r.Header.Set(name, value)
+				}
+			}
+			got := mustDo(t, ts.Client(), r)
+			if got.status != tt.status {
+				t.Fatalf("%s %s = %d %q, want %d", tt.method, tt.path, got.status, got.body, tt.status)
+			}
+			if tt.status != 200 {
+				return
+			}
+			if string(got.body) != tt.body || got.header.Get("Cache-Control") != "no-store" {
+				t.Errorf("%s %s = %q (Cache-Control %q), want %q, no-store", tt.method, tt.path, got.body, got.header.Get("Cache-Control"), tt.body)
+			}
+			for name := range got.header {
+				if name != "Content-Type" && name != "Cache-Control" && name != "X-Content-Type-Options" && name != "Content-Length" && name != "Date" {
+					t.Errorf("probe answered with header %s: %q", name, got.header.Get(name))
+				}
+			}
+		})
+	}
+	ts.tr.beginDrain()
+	r, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+readyPath, nil)
+	if got := mustDo(t, ts.Client(), r); got.status != http.StatusServiceUnavailable || string(got.body) != "draining\n" {
+		t.Errorf("readyz while draining = %d %q, want 503 draining", got.status, got.body)
+	}
+	r, _ = http.NewRequestWithContext(t.Context(), "GET", ts.URL+healthPath, nil)
+	if got := mustDo(t, ts.Client(), r); got.status != 200 {
+		t.Errorf("healthz while draining = %d, want 200: the process still serves", got.status)
+	}
+}
+
+// TestShutdownReadinessFirst drives SIGTERM into a server under load, as
+// main does (signal.NotifyContext), with -shutdown-delay: /readyz turns
+// 503 before any request is refused, new requests are still served while
+// it says so, a request in flight across the whole shutdown is answered,
+// and serveHTTP returns nil. Events are numbered in the order the clients
+// observe them.
+func TestShutdownReadinessFirst(t *testing.T) {
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stopSignals()
+	g := newTestGates()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() {
+		served <- newTestServer(t, withGates(g)).serveHTTP(ctx, ln, &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Minute, shutdownDelay: time.Second})
+	}()
+	ts := &testHTTP{URL: "http://" + ln.Addr().String()}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	defer client.CloseIdleConnections()
+
+	inFlight := make(chan testHTTPReply, 1)
+	go func() {
+		r, err := doTestHTTP(client, newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
+		if err != nil {
+			r.body = []byte(err.Error())
+		}
+		inFlight <- r
+	}()
+	mustReceive(t, g.started)
+
+	var (
+		seq                             atomic.Int64
+		firstNotReady, firstRefused     atomic.Int64 // sequence numbers; 0 while none
+		readyAfterNotReady, okAfterFlip atomic.Int64
+		loaded                          = make(chan struct{})
+		loadedOnce                      sync.Once
+		wg                              sync.WaitGroup
+	)
+	setFirst := func(v *atomic.Int64, n int64) { v.CompareAndSwap(0, n) }
+	echo := req("2", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				r, err := doTestHTTP(client, newTestHTTPRequest(t, context.Background(), ts, "", echo, nil))
+				n := seq.Add(1)
+				if err != nil || r.status != 200 {
+					setFirst(&firstRefused, n)
+					return
+				}
+				if fr := firstNotReady.Load(); fr != 0 && fr < n {
+					okAfterFlip.Add(1)
+				}
+				loadedOnce.Do(func() { close(loaded) })
+			}
+		})
+	}
+	wg.Go(func() {
+		for {
+			r, err := http.NewRequest("GET", ts.URL+readyPath, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp, err := client.Do(r)
+			n := seq.Add(1)
+			if err != nil {
+				return // the listener has closed
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode == http.StatusServiceUnavailable:
+				setFirst(&firstNotReady, n)
+			case firstNotReady.Load() != 0:
+				readyAfterNotReady.Add(1)
+			}
+		}
+	})
+	mustReceive(t, loaded)
+	if err := self.Signal(syscall.SIGTERM); err != nil {
+		t.Skipf("cannot signal this process: %v", err)
+	}
+	wg.Wait()
+	close(g.release)
+	if got := mustReceive(t, inFlight); got.status != 200 || !bytes.Contains(got.body, []byte("released")) {
+		t.Errorf("request in flight across the shutdown: %d %s", got.status, got.body)
+	}
+	if err := mustReceive(t, served); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+	nr, rf := firstNotReady.Load(), firstRefused.Load()
+	t.Logf("first 503 from /readyz at event %d, first refused request at %d, %d requests served in between", nr, rf, okAfterFlip.Load())
+	switch {
+	case nr == 0:
+		t.Errorf("/readyz never answered 503 before the listener closed")
+	case rf == 0:
+		t.Errorf("no request was refused: the listener never closed")
+	case rf < nr:
+		t.Errorf("a request was refused (event %d) before /readyz answered 503 (event %d)", rf, nr)
+	}
+	if readyAfterNotReady.Load() != 0 {
+		t.Errorf("/readyz answered 200 %d times after its first 503", readyAfterNotReady.Load())
+	}
+	if okAfterFlip.Load() == 0 {
+		t.Errorf("no request was served while /readyz said 503: -shutdown-delay did not keep serving")
+	}
+}

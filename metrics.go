@@ -1,0 +1,432 @@
+// Metrics: counters, gauges and latency histograms of the server, kept
+// with atomic adds on the request path, and written in the Prometheus
+// text exposition format on a listener of their own (-metrics ADDR, off
+// by default, loopback unless told otherwise).
+//
+// Label values come from closed sets only: the methods of the methods
+// table (any other method is "other"), the two eras and transports, the
+// outcomes, the authentication failure reasons. A client's string never
+// becomes a label, so no peer can grow the number of series.
+//
+// Other parts of the server count through this file's small API: the
+// authentication checks call authFailed with a reason (authReasonOf), transports open
+// and close SSE streams with sseOpened and sseClosed, and a component
+// with something to show at scrape time (the classic session store, a
+// task store) registers a gauge with gauge.
+//
+// Spec: https://prometheus.io/docs/instrumenting/exposition_formats/
+// (text format 0.0.4), https://prometheus.io/docs/practices/naming/.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// outcome is how a request ended, for the access line and the request
+// counter: a closed set.
+type outcome uint8
+
+// The outcomes, and their names in logs and labels (outcomeNames).
+const (
+	outcomeOK            outcome = iota // a result
+	outcomeInputRequired                // an input_required result (multi round-trip)
+	outcomeToolError                    // a tool result with isError: true
+	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
+	outcomeServerError                  // -32603 internal error, or an application-defined code
+	outcomeTimeout                      // -request-timeout expired
+	outcomeCancelled                    // the client cancelled, or shutdown did
+	outcomeRateLimited                  // refused by -rate-limit (-31429)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	numOutcomes
+)
+
+// outcomeNames spells the outcomes, indexed by outcome.
+var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
+
+// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
+// result); req.end says what the code alone cannot (input_required, a
+// tool error, a timeout, a cancellation), as serve recorded it.
+func outcomeOf(req *request, code int) outcome {
+	if req.end != outcomeOK {
+		return req.end
+	}
+	switch {
+	case code == 0:
+		return outcomeOK
+	case code == codeRateLimited:
+		return outcomeRateLimited
+	case code == codeInsufficientScope:
+		return outcomeForbidden
+	case code == codeInternalError:
+		return outcomeServerError
+	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
+		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
+		return outcomeClientError
+	}
+	return outcomeServerError
+}
+
+// authReason is why an HTTP request failed authentication, as a metrics
+// label: a closed set, derived from the refusal (authReasonOf), never
+// from the failure's free-text reason, so no token can grow the series.
+type authReason uint8
+
+// The authentication failure reasons, and their names (authReasonNames).
+const (
+	authMissing     authReason = iota // no bearer token (401 without an error code)
+	authMalformed                     // a request a bearer token cannot be in (400)
+	authInvalid                       // a token that is not valid: unknown, expired, wrong audience... (401 invalid_token)
+	authScope                         // a valid token without the base scopes (403 insufficient_scope)
+	authUnavailable                   // the authorization server could not be asked (503)
+	numAuthReasons
+)
+
+// authReasonNames spells the reasons, indexed by authReason.
+var authReasonNames = [numAuthReasons]string{"missing", "malformed", "invalid", "insufficient_scope", "unavailable"}
+
+// authReasonOf is the label of an authentication refusal (auth.go).
+func authReasonOf(f *authFailure) authReason {
+	switch {
+	case f.status == 400:
+		return authMalformed
+	case f.status == 403:
+		return authScope
+	case f.status == 503:
+		return authUnavailable
+	case f.code == "":
+		return authMissing
+	}
+	return authInvalid
+}
+
+// latencyBounds are the upper bounds of the request latency histogram's
+// buckets: from the fast path (tens of µs) to long tools and
+// subscriptions, roughly ×2.5 apart. Fixed, so that observing is a scan
+// and an atomic add.
+var latencyBounds = [...]time.Duration{
+	100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2500 * time.Millisecond, 5 * time.Second,
+	10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
+}
+
+// histogram counts durations in latencyBounds' buckets (the last is
+// +Inf), not cumulated: the exposition sums them. The count is the sum of
+// the buckets, so the two always agree in one scrape.
+type histogram struct {
+	buckets [len(latencyBounds) + 1]atomic.Uint64
+	sum     atomic.Int64 // nanoseconds
+}
+
+// observe counts d.
+func (h *histogram) observe(d time.Duration) {
+	i := 0
+	for i < len(latencyBounds) && d > latencyBounds[i] {
+		i++
+	}
+	h.buckets[i].Add(1)
+	h.sum.Add(int64(d))
+}
+
+// The label spaces of the request counter.
+const (
+	numEras = 2 // modern, classic (eraIndex)
+)
+
+// metrics is the server's instrumentation: one per server, safe for
+// concurrent use. Counters and histograms are atomics indexed by closed
+// label sets; gauges are atomics or read at scrape time (gauge).
+type metrics struct {
+	methodNames []string       // label values: the methods table's requests, sorted, then "other"
+	methodIndex map[string]int // read-only once built
+
+	requests     []atomic.Uint64 // [method][era][transport][outcome], flattened (requestSlot)
+	latency      []histogram     // per method
+	inFlight     atomic.Int64
+	sseStreams   atomic.Int64
+	rateLimited  atomic.Uint64
+	busy         atomic.Uint64 // HTTP requests refused with 503: every slot taken
+	authFailures [numAuthReasons]atomic.Uint64
+
+	build build
+	start time.Time
+
+	mu     sync.Mutex // guards gauges
+	gauges []gaugeFunc
+}
+
+// gaugeFunc is a gauge read when it is scraped.
+type gaugeFunc struct {
+	name, help string
+	read       func() int64
+}
+
+// newMetrics returns zeroed metrics for the methods table.
+func newMetrics(b build) *metrics {
+	m := &metrics{build: b, start: time.Now(), methodIndex: map[string]int{}}
+	for name, meth := range methods {
+		if !meth.notification {
+			m.methodNames = append(m.methodNames, name)
+		}
+	}
+	slices.Sort(m.methodNames)
+	m.methodNames = append(m.methodNames, "other")
+	for i, name := range m.methodNames {
+		m.methodIndex[name] = i
+	}
+	m.requests = make([]atomic.Uint64, len(m.methodNames)*numEras*int(numTransports)*int(numOutcomes))
+	m.latency = make([]histogram, len(m.methodNames))
+	return m
+}
+
+// method returns the label index of a method name: "other" for a method
+// the table does not hold (a client's invention).
+func (m *metrics) method(name string) int {
+	if i, ok := m.methodIndex[name]; ok {
+		return i
+	}
+	return len(m.methodNames) - 1
+}
+
+// eraIndex is the label index of an era.
+func eraIndex(e era) int {
+	if e == classicEra {
+		return 1
+	}
+	return 0
+}
+
+// requestSlot is the index of one series of the request counter.
+func (m *metrics) requestSlot(method, era int, tr transport, out outcome) int {
+	return ((method*numEras+era)*int(numTransports)+int(tr))*int(numOutcomes) + int(out)
+}
+
+// served counts one request answered: its method, era, transport and
+// outcome, and its latency.
+func (m *metrics) served(method string, e era, tr transport, out outcome, d time.Duration) {
+	i := m.method(method)
+	m.requests[m.requestSlot(i, eraIndex(e), tr, out)].Add(1)
+	m.latency[i].observe(d)
+	if out == outcomeRateLimited {
+		m.rateLimited.Add(1)
+	}
+}
+
+// authFailed counts an HTTP request refused by authentication, by reason.
+func (m *metrics) authFailed(reason authReason) { m.authFailures[reason].Add(1) }
+
+// busyRefused counts an HTTP request refused because every request slot
+// stayed taken (503).
+func (m *metrics) busyRefused() { m.busy.Add(1) }
+
+// sseOpened counts an SSE response stream (a request's, or a classic
+// session's GET stream) opened; sseClosed counts it closed.
+func (m *metrics) sseOpened() { m.sseStreams.Add(1) }
+
+// sseClosed counts an SSE response stream closed (see sseOpened).
+func (m *metrics) sseClosed() { m.sseStreams.Add(-1) }
+
+// gauge registers read as the gauge name, written with help at every
+// scrape. Registering a name again replaces the first: the latest
+// transport (or store) owns it. name must be a valid metric name; the
+// server's gauges start with "baremcp_". read must be cheap and safe for
+// concurrent use: it runs on the scraping goroutine.
+func (m *metrics) gauge(name, help string, read func() int64) {
+	if !validMetricName(name) {
+		panic("metrics.gauge: invalid metric name " + strconv.Quote(name))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.gauges {
+		if m.gauges[i].name == name {
+			m.gauges[i] = gaugeFunc{name, help, read}
+			return
+		}
+	}
+	m.gauges = append(m.gauges, gaugeFunc{name, help, read})
+}
+
+// validMetricName reports whether name matches [a-zA-Z_:][a-zA-Z0-9_:]*.
+func validMetricName(name string) bool {
+	for i, c := range []byte(name) {
+		if !(c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// metricsContentType is the text exposition format's media type.
+const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// exposition returns every metric in the text format: a HELP and a TYPE
+// line per metric family, then its samples. Counters and histograms of
+// the request path have a series once they have counted something; the
+// other families are always present. The order is fixed.
+func (m *metrics) exposition() []byte {
+	var b bytes.Buffer
+	family := func(name, typ, help string) {
+		b.WriteString("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + typ + "\n")
+	}
+	sample := func(name string, labels []string, v string) {
+		b.WriteString(name)
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i == 0 {
+				b.WriteByte('{')
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+			if i+2 >= len(labels) {
+				b.WriteByte('}')
+			}
+		}
+		b.WriteString(" " + v + "\n")
+	}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+
+	family("baremcp_requests_total", "counter", "JSON-RPC requests answered, by method, era, transport and outcome.")
+	for mi, method := range m.methodNames {
+		for e, era := range [numEras]string{"modern", "classic"} {
+			for tr := range numTransports {
+				for out := range numOutcomes {
+					if v := m.requests[m.requestSlot(mi, e, tr, out)].Load(); v > 0 {
+						sample("baremcp_requests_total", []string{"method", method, "era", era, "transport", transportNames[tr], "outcome", outcomeNames[out]}, u(v))
+					}
+				}
+			}
+		}
+	}
+
+	family("baremcp_request_duration_seconds", "histogram", "Time from a request's dispatch to its answer, by method.")
+	for mi, method := range m.methodNames {
+		h := &m.latency[mi]
+		var counts [len(latencyBounds) + 1]uint64
+		var total uint64
+		for i := range h.buckets {
+			counts[i] = h.buckets[i].Load()
+			total += counts[i]
+		}
+		if total == 0 {
+			continue
+		}
+		var cum uint64
+		for i, c := range counts {
+			cum += c
+			le := "+Inf"
+			if i < len(latencyBounds) {
+				le = strconv.FormatFloat(latencyBounds[i].Seconds(), 'g', -1, 64)
+			}
+			sample("baremcp_request_duration_seconds_bucket", []string{"method", method, "le", le}, u(cum))
+		}
+		sample("baremcp_request_duration_seconds_sum", []string{"method", method}, strconv.FormatFloat(time.Duration(h.sum.Load()).Seconds(), 'g', -1, 64))
+		sample("baremcp_request_duration_seconds_count", []string{"method", method}, u(total))
+	}
+
+	family("baremcp_requests_in_flight", "gauge", "Requests being served now (open subscriptions/listen requests included).")
+	sample("baremcp_requests_in_flight", nil, i64(m.inFlight.Load()))
+	family("baremcp_sse_streams_open", "gauge", "SSE response streams open now (request streams and classic GET streams).")
+	sample("baremcp_sse_streams_open", nil, i64(m.sseStreams.Load()))
+	family("baremcp_rate_limited_total", "counter", "tools/call requests refused by -rate-limit.")
+	sample("baremcp_rate_limited_total", nil, u(m.rateLimited.Load()))
+	family("baremcp_busy_refusals_total", "counter", "HTTP requests refused with 503 because every -max-requests slot stayed taken.")
+	sample("baremcp_busy_refusals_total", nil, u(m.busy.Load()))
+	family("baremcp_auth_failures_total", "counter", "HTTP requests refused by authentication, by reason.")
+	for r := range numAuthReasons {
+		sample("baremcp_auth_failures_total", []string{"reason", authReasonNames[r]}, u(m.authFailures[r].Load()))
+	}
+
+	m.mu.Lock()
+	gauges := slices.Clone(m.gauges)
+	m.mu.Unlock()
+	slices.SortFunc(gauges, func(a, b gaugeFunc) int { return strings.Compare(a.name, b.name) })
+	for _, g := range gauges {
+		family(g.name, "gauge", g.help)
+		sample(g.name, nil, i64(g.read()))
+	}
+
+	family("baremcp_build_info", "gauge", "The running binary: module version, VCS revision and Go release; always 1.")
+	sample("baremcp_build_info", []string{"version", m.build.version, "revision", m.build.revision, "goversion", m.build.goVer}, "1")
+	family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.")
+	sample("process_start_time_seconds", nil, strconv.FormatFloat(float64(m.start.UnixMilli())/1e3, 'f', 3, 64))
+	family("go_goroutines", "gauge", "Goroutines that currently exist.")
+	sample("go_goroutines", nil, strconv.Itoa(runtime.NumGoroutine()))
+	return b.Bytes()
+}
+
+// escapeHelp escapes a HELP text: backslash and line feed.
+func escapeHelp(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(s)
+}
+
+// escapeLabel escapes a label value: backslash, double quote, line feed.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// serveMetrics listens on addr and serves GET /metrics there until stop
+// is called; stop closes the listener and waits for the serving
+// goroutine. bound is the address it listens on. On a loopback address (the default for a bare port) only a
+// Host naming loopback is answered, as on the MCP endpoint (DNS
+// rebinding). Nothing else is served there: no MCP, no health checks.
+func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	loopback := false
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
+		loopback = tcp.IP.IsLoopback()
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if loopback && !isLoopbackHost(r.Host) {
+			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)
+			return
+		}
+		body := s.metrics.exposition()
+		h := w.Header()
+		h.Set("Content-Type", metricsContentType)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		_, _ = w.Write(body)
+	})
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		ReadTimeout:       httpBodyReadTimeout,
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    1 << 16,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+	s.log.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics listener failed", "err", err)
+		}
+	})
+	return ln.Addr(), func() {
+		_ = srv.Close()
+		wg.Wait()
+	}, nil
+}

@@ -1,0 +1,187 @@
+// The operator's secrets: the bearer token (-token-file, $BAREMCP_TOKEN)
+// and the requestState key (-state-key-file, $BAREMCP_STATE_KEY). Files
+// are read bounded, checked for permissions that let other users read
+// them, and a binary key is kept byte for byte; a token is checked for a
+// length that resists guessing; both variables are taken out of the
+// process environment as soon as the process starts (takeSecrets).
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
+// (servers SHOULD authenticate every connection),
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations#token-theft
+// (secure token storage); RFC 6750 §2.1 (the b64token syntax of a bearer
+// credential), RFC 2104 §3 (HMAC keys).
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// envStateKey names the environment variable holding the requestState secret.
+const envStateKey = "BAREMCP_STATE_KEY"
+
+// secretEnv names the environment variables that hold secrets; takeSecrets
+// removes them from the process environment.
+var secretEnv = []string{envToken, envStateKey}
+
+// minTokenBytes is the shortest bearer token accepted. Every request may
+// guess the token (there is no lockout, and a refused request costs the
+// guesser almost nothing), so it must hold at least 128 bits: 32 bytes do
+// even as hex, the sparsest common alphabet (4 bits a character). openssl
+// rand -hex 32 or head -c 32 /dev/urandom | base64 make one.
+const minTokenBytes = 32
+
+// maxSecretFileBytes bounds a key or token file. A secret is a few dozen
+// bytes; a file larger than this is a wrong path (a log, a binary), and is
+// refused before it is read whole.
+const maxSecretFileBytes = 64 << 10
+
+// startupWarning is something about the configuration the operator should
+// hear once the server starts: run logs it through the server's logger
+// (msg and slog attributes).
+type startupWarning struct {
+	msg  string
+	args []any
+}
+
+// warnFunc records a startupWarning.
+type warnFunc func(msg string, args ...any)
+
+// takeSecrets returns the getenv run is given: the process environment,
+// except that each variable of secretEnv is read once, removed from the
+// environment (unsetenv), and served from memory. A child process the
+// server or a tool starts then does not inherit the secret, and code that
+// reads the environment (os.Environ, a tool that prints it) no longer
+// finds it. Known limitation: /proc/PID/environ still shows the
+// environment the process was started with (unsetenv changes Go's copy,
+// not that memory): prefer the files.
+func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(string) string {
+	kept := map[string]string{}
+	for _, name := range secretEnv {
+		kept[name] = getenv(name)
+		_ = unsetenv(name) // fails only for a name with NUL or '='
+	}
+	return func(name string) string {
+		if v, ok := kept[name]; ok {
+			return v
+		}
+		return getenv(name)
+	}
+}
+
+// readSecretFile reads the secret file path, named by its flag in errors
+// and warnings. It refuses a file over maxSecretFileBytes, and warns when
+// the file is a regular file that users other than its owner may access:
+// such a secret is not one.
+func readSecretFile(flagName, path string, warn warnFunc) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName, err)
+	}
+	defer f.Close()
+	// The mode of the file that was opened, not of whatever the path
+	// names a moment later. Windows reports no Unix permissions.
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && runtime.GOOS != "windows" {
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			warn("secret file is accessible to users other than its owner; chmod 600 it", "flag", flagName, "path", path, "mode", fmt.Sprintf("%#o", perm))
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName, err)
+	}
+	if len(b) > maxSecretFileBytes {
+		return nil, fmt.Errorf("%s %s is larger than %d bytes: not a secret file", flagName, path, maxSecretFileBytes)
+	}
+	return b, nil
+}
+
+// isText reports whether b is printable ASCII and white space, as a key
+// written in base64 or hex (and its trailing newline) is.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// loadStateKey returns the requestState secret from path, else from the
+// environment, else nil (random per process). A key file of text has its
+// surrounding white space trimmed (a base64 key and its newline); any
+// other file is the key byte for byte, so that a random binary key whose
+// first or last byte happens to be white space is not shortened (about 5 %
+// of random 32-byte keys were, and then refused). A secret shorter than
+// stateMinKeyBytes is refused.
+func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
+	var key []byte
+	source := envStateKey
+	switch {
+	case path != "":
+		b, err := readSecretFile("-state-key-file", path, warn)
+		if err != nil {
+			return nil, err
+		}
+		if isText(b) {
+			b = bytes.TrimSpace(b)
+		}
+		key, source = b, "-state-key-file"
+	default:
+		v := strings.TrimSpace(getenv(envStateKey))
+		if v == "" {
+			return nil, nil
+		}
+		key = []byte(v)
+	}
+	if len(key) < stateMinKeyBytes {
+		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
+	}
+	return key, nil
+}
+
+// loadTokens returns the static bearer tokens: those of the file path
+// (parseTokenFile: one token, or named tokens with their scopes), else the
+// one token of the environment, else nil (no static tokens). Every token
+// given in clear passes checkToken.
+func loadTokens(path string, getenv func(string) string, warn warnFunc) (*tokenSet, error) {
+	if path != "" {
+		b, err := readSecretFile("-token-file", path, warn)
+		if err != nil {
+			return nil, err
+		}
+		return parseTokenFile(b, "-token-file "+path)
+	}
+	token := strings.TrimSpace(getenv(envToken))
+	if token == "" {
+		return nil, nil
+	}
+	return singleToken("$"+envToken, token)
+}
+
+// checkToken refuses a bearer token shorter than minTokenBytes, or one no
+// client can send: a bearer credential is a b64token (RFC 6750 §2.1),
+// letters, digits and -._~+/ with trailing = only. source names where the
+// token came from; the error never quotes the token.
+func checkToken(source, token string) error {
+	if len(token) < minTokenBytes {
+		return fmt.Errorf("%s: the bearer token must be at least %d bytes (it has %d): a shorter one can be guessed; make one with openssl rand -hex 32", source, minTokenBytes, len(token))
+	}
+	body := strings.TrimRight(token, "=")
+	if body == "" {
+		return errors.New(source + ": the bearer token is only padding (=)")
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return errors.New(source + ": the bearer token may hold only letters, digits and -._~+/ (then = at the end), as an Authorization header carries it (RFC 6750)")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+// Tests of the operator's secrets (secrets.go): where the requestState key
+// and the bearer token come from, binary keys kept byte for byte, short
+// tokens refused, secret files others may read warned about, and the
+// secret variables taken out of the environment. Issue 20, finding 3.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mustWriteFile writes data to a new file in dir with mode perm and
+// returns its path.
+func mustWriteFile(tb testing.TB, dir, name string, data []byte, perm os.FileMode) string {
+	tb.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, perm); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Chmod(path, perm); err != nil { // WriteFile's mode is masked by the umask
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// envOf is a getenv holding vars.
+func envOf(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+// testToken is a bearer token long enough to be accepted.
+const testToken = "0123456789abcdef0123456789abcdef"
+
+// TestLoadStateKey checks where the requestState secret comes from, and
+// that a binary key file is the key byte for byte: a random 32-byte key
+// whose first or last byte is white space (about 5 % of them) was trimmed
+// and then refused as short.
+func TestLoadStateKey(t *testing.T) {
+	dir := t.TempDir()
+	binary := append([]byte{'\n', 0x00, 0xff}, bytes.Repeat([]byte{0x9c}, 28)...)
+	binary = append(binary, ' ') // 32 bytes, white space at both ends
+	for _, tt := range []struct {
+		name, path, env string
+		want            []byte
+		wantErr         string
+	}{
+		{"none: random", "", "", nil, ""},
+		{"text file, newline trimmed", mustWriteFile(t, dir, "text", append(append([]byte{}, testStateKey...), '\n'), 0o600), "", testStateKey, ""},
+		{"binary file, byte for byte", mustWriteFile(t, dir, "binary", binary, 0o600), "", binary, ""},
+		{"file wins over env", mustWriteFile(t, dir, "wins", testStateKey, 0o600), "ignored-ignored-ignored-ignored-ignored", testStateKey, ""},
+		{"env, white space trimmed", "", " " + string(testStateKey) + "\n", testStateKey, ""},
+		{"short file", mustWriteFile(t, dir, "short", []byte("short"), 0o600), "", nil, "-state-key-file: the requestState secret must be at least 32 bytes"},
+		{"short binary file", mustWriteFile(t, dir, "shortbin", binary[:31], 0o600), "", nil, "-state-key-file: the requestState secret must be at least 32 bytes"},
+		{"short env", "", "short", nil, "BAREMCP_STATE_KEY: the requestState secret must be at least 32 bytes"},
+		{"missing file", filepath.Join(dir, "nope"), "", nil, "-state-key-file: open"},
+		{"huge file", mustWriteFile(t, dir, "huge", bytes.Repeat([]byte("k"), maxSecretFileBytes+1), 0o600), "", nil, "is larger than 65536 bytes: not a secret file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			key, err := loadStateKey(tt.path, envOf(map[string]string{envStateKey: tt.env}), func(string, ...any) {})
+			if !bytes.Equal(key, tt.want) || (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("loadStateKey(%q) = %q, %v; want %q, error %q", tt.path, key, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestCheckToken checks the bearer token rules: at least minTokenBytes,
+// and only what an Authorization header can carry (RFC 6750 b64token).
+// The error never quotes the token.
+func TestCheckToken(t *testing.T) {
+	for _, tt := range []struct {
+		name, token, wantErr string
+	}{
+		{"32 hex digits", testToken, ""},
+		{"base64 with padding", strings.Repeat("Ab+/", 8) + "==", ""},
+		{"every b64token character", "abcXYZ019-._~+/" + strings.Repeat("q", 17), ""},
+		{"31 bytes", testToken[:31], "at least 32 bytes (it has 31)"},
+		{"a word", "s3cret", "at least 32 bytes (it has 6)"},
+		{"a space inside", testToken[:16] + " " + testToken[16:], "only letters, digits and -._~+/"},
+		{"a quote", testToken + `"`, "only letters, digits and -._~+/"},
+		{"padding in the middle", testToken[:16] + "=" + testToken[16:], "only letters, digits and -._~+/"},
+		{"only padding", strings.Repeat("=", 32), "only padding"},
+		{"non-ASCII", testToken + "é", "only letters, digits and -._~+/"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkToken("-token-file t", tt.token)
+			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("checkToken(%q) = %v, want %q", tt.token, err, tt.wantErr)
+			}
+			if err != nil && len(tt.token) >= 6 && strings.Contains(err.Error(), tt.token) {
+				t.Errorf("checkToken's error quotes the token: %v", err)
+			}
+		})
+	}
+}
+
+// TestSecretFileWarnings checks that a secret file other users may read
+// or write starts the server with a warning naming the file, and a file
+// only its owner can read starts it silently.
+func TestSecretFileWarnings(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		warn string // "" means no warning about a secret file
+	}{
+		{"token file 0600", []string{"-http", "127.0.0.1:0", "-token-file", mustWriteFile(t, dir, "t600", []byte(testToken), 0o600)}, ""},
+		{"token file 0644", []string{"-http", "127.0.0.1:0", "-token-file", mustWriteFile(t, dir, "t644", []byte(testToken), 0o644)}, "flag=-token-file path=" + filepath.Join(dir, "t644") + " mode=0644"},
+		{"token file 0640", []string{"-http", "127.0.0.1:0", "-token-file", mustWriteFile(t, dir, "t640", []byte(testToken), 0o640)}, "mode=0640"},
+		{"token file 0620", []string{"-http", "127.0.0.1:0", "-token-file", mustWriteFile(t, dir, "t620", []byte(testToken), 0o620)}, "mode=0620"},
+		{"key file 0400", []string{"-state-key-file", mustWriteFile(t, dir, "k400", testStateKey, 0o400)}, ""},
+		{"key file 0604", []string{"-state-key-file", mustWriteFile(t, dir, "k604", testStateKey, 0o604)}, "flag=-state-key-file path=" + filepath.Join(dir, "k604") + " mode=0604"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // start, log, and stop at once
+			logs := &syncBuffer{}
+			if err := run(ctx, tt.args, strings.NewReader(""), io.Discard, logs, envOf(nil)); err != nil {
+				t.Fatalf("run(%q) = %v", tt.args, err)
+			}
+			got := logs.String()
+			const msg = `msg="secret file is accessible to users other than its owner; chmod 600 it"`
+			switch {
+			case tt.warn == "" && strings.Contains(got, msg):
+				t.Errorf("run(%q) warned: %s", tt.args, got)
+			case tt.warn != "" && !(strings.Contains(got, msg) && strings.Contains(got, tt.warn)):
+				t.Errorf("run(%q) log = %s\nwant a warning with %q", tt.args, got, tt.warn)
+			}
+		})
+	}
+}
+
+// TestTakeSecrets checks that the secret variables leave the environment
+// when the process starts and are still served to run, and that other
+// variables pass through.
+func TestTakeSecrets(t *testing.T) {
+	env := map[string]string{envToken: testToken, envStateKey: string(testStateKey), "HOME": "/home/x"}
+	getenv := takeSecrets(envOf(env), func(name string) error { delete(env, name); return nil })
+	if _, ok := env[envToken]; ok {
+		t.Errorf("%s is still in the environment", envToken)
+	}
+	if _, ok := env[envStateKey]; ok {
+		t.Errorf("%s is still in the environment", envStateKey)
+	}
+	if getenv(envToken) != testToken || getenv(envStateKey) != string(testStateKey) || getenv("HOME") != "/home/x" {
+		t.Errorf("getenv = %q %q %q", getenv(envToken), getenv(envStateKey), getenv("HOME"))
+	}
+}
+
+// TestTakeSecretsFromProcess checks takeSecrets as main calls it, on the
+// real process environment: after it, os.Getenv and os.Environ (what a
+// child process inherits) no longer hold the secrets.
+func TestTakeSecretsFromProcess(t *testing.T) {
+	t.Setenv(envToken, testToken)
+	t.Setenv(envStateKey, string(testStateKey))
+	getenv := takeSecrets(os.Getenv, os.Unsetenv)
+	for _, name := range secretEnv {
+		if _, ok := os.LookupEnv(name); ok {
+			t.Errorf("%s is still in the process environment", name)
+		}
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, name+"=") {
+				t.Errorf("os.Environ holds %s", name)
+			}
+		}
+	}
+	if getenv(envToken) != testToken || getenv(envStateKey) != string(testStateKey) {
+		t.Errorf("run's getenv lost the secrets: %q %q", getenv(envToken), getenv(envStateKey))
+	}
+}

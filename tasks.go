@@ -1,0 +1,361 @@
+// The tasks extension (io.modelcontextprotocol/tasks): a modern tools/call
+// the server chooses to run in the background answers CreateTaskResult at
+// once, and the client follows the task with tasks/get, answers its input
+// requests with tasks/update, and stops it with tasks/cancel; it may also
+// watch it through subscriptions/listen (notifications/tasks).
+//
+// A tool says whether it may run as a task (tool.Task: taskNever, the
+// default, taskMay or taskMust); the server decides per request, and only
+// for a request whose _meta declares the extension. The handler is the one
+// every tool has: inside a task req.NeedInput moves the task to
+// input_required, tasks/update supplies the answers, and the handler runs
+// again from the top with them, as it does for MRTR and for the classic
+// bridge. A tool that must ask before it starts (TaskAfterInput) asks
+// synchronously through MRTR and calls req.Detach once it has what it
+// needs. The classic era never sees a task.
+//
+// This file holds the surface (the decision, the handlers, the runner);
+// the store, its bounds and the wire encoding of a task are tasks_store.go.
+//
+// Spec: SEP-2663 (the tasks extension), ../shared/spec/seps/2663-tasks-extension.md;
+// https://modelcontextprotocol.io/extensions/tasks/overview;
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime/debug"
+)
+
+// extensionTasks is the extension's identifier, in capabilities.extensions.
+// [§Extension Identifier]: SEP-2663, section Extension Identifier
+const extensionTasks = "io.modelcontextprotocol/tasks"
+
+// capabilityTasks names the extension in -32021's missing list.
+const capabilityTasks = "extensions." + extensionTasks
+
+// The extension's methods. tasks/result and tasks/list (2025-11-25) are
+// not defined: both are -32601.
+const (
+	methodTasksGet    = "tasks/get"
+	methodTasksUpdate = "tasks/update"
+	methodTasksCancel = "tasks/cancel"
+	methodTasksStatus = "notifications/tasks"
+)
+
+// taskMode says whether a modern tools/call of a tool may run as a task.
+type taskMode uint8
+
+// The three modes a tool declares (tool.Task).
+const (
+	// taskNever: always answered with the tool's result (the default).
+	taskNever taskMode = iota
+	// taskMay: a task when the request declares the extension (and the
+	// server has room for it), the tool's result otherwise.
+	taskMay
+	// taskMust: always a task; a request that does not declare the
+	// extension gets -32021 before the tool runs.
+	taskMust
+)
+
+// taskPlan is how one tools/call runs.
+type taskPlan uint8
+
+const (
+	planSync        taskPlan = iota // the tool's result, on the request
+	planTask                        // a task, started before the handler runs
+	planUntilDetach                 // on the request until the handler calls req.Detach
+)
+
+// planTask decides how req runs tool t, once, before its arguments are
+// read: only a modern request that declares the extension may get a task,
+// and a taskMust tool refuses the others with -32021.
+// [§Capability Negotiation]: SEP-2663, section Capability Negotiation
+func (s *server) planTask(req *request, t *tool) (taskPlan, *rpcError) {
+	if t.Task == taskNever || req.session != nil || !isModern(req.version) {
+		// The extension is not defined for the classic era: a classic
+		// client's call runs as it always has.
+		return planSync, nil
+	}
+	if !clientCaps(req.meta.capabilities).tasks {
+		if t.Task == taskMust {
+			return planSync, missingCapabilityError([]string{capabilityTasks})
+		}
+		return planSync, nil
+	}
+	if t.TaskAfterInput {
+		return planUntilDetach, nil
+	}
+	return planTask, nil
+}
+
+// detachRequested is the error req.Detach returns when the call is to
+// continue as a task; handleToolsCall turns it into one.
+type detachRequested struct{}
+
+func (*detachRequested) Error() string { return "detach requested" }
+
+// Detach says "from here on, run as a task", for a tool with
+// TaskAfterInput: it returns an error to return at once when the call
+// becomes a task (the handler then runs again from the top inside the
+// task, where Detach returns nil), and nil when the call goes on here (a
+// client that did not declare the extension, the classic era, a server
+// with no room for another task, or already inside the task). What the
+// handler does before Detach runs twice: keep it free of side effects,
+// as for every MRTR round.
+//
+//	if err := req.Detach(); err != nil {
+//		return nil, err
+//	}
+func (r *request) Detach() error {
+	if r.taskable {
+		return &detachRequested{}
+	}
+	return nil
+}
+
+// InTask reports whether the handler runs inside a task.
+func (r *request) InTask() bool { return r.task != nil }
+
+// startTask makes req's call of t a task: the task is stored, its handler
+// started in the background with what the request carried (arguments,
+// client capabilities, the answers of an MRTR phase), and CreateTaskResult
+// returned. started is false when the store refused a taskMay tool: the
+// call then runs on the request. The store's refusal of a taskMust tool
+// is the error.
+// [§Task Creation]: SEP-2663, "CreateTaskResult"
+// [§Composition with MRTR]: SEP-2663, "resolve all MRTR exchanges synchronously before responding with a CreateTaskResult"
+func (s *server) startTask(req *request, t *tool) (res result, started bool, err error) {
+	caps := bytes.Clone(req.meta.capabilities)
+	size := int64(len(req.param("arguments")) + len(caps))
+	for _, a := range req.input.answers {
+		size += int64(len(a.raw))
+	}
+	// The run's request: nothing of the transport's (no stream, no
+	// session, no progress token), so Progress and Log do nothing, as
+	// the extension wants: they are not supported on tasks.
+	// [§Task Status Notifications]: SEP-2663, "notifications/progress and notifications/message ... are not supported on tasks"
+	run := &request{
+		method:  req.method,
+		version: req.version,
+		caller:  req.caller,
+		server:  s,
+		meta:    requestMeta{present: true, modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
+		args:    req.args,
+		input:   req.input,
+		// The task continues the creating request's trace (trace.go),
+		// and names the same tool to the middleware and the logs.
+		trace:  req.trace,
+		target: req.target,
+	}
+	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
+		run.task = tk
+		s.runTask(withTrace(ctx, run), tk, t, run)
+	})
+	if rerr != nil {
+		if t.Task == taskMay {
+			return result{}, false, nil
+		}
+		return result{}, false, rerr
+	}
+	return result{body: json.RawMessage(seed), task: true}, true, nil
+}
+
+// runTask drives t's handler inside task tk, like bridgeInput drives it
+// for a classic client: it runs the handler, and when the handler asks
+// for input, moves the task to input_required, waits for tasks/update to
+// answer every request, and runs it again from the top with the answers,
+// up to maxBridgeRounds rounds. The outcome becomes the task's final
+// state; a panic fails the task (-32603, logged with its reference).
+func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
+	for round := 1; ; round++ {
+		res, err := s.callInTask(ctx, t, r)
+		need := (*inputRequired)(nil)
+		if !errors.As(err, &need) {
+			s.endTask(ctx, tk, r, res, err)
+			return
+		}
+		if round > maxBridgeRounds {
+			s.tasks.finish(tk, taskFailed, nil, newError(codeInternalError, "tools/call: the handler asked for input more than %d times", maxBridgeRounds))
+			return
+		}
+		// tools/call may ask (its entry in methods is mrtr); the gate
+		// checks the keys and the capabilities the creating request
+		// declared.
+		if _, err := s.mayAsk(r, method{mrtr: true}, need); err != nil {
+			s.endTask(ctx, tk, r, result{}, err)
+			return
+		}
+		answers := map[string]*inputResponse{}
+		if len(need.requests) > 0 {
+			if err := s.tasks.ask(tk, need.requests); err != nil {
+				if !errors.Is(err, errTaskDone) {
+					s.endTask(ctx, tk, r, result{}, err)
+				}
+				return // or it ended meanwhile (cancelled, shut down)
+			}
+			got, err := s.tasks.awaitInput(ctx, tk)
+			if err != nil {
+				return // the task ended meanwhile: the store knows how
+			}
+			maps.Copy(answers, got)
+		}
+		// An answer to a key asked again replaces the old one, as in an
+		// MRTR round.
+		for key, a := range r.input.answers {
+			if answers[key] == nil {
+				answers[key] = a
+			}
+		}
+		r.input = inputRound{answers: answers, data: need.data}
+	}
+}
+
+// callInTask runs the handler once inside a task, recovering a panic as
+// the dispatcher does for a request.
+func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ref := s.nextRef()
+			s.log.Error("task handler panicked", "ref", ref, "tool", t.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = &rpcError{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": ref}}
+		}
+	}()
+	return s.callTool(ctx, t, r)
+}
+
+// endTask records the outcome of the handler run for r: a result (an
+// isError result included) completes the task; a JSON-RPC error fails it,
+// and so does any other error, as -32603 with the details logged (with
+// r's method and trace); a context that
+// ended means the store already ended the task (cancel, shutdown) or is
+// about to (the run limit).
+// [§Task Execution Errors]: SEP-2663, section Task Execution Errors
+func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, err error) {
+	var rerr *rpcError
+	var to *taskTimeout
+	switch {
+	case err == nil:
+		s.tasks.finish(tk, taskCompleted, taskResultBody(res.body), nil)
+	case errors.As(err, &rerr):
+		s.tasks.finish(tk, taskFailed, nil, rerr)
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), &to):
+		s.tasks.finish(tk, taskFailed, nil, to.failure())
+	case ctx.Err() != nil:
+		s.tasks.finish(tk, taskCancelled, nil, nil)
+	default:
+		s.tasks.finish(tk, taskFailed, nil, s.peerError(r, err))
+	}
+}
+
+// taskResultBody returns the CallToolResult body of a tools/call as the
+// request would have returned it: with its resultType, which the
+// dispatcher stamps on a response but a task's result carries itself.
+// [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
+func taskResultBody(body any) []byte {
+	raw, _ := body.(json.RawMessage)
+	inner := bytes.TrimSpace(raw)
+	if len(inner) < 2 || inner[0] != '{' {
+		return []byte(`{"resultType":"complete","content":[]}`)
+	}
+	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+	out := make([]byte, 0, len(inner)+32)
+	out = append(out, `{"resultType":"complete"`...)
+	if len(inner) > 0 {
+		out = append(out, ',')
+		out = append(out, inner...)
+	}
+	return append(out, '}')
+}
+
+// taskNotFound is the answer for a task id that names no task of the
+// caller: unknown, expired, or another principal's, all alike.
+// [§Protocol Errors]: SEP-2663, "Invalid or nonexistent taskId: -32602"
+func taskNotFound(method string) *rpcError {
+	return invalidParams("%s: task not found", method)
+}
+
+// taskIDParam checks what every tasks/* request needs before anything is
+// looked up: the extension declared in its _meta (else -32021), then a
+// string taskId.
+// [§Protocol Errors]: SEP-2663, "MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel"
+func taskIDParam(req *request) (string, *rpcError) {
+	if !clientCaps(req.meta.capabilities).tasks {
+		return "", missingCapabilityError([]string{capabilityTasks})
+	}
+	raw := req.param("taskId")
+	if raw == nil {
+		return "", invalidParams("invalid params: taskId is required")
+	}
+	id, ok := jsonString(raw)
+	if !ok {
+		return "", invalidParams("invalid params: taskId must be a string")
+	}
+	if id == "" || len(id) > maxTaskIDBytes {
+		return "", taskNotFound(req.method)
+	}
+	return id, nil
+}
+
+// handleTasksGet answers tasks/get with the task's current state
+// (DetailedTask): its inputRequests while it waits, its result when
+// completed, its error when failed.
+// [§Task Polling]: SEP-2663, section Task Polling
+func (s *server) handleTasksGet(ctx context.Context, req *request) (result, error) {
+	id, rerr := taskIDParam(req)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	body, ok := s.tasks.get(id, req.caller.principal)
+	if !ok {
+		return result{}, taskNotFound(req.method)
+	}
+	return result{body: json.RawMessage(body)}, nil
+}
+
+// handleTasksUpdate answers tasks/update with an empty acknowledgement,
+// once the answers to outstanding requests are applied (taskStore.update).
+// [§Task Update Requests]: SEP-2663, section Task Update Requests
+func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, error) {
+	id, rerr := taskIDParam(req)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	raw := req.param("inputResponses")
+	switch {
+	case raw == nil:
+		return result{}, invalidParams("invalid params: inputResponses is required")
+	case jsonKind(raw) != '{':
+		return result{}, invalidParams("invalid params: inputResponses must be an object")
+	}
+	if rerr := s.tasks.update(id, req.caller.principal, raw); rerr != nil {
+		return result{}, rerr
+	}
+	return result{}, nil
+}
+
+// handleTasksCancel answers tasks/cancel with an empty acknowledgement,
+// for a finished task too (nothing changes then).
+// [§Task Cancellation]: SEP-2663, section Task Cancellation
+func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, error) {
+	id, rerr := taskIDParam(req)
+	if rerr != nil {
+		return result{}, rerr
+	}
+	if rerr := s.tasks.cancelTask(id, req.caller.principal); rerr != nil {
+		return result{}, rerr
+	}
+	return result{}, nil
+}
+
+// publishTask tells the subscriptions watching task id that its state
+// changed; each encodes the state when it delivers (subscriptions.go).
+func (s *server) publishTask(id string) {
+	s.subs.publish(notice{kind: noticeTaskStatus, task: id})
+}

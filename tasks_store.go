@@ -1,0 +1,761 @@
+// The task store: every task this process holds, bounded in number (in
+// total and per caller share) and in bytes, each bound to the principal
+// that created it, kept for its ttlMs and then forgotten, and ended when
+// the server shuts down. tasks.go serves the protocol surface over it.
+//
+// A task lives in memory only, in the process that created it: it does
+// not survive a restart, and another replica does not know it (a replica
+// id in the task id lets a load balancer route tasks/* to the owner,
+// -replica-id).
+//
+// Spec: SEP-2663 (the tasks extension, io.modelcontextprotocol/tasks),
+// ../shared/spec/seps/2663-tasks-extension.md, sections Tasks, Task Status,
+// Task Polling, Task Update Requests, Task Cancellation, Security
+// Implications.
+
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults and fixed limits of the task store. Each is listed, with what
+// happens past it, in docs/RELIABILITY.md.
+const (
+	// defaultTaskTTL is how long a finished task (completed, failed or
+	// cancelled) keeps its result for the client to fetch (-task-ttl).
+	// Minutes: a client polls every pollIntervalMs, so it sees the end
+	// long before; the time covers a client that reconnects.
+	defaultTaskTTL = 10 * time.Minute
+
+	// defaultTaskTimeout bounds how long a task may run, input rounds
+	// included (-task-timeout); past it the task fails. Tasks exist for
+	// work longer than a request (-request-timeout, 5 min), so the bound
+	// is an hour, not minutes.
+	defaultTaskTimeout = time.Hour
+
+	// defaultMaxTasks bounds the tasks the server holds at once, running
+	// or finished and not yet expired (-max-tasks): each has a goroutine
+	// while it runs, and a record and result until it expires.
+	defaultMaxTasks = 1024
+
+	// taskShareDivisor sets a caller share's part of -max-tasks: one
+	// share (a principal, or an HTTP client address without one) may hold
+	// at most max-tasks/16 (64 by default), so one client cannot take
+	// every task slot. stdio has one client, which may hold them all.
+	taskShareDivisor = 16
+
+	// defaultMaxTaskBytes bounds what one task holds (its arguments while
+	// it runs, its input requests and answers, its result): the largest
+	// message a client may send, so an argument that fits a request fits
+	// a task.
+	defaultMaxTaskBytes = 4 << 20
+
+	// defaultMaxTaskBytesTotal bounds what all tasks hold together: the
+	// part of the server's memory tasks may take however many there are.
+	defaultMaxTaskBytesTotal = 64 << 20
+
+	// taskRecordBytes is what a task costs besides its contents (the
+	// record, its id, its timestamps, and a short error: an error body of
+	// at most taskShortErrorBytes), counted against the byte budgets.
+	taskRecordBytes = 512
+
+	// taskShortErrorBytes bounds an error body that costs nothing beyond
+	// the record. Every error the server itself writes into a task (too
+	// large, busy, timed out, shutting down) is shorter; a longer one from
+	// a handler counts as content.
+	taskShortErrorBytes = 256
+
+	// maxTaskStatusMessage bounds statusMessage, which repeats a failed
+	// task's error message.
+	maxTaskStatusMessage = 200
+
+	// maxTaskIDBytes bounds a task id the server looks up. Ids it issues
+	// are at most 59 bytes (a 32-byte replica id, a dot, 26 characters).
+	maxTaskIDBytes = 64
+
+	// taskPollInterval is the pollIntervalMs every task reports. Advisory:
+	// faster polls are served, not refused.
+	taskPollInterval = time.Second
+)
+
+// replicaIDPattern is what -replica-id accepts: a name that is safe in a
+// header (Mcp-Name) and in a load balancer's server name.
+var replicaIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// taskConfig is the task store's settings, from the command line.
+type taskConfig struct {
+	ttl       time.Duration // -task-ttl: how long a finished task is kept
+	timeout   time.Duration // -task-timeout: how long a task may run
+	maxTasks  int           // -max-tasks: tasks held at once
+	replicaID string        // -replica-id: the prefix of every task id ("" none)
+	// maxBytes and maxTotalBytes bound one task's contents and all of
+	// them (0: the defaults); no flag sets them, tests lower them.
+	maxBytes, maxTotalBytes int64
+}
+
+// taskFlags registers the task flags on fs and returns where they land.
+func taskFlags(fs *flag.FlagSet) *taskConfig {
+	c := &taskConfig{}
+	fs.DurationVar(&c.ttl, "task-ttl", defaultTaskTTL, "keep a finished task's result for `duration`")
+	fs.DurationVar(&c.timeout, "task-timeout", defaultTaskTimeout, "fail a task still running after `duration`")
+	fs.IntVar(&c.maxTasks, "max-tasks", defaultMaxTasks, "tasks held at once, running or finished (`n`); one client may hold n/16")
+	fs.StringVar(&c.replicaID, "replica-id", "", "prefix every task id with `name` and a dot, so a load balancer can route tasks/* by Mcp-Name")
+	return c
+}
+
+// check reports a task flag that cannot work.
+func (c *taskConfig) check() error {
+	if c.ttl <= 0 || c.timeout <= 0 {
+		return errors.New("-task-ttl and -task-timeout must be positive")
+	}
+	if c.maxTasks <= 0 {
+		return errors.New("-max-tasks must be positive")
+	}
+	if c.replicaID != "" && !replicaIDPattern.MatchString(c.replicaID) {
+		return fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", c.replicaID)
+	}
+	return nil
+}
+
+// taskStatus is a task's state.
+// [§Task Status]: SEP-2663, section Task Status
+type taskStatus uint8
+
+// The five statuses. completed, failed and cancelled are terminal: once
+// reached, the task's state never changes again (docs/GAPS.md).
+const (
+	taskWorking taskStatus = iota
+	taskInputRequired
+	taskCompleted
+	taskFailed
+	taskCancelled
+)
+
+// taskStatusNames spells the statuses on the wire, indexed by taskStatus.
+var taskStatusNames = [...]string{"working", "input_required", "completed", "failed", "cancelled"}
+
+func (st taskStatus) String() string { return taskStatusNames[st] }
+
+// terminal reports whether st is final.
+func (st taskStatus) terminal() bool { return st >= taskCompleted }
+
+// task is one task. Its immutable fields are set at creation; the others
+// are guarded by the store's mu. The runner goroutine (tasks.go) owns the
+// handler's request; the store owns the record.
+type task struct {
+	id        string
+	principal string // caller.principal of the creating request: only it may see the task
+	share     string // caller.share: whose part of -max-tasks it takes
+	createdAt time.Time
+	// cancel ends the run's context with a cause: tasks/cancel, shutdown,
+	// the end of the run, or expiry.
+	cancel context.CancelCauseFunc
+	wake   chan struct{} // capacity 1: the last outstanding input was answered
+
+	status    taskStatus                // guarded by the store's mu
+	message   string                    // guarded; statusMessage
+	updatedAt time.Time                 // guarded; lastUpdatedAt
+	expiresAt time.Time                 // guarded; zero until terminal
+	asks      []taskAsk                 // guarded; outstanding input requests, in the order asked
+	wires     map[string]bool           // guarded; every key ever put on the wire for this task
+	answers   map[string]*inputResponse // guarded; this round's answers, by the handler's key
+	result    []byte                    // guarded; completed: the CallToolResult
+	errBody   []byte                    // guarded; failed: the JSON-RPC error object
+	size      int64                     // guarded; bytes counted against the budgets
+}
+
+// taskAsk is one outstanding input request of a task: the handler's
+// request, and the key it has on the wire, unique over the task's life.
+type taskAsk struct {
+	wire string
+	q    inputRequest
+}
+
+// taskStore holds the tasks of one server. It is safe for concurrent use.
+type taskStore struct {
+	cfg      taskConfig
+	perShare int // tasks one caller share may hold
+	now      func() time.Time
+	log      *slog.Logger
+	changed  func(id string) // called, outside mu, after a task's state changed
+	base     context.Context // parent of every run; cancelled by shutdown
+	stopBase context.CancelFunc
+	runners  sync.WaitGroup // one per task goroutine
+
+	mu     sync.Mutex       // guards tasks, shares, size, closed and the guarded fields of every task
+	tasks  map[string]*task // by id
+	shares map[string]int   // tasks held per caller share
+	size   int64            // bytes held by all tasks
+	closed bool             // shutdown began: no new task
+}
+
+// newTaskStore returns an empty store. now is the clock of timestamps and
+// expiry (nil: time.Now); changed publishes a task's new state.
+func newTaskStore(cfg taskConfig, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
+	if cfg.ttl <= 0 {
+		cfg.ttl = defaultTaskTTL
+	}
+	if cfg.timeout <= 0 {
+		cfg.timeout = defaultTaskTimeout
+	}
+	if cfg.maxTasks <= 0 {
+		cfg.maxTasks = defaultMaxTasks
+	}
+	if cfg.maxBytes <= 0 {
+		cfg.maxBytes = defaultMaxTaskBytes
+	}
+	if cfg.maxTotalBytes <= 0 {
+		cfg.maxTotalBytes = defaultMaxTaskBytesTotal
+	}
+	if now == nil {
+		now = time.Now
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &taskStore{cfg: cfg, perShare: max(1, cfg.maxTasks/taskShareDivisor), now: now, log: log, changed: changed,
+		base: base, stopBase: stop, tasks: map[string]*task{}, shares: map[string]int{}}
+}
+
+// Why a task's context ended, besides its run limit (taskTimeout).
+var (
+	errTaskCancelled = errors.New("task cancelled by the client")
+	errTaskShutdown  = errors.New("server shutting down")
+	errTaskDone      = errors.New("task run ended")
+	errTaskExpired   = errors.New("task expired")
+)
+
+// taskTimeout is the cause of a run context that reached -task-timeout.
+type taskTimeout struct{ after time.Duration }
+
+func (e *taskTimeout) Error() string { return fmt.Sprintf("task timed out after %v", e.after) }
+
+// failure is the error a task past its run limit fails with.
+func (e *taskTimeout) failure() *rpcError {
+	return &rpcError{Code: codeInternalError, Message: "tools/call: " + e.Error(), Data: map[string]int64{"timeoutMs": e.after.Milliseconds()}}
+}
+
+// newTaskID returns an unguessable id: 128 bits from crypto/rand (26
+// base32 characters), after the replica id and a dot when there is one.
+// [§Security Implications]: SEP-2663, "Task ID unguessability"
+func newTaskID(replica string) string {
+	if replica == "" {
+		return rand.Text()
+	}
+	return replica + "." + rand.Text()
+}
+
+// create registers a new working task for c, holding size bytes, and
+// starts run on its own goroutine with the task's context (the store's
+// base, bounded by -task-timeout). The task is in the store before run
+// starts and before create returns, so a tasks/get for it resolves as
+// soon as the client can know its id. It returns the task and its seed
+// state as CreateTaskResult shows it, or the error that refuses it: the
+// server is shutting down, or a bound would be passed (-31503).
+// [§Task Creation]: SEP-2663, "MUST NOT return CreateTaskResult until the task is durably created"
+func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, t *task)) (*task, []byte, *rpcError) {
+	id := newTaskID(st.cfg.replicaID)
+	now := st.now()
+	size += taskRecordBytes
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
+	}
+	st.sweepLocked(now)
+	switch {
+	case len(st.tasks) >= st.cfg.maxTasks:
+		return nil, nil, &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: %d tasks held, retry later", st.cfg.maxTasks),
+			Data: map[string]int{"maxTasks": st.cfg.maxTasks}}
+	case c.share != "" && st.shares[c.share] >= st.perShare:
+		return nil, nil, &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client holds %d tasks, retry later", st.perShare),
+			Data: map[string]int{"maxTasksPerClient": st.perShare}}
+	case size-taskRecordBytes > st.cfg.maxBytes || st.size+size > st.cfg.maxTotalBytes:
+		return nil, nil, &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
+			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+	}
+	runCtx, cancel := context.WithCancelCause(st.base)
+	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
+	t := &task{id: id, principal: c.principal, share: c.share, createdAt: now, updatedAt: now,
+		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size}
+	t.cancel = func(cause error) { cancel(cause); stopTimer() }
+	t.message = "the task is running"
+	st.tasks[id] = t
+	st.shares[c.share]++
+	st.size += size
+	seed := st.encodeLocked(t, false)
+	// A run past -task-timeout fails even if its handler ignores its
+	// context; the run's end stops the watch.
+	stopWatch := context.AfterFunc(runCtx, func() {
+		var to *taskTimeout
+		if errors.As(context.Cause(runCtx), &to) {
+			st.finish(t, taskFailed, nil, to.failure())
+		}
+	})
+	st.runners.Add(1)
+	go func() {
+		defer st.runners.Done()
+		defer t.cancel(errTaskDone)
+		defer stopWatch()
+		run(runCtx, t)
+	}()
+	return t, seed, nil
+}
+
+// lookupLocked returns the task id of principal, or nil: unknown, expired
+// (then forgotten) and another principal's all look the same.
+// [§Security Implications]: SEP-2663, "Auth binding"
+func (st *taskStore) lookupLocked(id, principal string, now time.Time) *task {
+	t := st.tasks[id]
+	if t == nil || t.principal != principal {
+		return nil
+	}
+	if st.expiredLocked(t, now) {
+		st.removeLocked(t)
+		return nil
+	}
+	return t
+}
+
+// expiredLocked reports whether t's ttlMs has run out. Only finished
+// tasks expire; a running one ends through -task-timeout first.
+func (st *taskStore) expiredLocked(t *task, now time.Time) bool {
+	return t.status.terminal() && !now.Before(t.expiresAt)
+}
+
+// removeLocked forgets t and releases what it held.
+func (st *taskStore) removeLocked(t *task) {
+	delete(st.tasks, t.id)
+	if st.shares[t.share]--; st.shares[t.share] <= 0 {
+		delete(st.shares, t.share)
+	}
+	st.size -= t.size
+	t.cancel(errTaskExpired)
+}
+
+// sweepLocked forgets every expired task. It runs on each creation, so
+// expired tasks never hold a slot a new one needs; its cost is bounded by
+// -max-tasks.
+func (st *taskStore) sweepLocked(now time.Time) {
+	for _, t := range st.tasks {
+		if st.expiredLocked(t, now) {
+			st.removeLocked(t)
+		}
+	}
+}
+
+// fitsLocked reports whether t may hold size bytes (taskRecordBytes and
+// its content): shrinking always fits; growing must stay within the
+// per-task and the total budgets.
+func (st *taskStore) fitsLocked(t *task, size int64) bool {
+	return size <= t.size || (size-taskRecordBytes <= st.cfg.maxBytes && st.size-t.size+size <= st.cfg.maxTotalBytes)
+}
+
+// resizeLocked sets t's counted size to size if both budgets allow it.
+func (st *taskStore) resizeLocked(t *task, size int64) bool {
+	if !st.fitsLocked(t, size) {
+		return false
+	}
+	st.size += size - t.size
+	t.size = size
+	return true
+}
+
+// get returns the task as tasks/get shows it (DetailedTask), or false
+// when principal has no such task.
+func (st *taskStore) get(id, principal string) ([]byte, bool) {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t := st.lookupLocked(id, principal, now)
+	if t == nil {
+		return nil, false
+	}
+	return st.encodeLocked(t, true), true
+}
+
+// detail is get for a notification: it also says whether the state is
+// final.
+func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok bool) {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t := st.lookupLocked(id, principal, now)
+	if t == nil {
+		return nil, false, false
+	}
+	return st.encodeLocked(t, true), t.status.terminal(), true
+}
+
+// owned returns the ids, in order, that name a live task of principal.
+func (st *taskStore) owned(ids []string, principal string) []string {
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []string
+	for _, id := range ids {
+		if st.lookupLocked(id, principal, now) != nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// update applies a tasks/update: each answer under a key the task is
+// waiting for is checked against its request and kept; answers under any
+// other key are ignored. A malformed answer refuses the whole update
+// (-32602) and applies nothing. The answers are applied before update
+// returns, so the next tasks/get shows them; when none is outstanding any
+// more the task is working again and its runner wakes. raw is the
+// inputResponses object.
+// [§Task Update Requests]: SEP-2663, section Task Update Requests
+func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
+	now := st.now()
+	st.mu.Lock()
+	t := st.lookupLocked(id, principal, now)
+	if t == nil {
+		st.mu.Unlock()
+		return taskNotFound(methodTasksUpdate)
+	}
+	if t.status != taskInputRequired {
+		st.mu.Unlock()
+		return nil // nothing outstanding: every answer is ignored
+	}
+	members, _ := objectMembers(raw)
+	type answer struct {
+		ask  int
+		resp *inputResponse
+	}
+	var got []answer
+	size := t.size
+	for _, m := range members {
+		i := t.askIndex(m.name)
+		if i < 0 {
+			continue // never issued, already answered or superseded
+		}
+		resp, err := parseInputResponse(t.asks[i].q.method, t.asks[i].q.mode, t.asks[i].q.schema, m.value)
+		if err != nil {
+			st.mu.Unlock()
+			return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
+		}
+		got = append(got, answer{i, resp})
+		size += int64(len(resp.raw))
+	}
+	if len(got) == 0 {
+		st.mu.Unlock()
+		return nil
+	}
+	if !st.resizeLocked(t, size) {
+		st.mu.Unlock()
+		return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+	}
+	if t.answers == nil {
+		t.answers = map[string]*inputResponse{}
+	}
+	answered := map[int]bool{}
+	for _, a := range got {
+		t.answers[t.asks[a.ask].q.key] = a.resp
+		answered[a.ask] = true
+	}
+	left := t.asks[:0]
+	for i, a := range t.asks {
+		if !answered[i] {
+			left = append(left, a)
+		}
+	}
+	clear(t.asks[len(left):])
+	t.asks = left
+	t.updatedAt = now
+	if len(t.asks) == 0 {
+		t.status, t.message = taskWorking, "the task is running"
+		select {
+		case t.wake <- struct{}{}:
+		default:
+		}
+	}
+	st.mu.Unlock()
+	st.changed(id)
+	return nil
+}
+
+// askIndex returns the index of the outstanding request whose wire key is
+// key, or -1. Guarded by the store's mu.
+func (t *task) askIndex(key string) int {
+	for i, a := range t.asks {
+		if a.wire == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// cancelTask applies a tasks/cancel: a task still running or waiting for
+// input is cancelled at once (its handler's context is cancelled; what it
+// returns afterwards is discarded); a finished one is left as it is. Both
+// are acknowledged.
+// [§Task Cancellation]: SEP-2663, section Task Cancellation
+func (st *taskStore) cancelTask(id, principal string) *rpcError {
+	now := st.now()
+	st.mu.Lock()
+	t := st.lookupLocked(id, principal, now)
+	if t == nil {
+		st.mu.Unlock()
+		return taskNotFound(methodTasksCancel)
+	}
+	if t.status.terminal() {
+		st.mu.Unlock()
+		return nil
+	}
+	st.endLocked(t, taskCancelled, "the task was cancelled", nil, nil, now)
+	st.mu.Unlock()
+	t.cancel(errTaskCancelled)
+	st.changed(id)
+	return nil
+}
+
+// endLocked makes t terminal with the given outcome and starts its
+// retention (-task-ttl). The size it keeps is its record and outcome
+// (outcomeSize), which the caller checked fits (finish); a short error
+// or none always does.
+func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
+	st.size -= t.size
+	t.size = outcomeSize(result, errBody)
+	st.size += t.size
+	if len(message) > maxTaskStatusMessage {
+		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
+	}
+	t.status, t.message, t.result, t.errBody = status, message, result, errBody
+	t.asks, t.answers, t.wires = nil, nil, nil
+	t.updatedAt, t.expiresAt = now, now.Add(st.cfg.ttl)
+}
+
+// outcomeSize is what a final task holds: its record, its result, and its
+// error body unless that is short.
+func outcomeSize(result, errBody []byte) int64 {
+	size := taskRecordBytes + int64(len(result))
+	if len(errBody) > taskShortErrorBytes {
+		size += int64(len(errBody))
+	}
+	return size
+}
+
+// ask records the handler's input requests: each gets a key unique over
+// the task's life (the handler's own key the first time, then key#2,
+// key#3, ...), and the task waits for them (input_required). It fails
+// when the task has ended meanwhile, or would hold too much.
+// [§Task Update Requests]: SEP-2663, "Each request key in inputRequests MUST be unique over the lifetime of a single task"
+func (st *taskStore) ask(t *task, qs []inputRequest) error {
+	now := st.now()
+	st.mu.Lock()
+	if t.status.terminal() {
+		st.mu.Unlock()
+		return errTaskDone
+	}
+	size := t.size
+	asks := make([]taskAsk, 0, len(qs))
+	for _, q := range qs {
+		wire := q.key
+		for n := 2; t.wires[wire]; n++ {
+			wire = q.key + "#" + strconv.Itoa(n)
+		}
+		t.wires[wire] = true
+		asks = append(asks, taskAsk{wire: wire, q: q})
+		size += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
+	}
+	if !st.resizeLocked(t, size) {
+		st.mu.Unlock()
+		return newError(codeInternalError, "tools/call: the task's input requests exceed %d bytes", st.cfg.maxBytes)
+	}
+	t.asks, t.answers = asks, nil
+	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
+	st.mu.Unlock()
+	st.changed(t.id)
+	return nil
+}
+
+// awaitInput waits until every outstanding request of t is answered, and
+// returns the answers by the handler's keys; an error when the run ends
+// first (cancelled, timed out, shut down).
+func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*inputResponse, error) {
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-t.wake:
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if t.status != taskWorking {
+		return nil, errTaskDone
+	}
+	answers := t.answers
+	t.answers = nil
+	return answers, nil
+}
+
+// finish makes t terminal: completed with result (a CallToolResult), or
+// failed or cancelled with rerr. An outcome that would pass the task's or
+// the total byte budget is replaced by a short error: a result or error
+// larger than a task may hold fails it with -32603, one that would pass
+// the total with -31503. finish does nothing when t is already terminal:
+// the first end wins, so a result arriving after tasks/cancel, a timeout
+// or shutdown is discarded.
+func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpcError) {
+	var errBody []byte
+	if status != taskCompleted {
+		result = nil
+		if rerr != nil {
+			errBody = marshalError(rerr)
+		}
+	}
+	now := st.now()
+	st.mu.Lock()
+	if t.status.terminal() {
+		st.mu.Unlock()
+		return
+	}
+	if size := outcomeSize(result, errBody); !st.fitsLocked(t, size) {
+		what := "error"
+		if status == taskCompleted {
+			what = "result"
+		}
+		rerr = &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this " + what,
+			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+		if size-taskRecordBytes > st.cfg.maxBytes {
+			rerr = newError(codeInternalError, "tools/call: the task's %s is larger than %d bytes", what, st.cfg.maxBytes)
+		}
+		status, result, errBody = taskFailed, nil, marshalError(rerr)
+	}
+	switch status {
+	case taskCompleted:
+		st.endLocked(t, status, "the task completed", result, nil, now)
+	case taskCancelled:
+		st.endLocked(t, status, "the task was cancelled", nil, nil, now)
+	default:
+		st.endLocked(t, status, rerr.Message, nil, errBody, now)
+	}
+	st.mu.Unlock()
+	st.changed(t.id)
+}
+
+// marshalError encodes a JSON-RPC error object for a task's error member.
+func marshalError(rerr *rpcError) []byte {
+	body, err := json.Marshal(rerr)
+	if err != nil {
+		return []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	return body
+}
+
+// stop begins shutdown: no task is created any more, and every task still
+// running or waiting for input fails at once ("server shutting down") and
+// has its context cancelled, so a client polling during the drain sees a
+// final status. stop returns without waiting for the handlers (wait).
+func (st *taskStore) stop() {
+	now := st.now()
+	st.mu.Lock()
+	st.closed = true
+	var ended []*task
+	body := marshalError(&rpcError{Code: codeInternalError, Message: errTaskShutdown.Error()})
+	for _, t := range st.tasks {
+		if !t.status.terminal() {
+			st.endLocked(t, taskFailed, errTaskShutdown.Error(), nil, body, now)
+			ended = append(ended, t)
+		}
+	}
+	st.mu.Unlock()
+	for _, t := range ended {
+		t.cancel(errTaskShutdown)
+		st.changed(t.id)
+	}
+	st.stopBase()
+}
+
+// wait returns once every task's goroutine has returned. A handler that
+// ignores its context delays it, as it delays the transports' drain.
+func (st *taskStore) wait() { st.runners.Wait() }
+
+// shutdown is stop, then wait. run calls it once serving ends; it may be
+// called again.
+func (st *taskStore) shutdown() {
+	st.stop()
+	st.wait()
+}
+
+// live returns the number of tasks held (running, waiting or finished and
+// not yet expired) and the bytes they hold.
+func (st *taskStore) live() (count int, bytes int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.tasks), st.size
+}
+
+// taskTimestamp is the ISO 8601 form of createdAt and lastUpdatedAt: UTC,
+// milliseconds.
+const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
+
+// encodeLocked writes t as the wire shows it: the Task members, and when
+// detailed the member its status adds (DetailedTask: inputRequests,
+// result or error). ttlMs counts from createdAt: while the task runs it is
+// -task-ttl, the least the task will be kept; once it is final it is the
+// time to its expiry, which only grows. No requestState, ever: a task's
+// state lives here, behind its id.
+// [§Tasks]: SEP-2663, sections Tasks and Task Polling
+func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
+	b := make([]byte, 0, 320+len(t.result)+len(t.errBody))
+	b = append(b, `{"taskId":`...)
+	b = appendJSONString(b, t.id)
+	b = append(b, `,"status":"`...)
+	b = append(b, t.status.String()...)
+	b = append(b, '"')
+	if t.message != "" {
+		b = append(b, `,"statusMessage":`...)
+		b = appendJSONString(b, t.message)
+	}
+	b = append(b, `,"createdAt":"`...)
+	b = t.createdAt.UTC().AppendFormat(b, taskTimestamp)
+	b = append(b, `","lastUpdatedAt":"`...)
+	b = t.updatedAt.UTC().AppendFormat(b, taskTimestamp)
+	ttl := st.cfg.ttl
+	if t.status.terminal() {
+		ttl = t.expiresAt.Sub(t.createdAt)
+	}
+	b = append(b, `","ttlMs":`...)
+	b = strconv.AppendInt(b, max(1, ttl.Milliseconds()), 10)
+	b = append(b, `,"pollIntervalMs":`...)
+	b = strconv.AppendInt(b, taskPollInterval.Milliseconds(), 10)
+	if detailed {
+		switch t.status {
+		case taskInputRequired:
+			b = append(b, `,"inputRequests":{`...)
+			for i, a := range t.asks {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, a.wire)
+				b = append(b, `:{"method":`...)
+				b = appendJSONString(b, a.q.method)
+				b = append(b, `,"params":`...)
+				b = append(b, a.q.params...)
+				b = append(b, '}')
+			}
+			b = append(b, '}')
+		case taskCompleted:
+			b = append(b, `,"result":`...)
+			b = append(b, t.result...)
+		case taskFailed:
+			b = append(b, `,"error":`...)
+			b = append(b, t.errBody...)
+		}
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,326 @@
+// Trace context: the W3C traceparent and tracestate a client propagates in
+// a request's _meta (SEP-414) or, over HTTP, in the traceparent and
+// tracestate headers; validated, carried on the request and its
+// context.Context, and written on the request's log lines. A request
+// without a valid one starts a trace of its own, so its lines still
+// correlate. No tracing SDK is linked: docs/OPERATIONS.md shows how to
+// turn the logged ids into spans.
+//
+// Spec: ../shared/spec/seps/414-request-meta.md (SEP-414: traceparent,
+// tracestate and baggage in _meta follow W3C Trace Context),
+// https://www.w3.org/TR/trace-context/ (W3C Trace Context, Level 1; the
+// random flag of Level 2 is passed on, not set).
+
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+)
+
+// The _meta keys and HTTP headers of trace context. SEP-414 makes the
+// _meta keys an exception to the reverse-DNS prefix rule, so that they
+// match what OpenTelemetry instrumentations already send.
+const (
+	metaTraceparent   = "traceparent"
+	metaTracestate    = "tracestate"
+	headerTraceparent = "Traceparent"
+	headerTracestate  = "Tracestate"
+)
+
+const (
+	// traceparentLen is the length of a version-00 traceparent:
+	// 2 + 1 + 32 + 1 + 16 + 1 + 2.
+	// [§traceparent Header Field Values]: https://www.w3.org/TR/trace-context/#traceparent-header-field-values
+	traceparentLen = 55
+
+	// maxTraceparentBytes bounds a traceparent of a later version, which
+	// may append fields: anything longer is not read.
+	maxTraceparentBytes = 256
+
+	// maxTracestateBytes and maxTracestateMembers are W3C's bounds: a
+	// vendor must propagate at least 512 characters and 32 list members.
+	// A longer or larger tracestate is dropped whole rather than cut,
+	// since which members to keep is the caller's decision.
+	// [§tracestate Limits]: https://www.w3.org/TR/trace-context/#tracestate-limits
+	maxTracestateBytes   = 512
+	maxTracestateMembers = 32
+)
+
+// traceContext is the trace context of one request: the trace it belongs
+// to, the client's span it continues (when the client sent one), and the
+// span the server opens for the request. newRequest decides it once; the
+// request carries it (req.Trace) and serve puts it on the handler's
+// context (traceFromContext). It is immutable once decided.
+type traceContext struct {
+	// TraceID names the trace: the client's, or a fresh random one.
+	TraceID [16]byte
+	// ParentID is the client's span (parent-id of its traceparent); zero
+	// when the server started the trace.
+	ParentID [8]byte
+	// SpanID is the server's span for this request, drawn at random: the
+	// parent-id of what a handler passes on (Traceparent).
+	SpanID [8]byte
+	// Flags are the client's trace-flags (sampled: 0x01, random: 0x02);
+	// zero for a trace the server started, which nobody sampled.
+	Flags byte
+	// State is the client's tracestate, validated, "" when none or
+	// malformed. The server adds no member of its own.
+	State string
+	// Remote reports that the trace came from the client.
+	Remote bool
+}
+
+// traceFlagsKnown are the trace-flags bits W3C defines (sampled, random);
+// the others are zeroed when the context is passed on as version 00.
+const traceFlagsKnown = 0x03
+
+// newTraceContext decides a request's trace context: a valid traceparent
+// in _meta (SEP-414, the MCP carrier) wins, then one in the HTTP headers
+// (h, nil on stdio), else the server starts a trace. A malformed
+// traceparent is ignored, and its tracestate with it, as W3C asks; a
+// malformed tracestate alone is dropped and its traceparent kept. Neither
+// is ever an error for the request.
+// [§Processing Model]: https://www.w3.org/TR/trace-context/#processing-model
+func newTraceContext(metaParent, metaState string, h http.Header) traceContext {
+	var tc traceContext
+	ok := false
+	if metaParent != "" {
+		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(metaParent); ok && validTracestate(metaState) {
+			tc.State = metaState
+		}
+	}
+	if !ok && h != nil {
+		// A repeated traceparent header is ambiguous: ignored. Repeated
+		// tracestate headers are one list, joined (RFC 9110 §5.3).
+		if ps := h.Values(headerTraceparent); len(ps) == 1 {
+			if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(strings.Trim(ps[0], " \t")); ok {
+				if st := strings.Join(h.Values(headerTracestate), ","); validTracestate(st) {
+					tc.State = st
+				}
+			}
+		}
+	}
+	if ok {
+		tc.Remote = true
+	} else {
+		tc = traceContext{}
+		putRandomID(tc.TraceID[:])
+	}
+	putRandomID(tc.SpanID[:])
+	return tc
+}
+
+// putRandomID fills id (8 or 16 bytes) with random bytes, never all zeros
+// (an invalid id). math/rand/v2's generator is seeded per process from
+// the OS and costs nanoseconds; trace ids must be unique, not secret.
+func putRandomID(id []byte) {
+	for {
+		for i := 0; i+8 <= len(id); i += 8 {
+			binary.LittleEndian.PutUint64(id[i:], rand.Uint64())
+		}
+		if !allZero(id) {
+			return
+		}
+	}
+}
+
+// allZero reports whether every byte of b is zero.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTraceparent reads a traceparent: lowercase hex fields separated by
+// dashes. Version ff is invalid; version 00 is exactly 55 characters; a
+// later version is read as 00 when its first 55 characters are, followed
+// by a dash or nothing. All-zero trace and parent ids are invalid.
+// [§traceparent Header]: https://www.w3.org/TR/trace-context/#traceparent-header
+// [§Versioning]: https://www.w3.org/TR/trace-context/#versioning-of-traceparent
+func parseTraceparent(s string) (traceID [16]byte, parentID [8]byte, flags byte, ok bool) {
+	if len(s) < traceparentLen || len(s) > maxTraceparentBytes ||
+		s[2] != '-' || s[35] != '-' || s[52] != '-' {
+		return traceID, parentID, 0, false
+	}
+	var version [1]byte
+	if !lowerHex(version[:], s[0:2]) || version[0] == 0xff ||
+		(version[0] == 0 && len(s) != traceparentLen) ||
+		(len(s) > traceparentLen && s[traceparentLen] != '-') {
+		return traceID, parentID, 0, false
+	}
+	var f [1]byte
+	if !lowerHex(traceID[:], s[3:35]) || !lowerHex(parentID[:], s[36:52]) || !lowerHex(f[:], s[53:55]) ||
+		allZero(traceID[:]) || allZero(parentID[:]) {
+		return traceID, parentID, 0, false
+	}
+	return traceID, parentID, f[0], true
+}
+
+// lowerHex decodes s, lowercase hex of exactly len(dst) bytes, into dst.
+// W3C allows no uppercase: "Vendors MUST ignore the traceparent when the
+// parent-id is invalid (for example, if it contains non-lowercase hex
+// characters)".
+func lowerHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	_, err := hex.Decode(dst, []byte(s))
+	return err == nil
+}
+
+// validTracestate reports whether s is a tracestate worth passing on: ""
+// (none), or at most maxTracestateMembers list members of key=value,
+// separated by commas with optional blanks, empty members allowed, no key
+// twice, at most maxTracestateBytes in all.
+// [§tracestate Header]: https://www.w3.org/TR/trace-context/#tracestate-header
+func validTracestate(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) > maxTracestateBytes {
+		return false
+	}
+	var keys [maxTracestateMembers]string
+	n := 0
+	for member := range strings.SplitSeq(s, ",") {
+		member = strings.Trim(member, " \t")
+		if member == "" {
+			continue
+		}
+		key, value, found := strings.Cut(member, "=")
+		if !found || !validTracestateKey(key) || !validTracestateValue(value) || n == maxTracestateMembers {
+			return false
+		}
+		for _, k := range keys[:n] {
+			if k == key {
+				return false
+			}
+		}
+		keys[n] = key
+		n++
+	}
+	return true
+}
+
+// validTracestateKey checks a list member's key: a simple key (lowercase
+// letter, then up to 255 of a-z 0-9 _ - * /), or a multi-tenant key
+// tenant@system (tenant: up to 241 such characters starting with a
+// letter or digit; system: up to 14 starting with a letter).
+// [§Key]: https://www.w3.org/TR/trace-context/#key
+func validTracestateKey(key string) bool {
+	keyChar := func(c byte) bool {
+		return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '*' || c == '/'
+	}
+	run := func(s string, maxLen int, digitFirst bool) bool {
+		if s == "" || len(s) > maxLen || !('a' <= s[0] && s[0] <= 'z' || digitFirst && '0' <= s[0] && s[0] <= '9') {
+			return false
+		}
+		for i := 1; i < len(s); i++ {
+			if !keyChar(s[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	tenant, system, multi := strings.Cut(key, "@")
+	if !multi {
+		return run(key, 256, false)
+	}
+	return run(tenant, 241, true) && run(system, 14, false)
+}
+
+// validTracestateValue checks a list member's value: 1 to 256 printable
+// ASCII characters other than comma and equals, the last not a space.
+// [§Value]: https://www.w3.org/TR/trace-context/#value
+func validTracestateValue(v string) bool {
+	if v == "" || len(v) > 256 || v[len(v)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == ',' || c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// TraceIDString returns the trace id as 32 lowercase hex digits, as logs
+// and tracing backends write it.
+func (tc traceContext) TraceIDString() string { return hex.EncodeToString(tc.TraceID[:]) }
+
+// SpanIDString returns the server's span id for the request as 16
+// lowercase hex digits.
+func (tc traceContext) SpanIDString() string { return hex.EncodeToString(tc.SpanID[:]) }
+
+// Traceparent returns the traceparent a handler sends on with the calls it
+// makes for this request (an HTTP header, another MCP server's _meta):
+// version 00, this trace, the server's span as the parent, the client's
+// known flags.
+func (tc traceContext) Traceparent() string {
+	b := make([]byte, 0, traceparentLen)
+	b = append(b, "00-"...)
+	b = hex.AppendEncode(b, tc.TraceID[:])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, tc.SpanID[:])
+	b = append(b, '-')
+	b = hex.AppendEncode(b, []byte{tc.Flags & traceFlagsKnown})
+	return string(b)
+}
+
+// Tracestate returns the tracestate to send on with Traceparent: the
+// client's, unchanged.
+func (tc traceContext) Tracestate() string { return tc.State }
+
+// traceKey is the context key of a request's trace context.
+type traceKey struct{}
+
+// tracedContext is a context carrying a request's trace context: what
+// context.WithValue(ctx, traceKey{}, trace) makes, without its allocation
+// per request. It lives inside the request (req.traced), which serve
+// allocates anyway. Cancellation is the parent's: context.WithCancel and
+// friends find the parent's cancelCtx through Value, as they do through
+// a valueCtx.
+type tracedContext struct {
+	context.Context
+	trace *traceContext
+}
+
+// Value returns the trace context for traceKey, and asks the parent
+// otherwise.
+func (c *tracedContext) Value(key any) any {
+	if key == (traceKey{}) {
+		return c.trace
+	}
+	return c.Context.Value(key)
+}
+
+// withTrace returns ctx carrying req's trace context, for the handler and
+// the middleware (traceFromContext).
+func withTrace(ctx context.Context, req *request) context.Context {
+	req.traced = tracedContext{Context: ctx, trace: &req.trace}
+	return &req.traced
+}
+
+// traceFromContext returns the trace context of the request ctx belongs
+// to. A handler that calls another service passes it on with
+// tc.Traceparent() and tc.Tracestate(); ok is false outside a request.
+func traceFromContext(ctx context.Context) (tc traceContext, ok bool) {
+	p, ok := ctx.Value(traceKey{}).(*traceContext)
+	if !ok {
+		return traceContext{}, false
+	}
+	return *p, true
+}
