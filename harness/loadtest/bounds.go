@@ -39,6 +39,10 @@ const (
 	defWatchedBudget  = 64 * defMaxURIs * kib
 	defPageCache      = 8 * mib
 	defRateBuckets    = 4096
+	defMaxTasks       = 1024
+	defTaskBytes      = 64 * mib // what all tasks hold together (tasks_store.go)
+	defTaskShares     = 16       // a client holds a sixteenth of the tasks (taskShareDivisor)
+	defLogBacklog     = 1 * mib
 	defShares         = 4 // -client-share 25: four clients exhaust every bound
 
 	stdioLineBudget = 8 * mib
@@ -56,6 +60,7 @@ const (
 	watchedOverhead = 2        // set and list entries beside the URI bytes counted
 	perListen       = 8 * kib
 	perRateBucket   = 128
+	perTask         = 8 * kib  // a task's record, and its goroutine while it runs
 	runtimeBase     = 16 * mib // runtime, binary, idle heap
 	gcFactor        = 2        // GOGC=100: the heap may reach twice what is live
 )
@@ -69,7 +74,9 @@ func budgetHTTP() int64 {
 		watchedOverhead*defWatchedBudget +
 		defMaxListens*perListen +
 		2*defPageCache +
-		defRateBuckets*perRateBucket
+		defRateBuckets*perRateBucket +
+		defMaxTasks*perTask + defTaskBytes +
+		defLogBacklog
 	return runtimeBase + gcFactor*live
 }
 
@@ -80,7 +87,9 @@ func budgetStdio() int64 {
 		3*stdioLine + // the reader: a line being read, one handed over, one held
 		watchedOverhead*(defMaxListens+1)*defMaxURIs*kib + // the listens' and the session's URIs
 		defMaxRequests*perRequest +
-		2*defPageCache
+		2*defPageCache +
+		defMaxTasks*perTask + defTaskBytes +
+		defLogBacklog
 	return runtimeBase + gcFactor*live
 }
 
@@ -311,7 +320,9 @@ func testSubscribeMemory(bin string) error {
 // sending headers of nearly the cap). Peak RSS must stay under the
 // formula's figure for the defaults.
 func testBudget(bin string) error {
-	s, err := startHTTP(bin)
+	// The rate limit is a bound too, one that keeps clients from reaching
+	// the others: off here, so that they are reached.
+	s, err := startHTTP(bin, "-rate-limit", "0")
 	if err != nil {
 		return err
 	}
@@ -319,10 +330,34 @@ func testBudget(bin string) error {
 	pid := s.cmd.Process.Pid
 	rss0 := rssKiB(pid)
 	sm := sample(pid)
-	ips := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"}
-	got := make([]shareCounts, len(ips))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Tasks first (they hold no connection once created): a client may
+	// hold a sixteenth of them, so sixteen addresses hold them all. Each
+	// is the demo's slow tool, kept after it ends.
+	var tasks atomic.Int64
+	var taskers sync.WaitGroup
+	for a := range defTaskShares {
+		taskers.Go(func() {
+			c := clientFrom(fmt.Sprintf("127.0.0.%d", 101+a), 4)
+			defer c.Transport.(*http.Transport).CloseIdleConnections()
+			for i := range defMaxTasks / defTaskShares {
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"steps":100},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`, i+1)
+				resp, err := post(ctx, c, s.url, "tools/call", "slow", body)
+				if err != nil {
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), `"resultType":"task"`) {
+					tasks.Add(1)
+				}
+			}
+		})
+	}
+	taskers.Wait()
+	ips := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"}
+	got := make([]shareCounts, len(ips))
 	var setup sync.WaitGroup
 	errs := make(chan error, len(ips))
 	held := make(chan struct{}) // closed when every address holds its share
@@ -361,8 +396,8 @@ func testBudget(bin string) error {
 	cancel()
 	setup.Wait()
 	budget := budgetHTTP()
-	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d floods never read, %d connections sending 31 KiB of headers\n",
-		total.sessions, total.streams, total.watched, total.listens, total.bridged, total.bigBodies, total.floods, total.headers)
+	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d floods never read, %d connections sending 31 KiB of headers; sixteen more hold %d tasks\n",
+		total.sessions, total.streams, total.watched, total.listens, total.bridged, total.bigBodies, total.floods, total.headers, tasks.Load())
 	fmt.Printf("RSS %d MiB idle, peak %d MiB; the formula's worst case for the defaults: %d MiB\n", rss0>>10, peak>>10, budget>>20)
 	if peak<<10 >= budget {
 		return fmt.Errorf("peak RSS %d MiB over the budget of %d MiB", peak>>10, budget>>20)
