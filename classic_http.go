@@ -115,28 +115,33 @@ func (st *sessionStore) victimLocked(share string) string {
 }
 
 // roomLocked makes room for one more session of share, ending the least
-// recently used idle session when the store or the share is full; false
-// when there is no room to make (or the store is closed). With evict
-// false it only says whether there would be.
+// recently used idle session when the share (that client's own) or the
+// store is full; false when there is no room to make (or the store is
+// closed). With evict false it only says whether there would be.
 func (st *sessionStore) roomLocked(share string, evict bool) bool {
 	st.sweepLocked(st.now())
 	if st.closed {
 		return false
 	}
-	for _, full := range []struct {
-		now   bool
-		among string
-	}{{st.byShare[share] >= st.perShare, share}, {len(st.byID) >= st.max, ""}} {
-		if !full.now {
-			continue
-		}
-		victim := st.victimLocked(full.among)
-		if victim == "" {
-			return false
-		}
-		if !evict {
-			return true
-		}
+	if st.byShare[share] >= st.perShare {
+		// Ending one of the client's own sessions makes room in the
+		// store too.
+		return st.evictLocked(share, evict)
+	}
+	if len(st.byID) >= st.max {
+		return st.evictLocked("", evict)
+	}
+	return true
+}
+
+// evictLocked ends the least recently used idle session (of share,
+// unless it is "") when evict is set; false when there is none.
+func (st *sessionStore) evictLocked(share string, evict bool) bool {
+	victim := st.victimLocked(share)
+	if victim == "" {
+		return false
+	}
+	if evict {
 		st.endLocked(victim, st.byID[victim])
 	}
 	return true

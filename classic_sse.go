@@ -17,8 +17,9 @@
 // Origin, CORS, authentication), the body cap and a request slot; a
 // request POSTed here holds its slot until it is answered on the stream.
 // The session lives as long as its stream: when the client closes it,
-// or the session ends (shutdown), the requests it started are cancelled
-// and awaited. -modern-only turns the transport off (its paths are not
+// or the session ends (shutdown, -session-idle without a request, or to
+// make room in a full store: the stream does not keep it alive), the
+// requests it started are cancelled and awaited. -modern-only turns the transport off (its paths are not
 // served).
 //
 // Spec: https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse,
