@@ -191,11 +191,15 @@ type stats struct {
 	HeapInuse  int64 `json:"heapInuse"`
 }
 
-func (s *srv) stats(gc bool) stats {
-	u := s.url + "/debug/stats"
-	if gc {
-		u += "?gc=1"
-	}
+func (s *srv) stats(gc bool) stats { return s.statsAt("?gc=" + map[bool]string{true: "1"}[gc]) }
+
+// freed is stats after a collection that returned the freed memory to
+// the system: RSS read after it holds what is live.
+func (s *srv) freed() stats { return s.statsAt("?free=1") }
+
+// statsAt is GET /debug/stats with query q.
+func (s *srv) statsAt(q string) stats {
+	u := s.url + "/debug/stats" + q
 	// From an address of its own, so that it is not one more connection
 	// of the clients under test (the server caps connections per address).
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 254)}}
