@@ -213,7 +213,9 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 		return result{}, invalidParams("invalid params: clientInfo must be an object")
 	}
 	version := counterOffer(offered)
-	if !req.session.begin(version, caps, info) {
+	// What the capabilities allow and the client's name are kept, not the
+	// objects: they are slices of the body (issue 19, finding 1).
+	if !req.session.begin(version, clientCaps(caps), info) {
 		return result{}, newError(codeInvalidRequest, "invalid request: already initialized at protocol version %s", req.session.negotiated())
 	}
 	req.version = version

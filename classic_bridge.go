@@ -93,6 +93,19 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	if req.send == nil {
 		return nil, errors.New("bridge: the transport gave the request no stream")
 	}
+	// A request waiting for its client's answer holds its slot for up to
+	// -input-timeout: such requests are bounded, with a share per client,
+	// so one client's unanswered elicitations cannot hold every slot
+	// (issue 19, finding 7). stdio's one client is bound by its own slots.
+	if share := req.caller.share; share != "" {
+		if !s.bridged.take(share, 1) {
+			if s.bridged.shareFull(share, 1) {
+				return nil, newError(codeServerBusy, "server busy: this client has %d requests waiting for its answers, its share of %d; answer them first", s.bridged.per, s.bridged.total)
+			}
+			return nil, newError(codeServerBusy, "server busy: %d requests wait for their clients' answers, retry later", s.bridged.total)
+		}
+		defer s.bridged.give(share, 1)
+	}
 	sess := req.session
 	answers := make(chan *message, len(qs))
 	ids := sess.expect(s.info.Name+"-", len(qs), answers)

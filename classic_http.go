@@ -37,60 +37,126 @@ const (
 	defaultSessionIdle = 30 * time.Minute
 )
 
-// sessionStore holds the classic sessions of one HTTP endpoint. Expired
+// sessionStore holds the classic sessions of one HTTP endpoint, at most
+// max of them and perShare for one client (limits_share.go). Expired
 // sessions are swept lazily (when a session is looked up or added), so it
 // owns no goroutine; closeAll ends them all when the server stops.
+//
+// A session is idle while no request of it runs. Its GET stream does not
+// count: an open stream would otherwise keep a session alive for ever, and
+// with it a place in the store (issue 19, finding 5). So a session unused
+// for -session-idle ends, and its stream with it; the client gets 404 on
+// its next request and initializes again, as the transport prescribes.
+// When the store (or the client's share of it) is full, a new session
+// takes the place of the least recently used idle one (of that client,
+// when its share is what is full), which ends the same way.
+// [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
 type sessionStore struct {
-	max  int
-	idle time.Duration
-	now  func() time.Time
+	max, perShare int
+	idle          time.Duration
+	now           func() time.Time
 
-	mu     sync.Mutex // guards byID, closed
-	byID   map[string]*sessionEntry
-	closed bool
+	mu      sync.Mutex // guards byID, byShare, closed
+	byID    map[string]*sessionEntry
+	byShare map[string]int // sessions open, by the share of the client that opened them
+	closed  bool
 }
 
 // sessionEntry is one session and its use, for idle expiry.
 type sessionEntry struct {
 	sess     *session
+	share    string // the share of the client that opened it
 	lastUsed time.Time
-	active   int // requests running and GET streams open
+	requests int // requests running in the session
 }
 
-// newSessionStore returns an empty store.
-func newSessionStore(max int, idle time.Duration, now func() time.Time) *sessionStore {
+// newSessionStore returns an empty store of at most max sessions,
+// perShare of them for one client.
+func newSessionStore(max, perShare int, idle time.Duration, now func() time.Time) *sessionStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &sessionStore{max: max, idle: idle, now: now, byID: map[string]*sessionEntry{}}
+	return &sessionStore{max: max, perShare: min(perShare, max), idle: idle, now: now, byID: map[string]*sessionEntry{}, byShare: map[string]int{}}
 }
 
 // expiredLocked reports whether e has been idle too long.
 func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
-	return e.active == 0 && now.Sub(e.lastUsed) > st.idle
+	return e.requests == 0 && now.Sub(e.lastUsed) > st.idle
+}
+
+// endLocked removes e and ends its session.
+func (st *sessionStore) endLocked(id string, e *sessionEntry) {
+	delete(st.byID, id)
+	if st.byShare[e.share]--; st.byShare[e.share] <= 0 {
+		delete(st.byShare, e.share)
+	}
+	e.sess.end()
 }
 
 // sweepLocked ends the expired sessions.
 func (st *sessionStore) sweepLocked(now time.Time) {
 	for id, e := range st.byID {
 		if st.expiredLocked(e, now) {
-			delete(st.byID, id)
-			e.sess.end()
+			st.endLocked(id, e)
 		}
 	}
 }
 
-// add stores sess under its id. It reports false when the store is full
-// (after sweeping) or closed.
-func (st *sessionStore) add(sess *session) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	now := st.now()
-	st.sweepLocked(now)
-	if st.closed || len(st.byID) >= st.max {
+// victimLocked returns the least recently used idle session (of share,
+// unless it is ""), or "" when every such session has a request running.
+func (st *sessionStore) victimLocked(share string) string {
+	victim, oldest := "", time.Time{}
+	for id, e := range st.byID {
+		if e.requests == 0 && (share == "" || e.share == share) && (victim == "" || e.lastUsed.Before(oldest)) {
+			victim, oldest = id, e.lastUsed
+		}
+	}
+	return victim
+}
+
+// roomLocked makes room for one more session of share, ending the least
+// recently used idle session when the share (that client's own) or the
+// store is full; false when there is no room to make (or the store is
+// closed). With evict false it only says whether there would be.
+func (st *sessionStore) roomLocked(share string, evict bool) bool {
+	st.sweepLocked(st.now())
+	if st.closed {
 		return false
 	}
-	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: now}
+	if st.byShare[share] >= st.perShare {
+		// Ending one of the client's own sessions makes room in the
+		// store too.
+		return st.evictLocked(share, evict)
+	}
+	if len(st.byID) >= st.max {
+		return st.evictLocked("", evict)
+	}
+	return true
+}
+
+// evictLocked ends the least recently used idle session (of share,
+// unless it is "") when evict is set; false when there is none.
+func (st *sessionStore) evictLocked(share string, evict bool) bool {
+	victim := st.victimLocked(share)
+	if victim == "" {
+		return false
+	}
+	if evict {
+		st.endLocked(victim, st.byID[victim])
+	}
+	return true
+}
+
+// add stores sess, opened by a client of share, under its id, making room
+// as roomLocked does. It reports false when there is none.
+func (st *sessionStore) add(sess *session, share string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.roomLocked(share, true) {
+		return false
+	}
+	st.byID[sess.id] = &sessionEntry{sess: sess, share: share, lastUsed: st.now()}
+	st.byShare[share]++
 	return true
 }
 
@@ -103,41 +169,61 @@ func (st *sessionStore) count() int64 {
 	return int64(len(st.byID))
 }
 
-// full reports whether add would fail now.
-func (st *sessionStore) full() bool {
+// full reports whether add would fail now for a client of share.
+func (st *sessionStore) full(share string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.sweepLocked(st.now())
-	return st.closed || len(st.byID) >= st.max
+	return !st.roomLocked(share, false)
 }
 
-// acquire returns the live session id opened by principal and marks it in
-// use until release; nil when there is none (never existed, ended,
-// expired, or opened by another principal: all look the same).
-func (st *sessionStore) acquire(id, principal string) *session {
-	st.mu.Lock()
-	defer st.mu.Unlock()
+// lookupLocked returns the live session id opened by principal; nil when
+// there is none (never existed, ended, expired, or opened by another
+// principal: all look the same). Looking it up is a use.
+func (st *sessionStore) lookupLocked(id, principal string) *sessionEntry {
 	e := st.byID[id]
 	if e == nil || e.sess.principal != principal {
 		return nil
 	}
 	now := st.now()
 	if st.expiredLocked(e, now) {
-		delete(st.byID, id)
-		e.sess.end()
+		st.endLocked(id, e)
 		return nil
 	}
-	e.active++
 	e.lastUsed = now
+	return e
+}
+
+// acquire returns the live session id opened by principal and marks a
+// request running in it until release; nil when there is none.
+func (st *sessionStore) acquire(id, principal string) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e := st.lookupLocked(id, principal)
+	if e == nil {
+		return nil
+	}
+	e.requests++
 	return e.sess
 }
 
-// release ends one use that acquire began.
+// use returns the live session id opened by principal, counting the look
+// up as a use but marking nothing running: what a GET stream needs, which
+// must not keep its session alive.
+func (st *sessionStore) use(id, principal string) *session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e := st.lookupLocked(id, principal); e != nil {
+		return e.sess
+	}
+	return nil
+}
+
+// release ends one request that acquire began.
 func (st *sessionStore) release(sess *session) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if e := st.byID[sess.id]; e != nil && e.sess == sess {
-		e.active--
+		e.requests--
 		e.lastUsed = st.now()
 	}
 }
@@ -150,8 +236,7 @@ func (st *sessionStore) remove(id, principal string) bool {
 	if e == nil || e.sess.principal != principal {
 		return false
 	}
-	delete(st.byID, id)
-	e.sess.end()
+	st.endLocked(id, e)
 	return true
 }
 
@@ -162,8 +247,7 @@ func (st *sessionStore) closeAll() {
 	defer st.mu.Unlock()
 	st.closed = true
 	for id, e := range st.byID {
-		delete(st.byID, id)
-		e.sess.end()
+		st.endLocked(id, e)
 	}
 }
 
@@ -178,36 +262,42 @@ func classicSessionNotFound() *rpcError {
 	return newError(codeInvalidRequest, "session not found: initialize a new session")
 }
 
-// session finds the session a classic request names and checks its
-// MCP-Protocol-Version header (sessionVersionHeader). On failure it has
-// answered and returns nil. The caller releases a returned session.
-func (t *httpTransport) session(w http.ResponseWriter, r *http.Request, who caller, id []byte) *session {
+// session finds the session a classic request names, for a request
+// (sessions.acquire: the caller releases it) or not (sessions.use: the
+// GET stream, DELETE), and checks its MCP-Protocol-Version header
+// (sessionVersionHeader). On failure it returns nil and the status and
+// error to answer with.
+func (t *httpTransport) session(r *http.Request, who caller, request bool) (*session, int, *rpcError) {
 	ids := r.Header.Values(headerSessionID)
 	switch {
 	case len(ids) == 0:
-		writeHTTPError(w, http.StatusBadRequest, classicSessionRequired(), id)
-		return nil
+		return nil, http.StatusBadRequest, classicSessionRequired()
 	case len(ids) > 1:
-		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s header appears more than once", headerSessionID), id)
-		return nil
+		return nil, http.StatusBadRequest, newError(codeInvalidRequest, "bad request: %s header appears more than once", headerSessionID)
 	}
-	sess := t.sessions.acquire(strings.TrimSpace(ids[0]), who.principal)
+	find := t.sessions.use
+	if request {
+		find = t.sessions.acquire
+	}
+	sess := find(strings.TrimSpace(ids[0]), who.principal)
 	if sess != nil && sess.stream != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
 		// travel on its own stream, so its id names no session here.
-		t.sessions.release(sess)
+		if request {
+			t.sessions.release(sess)
+		}
 		sess = nil
 	}
 	if sess == nil {
-		writeHTTPError(w, http.StatusNotFound, classicSessionNotFound(), id)
-		return nil
+		return nil, http.StatusNotFound, classicSessionNotFound()
 	}
 	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
-		t.sessions.release(sess)
-		writeHTTPError(w, http.StatusBadRequest, rerr, id)
-		return nil
+		if request {
+			t.sessions.release(sess)
+		}
+		return nil, http.StatusBadRequest, rerr
 	}
-	return sess
+	return sess, 0, nil
 }
 
 // sessionVersionHeader checks the MCP-Protocol-Version header of a
@@ -245,31 +335,38 @@ func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcE
 // postClassic serves one classic-era POST: initialize opens a session; a
 // response from the client goes to the bridge waiting for it; a
 // notification is handled and answered 202; a request is served in its
-// session like the modern ones, on a JSON body or an SSE stream.
+// session like the modern ones, on a JSON body or an SSE stream. As in
+// post, a request takes a request slot, a response or a notification a
+// control slot, and a refusal gives the body back (release) before it is
+// written.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller) {
+func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller, release func()) {
 	if msg.method == methodInitialize && !msg.isNotification() {
-		t.initialize(w, r, rc, msg, req, who)
+		t.initialize(w, r, rc, msg, req, who, release)
 		return
 	}
-	sess := t.session(w, r, who, msg.id)
+	sess, status, rerr := t.session(r, who, true)
 	if sess == nil {
+		release()
+		writeHTTPError(w, status, rerr, msg.id)
 		return
 	}
 	defer t.sessions.release(sess)
-	switch {
-	case msg.isResponse():
-		if !sess.deliver(msg) {
-			t.s.log.Info("ignoring a response to no pending request", "transport", "http", "id", string(msg.id))
+	if msg.isResponse() || msg.isNotification() {
+		if !t.admit(w, r, t.control, who, release, msg.id) {
+			return
 		}
-		w.WriteHeader(http.StatusAccepted)
-		return
-	case msg.isNotification():
-		if msg.method == "notifications/cancelled" {
+		defer t.control.give(who.share, 1)
+		switch {
+		case msg.isResponse():
+			if !sess.deliver(msg) {
+				t.s.log.Info("ignoring a response to no pending request", "transport", "http", "id", string(msg.id))
+			}
+		case msg.method == "notifications/cancelled":
 			if key, ok := cancelledRequest(msg.params); ok {
 				sess.cancelRequest(key)
 			}
-		} else {
+		default:
 			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -279,10 +376,15 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	defer cancel(nil)
 	untrack, ok := sess.track(msg.id, cancel)
 	if !ok {
+		release()
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id), msg.id)
 		return
 	}
 	defer untrack()
+	if !t.admit(w, r, t.slots, who, release, msg.id) {
+		return
+	}
+	defer t.slots.give(who.share, 1)
 	// The request timeout (-request-timeout) is applied by serve.
 	call := t.newCall(w, rc, r)
 	defer call.release()
@@ -304,25 +406,37 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 // maxBatchEntries) is 400 with its one error. Otherwise its entries are
 // judged alone, in order: responses go to the bridges, notifications to
 // their handlers, requests are tracked in the session (cancellable,
-// their ids in flight) and served one after another within the POST's
-// request slot. A batch of only notifications and responses is 202;
-// otherwise the answers are one JSON array, in a JSON body, or as the last
-// event of the SSE stream that the requests' notifications (progress,
-// logs, bridged requests) opened. JSON-RPC errors inside it travel with
-// 200, as in any classic session.
+// their ids in flight) and served one after another within one request
+// slot (a batch without requests takes a control slot). A batch of only
+// notifications and responses is 202; otherwise the answers are one JSON
+// array, in a JSON body, or as the last event of the SSE stream that the
+// requests' notifications (progress, logs, bridged requests) opened.
+// JSON-RPC errors inside it travel with 200, as in any classic session.
+// A refusal gives the body back (release) before it is written.
 // [§Sending Messages to the Server (2025-03-26)]: https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller) {
-	sess := t.session(w, r, who, nil)
+func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller, release func()) {
+	sess, status, rerr := t.session(r, who, true)
 	if sess == nil {
+		release()
+		writeHTTPError(w, status, rerr)
 		return
 	}
 	defer t.sessions.release(sess)
 	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
 	if rerr != nil {
+		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)
 		return
 	}
 	defer b.end()
+	lim := t.slots
+	if b.requests == 0 {
+		lim = t.control
+	}
+	if !t.admit(w, r, lim, who, release, nil) {
+		return
+	}
+	defer lim.give(who.share, 1)
 	call := t.newCall(w, rc, r)
 	defer call.release()
 	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
@@ -341,25 +455,32 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 // initialize serves initialize on HTTP: a fresh session negotiates, and
 // is kept (its id in the response header) only if the handshake
 // succeeded. A request that already names a session is refused: a
-// session is initialized once.
+// session is initialized once. When the store is full, the session takes
+// the place of the least recently used idle one (sessionStore).
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller, release func()) {
 	if len(r.Header.Values(headerSessionID)) > 0 {
+		release()
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), msg.id)
 		return
 	}
-	if t.sessions.full() {
+	if t.sessions.full(who.share) {
+		release()
 		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
 		return
 	}
+	if !t.admit(w, r, t.slots, who, release, msg.id) {
+		return
+	}
+	defer t.slots.give(who.share, 1)
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.principal = rand.Text(), who.principal
+	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
 	call := t.newCall(w, rc, r)
 	defer call.release()
 	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
-		if !t.sessions.add(sess) {
+		if !t.sessions.add(sess, who.share) {
 			sess.end()
 			writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
 			return
@@ -386,11 +507,11 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		writeHTTPError(w, http.StatusNotAcceptable, newError(codeInvalidRequest, "not acceptable: accept text/event-stream"))
 		return
 	}
-	sess := t.session(w, r, who, nil)
+	sess, status, rerr := t.session(r, who, false)
 	if sess == nil {
+		writeHTTPError(w, status, rerr)
 		return
 	}
-	defer t.sessions.release(sess)
 	if !sess.openStream() {
 		writeHTTPError(w, http.StatusConflict, newError(codeInvalidRequest, "conflict: this session's GET stream is already open"))
 		return
@@ -467,11 +588,11 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller,
 // naming it get 404.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
 func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, who caller) {
-	sess := t.session(w, r, who, nil)
+	sess, status, rerr := t.session(r, who, false)
 	if sess == nil {
+		writeHTTPError(w, status, rerr)
 		return
 	}
-	t.sessions.release(sess)
 	t.sessions.remove(sess.id, who.principal)
 	w.WriteHeader(http.StatusNoContent)
 }

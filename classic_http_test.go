@@ -223,7 +223,16 @@ func TestClassicHTTPSessions(t *testing.T) {
 			}, body: list, status: 200},
 		{name: "idle session expires", cfg: httpConfig{sessionIdle: time.Minute},
 			setup: func(c *classicHTTPClient, clock *fakeClock) { clock.advance(61 * time.Second) }, body: list, status: 404, code: -32600},
-		{name: "sessions are capped", cfg: httpConfig{maxSessions: 1}, body: init, edits: []string{"-Mcp-Session-Id"}, status: 503, code: -32600},
+		// The store is capped; a full one makes room by ending its least
+		// recently used idle session (TestSessionStoreEviction: 503 only
+		// when every session has a request running).
+		{name: "a full store ends its idle session", cfg: httpConfig{maxSessions: 1}, body: init, edits: []string{"-Mcp-Session-Id"}, status: 200},
+		{name: "the ended session is 404", cfg: httpConfig{maxSessions: 1},
+			setup: func(c *classicHTTPClient, _ *fakeClock) {
+				other := *c
+				other.sid = ""
+				other.post(init)
+			}, body: list, status: 404, code: -32600},
 		{name: "expired sessions free their slot", cfg: httpConfig{maxSessions: 1, sessionIdle: time.Minute},
 			setup: func(c *classicHTTPClient, clock *fakeClock) { clock.advance(2 * time.Minute) }, body: init, edits: []string{"-Mcp-Session-Id"}, status: 200},
 		{name: "failed initialize opens no session", cfg: httpConfig{maxSessions: 2},
@@ -513,5 +522,60 @@ func TestClassicHTTPVersionHeaderForgiven(t *testing.T) {
 	other.post(list, "MCP-Protocol-Version: 2025-11-25")
 	if n := strings.Count(logs.String(), "despite its version header"); n != 2 {
 		t.Errorf("a second session's forgiven header logged %d lines in all, want 2", n)
+	}
+}
+
+// TestSessionStoreEviction checks the store's bounds (issue 19, finding
+// 5): a client past its share ends its own least recently used idle
+// session; a full store ends the least recently used idle session of
+// anyone, one only; a session with a request running is never ended;
+// with every session busy, add fails. A GET stream (use) does not make a
+// session busy.
+func TestSessionStoreEviction(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1e9, 0)}
+	st := newSessionStore(3, 2, time.Hour, clock.Now)
+	open := func(id, share string) *session {
+		t.Helper()
+		sess := newSession()
+		sess.id = id
+		clock.advance(time.Second)
+		if !st.add(sess, share) {
+			t.Fatalf("add(%s of %s) = false", id, share)
+		}
+		return sess
+	}
+	ended := func(sess *session) bool {
+		select {
+		case <-sess.done:
+			return true
+		default:
+			return false
+		}
+	}
+	a1, a2 := open("a1", "a"), open("a2", "a")
+	clock.advance(time.Second)
+	st.use("a1", "") // a GET stream: a use, not a request
+	a3 := open("a3", "a")
+	if !ended(a2) || ended(a1) || ended(a3) {
+		t.Errorf("a third session of a, whose share is 2: ended a1 %v, a2 %v, a3 %v; want a2 (its least recently used) alone", ended(a1), ended(a2), ended(a3))
+	}
+	b1 := open("b1", "b")
+	if st.acquire("a1", "") != a1 {
+		t.Fatal("acquire(a1) failed")
+	}
+	c1 := open("c1", "c")
+	if !ended(a3) || ended(a1) || ended(b1) || liveSessions(st) != 3 {
+		t.Errorf("a new client in a full store: ended a1 %v, a3 %v, b1 %v, %d live; want a3 alone (a1 is busy, b1 newer)", ended(a1), ended(a3), ended(b1), liveSessions(st))
+	}
+	st.acquire("b1", "")
+	st.acquire("c1", "")
+	if sess := newSession(); st.add(sess, "d") {
+		t.Errorf("add with every session busy = true, want false")
+	}
+	st.release(a1)
+	d1 := newSession()
+	d1.id = "d1"
+	if !st.add(d1, "d") || !ended(a1) || ended(c1) {
+		t.Errorf("after a1's request ended: add failed, or did not end a1 alone")
 	}
 }

@@ -14,9 +14,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -33,13 +33,19 @@ import (
 // come from, and push, the session's own channel to the client (stdout on
 // stdio, the GET stream on HTTP) for messages that belong to no request.
 type session struct {
-	mu           sync.Mutex      // guards version, capabilities, clientInfo, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
-	version      string          // negotiated protocol version; "" until initialize succeeds
-	capabilities json.RawMessage // ClientCapabilities the client declared (gates server-to-client requests)
-	clientInfo   json.RawMessage // the client's Implementation
-	level        logLevel        // minimum level set by logging/setLevel
-	hasLevel     bool            // logging/setLevel was called; until then nothing is logged
-	initialized  bool            // notifications/initialized arrived
+	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
+	version string     // negotiated protocol version; "" until initialize succeeds
+	// caps is what the ClientCapabilities the client declared at
+	// initialize allow the server to ask (they gate server-to-client
+	// requests), and name its clientInfo.name, cut for logs. The session
+	// keeps these, not the declarations: the raw objects were slices of
+	// the initialize body, which a session would then keep whole for its
+	// life (issue 19, finding 1).
+	caps        clientCapsSet
+	name        string
+	level       logLevel // minimum level set by logging/setLevel
+	hasLevel    bool     // logging/setLevel was called; until then nothing is logged
+	initialized bool     // notifications/initialized arrived
 	// headerForgiven: an HTTP request of this session named another
 	// served version in MCP-Protocol-Version (logged once per session).
 	headerForgiven bool
@@ -65,9 +71,10 @@ type session struct {
 	// the HTTP GET stream.
 	wake chan struct{}
 
-	// id is the HTTP Mcp-Session-Id, principal who opened it; both are
-	// set before the session is shared and never change.
-	id, principal string
+	// id is the HTTP Mcp-Session-Id, principal who opened it and share
+	// the key of that client's share of the limits (limits_share.go); all
+	// are set before the session is shared and never change.
+	id, principal, share string
 	// stream, set before the session is shared and never changed, is the
 	// 2024-11-05 HTTP+SSE connection that carries the session
 	// (classic_sse.go); nil on stdio and Streamable HTTP. Its id is then
@@ -180,16 +187,19 @@ func (c *session) negotiated() string {
 	return c.version
 }
 
-// begin records a successful initialize. It reports false when the
-// session was already initialized: the handshake happens once per
-// connection.
-func (c *session) begin(version string, capabilities, clientInfo []byte) bool {
+// begin records a successful initialize: what the capabilities the
+// client declared allow (clientCaps), and the name in its clientInfo
+// (cut to maxLoggedClientName bytes and copied: it is kept, the body is
+// not). It reports false when the session was already initialized: the
+// handshake happens once per connection.
+func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) bool {
+	name := clientInfoName(clientInfo)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != "" {
 		return false
 	}
-	c.version, c.capabilities, c.clientInfo = version, capabilities, clientInfo
+	c.version, c.caps, c.name = version, caps, name
 	return true
 }
 
@@ -212,8 +222,13 @@ const maxLoggedClientName = 64
 // initialize, cut to maxLoggedClientName bytes, for logs; "" when absent.
 func (c *session) clientName() string {
 	c.mu.Lock()
-	info := c.clientInfo
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// clientInfoName returns the name member of a clientInfo object, cut to
+// maxLoggedClientName bytes and copied; "" when absent.
+func clientInfoName(info []byte) string {
 	members, err := objectMembers(info)
 	if err != nil {
 		return ""
@@ -223,18 +238,18 @@ func (c *session) clientName() string {
 			if len(name) > maxLoggedClientName {
 				name = name[:maxLoggedClientName]
 			}
-			return name
+			return strings.Clone(name)
 		}
 	}
 	return ""
 }
 
-// clientCapabilities returns the ClientCapabilities object the client
-// declared at initialize, nil before.
-func (c *session) clientCapabilities() json.RawMessage {
+// clientCapabilities returns what the capabilities the client declared at
+// initialize allow; none before.
+func (c *session) clientCapabilities() clientCapsSet {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.capabilities
+	return c.caps
 }
 
 // setLogLevel records the minimum level of notifications/message.
@@ -282,7 +297,7 @@ func (c *session) isInitialized() bool {
 // not declare at initialize, or that version does not define: elicitation
 // exists from 2025-06-18, its url mode from 2025-11-25.
 func (c *session) missingFor(version string, q inputRequest) []string {
-	caps := clientCaps(c.clientCapabilities())
+	caps := c.clientCapabilities()
 	if q.method == methodElicit {
 		if !atLeast(version, version20250618) {
 			caps.elicitForm, caps.elicitURL = false, false

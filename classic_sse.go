@@ -17,8 +17,9 @@
 // Origin, CORS, authentication), the body cap and a request slot; a
 // request POSTed here holds its slot until it is answered on the stream.
 // The session lives as long as its stream: when the client closes it,
-// or the session ends (shutdown), the requests it started are cancelled
-// and awaited. -modern-only turns the transport off (its paths are not
+// or the session ends (shutdown, -session-idle without a request, or to
+// make room in a full store: the stream does not keep it alive), the
+// requests it started are cancelled and awaited. -modern-only turns the transport off (its paths are not
 // served).
 //
 // Spec: https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse,
@@ -123,16 +124,19 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, URL-safe, unguessable;
 	// after the replica id, for a load balancer to route /messages by.
-	sess.id, sess.principal = newScopedID(t.s.replicaID), who.principal
+	sess.id, sess.principal, sess.share = newScopedID(t.s.replicaID), who.principal, who.share
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
 	sess.stream = conn
-	if !t.sessions.add(sess) || t.sessions.acquire(sess.id, who.principal) != sess {
+	// The stream does not keep its session alive, as Streamable HTTP's
+	// GET stream does not (sessionStore): a session unused for
+	// -session-idle, or the least recently used when the store is full,
+	// ends, and its stream with it.
+	if !t.sessions.add(sess, who.share) {
 		sess.end()
 		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"))
 		return
 	}
 	defer func() {
-		t.sessions.release(sess)
 		t.sessions.remove(sess.id, who.principal)
 		sess.end()
 		cancel()
@@ -170,40 +174,55 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	rc := http.NewResponseController(w)
-	body, ok := t.receive(w, r, rc)
+	body, release, ok := t.receive(w, r, rc, who)
 	if !ok {
 		return
 	}
+	// The body (and the slot) are given back once the message has been
+	// served: here, or by the goroutine a request is handed to.
+	handed := false
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
 	conn := sess.stream
 	if jsonKind(body) == '[' {
-		t.postClassicSSEBatch(w, conn, body, who)
+		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
 		return
 	}
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
-		t.release()
+		release()
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
 	}
 	req := t.s.newRequest(&msg, sess, nil)
 	switch {
-	case msg.isResponse():
-		t.release()
-		if !sess.deliver(&msg) {
-			t.s.log.Info("ignoring a response to no pending request", "transport", "http+sse", "id", string(msg.id))
+	case msg.isResponse() || msg.isNotification():
+		// Answers and notifications take no request slot (finding 10).
+		if !t.admit(w, r, t.control, who, release, msg.id) {
+			return
 		}
-	case msg.isNotification():
-		t.release()
-		if msg.method == "notifications/cancelled" {
+		defer t.control.give(who.share, 1)
+		switch {
+		case msg.isResponse():
+			if !sess.deliver(&msg) {
+				t.s.log.Info("ignoring a response to no pending request", "transport", "http+sse", "id", string(msg.id))
+			}
+		case msg.method == "notifications/cancelled":
 			if key, ok := cancelledRequest(msg.params); ok {
 				sess.cancelRequest(key)
 			}
-		} else {
+		default:
 			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 	case msg.method == methodInitialize:
 		// The ordered handshake: negotiated before the 202.
-		defer t.release()
+		if !t.admit(w, r, t.slots, who, release, msg.id) {
+			return
+		}
+		defer t.slots.give(who.share, 1)
 		reply, _ := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess})
 		conn.send(reply)
 	default:
@@ -211,12 +230,19 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		untrack, ok := sess.track(msg.id, cancel)
 		if !ok {
 			cancel(nil)
-			t.release()
+			release()
 			conn.send(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
 			break
 		}
+		if !t.admit(w, r, t.slots, who, release, msg.id) {
+			untrack()
+			cancel(nil)
+			return
+		}
+		handed = true
 		started := conn.start(func() {
-			defer t.release()
+			defer release()
+			defer t.slots.give(who.share, 1)
 			defer cancel(nil)
 			defer untrack()
 			reply, _ := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess, closing: t.closing})
@@ -227,7 +253,8 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		if !started {
 			untrack()
 			cancel(nil)
-			t.release()
+			t.slots.give(who.share, 1)
+			release()
 			writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
 			return
 		}
@@ -238,17 +265,27 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 // postClassicSSEBatch takes a batch POSTed to the 2024-11-05 transport,
 // whose session must have negotiated 2025-03-26 (batch.go): its
 // notifications and responses at once, its requests on one goroutine
-// that answers them all as one event. It holds the POST's slot, and
-// releases it.
-func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, conn *classicSSEConn, body []byte, who caller) {
+// that answers them all as one event, holding one request slot (a batch
+// without requests, a control slot). It reports whether it handed the
+// body (release) to that goroutine; otherwise it has given it back.
+func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Request, conn *classicSSEConn, body []byte, who caller, release func()) (handed bool) {
 	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, "http+sse")
 	if rerr != nil {
-		t.release()
+		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)
-		return
+		return false
+	}
+	lim := t.slots
+	if b.requests == 0 {
+		lim = t.control
+	}
+	if !t.admit(w, r, lim, who, release, nil) {
+		b.end()
+		return false
 	}
 	serve := func() {
-		defer t.release()
+		defer release()
+		defer lim.give(who.share, 1)
 		defer b.end()
 		if reply := b.answer(exchange{transport: transportHTTP, send: conn.send, caller: who, closing: t.closing}); reply != nil {
 			conn.send(reply)
@@ -258,9 +295,11 @@ func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, conn *classic
 		serve()
 	} else if !conn.start(serve) {
 		b.end()
-		t.release()
+		lim.give(who.share, 1)
+		release()
 		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
-		return
+		return true
 	}
 	w.WriteHeader(http.StatusAccepted)
+	return true
 }

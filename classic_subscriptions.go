@@ -41,7 +41,7 @@ func (s *server) watchSession(sess *session) *subscription {
 		// this registry: a server without prompts sends no
 		// prompts/list_changed.
 		all := subscriptionFilter{tools: true, prompts: true, resources: true}
-		return &subscription{session: sess, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
+		return &subscription{session: sess, share: sess.share, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
 	})
 }
 

@@ -47,13 +47,28 @@ type httpTransport struct {
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
-	slots   chan struct{} // s.maxRequests tokens: requests served at once
-	// queueWait is how long a request waits for a slot (httpQueueWait).
+	// slots bounds the requests served at once (-max-requests); bodies
+	// bounds the bytes of request bodies held, read or being served
+	// (httpBodyBudget bodies of -max-body); control bounds the responses
+	// and notifications being handled, which take no request slot. Each
+	// has a share per client (limits_share.go).
+	slots, bodies, control *shareLimit
+	// queueWait is how long a request waits for a slot, or its body for
+	// room in the budget (httpQueueWait).
 	queueWait time.Duration
 	// draining is set when shutdown begins: /readyz answers 503 from then
 	// on (httpsse_health.go).
 	draining atomic.Bool
 }
+
+// httpBodyBudget is how many bodies of -max-body the server holds at
+// once: the body bytes of every request in flight together (32 MiB by
+// default, 8 MiB for one client: two bodies of the largest size). A small
+// body takes only its own size from the budget, so it bounds memory, not
+// the requests in flight (-max-requests does that). Serving a body
+// allocates a few times its size (docs/RELIABILITY.md, "Worst-case
+// memory"), so this is the largest term of the server's memory.
+const httpBodyBudget = 8
 
 // routes registers the transport's endpoints on mux: the MCP endpoint;
 // the health probes, which answer before the endpoint's checks
@@ -85,9 +100,15 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	if idle <= 0 {
 		idle = defaultSessionIdle
 	}
-	t.sessions = newSessionStore(maxSessions, idle, cfg.now)
+	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
-	t.slots, t.queueWait = make(chan struct{}, s.maxRequests), httpQueueWait
+	n := int64(s.maxRequests)
+	t.slots = newShareLimit(n, s.share(n, shareFloor))
+	bodies := httpBodyBudget * cfg.maxBody
+	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))
+	control := max(shareFloor, n/8)
+	t.control = newShareLimit(control, s.share(control, shareFloor))
+	t.queueWait = httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
 		t.loopback = tcp.IP.IsLoopback()
@@ -135,7 +156,15 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// post serves one JSON-RPC message.
+// post serves one JSON-RPC message. The body is read first, under the
+// body budget and before any request slot is taken, so that a slow body
+// holds bytes of its own client's share and never a slot (issue 19,
+// finding 4). Then the message decides what it needs: a request (or a
+// batch) takes a slot; a response or a notification, which ends at once
+// and may be what a waiting request needs to finish (the answer to a
+// bridged elicitation, notifications/cancelled), takes only a control
+// slot of its own budget (finding 10). Refusals give back what was taken
+// before they are written, and every write has a deadline (finding 3).
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
@@ -147,18 +176,19 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		return
 	}
 	rc := http.NewResponseController(w)
-	body, ok := t.receive(w, r, rc)
+	body, release, ok := t.receive(w, r, rc, who)
 	if !ok {
 		return
 	}
-	defer t.release()
+	defer release()
 	if jsonKind(body) == '[' && !t.s.modernOnly && len(r.Header.Values(headerSessionID)) > 0 {
 		// Only a classic session may hold a batch (batch.go).
-		t.postBatch(w, r, rc, body, who)
+		t.postBatch(w, r, rc, body, who, release)
 		return
 	}
 	msg, rerr := parseMessage(body)
 	if rerr != nil {
+		release()
 		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
 		return
 	}
@@ -168,20 +198,29 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	req := t.s.newRequest(&msg, nil, r.Header)
 	switch {
 	case req.era.classicOn:
-		t.postClassic(w, r, rc, &msg, req, who)
+		t.postClassic(w, r, rc, &msg, req, who, release)
 		return
 	case msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
+		release()
 		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: the server sent no request to answer"), msg.id)
 		return
 	case msg.isNotification():
 		// No notification means anything over HTTP in this revision
 		// (cancelling is closing the stream); accepted and ignored. Header
 		// requirements for notification POSTs are not defined.
+		if !t.admit(w, r, t.control, who, release, msg.id) {
+			return
+		}
+		defer t.control.give(who.share, 1)
 		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if !t.admit(w, r, t.slots, who, release, msg.id) {
+		return
+	}
+	defer t.slots.give(who.share, 1)
 	// The request timeout (-request-timeout) is applied by serve, which
 	// exempts subscriptions/listen.
 	call := t.newCall(w, rc, r)
@@ -199,70 +238,101 @@ func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseControll
 	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
 }
 
-// receive takes a request slot and reads the body of a POST whose
-// content type has been checked; the caller releases the slot (release),
-// or hands it to the goroutine that serves the message (classic_sse.go).
-// On failure it has answered (413, 503, 400) and holds no slot.
-func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) (body []byte, ok bool) {
+// receive reads the body of a POST whose content type has been checked,
+// under the body budget: the announced length is taken from who's share
+// up front (waiting up to t.queueWait for room), an unannounced one as
+// the buffer grows. No request slot is taken: the message decides what
+// it needs once it is read (admit). It returns the body and release,
+// which gives the bytes back (once: before a refusal is written, and when
+// the message has been served). ok false means it has answered: 413, 503
+// when the budget has no room, or 400 for a body that could not be read.
+func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, who caller) (body []byte, release func(), ok bool) {
 	if r.ContentLength > t.cfg.maxBody {
 		writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		return nil, false
+		return nil, nil, false
 	}
-	// The slot is taken before the body is read, so that bodies in memory
-	// are bounded by -max-requests × -max-body, not by the connections.
-	if !t.acquire(r.Context()) {
+	taken := r.ContentLength
+	if taken < 0 {
+		taken = min(readBodyFirst, t.cfg.maxBody)
+	}
+	if !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
 		t.s.metrics.busyRefused()
-		w.Header().Set("Retry-After", "1")
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeServerBusy, "server busy: %d requests in flight, retry later", cap(t.slots)))
-		return nil, false
+		writeBusy(w, t.bodyBusy(who, taken), nil)
+		return nil, nil, false
+	}
+	release = sync.OnceFunc(func() { t.bodies.give(who.share, taken) })
+	grow := func(size int) bool {
+		more := int64(size) - taken
+		if r.ContentLength >= 0 || more <= 0 {
+			return true // the whole announced length, or this much, is taken
+		}
+		if !t.bodies.take(who.share, more) {
+			return false
+		}
+		taken += more
+		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
 	if err != nil {
-		t.release()
+		release()
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			writeHTTPError(w, http.StatusRequestEntityTooLarge, newError(codeInvalidRequest, "request body larger than %d bytes", t.cfg.maxBody))
-		} else {
+		case errors.Is(err, errBodyBudget):
+			// The rest of the body is not read: close, do not drain.
+			t.s.metrics.busyRefused()
+			w.Header().Set("Connection", "close")
+			writeBusy(w, t.bodyBusy(who, readBodyFirst), nil)
+		default:
 			// A body cut off by its read deadline (slowloris) must not be
 			// drained afterwards: net/http would read the rest, without a
 			// deadline, before answering. Closing skips that.
 			w.Header().Set("Connection", "close")
 			writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: body could not be read"))
 		}
-		return nil, false
+		return nil, nil, false
 	}
 	// The deadline also applies to the server's background read that
 	// notices a client disconnect; lift it. On a failed read it stays, so
 	// net/http's drain of the unread body cannot hang on a slow client.
 	_ = rc.SetReadDeadline(time.Time{})
-	return body, true
+	return body, release, true
 }
 
-// release gives back a slot that acquire took.
-func (t *httpTransport) release() { <-t.slots }
+// bodyBusy is the -31503 for a body the budget has no room for, saying
+// whether the server's budget or who's share of it is full.
+func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
+	if t.bodies.shareFull(who.share, n) {
+		return newError(codeServerBusy, "server busy: this client's request bodies in flight fill its share of the server's budget, retry later")
+	}
+	return newError(codeServerBusy, "server busy: request bodies in flight fill the server's budget, retry later")
+}
 
-// acquire takes one of the slots that bound the requests served at once,
-// waiting up to t.queueWait; false means the server is busy (or the client
-// left while waiting).
-func (t *httpTransport) acquire(ctx context.Context) bool {
-	select {
-	case t.slots <- struct{}{}:
+// admit takes one unit of lim (request slots, or control slots) for who,
+// waiting up to t.queueWait. When there is none it gives the body back
+// (release), answers 503 with -31503 and reports false. The caller gives
+// the unit back (lim.give) when the message has been served.
+func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, release func(), id []byte) bool {
+	if lim.wait(r.Context(), who.share, 1, t.queueWait) {
 		return true
-	default:
 	}
-	if t.queueWait <= 0 {
-		return false
+	release()
+	t.s.metrics.busyRefused()
+	e := newError(codeServerBusy, "server busy: %d requests in flight, retry later", lim.total)
+	if lim.shareFull(who.share, 1) {
+		e = newError(codeServerBusy, "server busy: this client has %d requests in flight, its share of %d, retry later", lim.per, lim.total)
 	}
-	timer := time.NewTimer(t.queueWait)
-	defer timer.Stop()
-	select {
-	case t.slots <- struct{}{}:
-		return true
-	case <-timer.C:
-	case <-ctx.Done():
-	}
+	writeBusy(w, e, id)
 	return false
+}
+
+// writeBusy answers 503 with Retry-After: the server is busy, for every
+// client or for this one.
+func writeBusy(w http.ResponseWriter, e *rpcError, id []byte) {
+	w.Header().Set("Retry-After", "1")
+	writeHTTPError(w, http.StatusServiceUnavailable, e, id)
 }
 
 // isJSONContentType reports whether a request's Content-Type is
@@ -279,14 +349,18 @@ func isJSONContentType(v string) bool {
 		(params["charset"] == "" || strings.EqualFold(params["charset"], "utf-8"))
 }
 
+// errBodyBudget is readBody's error when grow refused room.
+var errBodyBudget = errors.New("request body budget exhausted")
+
 // readBody reads a request body whose Content-Length is size (-1 when
-// unknown). io.ReadAll starts at 512 bytes and grows by a quarter at a
+// unknown), calling grow with the size the buffer is about to grow to
+// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
 // time, which copied a 1 MiB body about five times over; here the buffer
 // doubles, and stops at size+1 (room for the Read that reports EOF), so a
 // truthful 1 MiB body is copied at most twice more. The length is the
 // peer's word, so it never sizes an allocation alone: the buffer starts at
 // readBodyFirst and is at most twice what has actually arrived.
-func readBody(r io.Reader, size int64) ([]byte, error) {
+func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
 	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -301,6 +375,9 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 			more := len(b) // double
 			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
 				more = int(rest) // the announced end
+			}
+			if grow != nil && !grow(len(b)+more) {
+				return b, errBodyBudget
 			}
 			b = slices.Grow(b, more)
 		}
@@ -382,6 +459,9 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 // writeJSON writes one message as an application/json body.
 func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	msg = oneLine(msg)
+	// Every answer is written with a deadline: a client that never reads
+	// must not hold the handler, nor what it holds, for longer.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(status)

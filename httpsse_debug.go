@@ -17,15 +17,20 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
 // debugRoutes adds GET /debug/stats (goroutines and heap, as JSON; ?gc=1
-// collects garbage first, so heap figures compare across samples), and
+// collects garbage first, so heap figures compare across samples; ?free=1
+// also returns the freed memory to the system, so RSS compares too), and
 // registers the flood tool on s.
 func debugRoutes(mux *http.ServeMux, s *server) {
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("gc") == "1" {
+		switch {
+		case r.URL.Query().Get("free") == "1":
+			debug.FreeOSMemory()
+		case r.URL.Query().Get("gc") == "1":
 			runtime.GC()
 		}
 		var ms runtime.MemStats

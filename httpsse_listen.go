@@ -40,9 +40,16 @@ const (
 	// httpIdleTimeout closes keep-alive connections nobody uses.
 	httpIdleTimeout = 2 * time.Minute
 
-	// httpMaxHeaderBytes bounds the request headers. Mcp-Param-* headers
-	// mirror tool arguments, Base64-encoded at worst, so allow some room.
-	httpMaxHeaderBytes = 1 << 20
+	// httpMaxHeaderBytes bounds the request headers, which every
+	// connection may buffer before any check (authentication included).
+	// 32 KiB is what nginx buffers by default, so no request a common
+	// proxy forwards is refused, and room for what MCP sends: a bearer
+	// token, Mcp-Name (a name or URI of up to 8 KiB, Base64 at worst) and
+	// the Mcp-Param-* headers mirroring tool arguments. Beyond it net/http
+	// answers 431, which clients must handle; the spec leaves the limit
+	// to the server and asks it to be documented (docs/HTTP.md).
+	// (SEP-2243, "No Specification-Level Header Size Limit").
+	httpMaxHeaderBytes = 32 << 10
 
 	// defaultRequestTimeout bounds one request's handler. Progress does not
 	// extend it: the spec asks for a maximum regardless of progress.
@@ -211,7 +218,13 @@ func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
 // cfg.drainTimeout, cancels those still running, and returns nil once every
 // handler has returned. A handler that ignores its context delays the exit.
 func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig) error {
-	t := newHTTPTransport(s, cfg, ln.Addr())
+	return newHTTPTransport(s, cfg, ln.Addr()).serve(ctx, ln)
+}
+
+// serve is serveHTTP for a transport already built: it serves t on ln
+// until ctx ends, then shuts down as serveHTTP says.
+func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
+	s, cfg := t.s, t.cfg
 	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
 	// hang off their own root.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
@@ -224,7 +237,7 @@ func (s *server) serveHTTP(ctx context.Context, ln net.Listener, cfg *httpConfig
 	if maxConns <= 0 {
 		maxConns = defaultMaxConnections
 	}
-	ln = newLimitListener(ln, maxConns)
+	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)))
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.

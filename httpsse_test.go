@@ -790,7 +790,7 @@ func TestReadBodyMatchesReadAll(t *testing.T) {
 		{"understated length", big, 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size)
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size, nil)
 			if err != nil || string(got) != tt.body {
 				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
 			}

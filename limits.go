@@ -97,6 +97,7 @@ type limitConfig struct {
 	maxConnections int
 	rate           float64 // tool calls per second per principal; 0 is off
 	burst          int
+	clientShare    int // percent of each global limit one client may hold (limits_share.go)
 }
 
 // limitFlags registers the limit flags on fs and returns where they land.
@@ -113,6 +114,7 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 		return nil
 	})
 	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a caller may make at once before -rate-limit applies (`n`); 0 means max(1, rate), or 100 with the default HTTP rate")
+	fs.IntVar(&c.clientShare, "client-share", defaultClientShare, "the part of each global limit one client (its principal, else its IP address) may hold, in `percent`; 100 turns shares off")
 	return c
 }
 
@@ -123,6 +125,9 @@ func (c *limitConfig) check() error {
 	}
 	if c.burst < 0 {
 		return errors.New("-rate-burst must not be negative")
+	}
+	if c.clientShare < 1 || c.clientShare > 100 {
+		return errors.New("-client-share must be a percentage from 1 to 100")
 	}
 	return nil
 }
@@ -269,33 +274,65 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }
 
-// limitListener accepts at most n connections at a time; Accept waits for
-// one to close before accepting more. Close unblocks a waiting Accept.
+// limitListener accepts at most n connections at a time, and at most
+// perAddr from one IP address; Accept waits for one to close before
+// accepting more, and closes at once a connection whose address already
+// has perAddr open (issue 19, finding 6: idle sockets from one address
+// used up -max-connections, and every other client waited). Addresses,
+// not principals: nothing is authenticated before a connection's first
+// request. Close unblocks a waiting Accept.
 type limitListener struct {
 	net.Listener
 	slots     chan struct{}
+	perAddr   int
 	done      chan struct{}
 	closeOnce sync.Once
+
+	mu     sync.Mutex // guards byAddr
+	byAddr map[string]int
 }
 
-// newLimitListener wraps ln to hold at most n connections open.
-func newLimitListener(ln net.Listener, n int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+// newLimitListener wraps ln to hold at most n connections open, perAddr
+// of them from one IP address.
+func newLimitListener(ln net.Listener, n, perAddr int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, done: make(chan struct{}), byAddr: map[string]int{}}
 }
 
-// Accept waits for a free slot, then accepts.
+// Accept waits for a free slot, then accepts a connection from an address
+// under its cap.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		addr := remoteIP(c.RemoteAddr().String())
+		l.mu.Lock()
+		over := l.byAddr[addr] >= l.perAddr
+		if !over {
+			l.byAddr[addr]++
+		}
+		l.mu.Unlock()
+		if over {
+			c.Close()
+			<-l.slots
+			continue
+		}
+		return &limitConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+				delete(l.byAddr, addr)
+			}
+			l.mu.Unlock()
+			<-l.slots
+		}}, nil
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
 }
 
 // Close closes the listener and wakes a waiting Accept.

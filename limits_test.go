@@ -5,12 +5,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +93,9 @@ func TestLimitsAtBoundary(t *testing.T) {
 		{"name over maxParamStringBytes", req("1", "tools/call", `"name":"`+strings.Repeat("n", maxParamStringBytes+1)+`"`), codeInvalidParams, "name longer than 8192 bytes"},
 		{"uri at maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-7)+`"`), codeInvalidParams, "resource not found"},
 		{"uri over maxURILength", req("1", "resources/read", `"uri":"demo://`+strings.Repeat("u", maxURILength-6)+`"`), codeInvalidParams, "uri longer than 8192 bytes"},
+		{"id at maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-2)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), 0, ""},
+		{"id over maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-1)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
+		{"integer id over maxIDBytes", req(strings.Repeat("9", maxIDBytes+1), "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
 		{"requestState at maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
 		{"requestState over maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {
@@ -230,6 +236,51 @@ func TestHTTPMaxRequests(t *testing.T) {
 	}
 }
 
+// TestHTTPShares checks the per-client parts of the HTTP bounds over
+// loopback, a client at 127.0.0.1 against one at 127.0.0.2: request slots
+// (-max-requests 16: a share of 4) and request body bytes (-max-body 4096:
+// a budget of 32 KiB, a share of 8 KiB). Past its share a client gets
+// 503 naming its share; the other client is served.
+func TestHTTPShares(t *testing.T) {
+	t.Run("request slots", func(t *testing.T) {
+		g := newTestGates()
+		args := []string{"-max-requests", "16", "-max-subscriptions", "2"}
+		ts := newTestLoopback(t, newTestServer(t, withGates(g), withFlags(args...)), loopbackConfig(t, args...))
+		ts.tr.queueWait = 10 * time.Millisecond
+		for i := range 4 {
+			go func() {
+				_, _ = doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req(fmt.Sprint(i), "tools/call", `"name":"gate"`), nil))
+			}()
+			mustReceive(t, g.started)
+		}
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("9", "tools/call", `"name":"echo","arguments":{"message":"x"}`), nil))
+		if got.status != 503 || got.code != codeServerBusy || !strings.Contains(string(got.body), "its share of 16") {
+			t.Errorf("a fifth request of one client: %d %s, want 503 naming its share", got.status, got.body)
+		}
+		mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+		close(g.release)
+	})
+	t.Run("body bytes", func(t *testing.T) {
+		args := []string{"-max-body", "4096"}
+		ts := newTestLoopback(t, newTestServer(t, withFlags(args...)), loopbackConfig(t, args...))
+		ts.tr.queueWait = 10 * time.Millisecond
+		for range 2 { // 8 KiB announced, a few bytes sent
+			c := dialFrom(t, ts, "127.0.0.1")
+			if _, err := io.WriteString(c, rawPost(ts, 4096, "Expect: 100-continue\r\n")); err != nil {
+				t.Fatal(err)
+			}
+			if status, err := bufio.NewReader(c).ReadString('\n'); err != nil || !strings.HasPrefix(status, "HTTP/1.1 100") {
+				t.Fatalf("status line %q, %v; want 100 Continue", status, err)
+			}
+		}
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "ping", ""), nil))
+		if got.status != 503 || got.code != codeServerBusy || !strings.Contains(string(got.body), "its share") {
+			t.Errorf("a body past the client's share: %d %s, want 503 naming its share", got.status, got.body)
+		}
+		mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+	})
+}
+
 // TestLimitListener checks -max-connections: the n+1st connection is
 // accepted only once one of the first n closes.
 func TestLimitListener(t *testing.T) {
@@ -237,7 +288,7 @@ func TestLimitListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := newLimitListener(inner, 2)
+	ln := newLimitListener(inner, 2, 2)
 	defer ln.Close()
 	accepted := make(chan net.Conn, 3)
 	go func() {
@@ -265,6 +316,51 @@ func TestLimitListener(t *testing.T) {
 	}
 	first.Close()
 	mustReceive(t, accepted).Close()
+}
+
+// TestLimitListenerPerAddress checks the cap per client address: a
+// connection from an address that has its share open is closed at once,
+// without taking a place, and another address is still accepted.
+func TestLimitListenerPerAddress(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := newLimitListener(inner, 4, 1)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dial := func(ip string) net.Conn {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c, err := d.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	dial("127.0.0.1")
+	first := mustReceive(t, accepted)
+	second := dial("127.0.0.1")
+	_ = second.SetReadDeadline(time.Now().Add(testWait))
+	if n, err := second.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("a second connection from the same address: read %d bytes, %v; want it closed", n, err)
+	}
+	dial("127.0.0.2")
+	if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.2" {
+		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c.RemoteAddr().String()))
+	}
+	first.Close()
+	dial("127.0.0.1")
+	mustReceive(t, accepted)
 }
 
 // TestRateLimit checks the token bucket: burst calls pass, the next is
@@ -415,13 +511,15 @@ func TestLimitFlags(t *testing.T) {
 		{[]string{"-rate-limit", "-1"}, "want a non-negative number"},
 		{[]string{"-rate-burst", "-1"}, "-rate-burst must not be negative"},
 		{[]string{"-request-timeout", "-1s"}, "-request-timeout must not be negative"},
+		{[]string{"-client-share", "0"}, "-client-share must be a percentage from 1 to 100"},
+		{[]string{"-client-share", "101"}, "-client-share must be a percentage from 1 to 100"},
 	} {
 		err := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("run(%q) = %v, want %q", tt.args, err, tt.wantErr)
 		}
 	}
-	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
+	if err := run(t.Context(), []string{"-rate-limit", "20/s", "-rate-burst", "40", "-max-requests", "64", "-client-share", "100"}, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" }); err != nil {
 		t.Errorf("valid limit flags: %v", err)
 	}
 }

@@ -258,7 +258,8 @@ func TestAccessLineEscapes(t *testing.T) {
 		{"line separator", req("1", "tools/call", `"name":"a\u2028b"`), "name", "a\u2028b"},
 		{"long name", req("1", "tools/call", `"name":"`+long+`"`), "name", cut},
 		{"string id", req(`"1\n2"`, "tools/call", `"name":"echo"`), "id", "1\n2"},
-		{"long id", req(`"`+long+`"`, "tools/call", `"name":"echo"`), "id", cut},
+		// An id stays within maxIDBytes (longer ones are refused unread).
+		{"long id", req(`"`+long[:2*maxLogValueBytes]+`"`, "tools/call", `"name":"echo"`), "id", cut},
 		{"long integer id", req(strings.Repeat("9", 400), "tools/call", `"name":"echo"`), "id", strings.Repeat("9", maxLogValueBytes) + "..."},
 	} {
 		for _, format := range []string{logFormatText, logFormatJSON} {

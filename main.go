@@ -69,6 +69,10 @@
 //	                      then gets 503 with code -31503) (default 256, or twice
 //	                      -max-subscriptions when only that is set)
 //	-max-connections N    open HTTP connections; more wait to be accepted (default 1024)
+//	-client-share PERCENT the part of each global limit one client (its principal, else its
+//	                      IP address) may hold: requests in flight and their bytes, connections,
+//	                      sessions, subscriptions, watched URIs, requests awaiting the client's
+//	                      answers; 100 turns shares off (default 25)
 //	-rate-limit R         tools/call per second per caller (over HTTP its principal,
 //	                      else its IP address); over it a call gets
 //	                      code -31429 (HTTP 429, Retry-After); 0 is off (default 50
@@ -501,6 +505,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		maxRequests:    limits.maxRequests,
 		rate:           limits.rate,
 		burst:          limits.burst,
+		clientShare:    limits.clientShare,
 
 		log:          *logs,
 		metricsAddr:  *metricsAddr,

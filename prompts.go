@@ -243,7 +243,10 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	case "ref/prompt":
 		p := reg.prompt(ref["name"])
 		if p == nil {
-			return result{}, invalidParams("unknown prompt: %s", ref["name"])
+			// Not echoed: completion is called per keystroke, and a
+			// refusal must not cost more than the request (issue 19,
+			// finding 12).
+			return result{}, invalidParams("unknown prompt: ref.name names no prompt")
 		}
 		for _, a := range p.Arguments {
 			if a.Name == argName {
@@ -258,7 +261,7 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 			}
 		}
 		if t == nil {
-			return result{}, invalidParams("unknown resource template: %s", ref["uri"])
+			return result{}, invalidParams("unknown resource template: ref.uri names no template")
 		}
 		complete = t.Complete[argName]
 	default:
@@ -298,6 +301,11 @@ func completionContext(raw []byte) (map[string]string, *rpcError) {
 			if rerr != nil {
 				return nil, invalidParams("invalid params: context.arguments must be an object of strings")
 			}
+			for _, v := range args {
+				if len(v) > maxParamStringBytes {
+					return nil, invalidParams("invalid params: context.arguments: a value longer than %d bytes", maxParamStringBytes)
+				}
+			}
 			return args, nil
 		}
 	}
@@ -305,7 +313,8 @@ func completionContext(raw []byte) (map[string]string, *rpcError) {
 }
 
 // objectParam decodes an object param whose members used here are
-// strings (ref, argument). Other members are ignored; a member that
+// strings (ref, argument) of at most maxParamStringBytes, as every name
+// and URI the server looks up. Other members are ignored; a member that
 // imitates a known name by case folding is refused.
 func objectParam(raw []byte, what string, names ...string) (map[string]string, *rpcError) {
 	if raw == nil {
@@ -326,6 +335,9 @@ func objectParam(raw []byte, what string, names ...string) (map[string]string, *
 		v, ok := jsonString(m.value)
 		if !ok {
 			return nil, invalidParams("invalid params: %s.%s must be a string", what, m.name)
+		}
+		if len(v) > maxParamStringBytes {
+			return nil, invalidParams("invalid params: %s.%s longer than %d bytes", what, m.name, maxParamStringBytes)
 		}
 		out[m.name] = v
 	}

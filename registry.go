@@ -35,9 +35,17 @@ type registry struct {
 	promptByName  map[string]*prompt
 	resourceByURI map[string]*resource
 
-	listMu sync.Mutex         // guards lists
-	lists  map[listKey][]byte // encoded list pages of this snapshot
+	listMu    sync.Mutex         // guards lists, listBytes
+	lists     map[listKey][]byte // encoded list pages of this snapshot
+	listBytes int                // the bytes of lists, at most maxPageCacheBytes
 }
+
+// maxPageCacheBytes bounds the encoded list pages one snapshot keeps.
+// Only pages the server could have linked to are ever encoded (see
+// page), so a snapshot's pages are its four lists in each protocol
+// version's shape; past the bound (a very large registry) further pages
+// are encoded for each request and not kept.
+const maxPageCacheBytes = 8 << 20
 
 // listKey names one encoded page of a list result.
 type listKey struct {
@@ -196,14 +204,19 @@ func (r *registry) hasCompleters() bool {
 }
 
 // page returns the encoded list result for kind, starting at cursor. Pages
-// are encoded once per snapshot, version and start.
+// are encoded once per snapshot, version and start, up to
+// maxPageCacheBytes. A cursor is accepted only if the server could have
+// issued it: a multiple of the page size inside the list, and none at all
+// when there are no pages (-page-size 0). Any offset used to be taken,
+// and each forged one cached a page of its own: 2006 forged cursors over
+// 2007 tools held 857 MiB (issue 19, finding 11).
 // [§Pagination]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
 func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMessage, *rpcError) {
 	n := r.count(kind)
 	start := 0
 	if cursor != "" {
 		var ok bool
-		if start, ok = decodeCursor(cursor); !ok || start <= 0 || start >= n {
+		if start, ok = decodeCursor(cursor); !ok || pageSize <= 0 || start <= 0 || start >= n || start%pageSize != 0 {
 			return nil, invalidParams("invalid cursor")
 		}
 	}
@@ -234,10 +247,13 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMes
 		fmt.Fprintf(&b, `,"nextCursor":%q`, encodeCursor(end))
 	}
 	b.WriteByte('}')
-	if r.lists == nil {
-		r.lists = make(map[listKey][]byte)
+	if r.listBytes+b.Len() <= maxPageCacheBytes {
+		if r.lists == nil {
+			r.lists = make(map[listKey][]byte)
+		}
+		r.lists[key] = b.Bytes()
+		r.listBytes += b.Len()
 	}
-	r.lists[key] = b.Bytes()
 	return b.Bytes(), nil
 }
 

@@ -803,7 +803,7 @@ func TestRegistryChangesPublish(t *testing.T) {
 			s.addPrompt(prompt{Name: "p1", Get: func(context.Context, *request, map[string]string) (*promptResult, error) { return nil, nil }})
 			s.addResource(resource{URI: "a://1", Name: "r1"})
 			s.addTemplate(resourceTemplate{URITemplate: "a://t/{x}", Name: "t", Read: read})
-			sub, rerr := s.subs.open([]byte("1"), subscriptionFilter{tools: true, prompts: true, resources: true, uris: []string{"a://1"}})
+			sub, rerr := s.subs.open([]byte("1"), subscriptionFilter{tools: true, prompts: true, resources: true, uris: []string{"a://1"}}, "")
 			if rerr != nil {
 				t.Fatal(rerr)
 			}

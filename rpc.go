@@ -100,6 +100,12 @@ func (m *message) isResponse() bool {
 	return !m.hasMethod && (m.result != nil || m.errorValue != nil)
 }
 
+// maxIDBytes bounds a request id as written (quotes and escapes
+// included). Ids are echoed in every answer and kept while their request
+// runs; clients use counters or UUIDs, far shorter. A longer id is
+// refused with -32600 and id null, as an unreadable one is.
+const maxIDBytes = 1024
+
 // envelopeMembers are the only members a JSON-RPC message may use.
 var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
@@ -140,6 +146,10 @@ func parseMessage(data []byte) (message, *rpcError) {
 		case "id":
 			m.hasID = true
 			switch {
+			case (jsonKind(mem.value) == '"' || isJSONInteger(mem.value)) && len(bytes.TrimSpace(mem.value)) > maxIDBytes:
+				// Every answer echoes the id; a megabyte id would make
+				// every refusal a megabyte write (issue 19, finding 3).
+				idErr = newError(codeInvalidRequest, "invalid request: id longer than %d bytes", maxIDBytes)
 			case jsonKind(mem.value) == '"' || isJSONInteger(mem.value):
 				m.id = bytes.TrimSpace(mem.value)
 			case jsonKind(mem.value) == 'n':
@@ -433,7 +443,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		if known {
 			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
 		}
-		return fail(newError(codeMethodNotFound, "method not found: %s", req.method))
+		// The name is cut: it is the peer's, of any length.
+		return fail(newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
 	}
 	if req.invalid != nil {
 		return fail(req.invalid)

@@ -58,6 +58,18 @@ const (
 	// schemaMaxSafeInteger is 2^53-1, the largest integer an IEEE 754 double
 	// holds exactly. [x-mcp-header] integer values must lie within ±it.
 	schemaMaxSafeInteger = "9007199254740991"
+
+	// schemaWorkBudget bounds the work of one validate call, in units of
+	// one value visited or one byte compared (comparison keys, string
+	// lengths, patterns): sixteen passes over the largest message. A
+	// legitimate argument needs one or two; the bound keeps a hostile one
+	// (enum and uniqueItems keys built at every nesting level) well under
+	// a second (issue 19, finding 8).
+	schemaWorkBudget = 16 * maxLineBytes
+
+	// schemaCheckEvery is how many units of work pass between two looks at
+	// the request's context, so that cancellation stops validation.
+	schemaCheckEvery = 64 << 10
 )
 
 // schemaDialects maps the accepted $schema values to the dialect they name.
@@ -119,6 +131,8 @@ var schemaDialects = map[string]string{
 // U+2029 in ECMA-262; RE2 matches code points where ECMA-262 without the u
 // flag matches UTF-16 code units. Numbers whose decimal exponent exceeds
 // schemaMaxExponent fail validation wherever a keyword must compare them.
+// Validation is linear in the value's size, bounded by schemaWorkBudget,
+// and stops when the request's context ends.
 type schema struct {
 	root *schemaNode
 	hdrs []mcpHeader // sorted by Path
@@ -138,11 +152,13 @@ type schemaNode struct {
 	never bool // the boolean schema false
 	types schemaTypeSet
 
-	enum     map[string]bool // canonical encodings; nil when absent
-	enumText string          // the enum as JSON, for messages
-	hasConst bool
-	constKey string // canonical encoding
-	constTxt string
+	enum      map[string]bool // canonical encodings; nil when absent
+	enumText  string          // the enum as JSON, for messages
+	enumKinds schemaTypeSet   // the kinds of the enum's values: no other kind can match, and needs no key
+	hasConst  bool
+	constKey  string // canonical encoding
+	constTxt  string
+	constKind schemaTypeSet // the const's kind
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum schemaLimit
 	multipleOf                                           schemaLimit
@@ -324,7 +340,10 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 		b = strconv.AppendInt(b, d.exp, 10)
 		return append(b, ';'), nil
 	case string:
-		return strconv.AppendQuote(b, v), nil
+		// AppendQuote grows b to exactly what it needs when it is short,
+		// which made a value of many strings cost quadratic time; grow
+		// it the way append does, by doubling, first.
+		return strconv.AppendQuote(slices.Grow(b, len(v)+2), v), nil
 	case []any:
 		b = append(b, '[')
 		for _, e := range v {
@@ -337,7 +356,7 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 	case map[string]any:
 		b = append(b, '{')
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			b = strconv.AppendQuote(b, k)
+			b = strconv.AppendQuote(slices.Grow(b, len(k)+2), k)
 			var err error
 			if b, err = appendSchemaKey(b, v[k]); err != nil {
 				return b, err
@@ -346,6 +365,26 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	return b, fmt.Errorf("unsupported Go value of type %T", v)
+}
+
+// schemaKindOf returns the type bit of a decoded value (number for every
+// number), 0 for a Go value JSON does not decode to.
+func schemaKindOf(v any) schemaTypeSet {
+	switch v.(type) {
+	case nil:
+		return schemaNull
+	case bool:
+		return schemaBoolean
+	case string:
+		return schemaString
+	case json.Number:
+		return schemaNumber
+	case []any:
+		return schemaArray
+	case map[string]any:
+		return schemaObject
+	}
+	return 0
 }
 
 // schemaKind names the JSON type of a decoded value.
@@ -367,15 +406,67 @@ func schemaKind(v any) string {
 	return fmt.Sprintf("Go type %T", v)
 }
 
-// schemaShow renders v as JSON for a message, cut to about schemaMaxShown bytes.
+// schemaShow renders v as JSON for a message, cut to about schemaMaxShown
+// bytes. It renders no more of v than it shows: a value a message quotes
+// may be the whole 4 MiB argument.
 func schemaShow(v any) string {
+	b, ok := appendShown(nil, v)
+	if !ok {
+		return schemaKind(v)
+	}
+	return schemaTruncate(string(b))
+}
+
+// appendShown appends v as JSON to b, stopping once b is longer than
+// schemaMaxShown; ok is false for a value JSON cannot encode.
+func appendShown(b []byte, v any) (_ []byte, ok bool) {
+	if len(b) > schemaMaxShown {
+		return b, true
+	}
+	switch v := v.(type) {
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendShown(b, e); !ok || len(b) > schemaMaxShown {
+				return b, ok
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendShown(b, k); !ok {
+				return b, false
+			}
+			b = append(b, ':')
+			if b, ok = appendShown(b, v[k]); !ok || len(b) > schemaMaxShown {
+				return b, ok
+			}
+		}
+		return append(b, '}'), true
+	case string:
+		// Enough of the string to fill the message, on a rune boundary.
+		if len(v) > 2*schemaMaxShown {
+			cut := 2 * schemaMaxShown
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			v = v[:cut]
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return schemaKind(v)
+		return b, false
 	}
-	return schemaTruncate(strings.TrimSuffix(buf.String(), "\n"))
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), true
 }
 
 // schemaTruncate cuts s to about schemaMaxShown bytes on a rune boundary, marking the cut.

@@ -148,6 +148,7 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 			n.hasConst = true
 			n.constKey, err = schemaKey(val)
 			n.constTxt = schemaShow(val)
+			n.constKind = schemaKindOf(val)
 		case "minimum":
 			n.minimum, err = compileSchemaNumber(val)
 		case "maximum":
@@ -360,6 +361,7 @@ func compileSchemaEnum(n *schemaNode, v any) error {
 			return err
 		}
 		n.enum[k] = true
+		n.enumKinds |= schemaKindOf(e)
 	}
 	n.enumText = schemaShow(list)
 	return nil

@@ -238,7 +238,7 @@ func TestCompileOutputSchema(t *testing.T) {
 			s, err := compileOutputSchema([]byte(tt.schema))
 			got := errText(err)
 			if err == nil {
-				got = errText(s.validate(mustDecodeInstance(t, tt.in)))
+				got = errText(s.validate(t.Context(), mustDecodeInstance(t, tt.in)))
 				if len(s.headers()) != 0 {
 					t.Errorf("headers() = %q, want none", s.headers())
 				}
@@ -320,11 +320,11 @@ func FuzzCompileSchema(f *testing.F) {
 			}
 		}
 		for _, v := range instances {
-			_ = s.validate(v)
+			_ = s.validate(t.Context(), v)
 		}
 		if out, err := compileOutputSchema(data); err == nil {
 			for _, v := range instances {
-				_ = out.validate(v)
+				_ = out.validate(t.Context(), v)
 			}
 		}
 	})

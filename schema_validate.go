@@ -8,6 +8,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,9 +26,21 @@ import (
 // the root) and the rule, e.g. `/a: want number, got string` or
 // `/b: missing required property "c"`. It is written for a language model
 // that must correct its call; the caller adds any prefix.
-func (s *schema) validate(v any) error {
-	var vd schemaValidator
+//
+// Its work is linear in the size of v and bounded (schemaWorkBudget);
+// past the budget it stops with errSchemaTooCostly, and when ctx ends
+// with ctx's error (the request was cancelled or timed out).
+func (s *schema) validate(ctx context.Context, v any) error {
+	return s.validateWithin(ctx, v, schemaWorkBudget)
+}
+
+// validateWithin is validate with a work budget of its own.
+func (s *schema) validateWithin(ctx context.Context, v any, budget int) error {
+	vd := schemaValidator{ctx: ctx, budget: budget, nextCheck: schemaCheckEvery}
 	vd.check(s.root, v)
+	if vd.halt != nil {
+		return vd.halt
+	}
 	if len(vd.errs) == 0 {
 		return nil
 	}
@@ -38,10 +51,39 @@ func (s *schema) validate(v any) error {
 	return errors.New(msg)
 }
 
+// errSchemaTooCostly is validate's error for a value whose validation
+// would take more than schemaWorkBudget.
+var errSchemaTooCostly = errors.New("the arguments are too costly to validate: send a smaller value")
+
 // schemaValidator collects the problems of one validate call.
 type schemaValidator struct {
 	path []string // instance path tokens, unescaped
 	errs []string // at most schemaMaxErrors; validation stops there
+
+	ctx       context.Context
+	budget    int   // units it may spend (schemaWorkBudget)
+	work      int   // units spent
+	nextCheck int   // work at which ctx is looked at next
+	halt      error // errSchemaTooCostly or ctx's error: validation stopped
+}
+
+// spend accounts n units of work, halting validation past the budget or
+// once the context has ended; it reports whether validation goes on.
+func (vd *schemaValidator) spend(n int) bool {
+	if vd.halt != nil {
+		return false
+	}
+	vd.work += n
+	switch {
+	case vd.work > vd.budget:
+		vd.halt = errSchemaTooCostly
+	case vd.work >= vd.nextCheck:
+		vd.nextCheck = vd.work + schemaCheckEvery
+		if vd.ctx != nil {
+			vd.halt = vd.ctx.Err()
+		}
+	}
+	return vd.halt == nil
 }
 
 // fail records a problem at the current instance path.
@@ -63,7 +105,7 @@ func (vd *schemaValidator) fail(format string, args ...any) {
 
 // check validates v against n, descending into arrays and objects.
 func (vd *schemaValidator) check(n *schemaNode, v any) {
-	if len(vd.errs) >= schemaMaxErrors {
+	if len(vd.errs) >= schemaMaxErrors || !vd.spend(1) {
 		return
 	}
 	if n.never {
@@ -109,15 +151,24 @@ func (vd *schemaValidator) check(n *schemaNode, v any) {
 		}
 	}
 	if n.enum != nil || n.hasConst {
-		k, err := schemaKey(v)
-		if err != nil {
-			vd.fail("%v", err)
-			return
+		// A value of a kind none of the listed values has cannot equal
+		// one: its key (as long as the value) is never built.
+		inEnum, isConst := n.enum == nil || n.enumKinds&got != 0, !n.hasConst || n.constKind == got
+		if inEnum && isConst {
+			k, err := schemaKey(v)
+			if err != nil {
+				vd.fail("%v", err)
+				return
+			}
+			if !vd.spend(len(k)) {
+				return
+			}
+			inEnum, isConst = n.enum == nil || n.enum[k], !n.hasConst || k == n.constKey
 		}
-		if n.enum != nil && !n.enum[k] {
+		if !inEnum {
 			vd.fail("want one of %s, got %s", n.enumText, schemaShow(v))
 		}
-		if n.hasConst && k != n.constKey {
+		if !isConst {
 			vd.fail("want %s, got %s", n.constTxt, schemaShow(v))
 		}
 	}
@@ -171,6 +222,9 @@ func (vd *schemaValidator) checkNumber(n *schemaNode, d schemaDecimal, text stri
 
 // checkString applies the string keywords of n to s.
 func (vd *schemaValidator) checkString(n *schemaNode, s string) {
+	if (n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil) && !vd.spend(len(s)) {
+		return
+	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		c := utf8.RuneCountInString(s)
 		if n.minLength >= 0 && c < n.minLength {
@@ -200,6 +254,9 @@ func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
 			if err != nil {
 				vd.fail("%v", err)
 				break
+			}
+			if !vd.spend(len(k)) {
+				return
 			}
 			if j, dup := seen[k]; dup {
 				vd.fail("want unique items, items %d and %d are equal", j, i)

@@ -127,7 +127,7 @@ func TestSchemaValidate(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustCompileSchema(t, tt.schema)
-			got := errText(s.validate(mustDecodeInstance(t, tt.in)))
+			got := errText(s.validate(t.Context(), mustDecodeInstance(t, tt.in)))
 			if got != tt.want {
 				t.Errorf("validate(%s) against %s\n got: %s\nwant: %s", tt.in, tt.schema, got, tt.want)
 			}
@@ -147,13 +147,13 @@ func TestSchemaValidateGoValues(t *testing.T) {
 		{"unexamined json.Number not parsed", map[string]any{"a": json.Number("01")}, ``},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := errText(s.validate(tt.in)); got != tt.want {
+			if got := errText(s.validate(t.Context(), tt.in)); got != tt.want {
 				t.Errorf("validate(%v) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
 	n := mustCompileSchema(t, `{"type":"object","properties":{"a":{"minimum":0}}}`)
-	if got, want := errText(n.validate(map[string]any{"a": json.Number("01")})), `/a: invalid number 01`; got != want {
+	if got, want := errText(n.validate(t.Context(), map[string]any{"a": json.Number("01")})), `/a: invalid number 01`; got != want {
 		t.Errorf("validate(01) = %q, want %q", got, want)
 	}
 }
@@ -164,7 +164,7 @@ func TestSchemaValidateErrorCap(t *testing.T) {
 		names = append(names, fmt.Sprintf("%q", fmt.Sprintf("p%02d", i)))
 	}
 	s := mustCompileSchema(t, `{"type":"object","required":[`+strings.Join(names, ",")+`]}`)
-	got := errText(s.validate(map[string]any{}))
+	got := errText(s.validate(t.Context(), map[string]any{}))
 	if n := strings.Count(got, "missing required"); n != schemaMaxErrors {
 		t.Errorf("validate reported %d problems, want %d: %s", n, schemaMaxErrors, got)
 	}
@@ -200,8 +200,8 @@ func FuzzSchemaValidate(f *testing.F) {
 			return
 		}
 		for _, s := range schemas {
-			first := errText(s.validate(v))
-			if again := errText(s.validate(v)); again != first {
+			first := errText(s.validate(t.Context(), v))
+			if again := errText(s.validate(t.Context(), v)); again != first {
 				t.Fatalf("validate(%s) not deterministic:\n%s\n%s", data, first, again)
 			}
 		}

@@ -118,8 +118,16 @@ type server struct {
 	maxRequests    int              // requests served at once (limits.go)
 	requestTimeout time.Duration
 	limiter        *rateLimiter // tools/call per principal; nil is off
-	metrics        *metrics     // counters, gauges, histograms (metrics.go)
-	access         *accessLog   // the access lines; nil is off (logging.go)
+	// clientShare is the percent of each global limit one client may
+	// hold (limits_share.go).
+	clientShare int
+	// bridged bounds the requests waiting for their client's answers to
+	// bridged server-to-client requests (classic_bridge.go): a quarter of
+	// -max-requests, so that with the listens (at most half) some slots
+	// are always left for requests that end.
+	bridged *shareLimit
+	metrics *metrics   // counters, gauges, histograms (metrics.go)
+	access  *accessLog // the access lines; nil is off (logging.go)
 	// baseScopes are needed by every request of a scoped caller
 	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
 	// filterLists hides from list results what a caller's scopes do not
@@ -165,6 +173,9 @@ type config struct {
 	requestTimeout time.Duration
 	rate           float64
 	burst          int
+	// clientShare is the percent of each global limit one client may
+	// hold (limits_share.go); 0 means defaultClientShare.
+	clientShare int
 	// log is the logging flags (logging.go); access is the access log
 	// newLogger made from them, nil when access lines are off.
 	log    logConfig
@@ -204,7 +215,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		modernOnly:   cfg.modernOnly,
 		log:          logger,
 		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
-		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs),
+		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.clientShare),
 		inputTimeout: cfg.inputTimeout,
 		replicaID:    cfg.replicaID,
 	}
@@ -216,6 +227,12 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		s.maxRequests = defaultMaxRequests
 	}
 	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
+	s.clientShare = cfg.clientShare
+	if s.clientShare <= 0 {
+		s.clientShare = defaultClientShare
+	}
+	bridged := max(1, int64(s.maxRequests)/4)
+	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
 	s.access = cfg.access
 	b := readBuild()
 	b.version = s.info.Version

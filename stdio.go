@@ -26,6 +26,20 @@ const maxLineBytes = 4 << 20
 // instead of starting more goroutines.
 const maxInFlight = 256
 
+// maxStdioInFlightBytes bounds the bytes of the request lines one stdio
+// connection serves at once: two lines of maxLineBytes, or many small
+// ones. A request holds its line's bytes until its response is queued;
+// while they are all held the reader stops, as for a slot. Without it a
+// client that never read stdout made the server read and answer 1 MiB
+// requests without end (issue 19, finding 2).
+const maxStdioInFlightBytes = 2 * maxLineBytes
+
+// maxStdioQueuedBytes bounds the responses and notifications waiting for
+// the goroutine writing to stdout: one message's worth. A writer finding
+// it full waits (holding its request's slot and bytes) until the writing
+// goroutine takes the batch; a message larger than the bound goes alone.
+const maxStdioQueuedBytes = maxLineBytes
+
 // stdioConn is one stdio connection: a reader (the serve loop), one
 // goroutine per request in flight, and one writer lock.
 type stdioConn struct {
@@ -38,13 +52,17 @@ type stdioConn struct {
 
 	writeMu  sync.Mutex // guards flushing, queued, spare
 	flushing bool       // a goroutine is writing to out; others queue
-	queued   []byte     // complete lines waiting for the next Write
+	queued   []byte     // complete lines waiting for the next Write, at most maxStdioQueuedBytes (or one message)
 	spare    []byte     // the previous batch's buffer, reused
+	room     *sync.Cond // on writeMu: signalled when queued is taken, or a call is cancelled
 
 	mu       sync.Mutex            // guards inFlight
 	inFlight map[string]*stdioCall // by request id key
-	slots    chan struct{}         // s.maxRequests tokens (-max-requests)
-	wg       sync.WaitGroup        // requests in flight
+	// slots bounds the requests served at once (-max-requests), and
+	// lineBytes the bytes of their lines (maxStdioInFlightBytes); the
+	// connection is one client, so neither has shares.
+	slots, lineBytes *shareLimit
+	wg               sync.WaitGroup // requests in flight
 
 	// jobs hands a request to an idle worker (spawn); workers counts the
 	// worker goroutines started, at most one per slot, and pool waits
@@ -63,16 +81,16 @@ type stdioConn struct {
 
 // stdioCall is one request in flight on stdio.
 type stdioCall struct {
-	cancel    context.CancelFunc
-	mu        sync.Mutex // guards cancelled
-	cancelled bool
+	cancel context.CancelFunc
+	mu     sync.Mutex // serialises setting cancelled with queueing the call's messages
+	// cancelled is set under mu; a writer waiting for room in the queue
+	// reads it without mu (see writeUnlessCancelled).
+	cancelled atomic.Bool
 }
 
 // isCancelled reports whether notifications/cancelled named the call.
 func (call *stdioCall) isCancelled() bool {
-	call.mu.Lock()
-	defer call.mu.Unlock()
-	return call.cancelled
+	return call.cancelled.Load()
 }
 
 // serveStdio serves in until EOF (or ctx ends), then waits for every
@@ -89,8 +107,7 @@ func (call *stdioCall) isCancelled() bool {
 // [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
-		slots: make(chan struct{}, s.maxRequests), jobs: make(chan func())}
+	c := newStdioConn(s, out)
 	// Requests run under connCtx, cancelled only after closing is closed,
 	// so a listen request can tell shutdown from its own cancellation.
 	// ctx ending cancels them even during the EOF drain.
@@ -165,6 +182,15 @@ loop:
 		err = nil
 	}
 	return err
+}
+
+// newStdioConn returns a connection writing to out, not yet serving.
+func newStdioConn(s *server, out io.Writer) *stdioConn {
+	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
+		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
+		jobs: make(chan func())}
+	c.room = sync.NewCond(&c.writeMu)
+	return c
 }
 
 // readLines sends each non-blank line of in (without its CR LF) to lines
@@ -286,11 +312,13 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
-	c.acquireSlot()
+	size := int64(len(line))
+	c.acquireSlot(size)
 	c.wg.Add(1)
 	c.spawn(func() {
 		defer c.wg.Done()
-		defer func() { <-c.slots }()
+		defer c.slots.give("", 1)
+		defer c.lineBytes.give("", size)
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
 		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
@@ -350,11 +378,13 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		}
 		return
 	}
-	c.acquireSlot()
+	size := int64(len(line))
+	c.acquireSlot(size)
 	c.wg.Add(1)
 	c.spawn(func() {
 		defer c.wg.Done()
-		defer func() { <-c.slots }()
+		defer c.slots.give("", 1)
+		defer c.lineBytes.give("", size)
 		reply := answerBatch(items, func(i int) []byte {
 			e := entries[i]
 			defer func() {
@@ -393,7 +423,7 @@ func (c *stdioConn) spawn(job func()) {
 		return
 	default:
 	}
-	if c.workers.Load() < int32(cap(c.slots)) {
+	if c.workers.Load() < int32(c.s.maxRequests) {
 		c.workers.Add(1)
 		c.pool.Go(func() {
 			job()
@@ -406,30 +436,31 @@ func (c *stdioConn) spawn(job func()) {
 	c.jobs <- job
 }
 
-// acquireSlot takes a request slot. While every slot is taken it keeps
-// reading the lines that can free one without taking one: the client's
-// answers to bridged server-to-client requests (classic_bridge.go), and
-// notifications/cancelled. Blocking the reader outright left a request
-// waiting for an answer that was never read, until -input-timeout. The
-// first other line read meanwhile is held for the serve loop, and reading
-// stops there until a slot frees: the backpressure stays one line deep.
-func (c *stdioConn) acquireSlot() {
-	select {
-	case c.slots <- struct{}{}:
-		return
-	default:
-	}
+// acquireSlot takes a request slot and size bytes of the line budget.
+// While either is spent it keeps reading the lines that can free them
+// without taking any: the client's answers to bridged server-to-client
+// requests (classic_bridge.go), and notifications/cancelled. Blocking the
+// reader outright left a request waiting for an answer that was never
+// read, until -input-timeout. The first other line read meanwhile is held
+// for the serve loop, and reading stops there until a slot and the bytes
+// free: the backpressure stays one line deep.
+func (c *stdioConn) acquireSlot(size int64) {
 	lines := c.lines
-	for {
-		select {
-		case c.slots <- struct{}{}:
-			return
-		case line, ok := <-lines:
-			switch {
-			case !ok:
-				lines = nil // the serve loop sees the end itself
-			case !c.handleControl(line):
-				c.held, c.hasHeld, lines = line, true, nil
+	for _, need := range []struct {
+		lim *shareLimit
+		n   int64
+	}{{c.slots, 1}, {c.lineBytes, size}} {
+		for w := need.lim.enqueue("", need.n); w != nil; {
+			select {
+			case <-w.ready:
+				w = nil
+			case line, ok := <-lines:
+				switch {
+				case !ok:
+					lines = nil // the serve loop sees the end itself
+				case !c.handleControl(line):
+					c.held, c.hasHeld, lines = line, true, nil
+				}
 			}
 		}
 	}
@@ -484,9 +515,13 @@ func (c *stdioConn) cancel(params []byte) {
 	c.mu.Unlock()
 	if call != nil {
 		call.mu.Lock()
-		call.cancelled = true
+		call.cancelled.Store(true)
 		call.mu.Unlock()
 		call.cancel()
+		// A writer of the call waiting for room in the queue gives up.
+		c.writeMu.Lock()
+		c.room.Broadcast()
+		c.writeMu.Unlock()
 	}
 }
 
@@ -510,19 +545,27 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 
 // writeUnlessCancelled writes b unless the call was cancelled. The check
 // and the queueing of b happen under the call's lock, so nothing is sent
-// for a request after its cancellation was handled; the Write itself
-// happens after the lock is released, so a stalled stdout never blocks
-// the reader handling a notifications/cancelled.
+// for a request after its cancellation was handled; waiting for room in
+// the queue and the Write itself happen without it, so a stalled stdout
+// never blocks the reader handling a notifications/cancelled.
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
-	call.mu.Lock()
-	if call.cancelled {
+	for {
+		if !c.waitRoom(len(b), call) {
+			return // cancelled while waiting
+		}
+		call.mu.Lock()
+		if call.cancelled.Load() {
+			call.mu.Unlock()
+			return
+		}
+		writeNow, queued := c.enqueue(b)
 		call.mu.Unlock()
-		return
-	}
-	writeNow := c.enqueue(b)
-	call.mu.Unlock()
-	if writeNow {
-		c.flush(b)
+		if writeNow {
+			c.flush(b)
+		}
+		if writeNow || queued {
+			return
+		}
 	}
 }
 
@@ -535,26 +578,61 @@ const maxSpareBytes = 64 << 10
 // Write is in progress are queued and go out together in the next one. So
 // an idle connection answers without delay, and a busy one makes one
 // system call for many responses instead of one each. Lines are never
-// interleaved and keep the order in which they were enqueued. The writing
-// goroutine is always one that called write (a request's, or the serve
-// loop), so serveStdio's wait for its requests also waits for the queue.
+// interleaved and keep the order in which they were enqueued. The queue
+// holds at most maxStdioQueuedBytes: past it, write waits until the
+// writing goroutine takes the batch, so a stalled stdout stops the
+// server instead of growing its memory. The writing goroutine is always
+// one that called write (a request's, or the serve loop), so serveStdio's
+// wait for its requests also waits for the queue.
 func (c *stdioConn) write(b []byte) {
-	if c.enqueue(b) {
-		c.flush(b)
+	for {
+		c.waitRoom(len(b), nil)
+		writeNow, queued := c.enqueue(b)
+		if writeNow {
+			c.flush(b)
+		}
+		if writeNow || queued {
+			return
+		}
 	}
 }
 
-// enqueue claims the writer for b (writeNow: the caller must flush b), or
-// appends b to the batch the goroutine writing now sends next.
-func (c *stdioConn) enqueue(b []byte) (writeNow bool) {
+// roomLocked reports whether a message of n bytes may join the queue now:
+// nobody is writing (the caller will), or the queue has room, or it is
+// empty (a message larger than the bound goes alone).
+func (c *stdioConn) roomLocked(n int) bool {
+	return !c.flushing || len(c.queued) == 0 || len(c.queued)+n <= maxStdioQueuedBytes
+}
+
+// waitRoom waits until a message of n bytes may join the queue, or call
+// (nil for none) is cancelled; false means it was.
+func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if c.flushing {
-		c.queued = append(c.queued, b...)
-		return false
+	for !c.roomLocked(n) {
+		if call != nil && call.cancelled.Load() {
+			return false
+		}
+		c.room.Wait()
 	}
-	c.flushing = true
 	return true
+}
+
+// enqueue claims the writer for b (writeNow: the caller must flush b), or
+// appends b to the batch the goroutine writing now sends next (queued).
+// Neither means the queue filled since waitRoom: wait again.
+func (c *stdioConn) enqueue(b []byte) (writeNow, queued bool) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if !c.flushing {
+		c.flushing = true
+		return true, false
+	}
+	if !c.roomLocked(len(b)) {
+		return false, false
+	}
+	c.queued = append(c.queued, b...)
+	return false, true
 }
 
 // flush writes b, then every batch queued meanwhile, until none is left;
@@ -571,10 +649,12 @@ func (c *stdioConn) flush(b []byte) {
 		}
 		if len(c.queued) == 0 {
 			c.flushing = false
+			c.room.Broadcast()
 			c.writeMu.Unlock()
 			return
 		}
 		b, c.queued, c.spare, ours = c.queued, c.spare, nil, true
+		c.room.Broadcast()
 		c.writeMu.Unlock()
 	}
 }

@@ -749,7 +749,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
 	const writers, lines = 8, 200
 	out := &countingWriter{}
-	c := &stdioConn{s: newTestServer(t, withRegistry()), out: out}
+	c := newStdioConn(newTestServer(t, withRegistry()), out)
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {

@@ -48,7 +48,23 @@ const (
 	// shorter; the bound keeps a subscription's memory to
 	// maxURIs*maxSubscriptionURIBytes however long the listen line is.
 	maxSubscriptionURIBytes = 4096
+	// watchedURIMean is the URI length the byte budgets assume: one
+	// watcher (a listen request, a classic session) may hold
+	// -max-subscription-uris URIs of this length on average, 256 KiB by
+	// default, so a few long URIs fit but not hundreds.
+	watchedURIMean = 1024
+	// watchedURIOverhead is what the server holds for a watched URI
+	// besides its bytes (set and list entries), counted with it.
+	watchedURIOverhead = 64
+	// watchedBudgetWatchers is how many watchers' worth of URIs the server
+	// holds in all (16 MiB by default), each client its share of it
+	// (limits_share.go): without it, 1000 classic sessions of 256 URIs of
+	// 4 KiB held a gigabyte (issue 19, finding 9).
+	watchedBudgetWatchers = 64
 )
+
+// watchedCost is what watching uri costs from the byte budgets.
+func watchedCost(uri string) int64 { return int64(len(uri)) + watchedURIOverhead }
 
 // noticeKind is one type of event a subscription may opt in to.
 type noticeKind uint8
@@ -169,7 +185,11 @@ func parseWatchedURIs(raw []byte, maxURIs int) ([]string, *rpcError) {
 
 // parseStringList decodes the filter member name: an array of at most
 // maxItems strings (each a noun) of 1 to maxBytes bytes, duplicates
-// dropped. limit names the bound in the error's data.
+// dropped. limit names the bound in the error's data. Duplicates count
+// towards maxItems: the array is refused as soon as it is longer, before
+// the rest is read. Duplicates were found by a scan of the items kept
+// for each element, so a 4 MB array of 256 URIs repeated cost 0.75 s
+// before any limit applied (issue 19, finding 12).
 func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems int) ([]string, *rpcError) {
 	malformed := invalidParams("invalid params: notifications.%s must be an array of strings", name)
 	if jsonKind(raw) != '[' {
@@ -179,8 +199,15 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 	if _, err := dec.Token(); err != nil {
 		return nil, malformed
 	}
-	items := []string{}
-	for dec.More() {
+	items, seen := []string{}, map[string]bool{}
+	for n := 0; dec.More(); n++ {
+		if n == maxItems {
+			return nil, &rpcError{
+				Code:    codeInvalidParams,
+				Message: fmt.Sprintf("invalid params: notifications.%s: more than %d %ss", name, maxItems, noun),
+				Data:    map[string]int{limit: maxItems},
+			}
+		}
 		tok, err := dec.Token()
 		item, ok := tok.(string)
 		if err != nil || !ok {
@@ -189,17 +216,10 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 		if item == "" || len(item) > maxBytes {
 			return nil, invalidParams("invalid params: notifications.%s: a %s must have 1 to %d bytes", name, noun, maxBytes)
 		}
-		if slices.Contains(items, item) {
-			continue
+		if !seen[item] {
+			seen[item] = true
+			items = append(items, item)
 		}
-		if len(items) == maxItems {
-			return nil, &rpcError{
-				Code:    codeInvalidParams,
-				Message: fmt.Sprintf("invalid params: notifications.%s: more than %d %ss", name, maxItems, noun),
-				Data:    map[string]int{limit: maxItems},
-			}
-		}
-		items = append(items, item)
 	}
 	return items, nil
 }
@@ -247,6 +267,12 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 // transport's backpressure; HTTP: its own stream).
 type subscription struct {
 	id []byte // the listen request's raw JSON-RPC id, byte for byte; nil for a classic session
+	// share is the key of the client's share of the limits whose listen
+	// request (or classic session) this is; "" on stdio.
+	share string
+	// watchedBytes is what uris costs (watchedCost), taken from the
+	// hub's budget and given back as URIs go (guarded by the hub's mu).
+	watchedBytes int64
 	// session is the classic session this watcher delivers to (see
 	// watchSession); nil for a listen request.
 	session *session
@@ -281,17 +307,24 @@ func (sub *subscription) wants(n notice) bool {
 // session is written to through its sink (stdio) or drained by its GET
 // stream (HTTP). One per server.
 type subscriptionHub struct {
-	maxSubs int // open subscriptions at once
-	maxURIs int // resourceSubscriptions per subscription
+	maxSubs  int // open subscriptions at once
+	perShare int // open subscriptions of one client (limits_share.go)
+	maxURIs  int // resourceSubscriptions per subscription
+	// maxWatchBytes bounds what one watcher's URIs cost (watchedCost);
+	// watched bounds them all together, with a share per client.
+	maxWatchBytes int64
+	watched       *shareLimit
 
-	mu      sync.Mutex      // guards subs, classic, and pending, queued and uris of each subscription in them
+	mu      sync.Mutex      // guards subs, byShare, classic, and pending, queued, uris and watchedBytes of each subscription in them
 	subs    []*subscription // open listen requests, in opening order
+	byShare map[string]int  // open listen requests by share; only shares with some
 	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
-// newSubscriptionHub returns a hub with the given limits; 0 means the
-// default, and maxSubs noSubscriptions none.
-func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
+// newSubscriptionHub returns a hub with the given limits (0 means the
+// default, and maxSubs noSubscriptions none), sharing them among clients
+// at pct percent (limits_share.go).
+func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 	switch {
 	case maxSubs == noSubscriptions:
 		maxSubs = 0
@@ -301,41 +334,111 @@ func newSubscriptionHub(maxSubs, maxURIs int) *subscriptionHub {
 	if maxURIs <= 0 {
 		maxURIs = defaultMaxSubscriptionURIs
 	}
-	return &subscriptionHub{maxSubs: maxSubs, maxURIs: maxURIs}
+	if pct <= 0 {
+		pct = defaultClientShare
+	}
+	perWatcher := int64(maxURIs) * watchedURIMean
+	budget := watchedBudgetWatchers * perWatcher
+	return &subscriptionHub{
+		maxSubs: maxSubs, perShare: int(shareOf(int64(maxSubs), pct, shareFloor)), maxURIs: maxURIs,
+		maxWatchBytes: perWatcher, watched: newShareLimit(budget, shareOf(budget, pct, perWatcher)),
+		byShare: map[string]int{},
+	}
 }
 
-// open registers a subscription for the listen request id, or refuses it
-// when maxSubs are open. The caller must close it.
-func (h *subscriptionHub) open(id []byte, want subscriptionFilter) (*subscription, *rpcError) {
-	sub := &subscription{id: id, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
+// open registers a subscription for the listen request id of a client of
+// share, or refuses it when maxSubs are open, or that client's share of
+// them, or when its URIs cost more than a watcher may hold or the budget
+// (or the client's share of it) has left. The caller must close it.
+func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string) (*subscription, *rpcError) {
+	sub := &subscription{id: id, share: share, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
 	for _, u := range want.uris {
 		sub.uris[u] = true
+		sub.watchedBytes += watchedCost(u)
 	}
 	for _, id := range want.taskIDs {
 		sub.tasks[id] = true
 	}
+	if sub.watchedBytes > h.maxWatchBytes {
+		return nil, h.tooManyBytes("notifications.resourceSubscriptions")
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// No MCP code exists for exhaustion and -32020..-32099 are the spec's
+	// alone, so these are the JSON-RPC internal error, with data saying
+	// which limit was hit.
 	if len(h.subs) >= h.maxSubs {
-		// No MCP code exists for exhaustion and -32020..-32099 are the
-		// spec's alone, so this is the JSON-RPC internal error, with data
-		// saying which limit was hit.
 		return nil, &rpcError{
 			Code:    codeInternalError,
 			Message: fmt.Sprintf("subscriptions/listen: too many open subscriptions (limit %d)", h.maxSubs),
 			Data:    map[string]int{"maxSubscriptions": h.maxSubs},
 		}
 	}
+	if share != "" && h.byShare[share] >= h.perShare {
+		return nil, &rpcError{
+			Code:    codeInternalError,
+			Message: fmt.Sprintf("subscriptions/listen: this client has %d subscriptions open, its share of %d", h.perShare, h.maxSubs),
+			Data:    map[string]int{"maxSubscriptions": h.maxSubs, "clientShare": h.perShare},
+		}
+	}
+	if sub.watchedBytes > 0 && !h.watched.take(share, sub.watchedBytes) {
+		return nil, h.budgetSpent(methodSubscriptionsListen, share, sub.watchedBytes)
+	}
 	h.subs = append(h.subs, sub)
+	if share != "" {
+		h.byShare[share]++
+	}
 	return sub, nil
 }
 
-// close removes sub from the hub; later notices no longer reach it.
+// tooManyBytes is the -32602 for a watcher whose URIs would cost more
+// than maxWatchBytes; what names the member.
+func (h *subscriptionHub) tooManyBytes(what string) *rpcError {
+	return &rpcError{
+		Code:    codeInvalidParams,
+		Message: fmt.Sprintf("invalid params: %s: the URIs watched would exceed %d bytes", what, h.maxWatchBytes),
+		Data:    map[string]int64{"maxWatchedBytes": h.maxWatchBytes},
+	}
+}
+
+// budgetSpent is the -32603 for URIs the server-wide budget of watched
+// URIs, or the client's share of it, has no room for.
+func (h *subscriptionHub) budgetSpent(method, share string, n int64) *rpcError {
+	if h.watched.shareFull(share, n) {
+		return &rpcError{
+			Code:    codeInternalError,
+			Message: fmt.Sprintf("%s: this client watches %d bytes of URIs, its share of the server's %d", method, h.watched.per, h.watched.total),
+			Data:    map[string]int64{"watchedBytesBudget": h.watched.total, "clientShare": h.watched.per},
+		}
+	}
+	return &rpcError{
+		Code:    codeInternalError,
+		Message: fmt.Sprintf("%s: the server watches too many URIs (budget %d bytes)", method, h.watched.total),
+		Data:    map[string]int64{"watchedBytesBudget": h.watched.total},
+	}
+}
+
+// close removes sub from the hub, giving back what it held; later
+// notices no longer reach it.
 func (h *subscriptionHub) close(sub *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if i := slices.Index(h.subs, sub); i >= 0 {
 		h.subs = slices.Delete(h.subs, i, i+1)
+		if sub.share != "" {
+			if h.byShare[sub.share]--; h.byShare[sub.share] <= 0 {
+				delete(h.byShare, sub.share)
+			}
+		}
+		h.releaseLocked(sub)
+	}
+}
+
+// releaseLocked gives back the budget sub's URIs took.
+func (h *subscriptionHub) releaseLocked(sub *subscription) {
+	if sub.watchedBytes > 0 {
+		h.watched.give(sub.share, sub.watchedBytes)
+		sub.watchedBytes = 0
 	}
 }
 
@@ -434,28 +537,42 @@ func (h *subscriptionHub) watch(w *subscription) {
 	h.classic = append(h.classic, w)
 }
 
-// unwatch removes a classic session's watcher. Lock order: a session's mu,
-// then the hub's.
+// unwatch removes a classic session's watcher, giving back what its URIs
+// took. Lock order: a session's mu, then the hub's.
 func (h *subscriptionHub) unwatch(w *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if i := slices.Index(h.classic, w); i >= 0 {
 		h.classic = slices.Delete(h.classic, i, i+1)
+		h.releaseLocked(w)
 	}
 }
 
-// watchURI adds uri to a classic watcher's set, at most maxURIs of them.
+// watchURI adds uri to a classic watcher's set: at most maxURIs of them,
+// costing at most maxWatchBytes, within the server's budget and the
+// client's share of it (finding 9).
 func (h *subscriptionHub) watchURI(w *subscription, uri string) *rpcError {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !w.uris[uri] && len(w.uris) >= h.maxURIs {
+	if w.uris[uri] {
+		return nil
+	}
+	if len(w.uris) >= h.maxURIs {
 		return &rpcError{
 			Code:    codeInvalidParams,
 			Message: fmt.Sprintf("invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs),
 			Data:    map[string]int{"maxUris": h.maxURIs},
 		}
 	}
+	cost := watchedCost(uri)
+	if w.watchedBytes+cost > h.maxWatchBytes {
+		return h.tooManyBytes("uri")
+	}
+	if !h.watched.take(w.share, cost) {
+		return h.budgetSpent(methodResourcesSubscribe, w.share, cost)
+	}
 	w.uris[uri] = true
+	w.watchedBytes += cost
 	return nil
 }
 
@@ -463,7 +580,12 @@ func (h *subscriptionHub) watchURI(w *subscription, uri string) *rpcError {
 func (h *subscriptionHub) unwatchURI(w *subscription, uri string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(w.uris, uri)
+	if w.uris[uri] {
+		delete(w.uris, uri)
+		cost := watchedCost(uri)
+		w.watchedBytes -= cost
+		h.watched.give(w.share, cost)
+	}
 }
 
 // resourceUpdated tells subscribers of uri that its contents changed. A
@@ -523,7 +645,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		}
 		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.principal)
 	}
-	sub, rerr := s.subs.open(req.id, want)
+	sub, rerr := s.subs.open(req.id, want, req.caller.share)
 	if rerr != nil {
 		return result{}, rerr
 	}

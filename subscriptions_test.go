@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -91,8 +92,8 @@ func TestSubscriptionsListenNeedsAStream(t *testing.T) {
 // TestSubscriptionsSlowReaderCoalesces checks the bound on what a
 // subscription that is not read holds: one entry per distinct notice.
 func TestSubscriptionsSlowReaderCoalesces(t *testing.T) {
-	h := newSubscriptionHub(0, 0)
-	sub, rerr := h.open([]byte("1"), subscriptionFilter{tools: true, uris: []string{"a://1", "a://2"}})
+	h := newSubscriptionHub(0, 0, 0)
+	sub, rerr := h.open([]byte("1"), subscriptionFilter{tools: true, uris: []string{"a://1", "a://2"}}, "")
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -325,4 +326,76 @@ func TestSubscriptionsNoneWithOneSlot(t *testing.T) {
 	if len(got) != 2 || got[0] != want || errorCode(t, got[1]) != 0 {
 		t.Errorf("serve = %q\nwant %s, then the tools/list result", got, want)
 	}
+}
+
+// TestSubscriptionShares checks the per-client parts of the hub's limits
+// (limits_share.go): open listens, and the bytes of watched URIs, for one
+// listen, one classic watcher, and one client in all; stdio's client ("")
+// meets the totals alone.
+func TestSubscriptionShares(t *testing.T) {
+	long := func(i int) string { return fmt.Sprintf("a://%d/%s", i, strings.Repeat("u", 4000)) }
+	t.Run("listens", func(t *testing.T) {
+		h := newSubscriptionHub(16, 4, 25) // a share of 4
+		for i := range 4 {
+			if _, rerr := h.open([]byte("1"), subscriptionFilter{tools: true}, "addr:a"); rerr != nil {
+				t.Fatalf("listen %d of addr:a: %v", i+1, rerr)
+			}
+		}
+		if _, rerr := h.open([]byte("1"), subscriptionFilter{tools: true}, "addr:a"); rerr == nil || !strings.Contains(rerr.Message, "its share of 16") {
+			t.Errorf("a fifth listen of addr:a = %v, want its share refused", rerr)
+		}
+		if _, rerr := h.open([]byte("1"), subscriptionFilter{tools: true}, "addr:b"); rerr != nil {
+			t.Errorf("a listen of addr:b = %v, want it open", rerr)
+		}
+		for i := range 11 {
+			if _, rerr := h.open([]byte("1"), subscriptionFilter{tools: true}, ""); rerr != nil {
+				t.Fatalf("stdio listen %d: %v", i+1, rerr)
+			}
+		}
+		if _, rerr := h.open([]byte("1"), subscriptionFilter{tools: true}, ""); rerr == nil || rerr.Code != codeInternalError {
+			t.Errorf("a 17th listen = %v, want the total refused", rerr)
+		}
+	})
+	t.Run("one listen's URIs", func(t *testing.T) {
+		h := newSubscriptionHub(0, 4, 25) // 4 KiB of URIs per watcher
+		if _, rerr := h.open([]byte("1"), subscriptionFilter{uris: []string{long(1)}}, "addr:a"); rerr != nil {
+			t.Fatalf("one URI of 4 KiB: %v", rerr)
+		}
+		if _, rerr := h.open([]byte("2"), subscriptionFilter{uris: []string{long(1), "a://2"}}, "addr:a"); rerr == nil || rerr.Code != codeInvalidParams {
+			t.Errorf("a listen whose URIs cost over 4 KiB = %v, want -32602", rerr)
+		}
+	})
+	t.Run("classic watcher and the budget", func(t *testing.T) {
+		h := newSubscriptionHub(0, 4, 25) // 4 KiB per watcher, 256 KiB in all, 64 KiB per client
+		watcher := func(share string) *subscription {
+			return &subscription{share: share, uris: map[string]bool{}, queued: map[notice]bool{}}
+		}
+		w := watcher("addr:a")
+		if rerr := h.watchURI(w, long(0)); rerr != nil {
+			t.Fatalf("watch one URI of 4 KiB: %v", rerr)
+		}
+		if rerr := h.watchURI(w, "a://small"); rerr == nil || rerr.Code != codeInvalidParams {
+			t.Errorf("a second URI past the watcher's 4 KiB = %v, want -32602", rerr)
+		}
+		h.unwatchURI(w, long(0))
+		if rerr := h.watchURI(w, "a://small"); rerr != nil {
+			t.Errorf("after unwatching: %v", rerr)
+		}
+		taken := 0
+		for i := range 64 {
+			if h.watchURI(watcher("addr:b"), long(i)) != nil {
+				break
+			}
+			taken++
+		}
+		if want := int(h.watched.per / watchedCost(long(0))); taken != want {
+			t.Errorf("addr:b watched %d URIs of 4 KiB, want its share's %d", taken, want)
+		}
+		if mine, all := h.watched.held("addr:b"); mine > h.watched.per || all > h.watched.total {
+			t.Errorf("addr:b holds %d of %d bytes (share %d, budget %d)", mine, all, h.watched.per, h.watched.total)
+		}
+		if rerr := h.watchURI(watcher("addr:c"), long(0)); rerr != nil {
+			t.Errorf("another client = %v, want its URI watched", rerr)
+		}
+	})
 }

@@ -227,7 +227,10 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
 	}
 	if t.input != nil {
-		if err := t.input.validate(args); err != nil {
+		if err := t.input.validate(ctx, args); err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return result{}, err // cancelled or timed out: the dispatcher answers
+			}
 			return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
 		}
 	}
@@ -350,7 +353,7 @@ func conforms(sc *schema, v any) error {
 	if err := dec.Decode(&decoded); err != nil {
 		return err
 	}
-	return sc.validate(decoded)
+	return sc.validate(context.Background(), decoded)
 }
 
 // toolResult is what a tool returns: content blocks for the model, and

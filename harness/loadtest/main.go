@@ -10,8 +10,10 @@
 //
 //	cd harness/loadtest && go run . [-repo ../..] [-only NAME,...]
 //
-// Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof.
-// Every count and duration is bounded; the whole run takes about 90 s.
+// Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
+// and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
+// subscribe-memory, budget. Every count and duration is bounded; the whole
+// run takes about two minutes.
 // It exits non-zero when a test fails its criteria.
 package main
 
@@ -65,6 +67,10 @@ func main() {
 		{"unread-sse", testUnreadSSE},
 		{"sigterm", testSigterm},
 		{"stdin-eof", testStdinEOF},
+		{"stdio-stall", testStdioStall},
+		{"init-body", testInitBody},
+		{"subscribe-memory", testSubscribeMemory},
+		{"budget", testBudget},
 	}
 	failed := 0
 	for _, t := range tests {
@@ -124,8 +130,12 @@ func startHTTP(bin string, flags ...string) (*srv, error) {
 			mu.Lock()
 			s.stderr.WriteString(line + "\n")
 			mu.Unlock()
-			if _, rest, ok := strings.Cut(line, "serving Streamable HTTP at "); ok {
-				addr <- strings.TrimSuffix(rest, "/mcp")
+			// The server logs msg="serving Streamable HTTP" url=http://ADDR/mcp.
+			if strings.Contains(line, "serving Streamable HTTP") {
+				if _, rest, ok := strings.Cut(line, "url="); ok {
+					u, _, _ := strings.Cut(rest, " ")
+					addr <- strings.TrimSuffix(strings.Trim(u, `"`), "/mcp")
+				}
 			}
 		}
 	}()
@@ -181,12 +191,19 @@ type stats struct {
 	HeapInuse  int64 `json:"heapInuse"`
 }
 
-func (s *srv) stats(gc bool) stats {
-	u := s.url + "/debug/stats"
-	if gc {
-		u += "?gc=1"
-	}
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+func (s *srv) stats(gc bool) stats { return s.statsAt("?gc=" + map[bool]string{true: "1"}[gc]) }
+
+// freed is stats after a collection that returned the freed memory to
+// the system: RSS read after it holds what is live.
+func (s *srv) freed() stats { return s.statsAt("?free=1") }
+
+// statsAt is GET /debug/stats with query q.
+func (s *srv) statsAt(q string) stats {
+	u := s.url + "/debug/stats" + q
+	// From an address of its own, so that it is not one more connection
+	// of the clients under test (the server caps connections per address).
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 254)}}
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: d.DialContext}, Timeout: 10 * time.Second}
 	resp, err := c.Get(u)
 	if err != nil {
 		return stats{Goroutines: -1}

@@ -1,0 +1,182 @@
+// Fair shares of the server's global limits: every bound all clients draw
+// from (requests in flight and their bytes, subscriptions, sessions,
+// bridged requests awaiting an answer, watched URIs, connections) also
+// bounds what one client may hold of it, so that one client cannot starve
+// the others (issue 19). A client is its caller.share (rpc.go): the
+// principal when it authenticated, otherwise its IP address; on stdio the
+// connection is the one client and has no share ("").
+//
+// The rule, one for every limit: a client may hold -client-share percent
+// of a bound (a quarter by default), but at least a floor (four of a
+// count, the largest single item of a byte budget), and never more than
+// the bound itself. So at least four clients are needed to exhaust any
+// bound, and one client alone can still use the server: it may hold a
+// listen and call, send a body of -max-body, watch a URI.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+// (servers MUST rate limit tool invocations; the same reasoning applies to
+// every shared resource), https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint.
+
+package main
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+const (
+	// defaultClientShare is the part of each global bound one client may
+	// hold, in percent (-client-share): a quarter, so that it takes four
+	// clients to exhaust a bound. 100 turns the shares off (one client
+	// may take everything), for a deployment whose clients all arrive
+	// from one address (a proxy) without a principal of their own.
+	defaultClientShare = 25
+
+	// shareFloor is the least share of a count: four, or the whole bound
+	// when it is smaller, so that a lone client can hold a listen, wait
+	// for a bridged answer and still call.
+	shareFloor = 4
+)
+
+// shareOf returns the part of total one client may hold at pct percent:
+// at least floor, never more than total.
+func shareOf(total int64, pct int, floor int64) int64 {
+	return min(total, max(total*int64(pct)/100, floor))
+}
+
+// shareLimit is one global bound and every client's share of it, counted
+// in units (slots, bytes). Units are taken for a share and given back to
+// the same share. The share "" (stdio's one client) is bound by the total
+// alone. Waiters are served in the order they came, each as soon as units
+// given back let it take what it asked for; giving back wakes only them.
+// It is safe for concurrent use.
+type shareLimit struct {
+	total int64 // the global bound
+	per   int64 // one share's bound
+
+	mu      sync.Mutex // guards used, by, waiters
+	used    int64
+	by      map[string]int64 // units held, by share; only shares holding some
+	waiters []*shareWaiter   // in arrival order
+}
+
+// shareWaiter is one wait for units: ready is closed once they have been
+// taken for it.
+type shareWaiter struct {
+	share string
+	n     int64
+	ready chan struct{}
+}
+
+// newShareLimit returns a bound of total units, per of them for one share.
+func newShareLimit(total, per int64) *shareLimit {
+	return &shareLimit{total: total, per: min(per, total), by: map[string]int64{}}
+}
+
+// tryTakeLocked takes n units for share if the total and the share allow.
+func (l *shareLimit) tryTakeLocked(share string, n int64) bool {
+	if l.used+n > l.total || (share != "" && l.by[share]+n > l.per) {
+		return false
+	}
+	l.used += n
+	if share != "" {
+		l.by[share] += n
+	}
+	return true
+}
+
+// take takes n units for share, or reports false at once.
+func (l *shareLimit) take(share string, n int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tryTakeLocked(share, n)
+}
+
+// enqueue takes n units for share at once (nil), or returns a waiter whose
+// ready is closed once they have been taken for it. The caller waits on
+// it, or abandons it.
+func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tryTakeLocked(share, n) {
+		return nil
+	}
+	w := &shareWaiter{share: share, n: n, ready: make(chan struct{})}
+	l.waiters = append(l.waiters, w)
+	return w
+}
+
+// abandon stops w waiting. It reports whether the units were taken for w
+// meanwhile: they are then the caller's, to use or give back.
+func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.waiters, w); i >= 0 {
+		l.waiters = slices.Delete(l.waiters, i, i+1)
+		return false
+	}
+	return true
+}
+
+// wait takes n units for share, waiting up to d while ctx lasts for them
+// to be given back; false means they were not.
+func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Duration) bool {
+	w := l.enqueue(share, n)
+	if w == nil {
+		return true
+	}
+	if d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-w.ready:
+			return true
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	return l.abandon(w)
+}
+
+// give gives back n units share took, and takes them for the waiters that
+// can now have what they asked for, in order.
+func (l *shareLimit) give(share string, n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.used -= n
+	if share != "" {
+		if l.by[share] -= n; l.by[share] <= 0 {
+			delete(l.by, share)
+		}
+	}
+	for i := 0; i < len(l.waiters) && l.used < l.total; {
+		if w := l.waiters[i]; l.tryTakeLocked(w.share, w.n) {
+			close(w.ready)
+			l.waiters = slices.Delete(l.waiters, i, i+1)
+			continue
+		}
+		i++
+	}
+}
+
+// held returns the units share holds, and in total.
+func (l *shareLimit) held(share string) (mine, all int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.by[share], l.used
+}
+
+// shareFull reports whether share's own part is what stops it taking n
+// units (rather than the total): error messages say which.
+func (l *shareLimit) shareFull(share string, n int64) bool {
+	mine, _ := l.held(share)
+	return share != "" && mine+n > l.per
+}
+
+// share returns one client's part of total, at least floor, as
+// -client-share sets it.
+func (s *server) share(total, floor int64) int64 {
+	return shareOf(total, s.clientShare, floor)
+}
