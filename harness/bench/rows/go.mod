@@ -1,0 +1,3 @@
+module baremcp/harness/bench/rows
+
+go 1.26
