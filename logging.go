@@ -120,33 +120,38 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 //     completed meanwhile are queued and go out together in its next
 //     Write, as the stdio transport writes stdout. Nothing is ever left
 //     queued once every writer has returned.
-//   - above 0 (run: logLinger): Write only queues; the sink's writer
-//     goroutine wakes on the first line, waits linger for more, and writes
-//     the batch in one system call. An access line per request then costs
-//     a copy, not a write(2) of its own: at a few thousand requests a
-//     second on stdio, each write carries a few lines instead of one.
-//     Lines reach w at most linger late, and close writes what is queued;
-//     a crash of the whole process (not a handler's panic, which is
-//     recovered) loses at most linger's worth.
+//   - above 0 (run: logLinger): Write only queues. The first line queued
+//     arms a timer; when it fires, linger later, the lines queued by then
+//     are written in one system call, on the timer's goroutine. An access
+//     line per request then costs a copy, not a write(2) of its own: at a
+//     few thousand requests a second, each write carries a few lines
+//     instead of one. No goroutine waits for lines: waking one for the
+//     first line of every batch, and again at the end of its linger, cost
+//     more than the lines (issue 14's benchmark criterion: 10 % of the
+//     server's CPU on HTTP at one client). Lines reach w at most linger
+//     late (or once a stalled write returns), and close writes what is
+//     queued; a crash of the whole process (not a handler's panic, which
+//     is recovered) loses at most linger's worth.
 //
 // Either way, once maxLogBacklog bytes are queued, writers wait for the
-// write in progress: a stalled stderr slows the server down instead of
-// growing its memory or losing lines.
+// write in progress (or the timer's): a stalled stderr slows the server
+// down instead of growing its memory or losing lines.
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
 
-	mu       sync.Mutex // guards flushing, queued, spare, closed
-	flushing bool       // a goroutine is writing to w (linger 0); others queue
+	mu       sync.Mutex // guards flushing, queued, spare, closed, armed
+	flushing bool       // a goroutine is writing to w; others queue
 	queued   []byte     // complete lines waiting for the next write
 	spare    []byte     // the previous batch's buffer, reused
 	closed   bool       // close was called: Write writes itself
-	room     *sync.Cond // on mu: signalled when queued is taken
+	armed    bool       // linger > 0: timer is set to write the queue
+	room     *sync.Cond // on mu: signalled when queued is taken or a write ends
 
-	wake      chan struct{} // linger > 0: a line is queued (capacity 1)
-	done      chan struct{} // linger > 0: closed by close
-	stopped   chan struct{} // linger > 0: closed when the writer has returned
-	closeOnce sync.Once
+	// timer (linger > 0) runs lingered linger after the first line of a
+	// batch is queued; it is the only owner of the batch write, and close
+	// stops it.
+	timer *time.Timer
 }
 
 // logLinger is how long run's log sink waits for more lines before it
@@ -154,14 +159,14 @@ type logSink struct {
 // put many access lines in one system call under load.
 const logLinger = time.Millisecond
 
-// newLogSink returns a sink writing to w; with linger > 0 it starts the
-// writer goroutine, which close stops.
+// newLogSink returns a sink writing to w, batching for linger when it is
+// above 0.
 func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	l := &logSink{w: w, linger: linger}
 	l.room = sync.NewCond(&l.mu)
 	if linger > 0 {
-		l.wake, l.done, l.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
-		go l.writer()
+		l.timer = time.AfterFunc(time.Hour, l.lingered)
+		l.timer.Stop()
 	}
 	return l
 }
@@ -169,17 +174,19 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 // Write queues or writes p, one or more complete lines. It never returns
 // an error: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
+	batching := l.timer != nil
 	l.mu.Lock()
-	for len(l.queued) >= maxLogBacklog && (l.flushing || l.wake != nil && !l.closed) {
+	for len(l.queued) >= maxLogBacklog && (l.flushing || batching && !l.closed) {
 		l.room.Wait()
 	}
-	if l.wake != nil && !l.closed {
+	if batching && !l.closed {
 		l.queued = append(l.queued, p...)
-		l.mu.Unlock()
-		select {
-		case l.wake <- struct{}{}:
-		default: // the writer is awake already
+		if !l.armed && !l.flushing {
+			// A write in progress takes the queue when it ends.
+			l.armed = true
+			l.timer.Reset(l.linger)
 		}
+		l.mu.Unlock()
 		return len(p), nil
 	}
 	if l.flushing {
@@ -189,15 +196,31 @@ func (l *logSink) Write(p []byte) (int, error) {
 	}
 	l.flushing = true
 	l.mu.Unlock()
-	l.flush(p)
+	l.flush(p, false)
 	return len(p), nil
 }
 
+// lingered is the timer's function (linger > 0): it writes the queued
+// batch, unless a write is in progress, which writes it when it ends.
+func (l *logSink) lingered() {
+	l.mu.Lock()
+	l.armed = false
+	if l.flushing || len(l.queued) == 0 {
+		l.mu.Unlock()
+		return
+	}
+	b := l.queued
+	l.queued, l.spare = l.spare, nil
+	l.flushing = true
+	l.room.Broadcast()
+	l.mu.Unlock()
+	l.flush(b, true)
+}
+
 // flush writes b, then every batch queued meanwhile, until none is left;
-// only the goroutine Write told to write calls it (linger 0, or after
-// close).
-func (l *logSink) flush(b []byte) {
-	ours := false // b is the caller's until it is a batch of queued lines
+// only the goroutine that set flushing calls it. ours says b is a batch
+// of the sink's (its buffer is kept for reuse), not the caller's line.
+func (l *logSink) flush(b []byte, ours bool) {
 	for {
 		_, _ = l.w.Write(b)
 		l.mu.Lock()
@@ -216,74 +239,26 @@ func (l *logSink) flush(b []byte) {
 	}
 }
 
-// writer is the sink's goroutine (linger > 0): on each wake it waits
-// linger, then writes everything queued in one Write. It returns once
-// close has been called and the queue is written.
-func (l *logSink) writer() {
-	defer close(l.stopped)
-	linger := time.NewTimer(l.linger)
-	linger.Stop()
-	for {
-		select {
-		case <-l.wake:
-		case <-l.done:
-			l.writeQueued()
-			return
-		}
-		linger.Reset(l.linger)
-		select {
-		case <-linger.C:
-		case <-l.done:
-			linger.Stop()
-		}
-		l.writeQueued()
-	}
-}
-
-// writeQueued writes what is queued, if anything, as one Write.
-func (l *logSink) writeQueued() {
-	l.mu.Lock()
-	b := l.queued
-	l.queued, l.spare = l.spare, nil
-	l.flushing = len(b) > 0
-	l.room.Broadcast()
-	l.mu.Unlock()
-	if len(b) == 0 {
-		return
-	}
-	_, _ = l.w.Write(b)
-	l.mu.Lock()
-	if cap(b) <= maxLogSpareBytes {
-		l.spare = b[:0]
-	}
-	l.flushing = false
-	l.room.Broadcast()
-	l.mu.Unlock()
-}
-
-// close stops the writer goroutine after it has written what is queued;
-// later lines are written by their callers, as with linger 0. It is safe
-// to call more than once, and does nothing for a sink without linger.
+// close writes what is queued and waits for a write in progress; later
+// lines are written by their callers, as with linger 0. It is safe to
+// call more than once, and does nothing more for a sink without linger.
 func (l *logSink) close() {
-	if l.done == nil {
+	if l.timer == nil {
 		return
 	}
-	l.closeOnce.Do(func() {
-		close(l.done)
-		<-l.stopped
-		// A line queued after the writer's last look is written here,
-		// before any later line (those queue behind flushing).
-		l.mu.Lock()
-		l.closed = true
-		b := l.queued
-		l.queued = nil
-		l.flushing = len(b) > 0
-		l.room.Broadcast()
-		l.mu.Unlock()
-		if len(b) > 0 {
-			l.flush(b)
-		}
-	})
+	l.timer.Stop()
+	l.mu.Lock()
+	l.closed = true
+	for l.flushing {
+		l.room.Wait()
+	}
+	b := l.queued
+	l.queued = nil
+	l.flushing = len(b) > 0
+	l.mu.Unlock()
+	if len(b) > 0 {
+		l.flush(b, true)
+	}
 }
 
 // accessLog writes the access lines: one per request, at info level, in
