@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -35,11 +34,12 @@ type staticToken struct {
 	scopes []string
 }
 
-// tokenNamePattern is what a named token's principal may be spelled
-// with: it appears in logs and in what handlers read (req.Principal), and
-// cannot contain ':' or '#', so it never collides with the single token's
-// "bearer:..." or an OAuth principal (issuer "#" subject).
-var tokenNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// validTokenName reports whether a named token's principal is spelled
+// with 1 to 64 of A-Z, a-z, 0-9, '.', '_' and '-': it appears in logs and
+// in what handlers read (req.Principal), and cannot contain ':' or '#', so
+// it never collides with the single token's "bearer:..." or an OAuth
+// principal (issuer "#" subject).
+func validTokenName(name string) bool { return isName(name, 64, true, "._-") }
 
 // tokenDigestPrefix marks a token given by its SHA-256 in the named form.
 const tokenDigestPrefix = "sha256:"
@@ -89,7 +89,7 @@ func parseTokenFile(data []byte, source string) (*tokenSet, error) {
 			return nil, fmt.Errorf("%s line %d: want NAME TOKEN [SCOPE...]", source, i+1)
 		}
 		name, tok, scopes := fields[0], fields[1], fields[2:]
-		if !tokenNamePattern.MatchString(name) {
+		if !validTokenName(name) {
 			return nil, fmt.Errorf("%s line %d: a name is 1 to 64 of A-Z a-z 0-9 . _ -", source, i+1)
 		}
 		if names[name] {

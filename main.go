@@ -445,7 +445,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if err := tasks.check(); err != nil {
 		return config{}, nil, err
 	}
-	if *replicaID != "" && !replicaIDPattern.MatchString(*replicaID) {
+	if *replicaID != "" && !validReplicaID(*replicaID) {
 		return config{}, nil, fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", *replicaID)
 	}
 	if httpCfg.requestTimeout < 0 {

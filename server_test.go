@@ -7,6 +7,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -140,4 +142,37 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestNameChecksMatchPatterns checks the hand-written name checks
+// (isName) against the regular expressions they replaced, on names at and
+// past every bound and with every byte value in each position.
+func TestNameChecksMatchPatterns(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		check   func(string) bool
+		pattern string
+		maxLen  int
+	}{
+		{"tool name", validToolName, `^[A-Za-z0-9_.-]{1,128}$`, 128},
+		{"token name", validTokenName, `^[A-Za-z0-9._-]{1,64}$`, 64},
+		{"replica id", validReplicaID, `^[a-z0-9][a-z0-9-]{0,31}$`, 32},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			re := regexp.MustCompile(tt.pattern)
+			inputs := []string{"", "a", "-", "a-", "-a", "\n", "a\n", strings.Repeat("a", tt.maxLen), strings.Repeat("a", tt.maxLen+1), strings.Repeat("-", tt.maxLen)}
+			for c := 0; c < 256; c++ {
+				b := string(rune(c))
+				if c >= 0x80 {
+					b = string([]byte{byte(c)})
+				}
+				inputs = append(inputs, b, "a"+b, b+"a", "a"+b+"a")
+			}
+			for _, in := range inputs {
+				if got, want := tt.check(in), re.MatchString(in); got != want {
+					t.Errorf("check(%q) = %v, want %v (%s)", in, got, want, tt.pattern)
+				}
+			}
+		})
+	}
 }

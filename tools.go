@@ -17,7 +17,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -87,15 +86,16 @@ type icon struct {
 	Theme    string   `json:"theme,omitempty"`
 }
 
-// toolNamePattern is the character set and length the spec recommends.
+// validToolName reports whether name has the character set and length
+// the spec recommends: 1 to 128 of A-Z, a-z, 0-9, '_', '.' and '-'.
 // [§Tool Names]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-names
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+func validToolName(name string) bool { return isName(name, 128, true, "_.-") }
 
 // addTool registers t after the tools already registered. It panics on a
 // programming error the first run reveals: a bad or duplicate name, no
 // Call, a schema that does not compile or cannot be enforced.
 func (s *server) addTool(t tool) {
-	if !toolNamePattern.MatchString(t.Name) {
+	if !validToolName(t.Name) {
 		panic(fmt.Sprintf("addTool: invalid tool name %q", t.Name))
 	}
 	if t.Call == nil {
