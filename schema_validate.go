@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,7 +292,15 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	if len(n.properties) == 0 && n.additional == nil {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(o)) {
+	// Keys in order, so that the problems are reported in the same order
+	// on every call; a small object's keys are sorted on the stack.
+	var small [16]string
+	keys := small[:0]
+	for k := range o {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		if len(vd.errs) >= schemaMaxErrors {
 			return
 		}
