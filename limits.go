@@ -250,16 +250,6 @@ type timeoutCause struct{ after time.Duration }
 
 func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }
 
-// withRequestTimeout returns ctx bounded by d (0 means unbounded), with a
-// cause dispatch recognises.
-// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
-func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeoutCause(ctx, d, &timeoutCause{after: d})
-}
-
 // requestTimedOut is the answer to a request whose handler gave up because
 // the request timeout expired: -32603 for that request only, naming the
 // timeout and a reference to the server's log line.

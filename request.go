@@ -44,10 +44,10 @@ type request struct {
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	// trace is the request's trace context, decided once by newRequest
-	// (newTraceContext) from _meta, the HTTP headers, or afresh; traced
-	// is the handler's context carrying it (withTrace).
-	trace  traceContext
-	traced tracedContext
+	// (newTraceContext) from _meta, the HTTP headers, or afresh. rctx is
+	// the handler's context, which carries it (request_context.go, bind).
+	trace traceContext
+	rctx  requestContext
 	// target is the tool or prompt name, or the resource URI, the
 	// request names, once its handler has read it (targetName).
 	target string

@@ -387,7 +387,8 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 // response line (nil for a notification) and the JSON-RPC error code of
 // the reply, 0 for a result or no reply: HTTP maps it to a status, as
 // req.era says (eraDecision.replyCode). A request (not a notification)
-// runs with its trace context on ctx (withTrace), is counted in the
+// runs in its own context (req.bind: its trace context, its timeout and
+// its cancellation, ended when it is answered), is counted in the
 // metrics and gets its access line once answered.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	if req.notification {
@@ -395,7 +396,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	}
 	start := time.Now()
 	s.metrics.inFlight.Add(1)
-	reply, code = s.answer(withTrace(ctx, req), req, ex)
+	reply, code = s.answer(req.bind(ctx), req, ex)
 	end := time.Now()
 	d := end.Sub(start)
 	s.metrics.inFlight.Add(-1)
@@ -465,12 +466,13 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 			return fail(rerr)
 		}
 	}
+	// The request's context ends when it is answered; ctx is it (serve
+	// bound it).
+	defer req.rctx.cancel()
 	if req.method != methodSubscriptionsListen {
 		// A listen request lives until the client closes it or the
 		// transport shuts down: that is what it is for.
-		var cancel context.CancelFunc
-		ctx, cancel = withRequestTimeout(ctx, s.requestTimeout)
-		defer cancel()
+		req.rctx.setTimeout(s.requestTimeout)
 	}
 	res, err := m.handle(s, ctx, req)
 	if need := (*inputRequired)(nil); errors.As(err, &need) {

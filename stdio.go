@@ -81,8 +81,10 @@ type stdioConn struct {
 
 // stdioCall is one request in flight on stdio.
 type stdioCall struct {
-	cancel context.CancelFunc
-	mu     sync.Mutex // serialises setting cancelled with queueing the call's messages
+	// rctx is the request's context (request_context.go): cancelling the
+	// call ends it.
+	rctx *requestContext
+	mu   sync.Mutex // serialises setting cancelled with queueing the call's messages
 	// cancelled is set under mu; a writer waiting for room in the queue
 	// reads it without mu (see writeUnlessCancelled).
 	cancelled atomic.Bool
@@ -306,8 +308,11 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		c.write(reply)
 		return
 	}
-	reqCtx, cancel := context.WithCancel(ctx)
-	call := &stdioCall{cancel: cancel}
+	// The request's context, bound here so that a notifications/cancelled
+	// read while it waits for a slot reaches it; serve ends it once the
+	// request is answered.
+	reqCtx := req.bind(ctx)
+	call := &stdioCall{rctx: &req.rctx}
 	c.mu.Lock()
 	c.inFlight[key] = call
 	c.mu.Unlock()
@@ -319,7 +324,6 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		defer c.wg.Done()
 		defer c.slots.give("", 1)
 		defer c.lineBytes.give("", size)
-		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
 		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
@@ -366,8 +370,8 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 			if _, dup := c.inFlight[key]; dup {
 				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
 			}
-			reqCtx, cancel := context.WithCancel(ctx)
-			entries[i] = entry{ctx: reqCtx, call: &stdioCall{cancel: cancel}, key: key}
+			req := items[i].req
+			entries[i] = entry{ctx: req.bind(ctx), call: &stdioCall{rctx: &req.rctx}, key: key}
 			c.inFlight[key] = entries[i].call
 			return nil
 		},
@@ -388,7 +392,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		reply := answerBatch(items, func(i int) []byte {
 			e := entries[i]
 			defer func() {
-				e.call.cancel()
+				e.call.rctx.cancel()
 				c.mu.Lock()
 				delete(c.inFlight, e.key)
 				c.mu.Unlock()
@@ -517,7 +521,7 @@ func (c *stdioConn) cancel(params []byte) {
 		call.mu.Lock()
 		call.cancelled.Store(true)
 		call.mu.Unlock()
-		call.cancel()
+		call.rctx.cancel()
 		// A writer of the call waiting for room in the queue gives up.
 		c.writeMu.Lock()
 		c.room.Broadcast()

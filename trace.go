@@ -287,33 +287,6 @@ func (tc traceContext) Tracestate() string { return tc.State }
 // traceKey is the context key of a request's trace context.
 type traceKey struct{}
 
-// tracedContext is a context carrying a request's trace context: what
-// context.WithValue(ctx, traceKey{}, trace) makes, without its allocation
-// per request. It lives inside the request (req.traced), which serve
-// allocates anyway. Cancellation is the parent's: context.WithCancel and
-// friends find the parent's cancelCtx through Value, as they do through
-// a valueCtx.
-type tracedContext struct {
-	context.Context
-	trace *traceContext
-}
-
-// Value returns the trace context for traceKey, and asks the parent
-// otherwise.
-func (c *tracedContext) Value(key any) any {
-	if key == (traceKey{}) {
-		return c.trace
-	}
-	return c.Context.Value(key)
-}
-
-// withTrace returns ctx carrying req's trace context, for the handler and
-// the middleware (traceFromContext).
-func withTrace(ctx context.Context, req *request) context.Context {
-	req.traced = tracedContext{Context: ctx, trace: &req.trace}
-	return &req.traced
-}
-
 // traceFromContext returns the trace context of the request ctx belongs
 // to. A handler that calls another service passes it on with
 // tc.Traceparent() and tc.Tracestate(); ok is false outside a request.
