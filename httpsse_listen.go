@@ -237,7 +237,11 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if maxConns <= 0 {
 		maxConns = defaultMaxConnections
 	}
-	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)))
+	var exempt func(netip.Addr) bool
+	if len(cfg.trustedProxies) > 0 {
+		exempt = cfg.trusts
+	}
+	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
