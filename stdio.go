@@ -46,6 +46,11 @@ type stdioConn struct {
 	s       *server
 	out     io.Writer
 	closing <-chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
+	// endInput is what the end of stdin does, wherever the reader sees
+	// it (the serve loop, or acquireSlot): closing is closed and the
+	// session ends, so listens close gracefully and requests waiting for
+	// an answer that can no longer arrive fail at once. Idempotent.
+	endInput func()
 	// session is the connection's classic-era session: stdio is one
 	// connection per process, so one initialize serves it all.
 	session *session
@@ -117,6 +122,10 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	c.closing = closing
 	var closeOnce sync.Once
 	shutdown := func() { closeOnce.Do(func() { close(closing) }) }
+	c.endInput = func() {
+		shutdown()
+		c.session.end()
+	}
 	// watcher carries ctx ending into closing and connCtx, in the read
 	// loop and during the EOF drain alike; it ends with serveStdio.
 	var watcher sync.WaitGroup
@@ -147,7 +156,7 @@ loop:
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				shutdown()
+				c.endInput()
 				break loop
 			}
 			c.handleLine(connCtx, line)
@@ -443,7 +452,10 @@ func (c *stdioConn) spawn(job func()) {
 // reader outright left a request waiting for an answer that was never
 // read, until -input-timeout. The first other line read meanwhile is held
 // for the serve loop, and reading stops there until a slot and the bytes
-// free: the backpressure stays one line deep.
+// free: the backpressure stays one line deep. The end of stdin seen here
+// is acted on here (endInput): the slots may be held by requests waiting
+// for answers that can no longer arrive, and by listens, which free them
+// only once told (review A, finding 2: they waited for -input-timeout).
 func (c *stdioConn) acquireSlot(size int64) {
 	lines := c.lines
 	for _, need := range []struct {
@@ -457,7 +469,8 @@ func (c *stdioConn) acquireSlot(size int64) {
 			case line, ok := <-lines:
 				switch {
 				case !ok:
-					lines = nil // the serve loop sees the end itself
+					lines = nil
+					c.endInput()
 				case !c.handleControl(line):
 					c.held, c.hasHeld, lines = line, true, nil
 				}
