@@ -304,6 +304,55 @@ func TestClassicSSEStreamEnd(t *testing.T) {
 	})
 }
 
+// TestClassicSSEBusySessionKept: a session of this transport whose
+// request is still running (its POST long answered 202) is not idle, as
+// a Streamable HTTP session in the same state is not: a newcomer's
+// stream finds no session to take the place of in a full store, and
+// -session-idle does not end it (review A, finding 3: it was evicted or
+// expired, and its request cancelled).
+func TestClassicSSEBusySessionKept(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		cfg     httpConfig
+		advance time.Duration // the clock moves on while the request runs
+		status  int           // the newcomer's GET /sse
+	}{
+		{"a full store has no idle session to end", httpConfig{maxSessions: 1}, 0, http.StatusServiceUnavailable},
+		{"a running request outlasts -session-idle", httpConfig{maxSessions: 2, sessionIdle: time.Minute}, 2 * time.Minute, http.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGates()
+			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			cfg := tt.cfg
+			cfg.now = clock.Now
+			ts := newTestHTTP(t, newTestServer(t, withGates(g)), &cfg)
+			c := newTestClassicSSEClient(t, ts)
+			c.post("", classicInitialize(1, version20241105))
+			c.next()
+			c.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{}}}`)
+			mustReceive(t, g.started)
+			clock.advance(tt.advance)
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+classicSSEPath, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Errorf("the newcomer's GET %s: status %d, want %d", classicSSEPath, resp.StatusCode, tt.status)
+			}
+			close(g.release)
+			if ev := c.next(); !strings.Contains(ev, `"id":2,"result"`) {
+				t.Errorf("the running request's answer: %q, want its result (the session was ended)", ev)
+			}
+		})
+	}
+}
+
 // TestClassicSSEBatch checks that a 2025-03-26 session on the 2024-11-05
 // transport (a 1.11-1.12 TypeScript client configured with an /sse URL)
 // receives batches too: 202, and one event with the array.
