@@ -547,7 +547,7 @@ type authenticator struct {
 func newAuthenticator(s *server, cfg *authConfig, addr string, bound net.Addr) *authenticator {
 	a := &authenticator{s: s, tokens: cfg.tokens, failures: failureLog{log: s.log}}
 	if cfg.issuer != "" {
-		a.oauth = newOAuthVerifier(s.log, cfg, derivedResource(cfg.resource, addr, bound))
+		a.oauth = newOAuthVerifier(s.log, cfg, derivedResource(cfg.resource, addr, bound), s.share(maxIntrospections, 1))
 	}
 	return a
 }
@@ -583,14 +583,16 @@ func (a *authenticator) close() {
 }
 
 // authenticate returns the caller r's credential names, or why it is
-// refused. share is left for the transport to fill. The token is never
+// refused; client is the share key of r's address (shareKey), under
+// which what judging the credential costs is counted (introspection
+// slots). share is left for the transport to fill. The token is never
 // logged or kept: the verified-token cache is keyed by its SHA-256.
 // [§Token Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#token-handling
-func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
+func (a *authenticator) authenticate(r *http.Request, client string) (caller, *authFailure) {
 	if !a.on() {
 		return caller{}, nil
 	}
-	who, f := a.identify(r)
+	who, f := a.identify(r, client)
 	if f == nil && who.scoped && !a.s.allowed(who, a.s.baseScopes) {
 		f = &authFailure{status: 403, code: "insufficient_scope", reason: "insufficient scope",
 			scope: a.s.challengeScopes(who, a.s.baseScopes)}
@@ -604,7 +606,7 @@ func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
 }
 
 // identify is authenticate without the base scopes.
-func (a *authenticator) identify(r *http.Request) (caller, *authFailure) {
+func (a *authenticator) identify(r *http.Request, client string) (caller, *authFailure) {
 	tok, f := bearerToken(r)
 	if f != nil {
 		return caller{}, f
@@ -615,7 +617,7 @@ func (a *authenticator) identify(r *http.Request) (caller, *authFailure) {
 	if a.oauth == nil {
 		return caller{}, invalidCredential("unknown static token")
 	}
-	who, err := a.oauth.verify(r.Context(), tok)
+	who, err := a.oauth.verify(r.Context(), tok, client)
 	if err != nil {
 		if err.unavailable {
 			return caller{}, &authFailure{status: 503, reason: err.reason, detail: err.detail, retry: err.retry}

@@ -640,41 +640,92 @@ func TestAuthIntrospection(t *testing.T) {
 	}
 }
 
-// TestAuthIntrospectionBounds: a slow endpoint holds a request for the
-// fetch timeout at most, and only maxIntrospections at a time: the next
-// is answered 503 at once.
+// TestAuthIntrospectionBounds: one client address holds at most its
+// share of the maxIntrospections slots, and more of its tokens are 503 at
+// once, so made-up tokens from one address leave a valid token from
+// another its exchange (review B, finding 1: it got 503 while they were
+// in flight). With every slot held (four addresses) a newcomer waits
+// introspectWait, then gets 503; a slow endpoint holds a request for the
+// fetch timeout at most.
 func TestAuthIntrospectionBounds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		as := newTestAS(t, "", "rsa-1")
-		as.set(func(as *testAS) { as.introMode = "slow" })
-		ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
-			c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
-		})
-		type answer struct {
-			status int
-			took   time.Duration
-		}
-		start := time.Now()
-		answers := make(chan answer, maxIntrospections)
-		for i := range maxIntrospections {
+	per := int(shareOf(maxIntrospections, defaultClientShare, 1))
+	type answer struct {
+		status int
+		took   time.Duration
+	}
+	// flood starts n calls with the tokens prefix-0, prefix-1, ... from
+	// client, answered on the channel returned; start is when took counts
+	// from.
+	flood := func(t *testing.T, ts *testHTTP, client *http.Client, prefix string, n int, start time.Time) <-chan answer {
+		answers := make(chan answer, n)
+		for i := range n {
+			r := newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(fmt.Sprint(prefix, "-", i))})
 			go func() {
-				got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(fmt.Sprint("slow-", i))}))
+				got, err := doTestHTTP(client, r)
 				if err != nil {
 					t.Error(err)
 				}
 				answers <- answer{got.status, time.Since(start)}
 			}()
 		}
-		synctest.Wait()
-		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer("one-too-many")}))
-		if got.status != 503 || time.Since(start) != 0 {
-			t.Errorf("one more than %d in flight: status %d after %v, want 503 at once", maxIntrospections, got.status, time.Since(start))
-		}
-		for range maxIntrospections {
-			if a := <-answers; a.status != 503 || a.took != defaultFetchTimeout {
-				t.Errorf("slow introspection: status %d after %v, want 503 after %v", a.status, a.took, defaultFetchTimeout)
+		return answers
+	}
+	newSlowAS := func(t *testing.T) (*testAS, *testHTTP) {
+		as := newTestAS(t, "", "rsa-1")
+		as.set(func(as *testAS) { as.introMode = "slow" })
+		return as, newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
+			c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+		})
+	}
+	t.Run("made-up tokens from one address", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			as, ts := newSlowAS(t)
+			as.activate("op-good-0", `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+			start := time.Now()
+			madeUp := flood(t, ts, ts.clientFrom(t, "192.0.2.1:40000"), "made-up", maxIntrospections, start)
+			synctest.Wait()
+			for range maxIntrospections - per {
+				if a := <-madeUp; a.status != 503 || a.took != 0 {
+					t.Errorf("past the address's share: status %d after %v, want 503 at once", a.status, a.took)
+				}
 			}
-		}
+			good := flood(t, ts, ts.clientFrom(t, "198.51.100.7:40000"), "op-good", 1, start)
+			synctest.Wait()
+			if n := as.count("/introspect"); n != per+1 {
+				t.Errorf("%d introspections in flight, want the address's %d and the valid token's", n, per)
+			}
+			as.unblock()
+			if a := <-good; a.status != 200 {
+				t.Errorf("a valid token from another address: status %d, want 200", a.status)
+			}
+			for range per {
+				if a := <-madeUp; a.status != 401 {
+					t.Errorf("a made-up token introspected: status %d, want 401", a.status)
+				}
+			}
+		})
+	})
+	t.Run("every slot held", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			_, ts := newSlowAS(t)
+			start := time.Now()
+			var held []<-chan answer
+			for i := range maxIntrospections / per {
+				held = append(held, flood(t, ts, ts.clientFrom(t, fmt.Sprintf("192.0.2.%d:40000", i+1)), "slow", per, start))
+			}
+			synctest.Wait()
+			late := flood(t, ts, ts.clientFrom(t, "198.51.100.7:40000"), "late", 1, start)
+			if a := <-late; a.status != 503 || a.took != introspectWait {
+				t.Errorf("one more than %d in flight: status %d after %v, want 503 after %v", maxIntrospections, a.status, a.took, introspectWait)
+			}
+			for _, answers := range held {
+				for range per {
+					if a := <-answers; a.status != 503 || a.took != defaultFetchTimeout {
+						t.Errorf("slow introspection: status %d after %v, want 503 after %v", a.status, a.took, defaultFetchTimeout)
+					}
+				}
+			}
+		})
 	})
 }
 

@@ -25,7 +25,7 @@ func newASVerifier(tb testing.TB, as *testAS, edit func(c *authConfig)) *oauthVe
 	if edit != nil {
 		edit(&cfg)
 	}
-	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource)
+	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource, maxIntrospections)
 	tb.Cleanup(v.keys.close)
 	return v
 }
@@ -57,7 +57,7 @@ func TestAuthDiscovery(t *testing.T) {
 					c.jwks = as.issuer + "/jwks"
 				}
 			})
-			_, err := v.verify(authContext(t), as.mint(t, "rsa-1", "alice", "", nil))
+			_, err := v.verify(authContext(t), as.mint(t, "rsa-1", "alice", "", nil), "")
 			got := ""
 			if err != nil {
 				got = err.reason
@@ -182,7 +182,7 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 						first = tok
 					}
 					start := time.Now()
-					_, err := v.verify(t.Context(), tok)
+					_, err := v.verify(t.Context(), tok, "")
 					took := time.Since(start)
 					synctest.Wait()
 					got := ""
@@ -211,7 +211,7 @@ func TestKeyWaitEndsWithTheRequest(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second/2)
 		defer cancel()
 		start := time.Now()
-		_, err := v.verify(ctx, as.mint(t, "rsa-1", "alice", "", nil))
+		_, err := v.verify(ctx, as.mint(t, "rsa-1", "alice", "", nil), "")
 		if took := time.Since(start); err == nil || took != time.Second/2 {
 			t.Errorf("verify = %v after %v, want unavailable after 500ms", err, took)
 		}

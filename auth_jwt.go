@@ -110,10 +110,11 @@ type oauthVerifier struct {
 	cache     grantCache    // tokens verified already, by digest
 }
 
-// newOAuthVerifier builds the verifier of cfg for resource. It fetches
+// newOAuthVerifier builds the verifier of cfg for resource; one client
+// may hold introspectShare of the maxIntrospections in flight. It fetches
 // nothing: metadata and keys are fetched at the first token (lazily), so
 // an authorization server that is down does not stop the server starting.
-func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauthVerifier {
+func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string, introspectShare int64) *oauthVerifier {
 	now := cfg.now
 	if now == nil {
 		now = time.Now
@@ -122,7 +123,7 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauth
 	v := &oauthVerifier{issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
 	v.keys = newKeyCache(log, cfg, client, now, v.cache.flush)
 	if cfg.introspect != "" {
-		v.intro = newIntrospector(cfg, client)
+		v.intro = newIntrospector(cfg, client, introspectShare)
 	}
 	return v
 }
@@ -130,8 +131,9 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauth
 // verify returns the caller an access token names. A token verified
 // before and not yet expired is taken from the cache; otherwise a compact
 // JWS is verified locally and anything else asked about by introspection,
-// when an endpoint is configured.
-func (v *oauthVerifier) verify(ctx context.Context, tok string) (caller, *tokenError) {
+// when an endpoint is configured, as client's (the share key of the
+// address that presented it).
+func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller, *tokenError) {
 	if len(tok) > maxTokenBytes {
 		return caller{}, refuse("oversize token", strconv.Itoa(len(tok))+" bytes")
 	}
@@ -149,7 +151,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok string) (caller, *tokenE
 	case isCompactJWS(tok):
 		c, err = v.verifyJWT(ctx, tok, now)
 	case v.intro != nil:
-		c, err = v.intro.introspect(ctx, tok)
+		c, err = v.intro.introspect(ctx, tok, client)
 		if err == nil {
 			err = v.checkClaims(&c, now, false)
 		}

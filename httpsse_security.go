@@ -113,12 +113,12 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 			return caller{}, false
 		}
 	}
-	who, f := t.auth.authenticate(r)
+	addr := t.clientAddr(r)
+	who, f := t.auth.authenticate(r, shareKey("", addr))
 	if f != nil {
 		t.refuse(w, f)
 		return caller{}, false
 	}
-	addr := t.clientAddr(r)
 	who.share = shareKey(who.principal, addr)
 	who.addr = addr
 	return who, true

@@ -1,6 +1,7 @@
 // Fair shares of the server's global limits: every bound all clients draw
 // from (requests in flight and their bytes, subscriptions, sessions,
-// bridged requests awaiting an answer, watched URIs, connections) also
+// bridged requests awaiting an answer, watched URIs, connections, token
+// introspections) also
 // bounds what one client may hold of it, so that one client cannot starve
 // the others (issue 19). A client is its caller.share (rpc.go): the
 // principal when it authenticated, otherwise its IP address; on stdio the
