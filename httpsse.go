@@ -560,7 +560,7 @@ func (c *httpCall) finish(reply []byte, code int) {
 		return
 	}
 	switch {
-	case code == codeRateLimited:
+	case code == codeRateLimited || code == codeServerBusy:
 		c.w.Header().Set("Retry-After", retryAfter(reply))
 	case code == codeInsufficientScope && c.challenge != nil:
 		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
@@ -578,7 +578,8 @@ func (c *httpCall) endLocked() bool {
 }
 
 // retryAfter returns the Retry-After seconds (at least 1) for a
-// rate-limited reply, from its error.data.retryAfterMs.
+// rate-limited or busy reply, from its error.data.retryAfterMs (1 without
+// one).
 func retryAfter(reply []byte) string {
 	v := replyErrorData(reply, "retryAfterMs")
 	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)

@@ -120,7 +120,8 @@
 //	-max-subscription-uris N
 //	                      resourceSubscriptions (and taskIds) per listen request (default 256)
 //	-max-tasks N          tasks held at once, running or finished and not yet forgotten;
-//	                      one client (principal, else address) may hold N/16 (default 1024)
+//	                      one client (principal, else address) may hold its -client-share
+//	                      of them; its oldest finished task makes room (default 1024)
 //	-task-timeout D       fail a task still running after D (default 1h)
 //	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
 //	-replica-id NAME      start every task id and every /sse session id with NAME and a dot

@@ -201,6 +201,12 @@ func TestTaskHTTPRules(t *testing.T) {
 			}
 		})
 	}
+	full := newTestHTTP(t, newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "1")), nil)
+	hold := taskLine(1, "tools/call", `"name":"hold"`)
+	mustDo(t, full.Client(), newTestHTTPRequest(t, t.Context(), full, "", hold, nil))
+	if got := mustDo(t, full.Client(), newTestHTTPRequest(t, t.Context(), full, "", hold, nil)); got.status != 503 || got.code != codeServerBusy || got.header.Get("Retry-After") != "1" {
+		t.Errorf("a task past -max-tasks = %d %d Retry-After %q, want 503 %d 1\n%s", got.status, got.code, got.header.Get("Retry-After"), codeServerBusy, got.body)
+	}
 }
 
 // TestTaskPrincipalBinding checks that a task is its creator's alone:
@@ -270,34 +276,67 @@ func TestTaskIDs(t *testing.T) {
 	}
 }
 
-// TestTaskCountBounds checks -max-tasks at the limit and past it: a
-// caller share holds at most max-tasks/16 (2 here), the server at most
-// max-tasks (32; stdio's one client has no share bound); past a bound a
-// taskMust call is refused with -31503 and the bound in data, and a
-// taskMay call runs on the request instead.
+// TestTaskCountBounds checks -max-tasks and one client's part of it
+// (-client-share) at the limit and past it, with -max-tasks 32: a client
+// may hold 8. Past its part of running tasks a taskMust call is refused
+// with -31503 naming the part, and a taskMay call runs on the request; a
+// client whose part holds finished tasks gives up its oldest finished
+// one for each new task, however many it has started (review B, finding
+// 2: finished tasks held the part for -task-ttl, and with -client-share
+// 100 too); a store full of running tasks refuses everyone, naming
+// maxTasks and, when a finished task will expire, retryAfterMs. stdio's
+// one client (share "") is bound by the store alone.
 func TestTaskCountBounds(t *testing.T) {
-	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "32"))
-	hold, job := taskLine(1, "tools/call", `"name":"hold"`), taskLine(1, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"sync"}`)
-	a, b := caller{share: "addr:192.0.2.1"}, caller{share: "addr:192.0.2.2"}
-	for range 2 {
-		mustTaskID(t, serveAs(t, s, a, hold)) // up to the share's limit: tasks
-		mustTaskID(t, serveAs(t, s, b, hold))
-	}
-	if got := serveAs(t, s, a, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasksPerClient") != json.Number("2") {
-		t.Errorf("a third task for one client = %s, want -31503 with maxTasksPerClient 2", mustJSON(t, got))
-	}
-	if got := serveAs(t, s, a, job); jsonPath(got, "result.resultType") != "complete" {
-		t.Errorf("a taskMay call past the client's bound = %s, want its result on the request", mustJSON(t, got))
-	}
-	for range 32 - 4 {
-		mustTaskID(t, serveAs(t, s, caller{}, hold))
-	}
-	if got := serveAs(t, s, caller{}, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasks") != json.Number("32") {
-		t.Errorf("task 33 = %s, want -31503 with maxTasks 32", mustJSON(t, got))
-	}
-	if n, _ := s.tasks.live(); n != 32 {
-		t.Errorf("tasks held = %d, want 32", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "32"))
+		hold, job := taskLine(1, "tools/call", `"name":"hold"`), taskLine(1, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"sync"}`)
+		done := taskLine(1, "tools/call", `"name":"big","arguments":{"bytes":1}`)
+		get := func(id string) string { return taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id)) }
+		a, b, c := caller{share: "addr:192.0.2.1"}, caller{share: "addr:192.0.2.2"}, caller{share: "addr:192.0.2.3"}
+		busy := func(got map[string]any, member string, want int) bool {
+			return jsonPath(got, "error.code") == json.Number("-31503") && jsonPath(got, "error.data."+member) == json.Number(fmt.Sprint(want))
+		}
+		for range 8 {
+			mustTaskID(t, serveAs(t, s, a, hold))
+		}
+		if got := serveAs(t, s, a, hold); !busy(got, "maxTasksPerClient", 8) {
+			t.Errorf("a ninth running task for one client = %s, want -31503 with maxTasksPerClient 8", mustJSON(t, got))
+		}
+		if got := serveAs(t, s, a, job); jsonPath(got, "result.resultType") != "complete" {
+			t.Errorf("a taskMay call past the client's part = %s, want its result on the request", mustJSON(t, got))
+		}
+		var finished []string
+		for range 8 {
+			finished = append(finished, mustTaskID(t, serveAs(t, s, b, done)))
+			synctest.Wait()
+		}
+		mustTaskID(t, serveAs(t, s, b, done))
+		if got := serveAs(t, s, b, get(finished[0])); jsonPath(got, "error.code") != json.Number("-32602") {
+			t.Errorf("the oldest finished task of a client past its part = %s, want it forgotten (-32602)", mustJSON(t, got))
+		}
+		if got := serveAs(t, s, b, get(finished[1])); jsonPath(got, "result.status") != "completed" {
+			t.Errorf("the second oldest finished task = %s, want it kept", mustJSON(t, got))
+		}
+		for range 32 - 16 {
+			mustTaskID(t, serveAs(t, s, caller{}, hold))
+		}
+		for _, who := range []caller{{}, c} {
+			got := serveAs(t, s, who, hold)
+			if !busy(got, "maxTasks", 32) || jsonPath(got, "error.data.retryAfterMs") != json.Number(fmt.Sprint(defaultTaskTTL.Milliseconds())) {
+				t.Errorf("task 33 (share %q) = %s, want -31503 with maxTasks 32 and the ttl in retryAfterMs", who.share, mustJSON(t, got))
+			}
+		}
+		if n, _ := s.tasks.live(); n != 32 {
+			t.Errorf("tasks held = %d, want 32", n)
+		}
+		one := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "4", "-client-share", "100"))
+		for i := range 10 {
+			if got := serveAs(t, one, a, done); jsonPath(got, "result.resultType") != "task" {
+				t.Fatalf("-client-share 100: task %d of one client = %s, want a task", i+1, mustJSON(t, got))
+			}
+			synctest.Wait()
+		}
+	})
 }
 
 // testTaskResultOverhead is the size of a completed task's result besides
