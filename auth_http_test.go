@@ -318,7 +318,8 @@ func TestAuthFilterLists(t *testing.T) {
 	as := newTestAS(t, "", "rsa-1")
 	s := newTestServer(t, withAuthRegistry(new(atomic.Int64)), withFlags("-page-size", "2"),
 		withConfig(func(c *config) { c.filterLists = true }))
-	ts := newTestAuthHTTP(t, s, as, nil)
+	const static = "a-static-token-without-scopes-0123456789"
+	ts := newTestAuthHTTP(t, s, as, func(c *authConfig) { c.tokens = mustSingleToken(t, static) })
 	names := func(body []byte, list string) []string {
 		var out []string
 		items, _ := jsonPath(mustDecode(t, string(body)), "result."+list).([]any)
@@ -329,9 +330,12 @@ func TestAuthFilterLists(t *testing.T) {
 		return out
 	}
 	for _, tt := range []struct {
-		name, scope, method, list string
+		name, scope, method, list string // scope "static": the static token, which has no scope limit
 		pages                     [][]string
 	}{
+		// Unfiltered, yet private: a shared cache must not hand it to a
+		// scoped caller (review B, finding 3: it was cacheScope public).
+		{"tools for a credential without scope limit", "static", "tools/list", "tools", [][]string{{"open", "write"}, {"who", "confirm"}}},
 		{"tools without files:write", "", "tools/list", "tools", [][]string{{"open", "who"}, {"confirm"}}},
 		{"tools with files:write", "files:write", "tools/list", "tools", [][]string{{"open", "write"}, {"who", "confirm"}}},
 		{"resources without docs:read", "", "resources/list", "resources", [][]string{{"public"}}},
@@ -340,7 +344,10 @@ func TestAuthFilterLists(t *testing.T) {
 		{"prompts without prompts:read", "", "prompts/list", "prompts", [][]string{nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tok := as.mint(t, "rsa-1", "alice", tt.scope, nil)
+			tok := static
+			if tt.scope != "static" {
+				tok = as.mint(t, "rsa-1", "alice", tt.scope, nil)
+			}
 			cursor := ""
 			for i, want := range tt.pages {
 				params := ""

@@ -320,7 +320,11 @@ func (r *request) cursorParam() (string, *rpcError) {
 }
 
 // list answers one of the four list methods: the whole list, or what
-// the caller's scopes allow with -scope-filter-lists (auth.go).
+// the caller's scopes allow with -scope-filter-lists (auth.go). With
+// -scope-filter-lists every list is cacheScope private, the whole list
+// of a caller without a scope limit too: lists then differ between
+// callers, and a shared cache must not hand that one to a scoped caller
+// (review B, finding 3).
 func (s *server) list(kind string, req *request) (result, error) {
 	if s.filterLists && req.caller.scoped {
 		return s.filteredList(kind, req)
@@ -332,6 +336,9 @@ func (s *server) list(kind string, req *request) (result, error) {
 	body, rerr := s.registry().page(kind, req.version, cursor, s.pageSize)
 	if rerr != nil {
 		return result{}, rerr
+	}
+	if s.filterLists {
+		return result{body: body, cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 	}
 	return result{body: body}, nil
 }
