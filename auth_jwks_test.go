@@ -158,6 +158,12 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 			{do: func(as *testAS) { as.publish("rsa-1"); <-time.After(defaultRefetchGap) }, kid: "rsa-1", edit: madeUp, want: "unknown key", fetches: 2},
 			{again: true, want: "unknown key", fetches: 2},
 		}},
+		{"a key withdrawn verifies new tokens until the key set is refreshed, an hour at most whatever max-age says", []step{
+			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=86400" }) }, kid: "rsa-1", fetches: 1},
+			{do: func(as *testAS) { as.publish("rsa-2") }, kid: "rsa-1", edit: fresh, fetches: 1},
+			{do: later(time.Hour), kid: "rsa-1", edit: fresh, fetches: 2},
+			{kid: "rsa-1", edit: fresh, want: "unknown key", fetches: 2},
+		}},
 		{"max-age sets the TTL, clamped to 5 minutes", []step{
 			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=10" }) }, kid: "rsa-1", fetches: 1},
 			{do: later(minKeyTTL - time.Second), kid: "rsa-1", edit: fresh, fetches: 1},
@@ -227,6 +233,7 @@ func TestKeyTTL(t *testing.T) {
 	}{
 		{"", defaultKeyTTL},
 		{"public, max-age=3600", time.Hour},
+		{"max-age=86400", time.Hour},
 		{"max-age=60", minKeyTTL},
 		{"max-age=999999999999999", maxKeyTTL},
 		{"no-store", minKeyTTL},

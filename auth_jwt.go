@@ -142,6 +142,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 	if who, ok := v.cache.get(sum, now); ok {
 		return who, nil
 	}
+	gen := v.cache.generation()
 	var (
 		c     tokenClaims
 		err   *tokenError
@@ -168,7 +169,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		who.expires = time.Unix(int64(sec), int64(frac*1e9))
 		until = minTime(until, who.expires)
 	}
-	v.cache.put(sum, who, until, now)
+	v.cache.put(sum, who, until, now, gen)
 	return who, nil
 }
 
@@ -555,10 +556,13 @@ func minTime(a, b time.Time) time.Time {
 
 // grantCache remembers the callers of tokens verified already, keyed by
 // the token's SHA-256, each until min(its exp, a TTL): at most
-// maxVerifiedTokens of them. Flushed when the key set changes.
+// maxVerifiedTokens of them. Flushed when the key set changes; a
+// verification that began before a flush is not remembered after it
+// (gen), or a token checked against a key the flush was for would be.
 type grantCache struct {
-	mu sync.Mutex // guards m
-	m  map[[sha256.Size]byte]grantEntry
+	mu  sync.Mutex // guards m, gen
+	m   map[[sha256.Size]byte]grantEntry
+	gen uint64 // flushes so far
 }
 
 // grantEntry is one verified token's caller and how long it stands.
@@ -583,15 +587,28 @@ func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (caller, bool) {
 	return e.who, true
 }
 
-// put remembers who for the token with digest sum until until. A full
-// cache first drops what has expired, then arbitrary entries (map order):
-// a dropped token is only verified again.
-func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time) {
+// generation returns the cache's count of flushes, taken before a token
+// is verified and handed to put.
+func (g *grantCache) generation() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gen
+}
+
+// put remembers who for the token with digest sum until until, unless the
+// cache was flushed since gen (generation) was taken: the token was
+// verified against keys the flush forgot. A full cache first drops what
+// has expired, then arbitrary entries (map order): a dropped token is
+// only verified again.
+func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time, gen uint64) {
 	if !now.Before(until) {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if gen != g.gen {
+		return
+	}
 	if g.m == nil {
 		g.m = map[[sha256.Size]byte]grantEntry{}
 	}
@@ -617,6 +634,7 @@ func (g *grantCache) flush() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	clear(g.m)
+	g.gen++
 }
 
 // size returns the number of cached tokens.

@@ -337,9 +337,17 @@ func TestVerifiedTokenCache(t *testing.T) {
 	if _, err := v.verify(t.Context(), tok, ""); err == nil {
 		t.Fatal("the cache answered past the token's exp")
 	}
+	// A token verified while the key set changed (a flush between the
+	// check and put) is not remembered: the key may be gone (review B,
+	// finding 4).
+	gen := v.cache.generation()
 	v.cache.flush()
+	v.cache.put(tokenDigest("checked before the flush"), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, gen)
+	if n := v.cache.size(); n != 0 {
+		t.Errorf("a token verified before a flush was remembered after it: %d cached", n)
+	}
 	for i := range maxVerifiedTokens + 10 {
-		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow)
+		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, v.cache.generation())
 	}
 	if n := v.cache.size(); n > maxVerifiedTokens {
 		t.Errorf("cache holds %d tokens, bound %d", n, maxVerifiedTokens)
