@@ -763,37 +763,73 @@ func TestAuthUnavailableBound(t *testing.T) {
 }
 
 // TestAuthStreamsEndAtExpiry: a subscriptions/listen stream and a classic
-// GET stream opened with a token end when it expires.
+// GET stream opened with a token end when it expires: a JWT's exp, and
+// for an introspected token the earlier of its exp and the end of its
+// cached answer, since RFC 7662 makes exp optional and revocation is only
+// seen by introspecting again (review B, finding 5: such streams never
+// ended). A revoked token then opens nothing.
 func TestAuthStreamsEndAtExpiry(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		as := newTestAS(t, "", "rsa-1")
-		ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, nil)
-		const life = 90 * time.Second
-		tok := bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"] = time.Now().Add(life).Unix() }))
-		start := time.Now()
-		resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", req("8", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`), []string{tok}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(resp.Body)
-		ack, _ := nextSSE(r)
-		closure, ok := nextSSE(r)
-		resp.Body.Close()
-		if !strings.Contains(ack, "acknowledged") || !ok || !strings.Contains(closure, `"result"`) || time.Since(start) != life {
-			t.Errorf("listen: %s then %s after %v, want the closure result after %v", ack, closure, time.Since(start), life)
-		}
+	const life = 90 * time.Second
+	for _, tt := range []struct {
+		name  string
+		token func(as *testAS, name string) (tok string, revoke func()) // a token named name, valid at least life
+		life  time.Duration
+	}{
+		{"a JWT ends its streams at exp", func(as *testAS, name string) (string, func()) {
+			return as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"], c["jti"] = time.Now().Add(life).Unix(), name }), nil
+		}, life},
+		{"an introspected token with exp: its cached answer ends first", func(as *testAS, name string) (string, func()) {
+			tok := "op-exp-" + name
+			as.activate(tok, `{"active":true,"sub":"svc","aud":"`+testResource+`","exp":`+itoa(time.Now().Add(life).Unix())+`}`)
+			return tok, func() { as.activate(tok, `{"active":false}`) }
+		}, introspectionTTL},
+		{"an introspected token without exp", func(as *testAS, name string) (string, func()) {
+			tok := "op-" + name
+			as.activate(tok, `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+			return tok, func() { as.activate(tok, `{"active":false}`) }
+		}, introspectionTTL},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				as := newTestAS(t, "", "rsa-1")
+				ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
+					c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+				})
+				tok, _ := tt.token(as, "listen")
+				start := time.Now()
+				listen := req("8", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+				resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", listen, []string{bearer(tok)}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(resp.Body)
+				ack, _ := nextSSE(r)
+				closure, ok := nextSSE(r)
+				resp.Body.Close()
+				if !strings.Contains(ack, "acknowledged") || !ok || !strings.Contains(closure, `"result"`) || time.Since(start) != tt.life {
+					t.Errorf("listen: %s then %s after %v, want the closure result after %v", ack, closure, time.Since(start), tt.life)
+				}
 
-		c := newTestClassicClient(t, ts)
-		c.always = []string{bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"] = time.Now().Add(life).Unix() }))}
-		c.initialize(bridgeInit(version20251125, `{}`))
-		start = time.Now()
-		get := c.open(http.MethodGet)
-		_, _ = bufio.NewReader(get.Body).ReadString(0) // until the stream ends
-		get.Body.Close()
-		if took := time.Since(start); took != life {
-			t.Errorf("classic GET stream ended after %v, want %v", took, life)
-		}
-	})
+				tok, revoke := tt.token(as, "get")
+				c := newTestClassicClient(t, ts)
+				c.always = []string{bearer(tok)}
+				c.initialize(bridgeInit(version20251125, `{}`))
+				start = time.Now()
+				get := c.open(http.MethodGet)
+				_, _ = bufio.NewReader(get.Body).ReadString(0) // until the stream ends
+				get.Body.Close()
+				if took := time.Since(start); took != tt.life {
+					t.Errorf("classic GET stream ended after %v, want %v", took, tt.life)
+				}
+				if revoke != nil {
+					revoke()
+					if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", listen, []string{bearer(tok)})); got.status != 401 {
+						t.Errorf("listen again with the revoked token: status %d, want 401", got.status)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestAuthAudit: one line per request of an authenticated caller, with

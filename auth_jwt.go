@@ -144,9 +144,10 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 	}
 	gen := v.cache.generation()
 	var (
-		c     tokenClaims
-		err   *tokenError
-		until = now.Add(verifiedTokenTTL)
+		c            tokenClaims
+		err          *tokenError
+		until        = now.Add(verifiedTokenTTL)
+		introspected bool
 	)
 	switch {
 	case isCompactJWS(tok):
@@ -156,7 +157,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		if err == nil {
 			err = v.checkClaims(&c, now, false)
 		}
-		until = now.Add(introspectionTTL)
+		until, introspected = now.Add(introspectionTTL), true
 	default:
 		err = refuse("not a JWT", "opaque token and no -oauth-introspect")
 	}
@@ -168,6 +169,14 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		sec, frac := math.Modf(c.exp)
 		who.expires = time.Unix(int64(sec), int64(frac*1e9))
 		until = minTime(until, who.expires)
+	}
+	if introspected {
+		// An introspected token is only known valid until its answer is
+		// asked again: exp is optional (RFC 7662 §2.2), and revocation is
+		// seen only by introspecting. Its long-lived streams end then, and
+		// the client opens them again with its token, introspected anew
+		// (review B, finding 5: without exp they never ended).
+		who.expires = until
 	}
 	v.cache.put(sum, who, until, now, gen)
 	return who, nil

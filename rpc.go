@@ -301,7 +301,8 @@ type caller struct {
 	scopes []string
 	scoped bool
 	// expires is when the credential stops being valid (an OAuth token's
-	// exp); zero means never. Long-lived streams end then.
+	// exp; an introspected token's, when its introspection answer
+	// lapses); zero means never. Long-lived streams end then.
 	expires time.Time
 }
 
