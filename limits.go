@@ -276,7 +276,8 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 }
 
 // limitListener accepts at most n connections at a time, and at most
-// perAddr from one IP address; Accept waits for one to close before
+// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
+// Accept waits for one to close before
 // accepting more, and closes at once a connection whose address already
 // has perAddr open (issue 19, finding 6: idle sockets from one address
 // used up -max-connections, and every other client waited). Addresses,
@@ -322,10 +323,11 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 			return nil, err
 		}
-		addr := remoteIP(c.RemoteAddr().String())
-		if l.exempted(addr) {
+		ip := remoteIP(c.RemoteAddr().String())
+		if l.exempted(ip) {
 			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
 		}
+		addr := addrNetwork(ip)
 		l.mu.Lock()
 		over := l.byAddr[addr] >= l.perAddr
 		if !over {

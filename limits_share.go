@@ -4,7 +4,8 @@
 // introspections) also
 // bounds what one client may hold of it, so that one client cannot starve
 // the others (issue 19). A client is its caller.share (rpc.go): the
-// principal when it authenticated, otherwise its IP address; on stdio the
+// principal when it authenticated, otherwise its IP address (an IPv6
+// address's /64, addrNetwork); on stdio the
 // connection is the one client and has no share ("").
 //
 // The rule, one for every limit: a client may hold -client-share percent

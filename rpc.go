@@ -286,7 +286,8 @@ type caller struct {
 	// share keys the caller's fair share of every limit (the tools/call
 	// rate, and the per-client shares of the global bounds): the
 	// principal when there is one, otherwise the client's network
-	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
+	// address on HTTP ("addr:" and the IP, an IPv6 address's /64), and ""
+	// on stdio, whose
 	// connection is one client.
 	share string
 	// addr is the client's IP address on HTTP: the peer of the
