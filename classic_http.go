@@ -15,7 +15,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -385,19 +384,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	// The request timeout (-request-timeout) is applied by serve.
-	call := t.newCall(w, rc, r)
-	defer call.release()
-	// check runs only if the request turns out modern (modern _meta
-	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
-	if errors.Is(context.Cause(ctx), errRequestCancelled) {
-		// The client cancelled it: no response is sent.
-		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
-		call.abandon()
-		return
-	}
-	call.finish(reply, req.era.replyCode(code))
+	t.answer(ctx, w, rc, r, req, who, sess)
 }
 
 // postBatch serves a POST whose body is a JSON-RPC batch and that names a

@@ -221,14 +221,32 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	// The request timeout (-request-timeout) is applied by serve, which
-	// exempts subscriptions/listen.
+	t.answer(r.Context(), w, rc, r, req, who, nil)
+}
+
+// answer serves req, a request of r holding a request slot, under ctx
+// (in sess, nil for none) and writes its answer: one JSON body, or the
+// SSE stream its notifications opened, with keep-alive comments on a
+// subscriptions/listen stream; nothing but the end of the stream for a
+// request the client cancelled (notifications/cancelled in a classic
+// session). The request timeout (-request-timeout) is applied by serve,
+// which exempts subscriptions/listen. Modern requests and those of a
+// classic session end here alike (review A, finding 5: a listen in a
+// session, served by a near-copy, got no keep-alives).
+// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
+func (t *httpTransport) answer(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
 	call := t.newCall(w, rc, r)
 	defer call.release()
-	if msg.method == methodSubscriptionsListen {
+	if req.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	// check runs only for a modern request (modern _meta inside a
+	// session too); classic requests never meet the modern headers.
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	if errors.Is(context.Cause(ctx), errRequestCancelled) {
+		call.abandon()
+		return
+	}
 	call.finish(reply, req.era.replyCode(code))
 }
 

@@ -630,18 +630,28 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 }
 
 // TestHTTPKeepAliveOnStreams checks that the real transport sends the
-// comments on a listen stream and on a classic GET stream (a 1ms interval;
-// the wait is for bytes on the wire).
+// comments on a listen stream, in a classic session too (review A,
+// finding 5: that path, a near-copy, had none), and on a classic GET
+// stream (a 1ms interval; the wait is for bytes on the wire).
 func TestHTTPKeepAliveOnStreams(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), &httpConfig{keepAlive: time.Millisecond})
 	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
+	ctx, cancel := context.WithTimeout(t.Context(), testWait) // a stream without comments ends here
+	defer cancel()
 	for _, tt := range []struct {
 		name string
 		open func() *http.Response
 	}{
 		{"listen stream", func() *http.Response {
-			resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", subExpand(listenTools), nil))
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, ctx, ts, "", subExpand(listenTools), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp
+		}},
+		{"listen stream in a classic session", func() *http.Response {
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, ctx, ts, "", subExpand(listenTools), []string{headerSessionID + ": " + c.sid}))
 			if err != nil {
 				t.Fatal(err)
 			}
