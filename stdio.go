@@ -87,10 +87,23 @@ type stdioConn struct {
 // stdioCall is one request in flight on stdio.
 type stdioCall struct {
 	cancel context.CancelFunc
-	mu     sync.Mutex // serialises setting cancelled with queueing the call's messages
+	mu     sync.Mutex // guards ended; serialises setting cancelled or ended with queueing the call's messages
 	// cancelled is set under mu; a writer waiting for room in the queue
 	// reads it without mu (see writeUnlessCancelled).
 	cancelled atomic.Bool
+	// ended is set once the call's response is queued (or, a batch
+	// entry, its answer taken): a goroutine of the handler that outlives
+	// it writes nothing more, as the progress utility asks (review A,
+	// finding 6). The HTTP transport has httpCall.done.
+	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
+	ended bool
+}
+
+// end marks the call's response as sent: nothing more is written for it.
+func (call *stdioCall) end() {
+	call.mu.Lock()
+	call.ended = true
+	call.mu.Unlock()
 }
 
 // isCancelled reports whether notifications/cancelled named the call.
@@ -334,9 +347,11 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()
-		if reply != nil {
-			c.writeUnlessCancelled(call, reply)
+		if reply == nil {
+			call.end()
+			return
 		}
+		c.writeLast(call, reply)
 	})
 }
 
@@ -407,6 +422,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 			}
 			send := func(b []byte) { c.writeUnlessCancelled(e.call, b) }
 			reply, _ := c.s.serve(e.ctx, items[i].req, exchange{send: send, session: c.session, closing: c.closing})
+			e.call.end()
 			if e.call.isCancelled() {
 				return nil
 			}
@@ -556,22 +572,38 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 	return "", false
 }
 
-// writeUnlessCancelled writes b unless the call was cancelled. The check
-// and the queueing of b happen under the call's lock, so nothing is sent
-// for a request after its cancellation was handled; waiting for room in
+// writeUnlessCancelled writes b, a notification of the call, unless the
+// call was cancelled or has ended. The check and the queueing of b happen
+// under the call's lock, so nothing is sent for a request after its
+// cancellation was handled or its response queued; waiting for room in
 // the queue and the Write itself happen without it, so a stalled stdout
 // never blocks the reader handling a notifications/cancelled.
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
+	c.writeCall(call, b, false)
+}
+
+// writeLast writes b, the call's response, unless the call was
+// cancelled, and ends the call.
+func (c *stdioConn) writeLast(call *stdioCall, b []byte) {
+	c.writeCall(call, b, true)
+}
+
+// writeCall is writeUnlessCancelled, and with last writeLast.
+func (c *stdioConn) writeCall(call *stdioCall, b []byte, last bool) {
+	if last {
+		defer call.end()
+	}
 	for {
 		if !c.waitRoom(len(b), call) {
 			return // cancelled while waiting
 		}
 		call.mu.Lock()
-		if call.cancelled.Load() {
+		if call.cancelled.Load() || call.ended {
 			call.mu.Unlock()
 			return
 		}
 		writeNow, queued := c.enqueue(b)
+		call.ended = last && (writeNow || queued)
 		call.mu.Unlock()
 		if writeNow {
 			c.flush(b)

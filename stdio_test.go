@@ -376,6 +376,29 @@ func TestStdioEOFWhileRequestSlotsAreFull(t *testing.T) {
 	}
 }
 
+// TestStdioNothingAfterResponse: a goroutine of a handler that reports
+// progress after its handler returned writes nothing after the
+// response: notifications of a request stop at its completion (review A,
+// finding 6: the progress line followed the result on stdio).
+func TestStdioNothingAfterResponse(t *testing.T) {
+	s := newTestServer(t)
+	late := make(chan *request, 1)
+	s.addTool(tool{Name: "straggler", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		late <- req
+		return textResult("done"), nil
+	}})
+	c := newTestConn(t, s)
+	c.send(reqMeta("1", "tools/call", `"name":"straggler","arguments":{}`, `"progressToken":"t"`))
+	if first := c.recv(); !strings.Contains(first, `"id":1,"result"`) {
+		t.Fatalf("first line %s, want the result", first)
+	}
+	(<-late).Progress(1, 2, "after the response")
+	c.send(req("2", "server/discover", ""))
+	if next := c.recv(); !strings.Contains(next, `"id":2,"result"`) {
+		t.Errorf("after the response: %s, want the next request's answer", next)
+	}
+}
+
 // stallingWriter blocks its first Write until release is closed, as a
 // client that stops reading stdout would; it signals stalled on entry.
 type stallingWriter struct {
