@@ -291,7 +291,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, t.cfg.maxBody, grow)
 	if err != nil {
 		release()
 		var tooLarge *http.MaxBytesError
@@ -371,15 +371,26 @@ func isJSONContentType(v string) bool {
 var errBodyBudget = errors.New("request body budget exhausted")
 
 // readBody reads a request body whose Content-Length is size (-1 when
-// unknown), calling grow with the size the buffer is about to grow to
-// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
-// time, which copied a 1 MiB body about five times over; here the buffer
-// doubles, and stops at size+1 (room for the Read that reports EOF), so a
-// truthful 1 MiB body is copied at most twice more. The length is the
-// peer's word, so it never sizes an allocation alone: the buffer starts at
-// readBodyFirst and is at most twice what has actually arrived.
-func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
-	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
+// unknown) and that may not pass limit bytes (0: no limit; the reader
+// enforces it), calling grow with the size the buffer is about to grow to
+// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll
+// starts at 512 bytes and grows by a quarter at a time, which copied a 1
+// MiB body about five times over; here the buffer doubles, and stops at
+// size+1, or limit+1 when the size is unknown (room for the Read that
+// reports EOF), so a truthful 1 MiB body is copied at most twice more,
+// and an unannounced body of -max-body takes no more than that from the
+// budget (review A, finding 7: it took twice, and started at one byte).
+// The length is the peer's word, so it never sizes an allocation alone:
+// the buffer starts at readBodyFirst (or the smaller announced size) and
+// is at most twice what has actually arrived.
+func readBody(r io.Reader, size, limit int64, grow func(size int) bool) ([]byte, error) {
+	first, end := int64(readBodyFirst), size
+	if size >= 0 {
+		first = min(size, readBodyFirst)
+	} else if limit > 0 {
+		first, end = min(first, limit), limit
+	}
+	b := make([]byte, 0, first+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -391,8 +402,8 @@ func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error)
 		}
 		if len(b) == cap(b) {
 			more := len(b) // double
-			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
-				more = int(rest) // the announced end
+			if rest := end + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
+				more = int(rest) // the announced end, or the limit
 			}
 			if grow != nil && !grow(len(b)+more) {
 				return b, errBodyBudget

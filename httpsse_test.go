@@ -800,9 +800,51 @@ func TestReadBodyMatchesReadAll(t *testing.T) {
 		{"understated length", big, 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size, nil)
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size, 0, nil)
 			if err != nil || string(got) != tt.body {
 				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
+			}
+		})
+	}
+}
+
+// readSizes records the room each Read is given.
+type readSizes struct {
+	r     io.Reader
+	sizes []int
+}
+
+func (s *readSizes) Read(p []byte) (int, error) {
+	s.sizes = append(s.sizes, len(p))
+	return s.r.Read(p)
+}
+
+// TestReadBodyBuffer: the first buffer holds readBodyFirst bytes unless
+// the announced length is smaller, and the buffer never grows past the
+// end the length or the limit sets, so an unannounced body of the limit
+// takes no more of the budget than an announced one (review A, finding
+// 7: a chunked body started with one byte, and doubled past the limit).
+func TestReadBodyBuffer(t *testing.T) {
+	const limit = 4 * readBodyFirst
+	for _, tt := range []struct {
+		name            string
+		body, size      int64
+		first, mostGrow int // the first Read's room; the largest size grow was asked for
+	}{
+		{"small, announced", 100, 100, 101, 0},
+		{"unannounced", 60 << 10, -1, readBodyFirst + 1, 0},
+		{"unannounced, the limit", limit, -1, readBodyFirst + 1, limit + 1},
+		{"announced, the limit", limit, limit, readBodyFirst + 1, limit + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &readSizes{r: strings.NewReader(strings.Repeat("x", int(tt.body)))}
+			most := 0
+			got, err := readBody(r, tt.size, limit, func(n int) bool { most = max(most, n); return true })
+			if err != nil || int64(len(got)) != tt.body {
+				t.Fatalf("readBody = %d bytes, %v; want %d", len(got), err, tt.body)
+			}
+			if r.sizes[0] != tt.first || most != tt.mostGrow {
+				t.Errorf("first Read given %d bytes, grown to at most %d; want %d and %d", r.sizes[0], most, tt.first, tt.mostGrow)
 			}
 		})
 	}
