@@ -424,6 +424,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer lim.give(who.share, 1)
+	b.take()
 	call := t.newCall(w, rc, r)
 	defer call.release()
 	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})

@@ -293,6 +293,7 @@ func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Reque
 		b.end()
 		return false
 	}
+	b.take()
 	serve := func() {
 		defer release()
 		defer lim.give(who.share, 1)
