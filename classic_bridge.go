@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -170,19 +171,29 @@ const maxClientErrorText = 200
 // clientRefused is the error of a request whose server-to-client request
 // the client answered with a JSON-RPC error (for example a user who
 // rejected a sampling request). The client's code and message are
-// quoted: they are the client's own words, going back to it.
+// quoted: they are the client's own words, going back to it. raw is the
+// error member of a message parseMessage accepted, read as every peer
+// object is (objectMembers: the exact member names); a code that is not
+// an int reads as 0.
 func clientRefused(method, asked string, raw []byte) *rpcError {
-	var e struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+	code, message := 0, ""
+	members, _ := objectMembers(raw)
+	for _, m := range members {
+		switch m.name {
+		case "code":
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(m.value))); err == nil {
+				code = n
+			}
+		case "message":
+			message, _ = jsonString(m.value)
+		}
 	}
-	_ = json.Unmarshal(raw, &e)
-	if len(e.Message) > maxClientErrorText {
-		e.Message = e.Message[:maxClientErrorText]
+	if len(message) > maxClientErrorText {
+		message = strings.ToValidUTF8(message[:maxClientErrorText], "")
 	}
 	return &rpcError{
 		Code:    codeInternalError,
-		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, e.Code, e.Message),
+		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, code, message),
 	}
 }
 

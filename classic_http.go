@@ -250,6 +250,12 @@ func (st *sessionStore) closeAll() {
 	}
 }
 
+// sessionsBusy is the 503 of a new session the store has no room for:
+// -31503, as every overload answer (docs/GAPS.md).
+func sessionsBusy() *rpcError {
+	return newError(codeServerBusy, "server busy: too many sessions open, retry later")
+}
+
 // classicSessionRequired is the 400 for a classic message without a session.
 func classicSessionRequired() *rpcError {
 	return newError(codeInvalidRequest, "bad request: %s header is required: send initialize first, or carry %s in _meta", headerSessionID, metaProtocolVersion)
@@ -454,7 +460,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	}
 	if t.sessions.full(who.share) {
 		release()
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+		writeBusy(w, sessionsBusy(), msg.id)
 		return
 	}
 	if !t.admit(w, r, t.slots, who, release, msg.id) {
@@ -470,7 +476,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess, who.share) {
 			sess.end()
-			writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+			writeBusy(w, sessionsBusy(), msg.id)
 			return
 		}
 		w.Header().Set(headerSessionID, sess.id)

@@ -375,8 +375,9 @@ func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 		t.Error("stream carried an event, want its end")
 	}
 	c.sid = ""
-	if status, _, _ := c.post(bridgeInit(version20251125, `{}`)); status != 503 {
-		t.Errorf("initialize after shutdown: status %d, want 503", status)
+	status, h, out := c.post(bridgeInit(version20251125, `{}`))
+	if status != 503 || h.Get("Retry-After") == "" || len(out) != 1 || !strings.Contains(out[0], fmt.Sprintf(`"code":%d`, codeServerBusy)) {
+		t.Errorf("initialize after shutdown: status %d, Retry-After %q, %v; want 503 -31503 as every overload answer", status, h.Get("Retry-After"), out)
 	}
 }
 

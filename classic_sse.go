@@ -134,7 +134,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	// ends, and its stream with it.
 	if !t.sessions.add(sess, who.share) {
 		sess.end()
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"))
+		writeBusy(w, sessionsBusy(), nil)
 		return
 	}
 	defer func() {

@@ -338,9 +338,13 @@ func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *share
 	}
 	release()
 	t.s.metrics.busyRefused()
-	e := newError(codeServerBusy, "server busy: %d requests in flight, retry later", lim.total)
+	what := "requests"
+	if lim == t.control {
+		what = "responses and notifications"
+	}
+	e := newError(codeServerBusy, "server busy: %d %s in flight, retry later", lim.total, what)
 	if lim.shareFull(who.share, 1) {
-		e = newError(codeServerBusy, "server busy: this client has %d requests in flight, its share of %d, retry later", lim.per, lim.total)
+		e = newError(codeServerBusy, "server busy: this client has %d %s in flight, its share of %d, retry later", lim.per, what, lim.total)
 	}
 	writeBusy(w, e, id)
 	return false

@@ -485,7 +485,15 @@ func TestRateLimiterBounded(t *testing.T) {
 func TestRequestTimeoutStdio(t *testing.T) {
 	var logs syncBuffer
 	s := newTestServer(t, withGates(newTestGates()), withFlags("-request-timeout", "20ms"), withLogs(&logs))
-	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	// A handler that answers the deadline with its own JSON-RPC error
+	// gets that error through, and no timeout is logged for it (review
+	// A, finding 9: the log named a reference the peer never saw).
+	s.addTool(tool{Name: "own_error", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		<-ctx.Done()
+		return nil, newError(codeServerBusy, "own_error: the backend is busy")
+	}})
+	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n" +
+		req("3", "tools/call", `"name":"own_error"`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -514,12 +522,16 @@ func TestRequestTimeoutStdio(t *testing.T) {
 			}
 		case m.ID == 2 && m.Error == nil:
 			sawEcho = true
+		case m.ID == 3 && m.Error != nil && m.Error.Code == codeServerBusy:
 		default:
 			t.Errorf("unexpected reply %s", r)
 		}
 	}
 	if !sawTimeout || !sawEcho {
 		t.Errorf("timeout answered %v, other request answered %v:\n%s", sawTimeout, sawEcho, out.String())
+	}
+	if n := strings.Count(logs.String(), "request timed out"); n != 1 {
+		t.Errorf("%d timeouts logged, want the gate's alone:\n%s", n, logs.String())
 	}
 }
 

@@ -485,9 +485,14 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		}
 	}
 	if err != nil {
-		if timedOut := s.requestTimedOut(ctx, req); timedOut != nil && !errors.As(err, new(*rpcError)) {
-			req.end = outcomeTimeout
-			return fail(timedOut)
+		// A handler's own error stands, even after the deadline: judged
+		// first, so that no timeout is logged with a reference the peer
+		// never sees (review A, finding 9).
+		if !errors.As(err, new(*rpcError)) {
+			if timedOut := s.requestTimedOut(ctx, req); timedOut != nil {
+				req.end = outcomeTimeout
+				return fail(timedOut)
+			}
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client cancelled, or the transport is shutting down: the
