@@ -390,7 +390,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	t.answer(ctx, w, rc, r, req, who, sess)
+	t.respond(ctx, w, rc, r, req, who, sess)
 }
 
 // postBatch serves a POST whose body is a JSON-RPC batch and that names a

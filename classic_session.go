@@ -99,17 +99,20 @@ func newSession() *session {
 // push sends msg to the client outside any request: on stdio it is a
 // line on stdout, on HTTP an event on the session's GET stream (queued
 // until one is open). It reports false when the message was dropped
-// because the queue is full. It never blocks.
+// because the queue is full (HTTP) or the session has ended. On HTTP it
+// never blocks; on stdio it is the connection's write (sink), which waits
+// for room while stdout stalls, so a publisher of the session's
+// notifications shares that backpressure (subscriptions.go).
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 func (c *session) push(msg []byte) bool {
-	if c.sink != nil {
-		c.sink(msg)
-		return true
-	}
 	select {
 	case <-c.done:
 		return false
 	default:
+	}
+	if c.sink != nil {
+		c.sink(msg)
+		return true
 	}
 	select {
 	case c.queue <- msg:

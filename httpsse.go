@@ -221,10 +221,10 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	t.answer(r.Context(), w, rc, r, req, who, nil)
+	t.respond(r.Context(), w, rc, r, req, who, nil)
 }
 
-// answer serves req, a request of r holding a request slot, under ctx
+// respond serves req, a request of r holding a request slot, under ctx
 // (in sess, nil for none) and writes its answer: one JSON body, or the
 // SSE stream its notifications opened, with keep-alive comments on a
 // subscriptions/listen stream; nothing but the end of the stream for a
@@ -234,7 +234,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 // classic session end here alike (review A, finding 5: a listen in a
 // session, served by a near-copy, got no keep-alives).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
-func (t *httpTransport) answer(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
+func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
 	call := t.newCall(w, rc, r)
 	defer call.release()
 	if req.method == methodSubscriptionsListen {

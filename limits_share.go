@@ -51,9 +51,13 @@ func shareOf(total int64, pct int, floor int64) int64 {
 // shareLimit is one global bound and every client's share of it, counted
 // in units (slots, bytes). Units are taken for a share and given back to
 // the same share. The share "" (stdio's one client) is bound by the total
-// alone. Waiters are served in the order they came, each as soon as units
-// given back let it take what it asked for; giving back wakes only them.
-// It is safe for concurrent use.
+// alone. Units given back go to the waiters in the order they came, each
+// that can take what it asked for (a waiter its share or a larger n
+// holds back is passed over), and giving back wakes only them. A
+// newcomer finding units free takes them at once, even while an earlier
+// waiter waits for more than is free: a large waiter may wait until its
+// time runs out rather than starve the small ones. It is safe for
+// concurrent use.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound

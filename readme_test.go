@@ -54,3 +54,47 @@ func TestREADMEMapsEveryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMELifeOfARequestNamesTheCode: every function, method, type or
+// field README's "The life of a request" names in backquotes exists in
+// the production code, so a rename cannot leave the walk-through behind
+// (review A, finding 10 found it naming what the code no longer did).
+// Wire words are not Go names and are skipped.
+func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "### The life of a request")
+	if !ok {
+		t.Fatal(`README.md has no "### The life of a request" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	wire := map[string]bool{"_meta": true, "requestState": true, "resultType": true, "serverInfo": true}
+	ident := regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)(?:\(.*\))?$`)
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		name := ident.FindStringSubmatch(m[1])
+		if name == nil || strings.HasSuffix(m[1], ".go") || wire[name[1]] {
+			continue
+		}
+		q := regexp.QuoteMeta(name[1])
+		defined := regexp.MustCompile(`(?m)(func (\([^)]*\) )?` + q + `[\[(]|type ` + q + ` |^\t+` + q + `\s)`)
+		if !defined.MatchString(src.String()) {
+			t.Errorf("README's life of a request names %s, which the code does not define", m[1])
+		}
+	}
+}

@@ -61,8 +61,14 @@ type stdioConn struct {
 	spare    []byte     // the previous batch's buffer, reused
 	room     *sync.Cond // on writeMu: signalled when queued is taken, or a call is cancelled
 
-	mu       sync.Mutex            // guards inFlight
+	mu       sync.Mutex            // guards inFlight, pushEnded
 	inFlight map[string]*stdioCall // by request id key
+	// pushes counts the session's pushes being written (push), on a
+	// publisher's goroutine; pushEnded refuses new ones. serveStdio
+	// sets it and waits for pushes before it returns, so that nothing
+	// is written to out after.
+	pushes    sync.WaitGroup
+	pushEnded bool
 	// slots bounds the requests served at once (-max-requests), and
 	// lineBytes the bytes of their lines (maxStdioInFlightBytes); the
 	// connection is one client, so neither has shares.
@@ -153,7 +159,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	})
 	defer watcher.Wait()
 	defer close(served)
-	c.session.sink = c.write
+	c.session.sink = c.push
 	lines := make(chan []byte)
 	c.lines = lines
 	readErr := make(chan error, 1)
@@ -196,6 +202,10 @@ loop:
 	c.wg.Wait()
 	close(c.jobs)
 	c.pool.Wait()
+	c.mu.Lock()
+	c.pushEnded = true
+	c.mu.Unlock()
+	c.pushes.Wait()
 	select {
 	case err = <-readErr:
 	default:
@@ -614,6 +624,21 @@ func (c *stdioConn) writeCall(call *stdioCall, b []byte, last bool) {
 	}
 }
 
+// push writes a message the session sends outside any request (list
+// changes, resource updates), on the goroutine of whoever published it
+// (hub.publish, subscriptions.go), unless serveStdio is returning.
+func (c *stdioConn) push(b []byte) {
+	c.mu.Lock()
+	if c.pushEnded {
+		c.mu.Unlock()
+		return
+	}
+	c.pushes.Add(1)
+	c.mu.Unlock()
+	defer c.pushes.Done()
+	c.write(b)
+}
+
 // maxSpareBytes bounds the batch buffer kept for reuse, so that one huge
 // response does not pin its size for the life of the connection.
 const maxSpareBytes = 64 << 10
@@ -626,9 +651,10 @@ const maxSpareBytes = 64 << 10
 // interleaved and keep the order in which they were enqueued. The queue
 // holds at most maxStdioQueuedBytes: past it, write waits until the
 // writing goroutine takes the batch, so a stalled stdout stops the
-// server instead of growing its memory. The writing goroutine is always
-// one that called write (a request's, or the serve loop), so serveStdio's
-// wait for its requests also waits for the queue.
+// server instead of growing its memory. The writing goroutine is one that
+// called write: a request's, the serve loop, or a publisher of the
+// session's notifications (push); serveStdio waits for all three before
+// it returns, so the queue is empty then.
 func (c *stdioConn) write(b []byte) {
 	for {
 		c.waitRoom(len(b), nil)
