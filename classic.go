@@ -270,8 +270,7 @@ type initializeResult struct {
 // handleInitialized records notifications/initialized; from now on the
 // session is told of list changes (classic_subscriptions.go).
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
-	req.session.markInitialized()
-	if req.session.isInitialized() {
+	if req.session.markInitialized() {
 		s.watchSession(req.session)
 	}
 	return result{}, nil

@@ -61,10 +61,10 @@ type sessionStore struct {
 	closed  bool
 }
 
-// sessionEntry is one session and its use, for idle expiry.
+// sessionEntry is one session and its use, for idle expiry. Its share is
+// the session's (session.share: the client that opened it).
 type sessionEntry struct {
 	sess     *session
-	share    string // the share of the client that opened it
 	lastUsed time.Time
 	requests int // requests running in the session
 }
@@ -86,8 +86,8 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 // endLocked removes e and ends its session.
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
-	if st.byShare[e.share]--; st.byShare[e.share] <= 0 {
-		delete(st.byShare, e.share)
+	if st.byShare[e.sess.share]--; st.byShare[e.sess.share] <= 0 {
+		delete(st.byShare, e.sess.share)
 	}
 	e.sess.end()
 }
@@ -106,7 +106,7 @@ func (st *sessionStore) sweepLocked(now time.Time) {
 func (st *sessionStore) victimLocked(share string) string {
 	victim, oldest := "", time.Time{}
 	for id, e := range st.byID {
-		if e.requests == 0 && (share == "" || e.share == share) && (victim == "" || e.lastUsed.Before(oldest)) {
+		if e.requests == 0 && (share == "" || e.sess.share == share) && (victim == "" || e.lastUsed.Before(oldest)) {
 			victim, oldest = id, e.lastUsed
 		}
 	}
@@ -146,16 +146,16 @@ func (st *sessionStore) evictLocked(share string, evict bool) bool {
 	return true
 }
 
-// add stores sess, opened by a client of share, under its id, making room
-// as roomLocked does. It reports false when there is none.
-func (st *sessionStore) add(sess *session, share string) bool {
+// add stores sess, opened by the client of sess.share, under its id,
+// making room as roomLocked does. It reports false when there is none.
+func (st *sessionStore) add(sess *session) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.roomLocked(share, true) {
+	if !st.roomLocked(sess.share, true) {
 		return false
 	}
-	st.byID[sess.id] = &sessionEntry{sess: sess, share: share, lastUsed: st.now()}
-	st.byShare[share]++
+	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: st.now()}
+	st.byShare[sess.share]++
 	return true
 }
 
@@ -474,7 +474,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	defer call.release()
 	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
-		if !t.sessions.add(sess, who.share) {
+		if !t.sessions.add(sess) {
 			sess.end()
 			writeBusy(w, sessionsBusy(), msg.id)
 			return

@@ -538,9 +538,9 @@ func TestSessionStoreEviction(t *testing.T) {
 	open := func(id, share string) *session {
 		t.Helper()
 		sess := newSession()
-		sess.id = id
+		sess.id, sess.share = id, share
 		clock.advance(time.Second)
-		if !st.add(sess, share) {
+		if !st.add(sess) {
 			t.Fatalf("add(%s of %s) = false", id, share)
 		}
 		return sess
@@ -570,13 +570,15 @@ func TestSessionStoreEviction(t *testing.T) {
 	}
 	st.acquire("b1", "")
 	st.acquire("c1", "")
-	if sess := newSession(); st.add(sess, "d") {
+	d0 := newSession()
+	d0.id, d0.share = "d0", "d"
+	if st.add(d0) {
 		t.Errorf("add with every session busy = true, want false")
 	}
 	st.release(a1)
 	d1 := newSession()
-	d1.id = "d1"
-	if !st.add(d1, "d") || !ended(a1) || ended(c1) {
+	d1.id, d1.share = "d1", "d"
+	if !st.add(d1) || !ended(a1) || ended(c1) {
 		t.Errorf("after a1's request ended: add failed, or did not end a1 alone")
 	}
 }

@@ -279,20 +279,15 @@ func (c *session) logLevel() (logLevel, bool) {
 // markInitialized records notifications/initialized. Requests are served
 // from the initialize response on (a client SHOULD NOT send any before
 // it, but may race its notification); the flag is what server-to-client
-// requests wait for.
+// requests wait for. It reports whether the session is initialized now
+// (false before initialize negotiated).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
-func (c *session) markInitialized() {
+func (c *session) markInitialized() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != "" {
 		c.initialized = true
 	}
-}
-
-// isInitialized reports whether notifications/initialized arrived.
-func (c *session) isInitialized() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	return c.initialized
 }
 

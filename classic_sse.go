@@ -132,7 +132,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	// GET stream does not (sessionStore): a session unused for
 	// -session-idle, or the least recently used when the store is full,
 	// ends, and its stream with it.
-	if !t.sessions.add(sess, who.share) {
+	if !t.sessions.add(sess) {
 		sess.end()
 		writeBusy(w, sessionsBusy(), nil)
 		return

@@ -61,7 +61,7 @@
 //	                      ("8080" or ":8080") binds 127.0.0.1
 //	-allow-origin ORIGIN  also accept browser requests from ORIGIN
 //	                      (scheme://host[:port]); repeatable
-//	-max-body BYTES       largest request body (default 4194304)
+//	-max-body BYTES       largest request body, at most 1 GiB (default 4194304)
 //	-request-timeout D    cancel a request after D (stdio and HTTP; not subscriptions/listen);
 //	                      its answer is -32603 "request timed out"; 0 means never (default 5m)
 //	-max-requests N       requests served at once: per stdio connection (reading

@@ -537,8 +537,18 @@ func (s *server) peerError(req *request, err error) *rpcError {
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
 
-// bufPool recycles the buffers responses are encoded into.
+// bufPool recycles the buffers responses are encoded into. Only buffers
+// of at most maxSpareBytes go back (putBuf): one 4 MiB result would
+// otherwise pin its size in the pool until two collections pass (review
+// A, finding 11).
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuf returns buf to bufPool unless it grew too large to keep.
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= maxSpareBytes {
+		bufPool.Put(buf)
+	}
+}
 
 // encodeResult writes the response for res: the body's members, then the
 // protocol members this era stamps on every result.
@@ -563,7 +573,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 
 	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
+	defer putBuf(buf)
 	buf.Reset()
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(id)

@@ -345,7 +345,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.mu.Unlock()
 
 	size := int64(len(line))
-	c.acquireSlot(size)
+	c.acquireSlot(ctx, size)
 	c.wg.Add(1)
 	c.spawn(func() {
 		defer c.wg.Done()
@@ -413,7 +413,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		return
 	}
 	size := int64(len(line))
-	c.acquireSlot(size)
+	c.acquireSlot(ctx, size)
 	c.wg.Add(1)
 	c.spawn(func() {
 		defer c.wg.Done()
@@ -471,7 +471,8 @@ func (c *stdioConn) spawn(job func()) {
 	c.jobs <- job
 }
 
-// acquireSlot takes a request slot and size bytes of the line budget.
+// acquireSlot takes a request slot and size bytes of the line budget;
+// ctx is the connection's, for what it serves meanwhile.
 // While either is spent it keeps reading the lines that can free them
 // without taking any: the client's answers to bridged server-to-client
 // requests (classic_bridge.go), and notifications/cancelled. Blocking the
@@ -482,7 +483,7 @@ func (c *stdioConn) spawn(job func()) {
 // is acted on here (endInput): the slots may be held by requests waiting
 // for answers that can no longer arrive, and by listens, which free them
 // only once told (review A, finding 2: they waited for -input-timeout).
-func (c *stdioConn) acquireSlot(size int64) {
+func (c *stdioConn) acquireSlot(ctx context.Context, size int64) {
 	lines := c.lines
 	for _, need := range []struct {
 		lim *shareLimit
@@ -497,7 +498,7 @@ func (c *stdioConn) acquireSlot(size int64) {
 				case !ok:
 					lines = nil
 					c.endInput()
-				case !c.handleControl(line):
+				case !c.handleControl(ctx, line):
 					c.held, c.hasHeld, lines = line, true, nil
 				}
 			}
@@ -507,7 +508,7 @@ func (c *stdioConn) acquireSlot(size int64) {
 
 // handleControl serves line if it is a response to a server request or a
 // notifications/cancelled, and reports whether it was one.
-func (c *stdioConn) handleControl(line []byte) bool {
+func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 	if line == nil {
 		return false
 	}
@@ -521,7 +522,7 @@ func (c *stdioConn) handleControl(line []byte) bool {
 		if rerr != nil || !controlBatch(items) {
 			return false
 		}
-		c.s.takeBatch(context.Background(), items, c.session, batchHooks{cancel: c.cancel}, "stdio")
+		c.s.takeBatch(ctx, items, c.session, batchHooks{cancel: c.cancel}, "stdio")
 		return true
 	}
 	msg, rerr := parseMessage(line)
@@ -639,8 +640,9 @@ func (c *stdioConn) push(b []byte) {
 	c.write(b)
 }
 
-// maxSpareBytes bounds the batch buffer kept for reuse, so that one huge
-// response does not pin its size for the life of the connection.
+// maxSpareBytes bounds a buffer kept for reuse (stdio's batch buffer,
+// bufPool's), so that one huge response does not pin its size for the
+// life of the connection or the pool.
 const maxSpareBytes = 64 << 10
 
 // write sends one complete message line. When no other goroutine is
