@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -574,12 +575,16 @@ func derivedResource(resource, addr string, bound net.Addr) string {
 // on reports whether requests must authenticate.
 func (a *authenticator) on() bool { return a != nil && (a.tokens != nil || a.oauth != nil) }
 
-// close stops what the authenticator runs in the background (a key fetch)
-// and waits for it.
+// close stops what the authenticator runs in the background (a key
+// fetch, the refusal log's flush) and waits for it.
 func (a *authenticator) close() {
-	if a != nil && a.oauth != nil {
+	if a == nil {
+		return
+	}
+	if a.oauth != nil {
 		a.oauth.keys.close()
 	}
+	a.failures.close()
 }
 
 // authenticate returns the caller r's credential names, or why it is
@@ -598,7 +603,11 @@ func (a *authenticator) authenticate(r *http.Request, client string) (caller, *a
 			scope: a.s.challengeScopes(who, a.s.baseScopes)}
 	}
 	if f != nil {
-		a.failures.add(f.reason, f.detail)
+		if f.code != "" || f.status != 401 {
+			// No credential at all is the first step of every client's
+			// discovery (401, then the metadata): counted, not warned of.
+			a.failures.add(f.reason, f.detail)
+		}
 		a.s.metrics.authFailed(authReasonOf(f))
 		return caller{}, f
 	}
@@ -678,13 +687,21 @@ func tokenDigest(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok
 
 // failureLog counts refused credentials by reason and logs them at most
 // once per failureLogEvery, so that a flood of bad tokens cannot flood the
-// log. A line carries the counts since the previous one.
+// log. A line carries the counts since the previous one; counts that
+// arrive within the interval are logged when it ends, by a timer, so the
+// tail of a burst is not left for the next refusal, however late (review
+// B, finding 11). The timer's callback is awaited by close. Lines are
+// written outside the lock, so a slow log sink never holds a refusal.
 type failureLog struct {
 	log *slog.Logger
 
-	mu     sync.Mutex // guards last, counts
-	last   time.Time
-	counts map[string]int
+	mu      sync.Mutex // guards last, counts, lastOne, pending, closed
+	last    time.Time  // when the last line was written
+	counts  map[string]int
+	lastOne string      // the last refusal counted, with its detail
+	pending *time.Timer // the flush at the end of the interval; nil when none
+	closed  bool
+	flushes sync.WaitGroup // the pending flush
 }
 
 // failureLogEvery is the least time between two lines of failureLog.
@@ -694,14 +711,43 @@ const failureLogEvery = time.Second
 // never a token) and is logged with the line it triggers.
 func (l *failureLog) add(reason, detail string) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.counts == nil {
 		l.counts = map[string]int{}
 	}
 	l.counts[reason]++
+	l.lastOne = reason
+	if detail != "" {
+		l.lastOne += ": " + detail
+	}
 	now := time.Now()
-	if now.Sub(l.last) < failureLogEvery {
+	if wait := l.last.Add(failureLogEvery).Sub(now); wait > 0 {
+		if l.pending == nil && !l.closed {
+			l.flushes.Add(1)
+			l.pending = time.AfterFunc(wait, l.flush)
+		}
+		l.mu.Unlock()
 		return
+	}
+	counts, last := l.takeLocked(now)
+	l.mu.Unlock()
+	l.write(counts, last)
+}
+
+// flush writes the counts gathered during an interval, when it ends.
+func (l *failureLog) flush() {
+	defer l.flushes.Done()
+	l.mu.Lock()
+	l.pending = nil
+	counts, last := l.takeLocked(time.Now())
+	l.mu.Unlock()
+	l.write(counts, last)
+}
+
+// takeLocked returns the counts as a line's fields and starts a new
+// interval at now; "" when there is nothing to log.
+func (l *failureLog) takeLocked(now time.Time) (counts, last string) {
+	if len(l.counts) == 0 {
+		return "", ""
 	}
 	l.last = now
 	reasons := make([]string, 0, len(l.counts))
@@ -710,11 +756,29 @@ func (l *failureLog) add(reason, detail string) {
 	}
 	slices.Sort(reasons)
 	clear(l.counts)
-	last := reason
-	if detail != "" {
-		last += ": " + detail
+	return strings.Join(reasons, "; "), l.lastOne
+}
+
+// write logs one line of counts, unless there are none.
+func (l *failureLog) write(counts, last string) {
+	if counts != "" {
+		l.log.Warn("authentication refused", "counts", counts, "last", last)
 	}
-	l.log.Warn("authentication refused", "counts", strings.Join(reasons, "; "), "last", last)
+}
+
+// close writes what is counted and not yet logged, and waits for a
+// pending flush; nothing is scheduled after it.
+func (l *failureLog) close() {
+	l.mu.Lock()
+	l.closed = true
+	if l.pending != nil && l.pending.Stop() {
+		l.pending = nil
+		l.flushes.Done()
+	}
+	counts, last := l.takeLocked(time.Now())
+	l.mu.Unlock()
+	l.write(counts, last)
+	l.flushes.Wait()
 }
 
 // maxAuditName bounds the tool name or URI an audit line quotes.
@@ -743,17 +807,11 @@ func (s *server) audit(req *request, who caller, took time.Duration, code int) {
 	if len(name) > maxAuditName {
 		name = name[:maxAuditName] + "..."
 	}
-	outcome := "ok"
-	switch code {
-	case 0:
-	case codeInsufficientScope:
-		outcome = "forbidden"
-	case codeRateLimited:
-		outcome = "rate limited"
-	default:
-		outcome = "error"
-	}
+	// The outcome and the trace ids are the access line's, so that both
+	// lines, and the metrics, say the same of a request (review B,
+	// finding 12: the audit line had a vocabulary of its own).
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
 		slog.String("principal", who.principal), slog.String("method", req.method), slog.String("name", name),
-		slog.String("outcome", outcome), slog.Int("code", code), slog.Duration("duration", took))
+		slog.String("outcome", outcomeNames[outcomeOf(req, code)]), slog.Int("code", code), slog.Duration("duration", took),
+		slog.String("trace_id", hex.EncodeToString(req.trace.TraceID[:])), slog.String("span_id", hex.EncodeToString(req.trace.SpanID[:])))
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -847,11 +848,16 @@ func TestAuthAudit(t *testing.T) {
 			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=open principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
 			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=write principal=http://127.0.0.1:39300#alice client=pipe outcome=forbidden code=-31403 duration_us=`,
 			`msg=request id=3 transport=http era=modern protocol=2026-07-28 method=resources/read name=docs://public principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=confirm principal=http://127.0.0.1:39300#alice client=pipe outcome=client_error code=-32021 duration_us=`,
 		}, "msg=audit"},
 		{"audit lines without access lines", []string{"-access-log=false"}, []string{
 			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=open outcome=ok code=0 duration=`,
 			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=write outcome=forbidden code=-31403 duration=`,
 			`msg=audit principal=http://127.0.0.1:39300#alice method=resources/read name=docs://public outcome=ok code=0 duration=`,
+			// The access line's outcomes and trace ids (review B, finding
+			// 12: a client's error was "error", and no trace ids).
+			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=confirm outcome=client_error code=-32021 duration=`,
+			` trace_id=`,
 		}, "msg=request"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -862,6 +868,7 @@ func TestAuthAudit(t *testing.T) {
 			authDo(t, ts, callLine("open"), bearer(tok))
 			authDo(t, ts, callLine("write"), bearer(tok))
 			authDo(t, ts, req("3", "resources/read", `"uri":"docs://public"`), bearer(tok))
+			authDo(t, ts, callLine("confirm"), bearer(tok))
 			authDo(t, ts, callLine("open"), bearer("not-"+tok))
 			out := logs.String()
 			for _, want := range append(tt.want, `msg="authentication refused" counts="malformed JWT: 1" last="malformed JWT: header: invalid JSON"`) {
@@ -911,6 +918,8 @@ func TestAuthFlags(t *testing.T) {
 		{name: "scopes with a token file", args: []string{"-http", "8080", "-token-file", tokens, "-oauth-scopes", "mcp:tools"}},
 		{name: "without -http", args: []string{"-oauth-issuer", "https://as.example.com"}, err: "need -http"},
 		{name: "scope flags without -http", args: []string{"-scope-filter-lists"}, err: "need -http"},
+		{name: "a token file without -http", args: []string{"-token-file", "/nonexistent"}, err: "-token-file needs -http"},
+		{name: "a trusted proxy without -http", args: []string{"-trusted-proxy", "10.0.0.1"}, err: "-trusted-proxy needs -http"},
 		{name: "http issuer elsewhere", args: []string{"-http", "8080", "-oauth-issuer", "http://as.example.com"}, err: "must be https"},
 		{name: "issuer with a query", args: []string{"-http", "8080", "-oauth-issuer", "https://as.example.com/?x=1"}, err: "no query"},
 		{name: "issuer with a fragment", args: []string{"-http", "8080", "-oauth-issuer", "https://as.example.com/#x"}, err: "no user information or fragment"},
@@ -974,5 +983,43 @@ func BenchmarkAuthHTTPToolsCall(b *testing.B) {
 		if resp.StatusCode != 200 {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
+	}
+}
+
+// TestAuthFailureLog: refusals are logged at most once a second with
+// their counts; those within the second are logged when it ends, not at
+// the next refusal however late, and what is left when the transport
+// stops is logged by close; a request without any credential (the first
+// step of discovery) is not warned of (review B, finding 11).
+func TestAuthFailureLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &syncBuffer{}
+		l := &failureLog{log: slog.New(slog.NewTextHandler(logs, nil))}
+		lines := func() []string { return slices.DeleteFunc(strings.Split(logs.String(), "\n"), func(s string) bool { return s == "" }) }
+		l.add("expired", "exp 1")
+		l.add("wrong audience", "aud x")
+		l.add("expired", "exp 2")
+		if got := lines(); len(got) != 1 || !strings.Contains(got[0], `counts="expired: 1"`) {
+			t.Fatalf("after three refusals at once: %q, want the first alone", got)
+		}
+		<-time.After(failureLogEvery)
+		synctest.Wait()
+		if got := lines(); len(got) != 2 || !strings.Contains(got[1], `counts="expired: 1; wrong audience: 1" last="expired: exp 2"`) {
+			t.Fatalf("a second later: %q, want the other two counted", got)
+		}
+		l.add("expired", "exp 3")
+		l.close()
+		if got := lines(); len(got) != 3 || !strings.Contains(got[2], `counts="expired: 1"`) {
+			t.Errorf("after close: %q, want the last refusal logged", got)
+		}
+	})
+	as := newTestAS(t, "", "rsa-1")
+	logs := &syncBuffer{}
+	ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64)), withLogs(logs)), as, nil)
+	if got := authDo(t, ts, callLine("open"), "-Authorization"); got.status != 401 {
+		t.Fatalf("no credential: status %d", got.status)
+	}
+	if strings.Contains(logs.String(), "authentication refused") {
+		t.Errorf("a request without a credential was warned of:\n%s", logs.String())
 	}
 }

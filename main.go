@@ -213,8 +213,9 @@
 // The caller's principal is its token's issuer and subject (ISSUER#SUB), or
 // a static token's name: it owns its classic sessions and requestState, has
 // its own rate-limit bucket, is what handlers read (req.Principal,
-// req.Scopes), and is logged in one audit line per request, never with the
-// token. See docs/AUTH.md for identity providers.
+// req.Scopes), and is named in the access line of each request (with
+// -access-log=false, an audit line), never with the token. See
+// docs/AUTH.md for identity providers.
 //
 // # Tasks
 //
@@ -488,6 +489,15 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		// environment, as the spec says.
 		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
 		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
+	} else {
+		// Who may connect, and with what, is HTTP's too: set on stdio these
+		// would seem to protect what they cannot (review B, finding 6).
+		// The HTTP limits (-max-body, -max-sessions, ...) are ignored.
+		for _, name := range []string{"token-file", "allow-public-without-auth", "trusted-proxy", "allow-origin"} {
+			if set[name] {
+				return config{}, nil, fmt.Errorf("-%s needs -http: stdio has no authentication (its client started the process)", name)
+			}
+		}
 	}
 	return config{
 		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
