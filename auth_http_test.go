@@ -995,7 +995,9 @@ func TestAuthFailureLog(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &syncBuffer{}
 		l := &failureLog{log: slog.New(slog.NewTextHandler(logs, nil))}
-		lines := func() []string { return slices.DeleteFunc(strings.Split(logs.String(), "\n"), func(s string) bool { return s == "" }) }
+		lines := func() []string {
+			return slices.DeleteFunc(strings.Split(logs.String(), "\n"), func(s string) bool { return s == "" })
+		}
 		l.add("expired", "exp 1")
 		l.add("wrong audience", "aud x")
 		l.add("expired", "exp 2")
