@@ -330,7 +330,7 @@ func (s *server) authorize(req *request) *rpcError {
 // request, the prompt or template a completion refers to (completions
 // reveal values), and every resource a subscriptions/listen watches.
 func (s *server) requiredScopes(req *request) []string {
-	reg := s.registry()
+	reg := s.snapshot(req)
 	name := func(p string) string {
 		v, _ := jsonString(req.param(p))
 		return v
@@ -383,13 +383,11 @@ func (s *server) requiredScopes(req *request) []string {
 
 // uriScopes returns the scopes of what resources/read would read at uri.
 func (r *registry) uriScopes(uri string) []string {
-	if res := r.resource(uri); res != nil {
+	switch res, tmpl, _ := r.resolveURI(uri); {
+	case res != nil:
 		return res.Scopes
-	}
-	for _, t := range r.templates {
-		if _, ok := t.compiled.match(uri); ok {
-			return t.Scopes
-		}
+	case tmpl != nil:
+		return tmpl.Scopes
 	}
 	return nil
 }
@@ -428,7 +426,7 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 	if rerr != nil {
 		return result{}, rerr
 	}
-	reg := s.registry()
+	reg := s.snapshot(req)
 	var keep []int
 	for i := range reg.count(kind) {
 		var need []string

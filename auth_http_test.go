@@ -1025,3 +1025,28 @@ func TestAuthFailureLog(t *testing.T) {
 		t.Errorf("a request without a credential was warned of:\n%s", logs.String())
 	}
 }
+
+// TestAuthOneSnapshot: the scope check and the handler find the target in
+// one registry snapshot. A tool replaced between them by one that declares
+// a scope the caller lacks does not run: the call runs the tool that was
+// checked (review B, finding 7: the handler looked the name up again and
+// ran a tool whose scopes were never checked).
+func TestAuthOneSnapshot(t *testing.T) {
+	s := newTestServer(t, withRegistry())
+	s.addTool(tool{Name: "x", Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("open"), nil }})
+	msg, rerr := parseMessage([]byte(callLine("x")))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	req := s.newRequest(&msg, nil, nil)
+	req.caller = caller{principal: "p", share: "p", scoped: true}
+	if rerr := s.authorize(req); rerr != nil {
+		t.Fatalf("authorize = %v, want the unscoped tool allowed", rerr)
+	}
+	s.removeTool("x")
+	s.addTool(tool{Name: "x", Scopes: []string{"admin"}, Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("admin only"), nil }})
+	res, err := s.handleToolsCall(t.Context(), req)
+	if body := fmt.Sprintf("%s", res.body); err != nil || !strings.Contains(body, `"text":"open"`) {
+		t.Errorf("handleToolsCall after the tool was replaced = %s, %v; want the checked tool's result", body, err)
+	}
+}

@@ -146,7 +146,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 		return result{}, rerr
 	}
 	req.target = name
-	reg := s.registry()
+	reg := s.snapshot(req)
 	p := reg.prompt(name)
 	if p == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}
@@ -218,7 +218,7 @@ const maxCompletions = 100
 // (ref/prompt) or a template variable (ref/resource). An argument without
 // a completer gets no suggestions; an unknown prompt or template is -32602.
 func (s *server) handleComplete(ctx context.Context, req *request) (result, error) {
-	reg := s.registry()
+	reg := s.snapshot(req)
 	if !reg.hasCompleters() {
 		return result{}, newError(codeMethodNotFound, "method not found: completion/complete (no completions offered)")
 	}

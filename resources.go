@@ -239,25 +239,16 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if len(uri) > maxURILength {
 		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
 	}
-	reg := s.registry()
-	var (
-		r     *resource
-		tmpl  *resourceTemplate
-		vars  map[string]string
-		cache *cacheHint
-	)
-	if r = reg.resource(uri); r != nil {
+	reg := s.snapshot(req)
+	r, tmpl, vars := reg.resolveURI(uri)
+	var cache *cacheHint
+	switch {
+	case r != nil:
 		cache = s.scopedCache(r.Cache, r.Scopes)
-	} else {
-		for _, t := range reg.templates {
-			if v, ok := t.compiled.match(uri); ok {
-				tmpl, vars, cache = t, v, s.scopedCache(t.Cache, t.Scopes)
-				break
-			}
-		}
-		if tmpl == nil {
-			return result{}, s.resourceNotFound(req, uri)
-		}
+	case tmpl != nil:
+		cache = s.scopedCache(tmpl.Cache, tmpl.Scopes)
+	default:
+		return result{}, s.resourceNotFound(req, uri)
 	}
 	read := readResource
 	if len(reg.middleware) > 0 {

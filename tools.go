@@ -210,7 +210,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		return result{}, rerr
 	}
 	req.target = name
-	reg := s.registry()
+	reg := s.snapshot(req)
 	t := reg.tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
@@ -259,7 +259,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 // input, a request to detach, the context's end.
 func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
 	call := t.Call
-	if reg := s.registry(); len(reg.middleware) > 0 {
+	if reg := s.snapshot(req); len(reg.middleware) > 0 {
 		// The operator's middleware wraps every run, a task's included.
 		call = reg.aroundTool(t)
 	}
