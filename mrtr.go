@@ -432,9 +432,12 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 			if i > 0 {
 				body.WriteByte(',')
 			}
-			body.WriteString(strconv.Quote(q.key))
+			// JSON strings, not Go's: a key the handler built from data
+			// may hold bytes strconv.Quote writes as \x7f or \a (review
+			// B, finding 10).
+			body.Write(appendJSONString(nil, q.key))
 			body.WriteString(`:{"method":`)
-			body.WriteString(strconv.Quote(q.method))
+			body.Write(appendJSONString(nil, q.method))
 			body.WriteString(`,"params":`)
 			body.Write(q.params)
 			body.WriteByte('}')

@@ -157,6 +157,7 @@ type task struct {
 	expiresAt time.Time                 // guarded; zero until terminal
 	ended     uint64                    // guarded; the store's count of ends when it ended (oldestFinishedLocked)
 	asks      []taskAsk                 // guarded; outstanding input requests, in the order asked
+	asksSize  int64                     // guarded; the bytes of this round's asks, within size
 	wires     map[string]bool           // guarded; every key ever put on the wire for this task
 	answers   map[string]*inputResponse // guarded; this round's answers, by the handler's key
 	result    []byte                    // guarded; completed: the CallToolResult
@@ -277,10 +278,15 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	st.tasks[id] = t
 	st.shares[c.share]++
 	st.size += size
-	seed := st.encodeLocked(t, false)
+	seed, _ := st.encodeLocked(t, false)
+	seed = joinEncoded(seed, nil)
 	// A run past -task-timeout fails even if its handler ignores its
-	// context; the run's end stops the watch.
+	// context; the run's end stops the watch, or waits for it when it
+	// has begun, so that the watch, like the run, is over once wait
+	// returns (review B, finding 9: it could publish after the drain).
+	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(runCtx, func() {
+		defer close(watched)
 		var to *taskTimeout
 		if errors.As(context.Cause(runCtx), &to) {
 			st.finish(t, taskFailed, nil, to.failure())
@@ -290,7 +296,11 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	go func() {
 		defer st.runners.Done()
 		defer t.cancel(errTaskDone)
-		defer stopWatch()
+		defer func() {
+			if !stopWatch() {
+				<-watched
+			}
+		}()
 		run(runCtx, t)
 	}()
 	return t, seed, nil
@@ -410,12 +420,14 @@ func (st *taskStore) resizeLocked(t *task, size int64) bool {
 func (st *taskStore) get(id, principal string) ([]byte, bool) {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	t := st.lookupLocked(id, principal, now)
 	if t == nil {
+		st.mu.Unlock()
 		return nil, false
 	}
-	return st.encodeLocked(t, true), true
+	head, body := st.encodeLocked(t, true)
+	st.mu.Unlock()
+	return joinEncoded(head, body), true
 }
 
 // detail is get for a notification: it also says whether the state is
@@ -423,12 +435,15 @@ func (st *taskStore) get(id, principal string) ([]byte, bool) {
 func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok bool) {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	t := st.lookupLocked(id, principal, now)
 	if t == nil {
+		st.mu.Unlock()
 		return nil, false, false
 	}
-	return st.encodeLocked(t, true), t.status.terminal(), true
+	head, final := st.encodeLocked(t, true)
+	terminal = t.status.terminal()
+	st.mu.Unlock()
+	return joinEncoded(head, final), terminal, true
 }
 
 // owned returns the ids, in order, that name a live task of principal.
@@ -569,7 +584,7 @@ func (st *taskStore) endLocked(t *task, status taskStatus, message string, resul
 		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
 	}
 	t.status, t.message, t.result, t.errBody = status, message, result, errBody
-	t.asks, t.answers, t.wires = nil, nil, nil
+	t.asks, t.asksSize, t.answers, t.wires = nil, 0, nil, nil
 	t.updatedAt, t.expiresAt = now, now.Add(st.cfg.ttl)
 	st.ends++
 	t.ended = st.ends
@@ -597,7 +612,11 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return errTaskDone
 	}
-	size := t.size
+	// The previous round's asks are dropped, so they no longer count
+	// (review B, finding 8: they did, and a task of several sizable
+	// rounds failed while holding far less than its budget). The answers
+	// stay counted: the runner carries them into every later round.
+	var asksSize int64
 	asks := make([]taskAsk, 0, len(qs))
 	for _, q := range qs {
 		wire := q.key
@@ -606,13 +625,13 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		}
 		t.wires[wire] = true
 		asks = append(asks, taskAsk{wire: wire, q: q})
-		size += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
+		asksSize += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
 	}
-	if !st.resizeLocked(t, size) {
+	if !st.resizeLocked(t, t.size-t.asksSize+asksSize) {
 		st.mu.Unlock()
 		return newError(codeInternalError, "tools/call: the task's input requests exceed %d bytes", st.cfg.maxBytes)
 	}
-	t.asks, t.answers = asks, nil
+	t.asks, t.asksSize, t.answers = asks, asksSize, nil
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
 	st.mu.Unlock()
 	st.changed(t.id)
@@ -741,13 +760,17 @@ const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
 // encodeLocked writes t as the wire shows it: the Task members, and when
 // detailed the member its status adds (DetailedTask: inputRequests,
-// result or error). ttlMs counts from createdAt: while the task runs it is
+// result or error). A final task's result or error, up to its budget
+// (4 MiB), never changes once set, so it is not copied under the
+// store's lock: it is returned as body, which joinEncoded appends to
+// head after the caller unlocks (review B, finding 8: polling a big
+// result held every task's lock for the copy). ttlMs counts from createdAt: while the task runs it is
 // -task-ttl, the least the task will be kept; once it is final it is the
 // time to its expiry, which only grows. No requestState, ever: a task's
 // state lives here, behind its id.
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
-func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
-	b := make([]byte, 0, 320+len(t.result)+len(t.errBody))
+func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
+	b := make([]byte, 0, 320)
 	b = append(b, `{"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
@@ -786,12 +809,17 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
 			}
 			b = append(b, '}')
 		case taskCompleted:
-			b = append(b, `,"result":`...)
-			b = append(b, t.result...)
+			return append(b, `,"result":`...), t.result
 		case taskFailed:
-			b = append(b, `,"error":`...)
-			b = append(b, t.errBody...)
+			return append(b, `,"error":`...), t.errBody
 		}
 	}
-	return append(b, '}')
+	return b, nil
+}
+
+// joinEncoded ends an encoded task: head, then body (a final task's
+// result or error, or nil), then the closing brace.
+func joinEncoded(head, body []byte) []byte {
+	out := make([]byte, 0, len(head)+len(body)+1)
+	return append(append(append(out, head...), body...), '}')
 }

@@ -354,7 +354,9 @@ func testTaskResultOverhead(tb testing.TB) int {
 // result as large as the per-task budget is kept, one byte more fails the
 // task (-32603); a result that would pass the total budget fails it with
 // -31503; answers that would pass the task's budget are -32602 and leave
-// the task waiting.
+// the task waiting; input requests count for their round only, so rounds
+// that each fit the budget never add up past it (review B, finding 8:
+// the third round of 1.5 KB asks failed a 4 KB task).
 func TestTaskByteBounds(t *testing.T) {
 	const perTask, total = 4096, 3 * (4096 + taskRecordBytes)
 	synctest.Test(t, func(t *testing.T) {
@@ -397,6 +399,26 @@ func TestTaskByteBounds(t *testing.T) {
 		task := mustResult(t, mustServeLine(t, s, taskLine(4, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
 		if task["status"] != "input_required" || jsonPath(task, "inputRequests.name") == nil {
 			t.Errorf("the task after a refused update: %s, want still waiting for name", mustJSON(t, task))
+		}
+		s.addTool(tool{Name: "asker", Task: taskMust, Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			if req.Input("ok").Bool("ok") {
+				return textResult("done"), nil
+			}
+			return nil, req.NeedInput(elicitForm("ok", strings.Repeat("?", perTask*3/8), `{"type":"object","properties":{"ok":{"type":"boolean"}}}`))
+		}})
+		id, task = settled(`"name":"asker"`)
+		for round := 2; round <= 4; round++ {
+			key := ""
+			for k := range task["inputRequests"].(map[string]any) {
+				key = k
+			}
+			answer := fmt.Sprintf(`"taskId":%q,"inputResponses":{%q:{"action":"accept","content":{"ok":%t}}}`, id, key, round == 4)
+			mustServeLine(t, s, taskLine(5, "tasks/update", answer))
+			synctest.Wait()
+			task = mustResult(t, mustServeLine(t, s, taskLine(6, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
+			if want := map[bool]string{false: "input_required", true: "completed"}[round == 4]; task["status"] != want {
+				t.Fatalf("round %d of %d-byte asks: %s, want %s", round, perTask*3/8, mustJSON(t, task), want)
+			}
 		}
 	})
 }
