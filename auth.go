@@ -408,7 +408,7 @@ func checkScopes(what string, scopes []string) {
 // read is private anyway.) The server still checks every read; this only
 // keeps honest caches honest.
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#security-considerations
-func (s *server) scopedCache(hint *cacheHint, scopes []string) *cacheHint {
+func scopedCache(hint *cacheHint, scopes []string) *cacheHint {
 	if len(scopes) == 0 || hint == nil {
 		return hint
 	}

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -384,9 +385,9 @@ func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[
 	}
 	if len(missing) > 0 {
 		rerr := missingCapabilityError(missing)
-		if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
+		if !atLeast(req.version, version20250618) && slices.Contains(missing, "elicitation.form") {
 			rerr.Message += " (protocol version " + req.version + " has no elicitation)"
-		} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
+		} else if !atLeast(req.version, version20251125) && slices.Contains(missing, "elicitation.url") {
 			rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
 		}
 		return nil, rerr

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -329,7 +330,7 @@ func objectParam(raw []byte, what string, names ...string) (map[string]string, *
 		if known := foldedName(m.name, names...); known != "" {
 			return nil, newError(codeInvalidRequest, "invalid request: %s member %q is not %q", what, m.name, known)
 		}
-		if !containsString(names, m.name) || jsonKind(m.value) == '{' {
+		if !slices.Contains(names, m.name) || jsonKind(m.value) == '{' {
 			continue
 		}
 		v, ok := jsonString(m.value)

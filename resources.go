@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // resource is one resource with a fixed URI. It serves Text or Blob as
@@ -135,7 +136,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 	}
 	t.compiled = compiled
 	for name := range t.Complete {
-		if !containsString(compiled.vars, name) {
+		if !slices.Contains(compiled.vars, name) {
 			panic(fmt.Sprintf("addTemplate %s: completer for unknown variable %q", t.URITemplate, name))
 		}
 	}
@@ -163,15 +164,6 @@ func (s *server) removeTemplate(uriTemplate string) bool {
 		}
 	})
 	return found
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // resourceWire is a Resource as resources/list shows it.
@@ -244,9 +236,9 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	var cache *cacheHint
 	switch {
 	case r != nil:
-		cache = s.scopedCache(r.Cache, r.Scopes)
+		cache = scopedCache(r.Cache, r.Scopes)
 	case tmpl != nil:
-		cache = s.scopedCache(tmpl.Cache, tmpl.Scopes)
+		cache = scopedCache(tmpl.Cache, tmpl.Scopes)
 	default:
 		return result{}, s.resourceNotFound(req, uri)
 	}

@@ -347,7 +347,11 @@ func testTaskResultOverhead(tb testing.TB) int {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return len(taskResultBody(r.body))
+	body, err := taskResultBody(r.body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(body)
 }
 
 // TestTaskByteBounds checks the byte budgets at the limit and past it: a
@@ -624,4 +628,27 @@ func TestTaskErrorBodies(t *testing.T) {
 			t.Errorf("the two hold %d bytes, want the records and the long error", held)
 		}
 	})
+}
+
+// TestTaskResultBody: a task's result is the call's encoded object with
+// its resultType first; anything else is an error, not an empty result
+// (review B, finding 13).
+func TestTaskResultBody(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body any
+		want string // "" wants an error
+	}{
+		{"an encoded object", json.RawMessage(`{"content":[]}`), `{"resultType":"complete","content":[]}`},
+		{"an empty object", json.RawMessage(` {} `), `{"resultType":"complete"}`},
+		{"not encoded", map[string]any{"content": []any{}}, ""},
+		{"not an object", json.RawMessage(`[]`), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := taskResultBody(tt.body)
+			if string(got) != tt.want || (err == nil) != (tt.want != "") {
+				t.Errorf("taskResultBody(%v) = %s, %v; want %q", tt.body, got, err, tt.want)
+			}
+		})
+	}
 }
