@@ -150,8 +150,9 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		args:    req.args,
 		input:   req.input,
 		// The task continues the creating request's trace (trace.go),
-		// and names the same tool to the middleware and the logs.
-		trace:  req.trace,
+		// in a span of its own under the request's, and names the same
+		// tool to the middleware and the logs.
+		trace:  req.trace.child(),
 		target: req.target,
 	}
 	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
