@@ -295,7 +295,11 @@ func TestHTTPRules(t *testing.T) {
 		{name: "_meta without protocolVersion is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "missing _meta wins over header mismatch", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "version header differs from _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2026-01-01"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "classic version header makes a request classic: no session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
+		// Modern _meta outside a session is modern whatever the header
+		// says, so a legacy version in it is a mismatch (review A,
+		// finding 12: it asked for a session, or for the _meta it had).
+		{name: "classic version header with modern _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "classic version header without _meta makes a request classic: no session is 400", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, edits: []string{"MCP-Protocol-Version: 2025-11-25", "-Mcp-Method"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
 		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},
