@@ -127,23 +127,7 @@ func TestAuthResourceMetadata(t *testing.T) {
 		{name: "another path is not it", path: "/.well-known/oauth-protected-resource/other", status: 404},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			method := tt.method
-			if method == "" {
-				method = http.MethodGet
-			}
-			r, err := http.NewRequestWithContext(authContext(t), method, ts.URL+tt.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range tt.edits {
-				name, value, _ := strings.Cut(e, ": ")
-				if name == "Host" {
-					r.Host = value
-				} else {
-					r.Header.Set(name, value)
-				}
-			}
-			got := mustDo(t, ts.Client(), r)
+			got := mustDo(t, ts.Client(), newTestHTTPGet(t, authContext(t), ts, tt.method, tt.path, tt.edits))
 			if got.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", got.status, tt.status, got.body)
 			}
@@ -965,25 +949,7 @@ func TestAuthFlags(t *testing.T) {
 func BenchmarkAuthHTTPToolsCall(b *testing.B) {
 	as := newTestAS(b, "", "rsa-1")
 	ts := newTestAuthHTTP(b, newTestServer(b, withBaseScopes("mcp:tools")), as, nil)
-	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
-	client := ts.Client()
-	base := newTestHTTPRequest(b, context.Background(), ts, "", body, []string{bearer(as.mint(b, "rsa-1", "alice", "mcp:tools", nil))})
-	b.ReportAllocs()
-	for b.Loop() {
-		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
-			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			b.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("status %d", resp.StatusCode)
-		}
-	}
+	benchHTTPToolsCall(b, ts, bearer(as.mint(b, "rsa-1", "alice", "mcp:tools", nil)))
 }
 
 // TestAuthFailureLog: refusals are logged at most once a second with

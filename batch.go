@@ -197,12 +197,7 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 				continue
 			}
 			requests++
-		case it.kind == batchResponse:
-			if !sess.deliver(&it.msg) {
-				s.log.Info("ignoring a response to no pending request", "transport", transport, "id", string(it.msg.id))
-			}
-		case it.kind == batchNotification && it.msg.method == "notifications/cancelled":
-			h.cancel(it.msg.params)
+		case (it.kind == batchResponse || it.kind == batchNotification) && s.takeControl(&it.msg, sess, h.cancel, transport):
 		case it.kind == batchNotification:
 			s.dispatch(ctx, &it.msg, exchange{session: sess})
 		}
@@ -256,11 +251,7 @@ func (s *server) readSessionBatch(parent context.Context, sess *session, body []
 // answered with an error instead, and requests counts what is left.
 func (b *sessionBatch) take() {
 	b.requests = b.s.takeBatch(b.parent, b.items, b.sess, batchHooks{
-		cancel: func(params []byte) {
-			if key, ok := cancelledRequest(params); ok {
-				b.sess.cancelRequest(key)
-			}
-		},
+		cancel: b.sess.cancelNamed,
 		begin: func(i int) *rpcError {
 			ctx, cancel := context.WithCancelCause(b.parent)
 			untrack, ok := b.sess.track(b.items[i].msg.id, cancel)
@@ -353,7 +344,7 @@ func batchOutsideSession(data []byte) *rpcError {
 // cancellations (stdio reads those even while every slot is taken).
 func controlBatch(items []batchItem) bool {
 	for _, it := range items {
-		if it.kind != batchResponse && (it.kind != batchNotification || it.msg.method != "notifications/cancelled") {
+		if it.kind != batchResponse && (it.kind != batchNotification || it.msg.method != methodCancelled) {
 			return false
 		}
 	}

@@ -119,7 +119,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		// Whatever is still pending was never answered: forget it, and
 		// tell the client to stop working on it.
 		for _, id := range sess.forget(ids) {
-			sess.push(encodeNotification("notifications/cancelled", cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
+			sess.push(encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
 	}()
 	for i, q := range qs {
@@ -162,6 +162,27 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		}
 	}
 	return got, nil
+}
+
+// takeControl takes msg if it is what frees a waiting request: a response
+// goes to the bridge of sess waiting for it (one that no request waits
+// for is logged and dropped), a notifications/cancelled to cancel with
+// its params. It reports whether msg was one of them; any other message
+// is the caller's to serve. transport names the transport in the log.
+// Every transport, and their batches, take these messages here (review
+// A, finding 11: it was written five times, and the copies drifted).
+func (s *server) takeControl(msg *message, sess *session, cancel func(params []byte), transport string) bool {
+	switch {
+	case msg.isResponse():
+		if !sess.deliver(msg) {
+			s.log.Info("ignoring a response to no pending request", "transport", transport, "id", string(msg.id))
+		}
+		return true
+	case msg.isNotification() && msg.method == methodCancelled:
+		cancel(msg.params)
+		return true
+	}
+	return false
 }
 
 // maxClientErrorText bounds how much of the client's error message is

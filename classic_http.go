@@ -362,16 +362,7 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 			return
 		}
 		defer t.control.give(who.share, 1)
-		switch {
-		case msg.isResponse():
-			if !sess.deliver(msg) {
-				t.s.log.Info("ignoring a response to no pending request", "transport", "http", "id", string(msg.id))
-			}
-		case msg.method == "notifications/cancelled":
-			if key, ok := cancelledRequest(msg.params); ok {
-				sess.cancelRequest(key)
-			}
-		default:
+		if !t.s.takeControl(msg, sess, sess.cancelNamed, "http") {
 			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 		w.WriteHeader(http.StatusAccepted)

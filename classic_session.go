@@ -173,6 +173,15 @@ func (c *session) cancelRequest(key string) bool {
 	return cancel != nil
 }
 
+// cancelNamed handles a notifications/cancelled (its params) in an HTTP
+// session: the request it names is cancelled. Unknown ids and malformed
+// notifications are ignored, as the spec asks.
+func (c *session) cancelNamed(params []byte) {
+	if key, ok := cancelledRequest(params); ok {
+		c.cancelRequest(key)
+	}
+}
+
 // The causes a classic HTTP request's context may be cancelled with.
 var (
 	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")

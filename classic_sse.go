@@ -215,16 +215,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 			return
 		}
 		defer t.control.give(who.share, 1)
-		switch {
-		case msg.isResponse():
-			if !sess.deliver(&msg) {
-				t.s.log.Info("ignoring a response to no pending request", "transport", "http+sse", "id", string(msg.id))
-			}
-		case msg.method == "notifications/cancelled":
-			if key, ok := cancelledRequest(msg.params); ok {
-				sess.cancelRequest(key)
-			}
-		default:
+		if !t.s.takeControl(&msg, sess, sess.cancelNamed, "http+sse") {
 			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 	case msg.method == methodInitialize:

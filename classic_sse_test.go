@@ -89,10 +89,7 @@ func (c *classicSSEClient) post(path, body string, headers ...string) int {
 		c.tb.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	for _, h := range headers {
-		name, value, _ := strings.Cut(h, ":")
-		req.Header.Set(name, strings.TrimSpace(value))
-	}
+	applyEdits(req, headers)
 	return mustDo(c.tb, c.ts.Client(), req).status
 }
 
@@ -247,14 +244,7 @@ func TestClassicSSERules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range tt.headers {
-				name, value, _ := strings.Cut(h, ":")
-				if name == "Host" {
-					req.Host = strings.TrimSpace(value)
-					continue
-				}
-				req.Header.Set(name, strings.TrimSpace(value))
-			}
+			applyEdits(req, tt.headers)
 			resp, err := ts.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)

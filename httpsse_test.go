@@ -187,6 +187,29 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 			req.Header.Set("Mcp-Name", env.Params.TaskID)
 		}
 	}
+	applyEdits(req, edits)
+	return req
+}
+
+// newTestHTTPGet builds a request of method (GET when "") for path on ts,
+// without a body, and applies edits as newTestHTTPRequest does.
+func newTestHTTPGet(tb testing.TB, ctx context.Context, ts *testHTTP, method, path string, edits []string) *http.Request {
+	tb.Helper()
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(ctx, method, ts.URL+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	applyEdits(req, edits)
+	return req
+}
+
+// applyEdits changes req's headers: "Name: value" replaces every Name
+// (repeat a name to send it twice; the name is sent in the case
+// written), "-Name" removes it, "Host: h" sets the Host.
+func applyEdits(req *http.Request, edits []string) {
 	replaced := map[string]bool{}
 	for _, e := range edits {
 		if name, ok := strings.CutPrefix(e, "-"); ok {
@@ -206,7 +229,6 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 		}
 		req.Header[name] = append(req.Header[name], value)
 	}
-	return req
 }
 
 // testHTTPReply is a response as a test sees it.
@@ -687,10 +709,15 @@ func TestHTTPKeepAliveOnStreams(t *testing.T) {
 // connection kept alive between iterations. allocs/op counts client and
 // server together.
 func BenchmarkHTTPToolsCall(b *testing.B) {
-	ts := newTestHTTP(b, newTestServer(b), nil)
+	benchHTTPToolsCall(b, newTestHTTP(b, newTestServer(b), nil))
+}
+
+// benchHTTPToolsCall measures one echo tools/call to ts per iteration,
+// with edits applied to each request, over one connection kept alive.
+func benchHTTPToolsCall(b *testing.B, ts *testHTTP, edits ...string) {
 	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
-	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)
+	base := newTestHTTPRequest(b, context.Background(), ts, "", body, edits)
 	b.ReportAllocs()
 	for b.Loop() {
 		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,

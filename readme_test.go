@@ -15,23 +15,32 @@ import (
 	"testing"
 )
 
-func TestREADMEMapsEveryFile(t *testing.T) {
+// mustREADMESection returns the section of README.md under heading, up
+// to the next second-level heading. It skips the test outside the baremcp
+// module: a copy's README is its own.
+func mustREADMESection(tb testing.TB, heading string) string {
+	tb.Helper()
 	mod, err := os.ReadFile("go.mod")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if !strings.HasPrefix(string(mod), "module baremcp\n") {
-		t.Skip("not the baremcp module: this copy's README is its own")
+		tb.Skip("not the baremcp module: this copy's README is its own")
 	}
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "## Map of the code")
+	_, section, ok := strings.Cut(string(readme), heading)
 	if !ok {
-		t.Fatal(`README.md has no "## Map of the code" section`)
+		tb.Fatalf("README.md has no %q section", heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
+func TestREADMEMapsEveryFile(t *testing.T) {
+	section := mustREADMESection(t, "## Map of the code")
 	named := map[string]bool{}
 	for _, m := range regexp.MustCompile("`([a-z0-9_]+\\.go)`").FindAllStringSubmatch(section, -1) {
 		named[m[1]] = true
@@ -61,15 +70,7 @@ func TestREADMEMapsEveryFile(t *testing.T) {
 // (review A, finding 10 found it naming what the code no longer did).
 // Wire words are not Go names and are skipped.
 func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "### The life of a request")
-	if !ok {
-		t.Fatal(`README.md has no "### The life of a request" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := mustREADMESection(t, "### The life of a request")
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

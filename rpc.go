@@ -228,6 +228,12 @@ type method struct {
 	rateLimited bool
 }
 
+// methodCancelled names the notification that cancels a request, in both
+// eras; the transports take it before anything is dispatched
+// (takeControl).
+// [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
+const methodCancelled = "notifications/cancelled"
+
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
 	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
@@ -250,7 +256,7 @@ var methods = map[string]method{
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
 	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
 	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
-	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
+	methodCancelled:             {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
 

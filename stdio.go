@@ -78,7 +78,7 @@ type stdioConn struct {
 	// jobs hands a request to an idle worker (spawn); workers counts the
 	// worker goroutines started, at most one per slot, and pool waits
 	// for them once jobs is closed at the end of serveStdio.
-	jobs    chan func()
+	jobs    chan stdioJob
 	workers atomic.Int32
 	pool    sync.WaitGroup
 
@@ -88,6 +88,14 @@ type stdioConn struct {
 	lines   <-chan []byte
 	held    []byte
 	hasHeld bool
+}
+
+// stdioJob is the work of one request (or batch) and the bytes of its
+// line: start takes a request slot and the bytes for it, a worker runs it
+// and gives them back (do).
+type stdioJob struct {
+	run  func()
+	size int64
 }
 
 // stdioCall is one request in flight on stdio.
@@ -220,7 +228,7 @@ loop:
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
 		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
-		jobs: make(chan func())}
+		jobs: make(chan stdioJob)}
 	c.room = sync.NewCond(&c.writeMu)
 	return c
 }
@@ -309,18 +317,10 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		}
 		return
 	}
-	switch {
-	case msg.isResponse():
-		// The answer to a bridged server-to-client request (classic_bridge.go).
-		if !c.session.deliver(&msg) {
-			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
-		}
+	if c.s.takeControl(&msg, c.session, c.cancel, "stdio") {
 		return
-	case msg.isNotification():
-		if msg.method == "notifications/cancelled" {
-			c.cancel(msg.params)
-			return
-		}
+	}
+	if msg.isNotification() {
 		c.s.dispatch(ctx, &msg, exchange{session: c.session})
 		return
 	}
@@ -344,13 +344,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
-	size := int64(len(line))
-	c.acquireSlot(ctx, size)
-	c.wg.Add(1)
-	c.spawn(func() {
-		defer c.wg.Done()
-		defer c.slots.give("", 1)
-		defer c.lineBytes.give("", size)
+	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
 		defer cancel()
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
 		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
@@ -362,7 +356,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 			return
 		}
 		c.writeLast(call, reply)
-	})
+	}})
 }
 
 // handleBatch serves a line that is a JSON-RPC batch (batch.go): refused
@@ -412,13 +406,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		}
 		return
 	}
-	size := int64(len(line))
-	c.acquireSlot(ctx, size)
-	c.wg.Add(1)
-	c.spawn(func() {
-		defer c.wg.Done()
-		defer c.slots.give("", 1)
-		defer c.lineBytes.give("", size)
+	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
 		reply := answerBatch(items, func(i int) []byte {
 			e := entries[i]
 			defer func() {
@@ -441,7 +429,24 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		if reply != nil {
 			c.write(reply)
 		}
-	})
+	}})
+}
+
+// start takes a request slot and the bytes of job's line (acquireSlot),
+// then hands job to a worker (spawn); serveStdio awaits it.
+func (c *stdioConn) start(ctx context.Context, job stdioJob) {
+	c.acquireSlot(ctx, job.size)
+	c.wg.Add(1)
+	c.spawn(job)
+}
+
+// do runs job on a worker, then gives back the slot and the bytes start
+// took for it.
+func (c *stdioConn) do(job stdioJob) {
+	defer c.wg.Done()
+	defer c.slots.give("", 1)
+	defer c.lineBytes.give("", job.size)
+	job.run()
 }
 
 // spawn runs job, which holds a request slot, on an idle worker, or on a
@@ -452,7 +457,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 // slot was free, so some job has finished and its worker is on its way
 // back to jobs. Only the serve loop calls spawn, so workers is read and
 // raised without a race.
-func (c *stdioConn) spawn(job func()) {
+func (c *stdioConn) spawn(job stdioJob) {
 	select {
 	case c.jobs <- job:
 		return
@@ -461,9 +466,9 @@ func (c *stdioConn) spawn(job func()) {
 	if c.workers.Load() < int32(c.s.maxRequests) {
 		c.workers.Add(1)
 		c.pool.Go(func() {
-			job()
+			c.do(job)
 			for next := range c.jobs {
-				next()
+				c.do(next)
 			}
 		})
 		return
@@ -526,19 +531,7 @@ func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 		return true
 	}
 	msg, rerr := parseMessage(line)
-	switch {
-	case rerr != nil:
-		return false
-	case msg.isResponse():
-		if !c.session.deliver(&msg) {
-			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
-		}
-		return true
-	case msg.isNotification() && msg.method == "notifications/cancelled":
-		c.cancel(msg.params)
-		return true
-	}
-	return false
+	return rerr == nil && c.s.takeControl(&msg, c.session, c.cancel, "stdio")
 }
 
 // cancel handles notifications/cancelled: the request's context is
