@@ -358,14 +358,9 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer t.sessions.release(sess)
 	if msg.isResponse() || msg.isNotification() {
-		if !t.admit(w, r, t.control, who, release, msg.id) {
-			return
+		if t.takeInSession(w, r, msg, req, who, sess, release, "http") {
+			w.WriteHeader(http.StatusAccepted)
 		}
-		defer t.control.give(who.share, 1)
-		if !t.s.takeControl(msg, sess, sess.cancelNamed, "http") {
-			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
-		}
-		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -382,6 +377,23 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer t.slots.give(who.share, 1)
 	t.respond(ctx, w, rc, r, req, who, sess)
+}
+
+// takeInSession takes a response or a notification POSTed in sess under a
+// control slot, not a request slot (issue 19, finding 10: they may be
+// what a request holding a slot waits for): an answer or a cancellation
+// frees what a request holds (takeControl), another notification is
+// served. false means the slot was refused and 503 answered; the caller
+// answers 202 otherwise. transport names the transport in logs.
+func (t *httpTransport) takeInSession(w http.ResponseWriter, r *http.Request, msg *message, req *request, who caller, sess *session, release func(), transport string) bool {
+	if !t.admit(w, r, t.control, who, release, msg.id) {
+		return false
+	}
+	defer t.control.give(who.share, 1)
+	if !t.s.takeControl(msg, sess, sess.cancelNamed, transport) {
+		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
+	}
+	return true
 }
 
 // postBatch serves a POST whose body is a JSON-RPC batch and that names a

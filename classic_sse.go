@@ -201,22 +201,15 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
 		return
 	}
-	msg, rerr := parseMessage(body)
-	if rerr != nil {
-		release()
-		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+	msg, ok := parseBody(w, body, release)
+	if !ok {
 		return
 	}
 	req := t.s.newRequest(&msg, sess, nil)
 	switch {
 	case msg.isResponse() || msg.isNotification():
-		// Answers and notifications take no request slot (finding 10).
-		if !t.admit(w, r, t.control, who, release, msg.id) {
+		if !t.takeInSession(w, r, &msg, req, who, sess, release, "http+sse") {
 			return
-		}
-		defer t.control.give(who.share, 1)
-		if !t.s.takeControl(&msg, sess, sess.cancelNamed, "http+sse") {
-			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 	case msg.method == methodInitialize:
 		// The ordered handshake: negotiated before the 202.

@@ -186,10 +186,8 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		t.postBatch(w, r, rc, body, who, release)
 		return
 	}
-	msg, rerr := parseMessage(body)
-	if rerr != nil {
-		release()
-		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+	msg, ok := parseBody(w, body, release)
+	if !ok {
 		return
 	}
 	// The era is decided here, once (decideEra): initialize and the
@@ -317,6 +315,19 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	// net/http's drain of the unread body cannot hang on a slow client.
 	_ = rc.SetReadDeadline(time.Time{})
 	return body, release, true
+}
+
+// parseBody parses body as one message; when it is none it gives the body
+// back (release) and answers the error (-32700, -32600), with the id when
+// one could be read.
+func parseBody(w http.ResponseWriter, body []byte, release func()) (message, bool) {
+	msg, rerr := parseMessage(body)
+	if rerr != nil {
+		release()
+		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+		return msg, false
+	}
+	return msg, true
 }
 
 // bodyBusy is the -31503 for a body the budget has no room for, saying

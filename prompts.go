@@ -96,13 +96,9 @@ func (s *server) addPrompt(p prompt) {
 func (s *server) removePrompt(name string) bool {
 	found := false
 	s.update(func(r *registry) {
-		for i, p := range r.prompts {
-			if p.Name == name {
-				r.prompts = append(r.prompts[:i], r.prompts[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(r.prompts)
+		r.prompts = slices.DeleteFunc(r.prompts, func(p *prompt) bool { return p.Name == name })
+		found = len(r.prompts) < n
 	})
 	return found
 }

@@ -112,13 +112,9 @@ func (s *server) addResource(r resource) {
 func (s *server) removeResource(uri string) bool {
 	found := false
 	s.update(func(reg *registry) {
-		for i, r := range reg.resources {
-			if r.URI == uri {
-				reg.resources = append(reg.resources[:i], reg.resources[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(reg.resources)
+		reg.resources = slices.DeleteFunc(reg.resources, func(r *resource) bool { return r.URI == uri })
+		found = len(reg.resources) < n
 	})
 	return found
 }
@@ -155,13 +151,9 @@ func (s *server) addTemplate(t resourceTemplate) {
 func (s *server) removeTemplate(uriTemplate string) bool {
 	found := false
 	s.update(func(reg *registry) {
-		for i, t := range reg.templates {
-			if t.URITemplate == uriTemplate {
-				reg.templates = append(reg.templates[:i], reg.templates[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(reg.templates)
+		reg.templates = slices.DeleteFunc(reg.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate })
+		found = len(reg.templates) < n
 	})
 	return found
 }

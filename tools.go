@@ -19,6 +19,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"unicode/utf8"
@@ -148,13 +149,9 @@ func compileToolSchema(compile func([]byte) (*schema, error), text string, handl
 func (s *server) removeTool(name string) bool {
 	found := false
 	s.update(func(r *registry) {
-		for i, t := range r.tools {
-			if t.Name == name {
-				r.tools = append(r.tools[:i], r.tools[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(r.tools)
+		r.tools = slices.DeleteFunc(r.tools, func(t *tool) bool { return t.Name == name })
+		found = len(r.tools) < n
 	})
 	return found
 }
