@@ -29,12 +29,7 @@ type classicSSEClient struct {
 func newTestClassicSSEClient(tb testing.TB, ts *testHTTP) *classicSSEClient {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+classicSSEPath, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Client().Do(newTestHTTPGet(tb, ctx, ts, "", classicSSEPath, []string{"Accept: text/event-stream"}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -322,16 +317,11 @@ func TestClassicSSEBusySessionKept(t *testing.T) {
 			c.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{}}}`)
 			mustReceive(t, g.started)
 			clock.advance(tt.advance)
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.URL+classicSSEPath, nil)
+			resp, err := ts.Client().Do(newTestHTTPGet(t, t.Context(), ts, "", classicSSEPath, []string{"Accept: text/event-stream"}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Accept", "text/event-stream")
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			resp.Body.Close() // a stream that opened ends here
 			if resp.StatusCode != tt.status {
 				t.Errorf("the newcomer's GET %s: status %d, want %d", classicSSEPath, resp.StatusCode, tt.status)
 			}
