@@ -71,11 +71,12 @@ func newIntrospector(cfg *authConfig, client *http.Client, perClient int64) *int
 // [RFC 7662 §4]: https://www.rfc-editor.org/rfc/rfc7662#section-4
 func (in *introspector) introspect(ctx context.Context, tok, client string) (tokenClaims, *tokenError) {
 	var c tokenClaims
-	if in.slots.shareFull(client, 1) {
-		return c, &tokenError{reason: "introspection unavailable", detail: "this client has its share of introspections in flight", unavailable: true, retry: introspectRetry}
-	}
-	if !in.slots.wait(ctx, client, 1, introspectWait) {
-		return c, &tokenError{reason: "introspection unavailable", detail: "too many introspections in flight", unavailable: true, retry: introspectRetry}
+	if !in.slots.waitForTotal(ctx, client, 1, introspectWait) {
+		detail := "too many introspections in flight"
+		if in.slots.shareFull(client, 1) {
+			detail = "this client has its share of introspections in flight"
+		}
+		return c, &tokenError{reason: "introspection unavailable", detail: detail, unavailable: true, retry: introspectRetry}
 	}
 	defer in.slots.give(client, 1)
 	ctx, cancel := context.WithTimeout(ctx, in.timeout)

@@ -106,6 +106,11 @@ func (l *shareLimit) take(share string, n int64) bool {
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.enqueueLocked(share, n)
+}
+
+// enqueueLocked is enqueue with l.mu held.
+func (l *shareLimit) enqueueLocked(share string, n int64) *shareWaiter {
 	if l.tryTakeLocked(share, n) {
 		return nil
 	}
@@ -129,7 +134,27 @@ func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
 // wait takes n units for share, waiting up to d while ctx lasts for them
 // to be given back; false means they were not.
 func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Duration) bool {
-	w := l.enqueue(share, n)
+	return l.await(ctx, l.enqueue(share, n), d)
+}
+
+// waitForTotal is wait for a share that does not wait for its own units:
+// when its part is what stops it, it reports false at once (what it
+// would wait for is its own to give back), in the same step as it would
+// have taken them, and otherwise waits for the total only.
+func (l *shareLimit) waitForTotal(ctx context.Context, share string, n int64, d time.Duration) bool {
+	l.mu.Lock()
+	if share != "" && l.by[share]+n > l.per {
+		l.mu.Unlock()
+		return false
+	}
+	w := l.enqueueLocked(share, n)
+	l.mu.Unlock()
+	return l.await(ctx, w, d)
+}
+
+// await waits up to d while ctx lasts for w (nil: the units were taken
+// at once) and reports whether its units were taken.
+func (l *shareLimit) await(ctx context.Context, w *shareWaiter, d time.Duration) bool {
 	if w == nil {
 		return true
 	}
