@@ -73,13 +73,7 @@ func (ts *testHTTP) from(tb testing.TB, ip string) *testHTTP {
 // ends.
 func dialFrom(tb testing.TB, ts *testHTTP, ip string) net.Conn {
 	tb.Helper()
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	c, err := d.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
+	return mustDial(tb, strings.TrimPrefix(ts.URL, "http://"), ip)
 }
 
 // rawPost is the head of a POST to ts with a body of n bytes; extra

@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -329,7 +330,7 @@ func (s *server) authorize(req *request) *rpcError {
 // request, the prompt or template a completion refers to (completions
 // reveal values), and every resource a subscriptions/listen watches.
 func (s *server) requiredScopes(req *request) []string {
-	reg := s.registry()
+	reg := s.snapshot(req)
 	name := func(p string) string {
 		v, _ := jsonString(req.param(p))
 		return v
@@ -382,13 +383,11 @@ func (s *server) requiredScopes(req *request) []string {
 
 // uriScopes returns the scopes of what resources/read would read at uri.
 func (r *registry) uriScopes(uri string) []string {
-	if res := r.resource(uri); res != nil {
+	switch res, tmpl, _ := r.resolveURI(uri); {
+	case res != nil:
 		return res.Scopes
-	}
-	for _, t := range r.templates {
-		if _, ok := t.compiled.match(uri); ok {
-			return t.Scopes
-		}
+	case tmpl != nil:
+		return tmpl.Scopes
 	}
 	return nil
 }
@@ -409,7 +408,7 @@ func checkScopes(what string, scopes []string) {
 // read is private anyway.) The server still checks every read; this only
 // keeps honest caches honest.
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#security-considerations
-func (s *server) scopedCache(hint *cacheHint, scopes []string) *cacheHint {
+func scopedCache(hint *cacheHint, scopes []string) *cacheHint {
 	if len(scopes) == 0 || hint == nil {
 		return hint
 	}
@@ -427,7 +426,7 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 	if rerr != nil {
 		return result{}, rerr
 	}
-	reg := s.registry()
+	reg := s.snapshot(req)
 	var keep []int
 	for i := range reg.count(kind) {
 		var need []string
@@ -547,7 +546,7 @@ type authenticator struct {
 func newAuthenticator(s *server, cfg *authConfig, addr string, bound net.Addr) *authenticator {
 	a := &authenticator{s: s, tokens: cfg.tokens, failures: failureLog{log: s.log}}
 	if cfg.issuer != "" {
-		a.oauth = newOAuthVerifier(s.log, cfg, derivedResource(cfg.resource, addr, bound))
+		a.oauth = newOAuthVerifier(s.log, cfg, derivedResource(cfg.resource, addr, bound), s.share(maxIntrospections, 1))
 	}
 	return a
 }
@@ -574,29 +573,39 @@ func derivedResource(resource, addr string, bound net.Addr) string {
 // on reports whether requests must authenticate.
 func (a *authenticator) on() bool { return a != nil && (a.tokens != nil || a.oauth != nil) }
 
-// close stops what the authenticator runs in the background (a key fetch)
-// and waits for it.
+// close stops what the authenticator runs in the background (a key
+// fetch, the refusal log's flush) and waits for it.
 func (a *authenticator) close() {
-	if a != nil && a.oauth != nil {
+	if a == nil {
+		return
+	}
+	if a.oauth != nil {
 		a.oauth.keys.close()
 	}
+	a.failures.close()
 }
 
 // authenticate returns the caller r's credential names, or why it is
-// refused. share is left for the transport to fill. The token is never
+// refused; client is the share key of r's address (shareKey), under
+// which what judging the credential costs is counted (introspection
+// slots). share is left for the transport to fill. The token is never
 // logged or kept: the verified-token cache is keyed by its SHA-256.
 // [§Token Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#token-handling
-func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
+func (a *authenticator) authenticate(r *http.Request, client string) (caller, *authFailure) {
 	if !a.on() {
 		return caller{}, nil
 	}
-	who, f := a.identify(r)
+	who, f := a.identify(r, client)
 	if f == nil && who.scoped && !a.s.allowed(who, a.s.baseScopes) {
 		f = &authFailure{status: 403, code: "insufficient_scope", reason: "insufficient scope",
 			scope: a.s.challengeScopes(who, a.s.baseScopes)}
 	}
 	if f != nil {
-		a.failures.add(f.reason, f.detail)
+		if f.code != "" || f.status != 401 {
+			// No credential at all is the first step of every client's
+			// discovery (401, then the metadata): counted, not warned of.
+			a.failures.add(f.reason, f.detail)
+		}
 		a.s.metrics.authFailed(authReasonOf(f))
 		return caller{}, f
 	}
@@ -604,7 +613,7 @@ func (a *authenticator) authenticate(r *http.Request) (caller, *authFailure) {
 }
 
 // identify is authenticate without the base scopes.
-func (a *authenticator) identify(r *http.Request) (caller, *authFailure) {
+func (a *authenticator) identify(r *http.Request, client string) (caller, *authFailure) {
 	tok, f := bearerToken(r)
 	if f != nil {
 		return caller{}, f
@@ -615,7 +624,7 @@ func (a *authenticator) identify(r *http.Request) (caller, *authFailure) {
 	if a.oauth == nil {
 		return caller{}, invalidCredential("unknown static token")
 	}
-	who, err := a.oauth.verify(r.Context(), tok)
+	who, err := a.oauth.verify(r.Context(), tok, client)
 	if err != nil {
 		if err.unavailable {
 			return caller{}, &authFailure{status: 503, reason: err.reason, detail: err.detail, retry: err.retry}
@@ -676,13 +685,21 @@ func tokenDigest(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok
 
 // failureLog counts refused credentials by reason and logs them at most
 // once per failureLogEvery, so that a flood of bad tokens cannot flood the
-// log. A line carries the counts since the previous one.
+// log. A line carries the counts since the previous one; counts that
+// arrive within the interval are logged when it ends, by a timer, so the
+// tail of a burst is not left for the next refusal, however late (review
+// B, finding 11). The timer's callback is awaited by close. Lines are
+// written outside the lock, so a slow log sink never holds a refusal.
 type failureLog struct {
 	log *slog.Logger
 
-	mu     sync.Mutex // guards last, counts
-	last   time.Time
-	counts map[string]int
+	mu      sync.Mutex // guards last, counts, lastOne, pending, closed
+	last    time.Time  // when the last line was written
+	counts  map[string]int
+	lastOne string      // the last refusal counted, with its detail
+	pending *time.Timer // the flush at the end of the interval; nil when none
+	closed  bool
+	flushes sync.WaitGroup // the pending flush
 }
 
 // failureLogEvery is the least time between two lines of failureLog.
@@ -692,14 +709,43 @@ const failureLogEvery = time.Second
 // never a token) and is logged with the line it triggers.
 func (l *failureLog) add(reason, detail string) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.counts == nil {
 		l.counts = map[string]int{}
 	}
 	l.counts[reason]++
+	l.lastOne = reason
+	if detail != "" {
+		l.lastOne += ": " + detail
+	}
 	now := time.Now()
-	if now.Sub(l.last) < failureLogEvery {
+	if wait := l.last.Add(failureLogEvery).Sub(now); wait > 0 {
+		if l.pending == nil && !l.closed {
+			l.flushes.Add(1)
+			l.pending = time.AfterFunc(wait, l.flush)
+		}
+		l.mu.Unlock()
 		return
+	}
+	counts, last := l.takeLocked(now)
+	l.mu.Unlock()
+	l.write(counts, last)
+}
+
+// flush writes the counts gathered during an interval, when it ends.
+func (l *failureLog) flush() {
+	defer l.flushes.Done()
+	l.mu.Lock()
+	l.pending = nil
+	counts, last := l.takeLocked(time.Now())
+	l.mu.Unlock()
+	l.write(counts, last)
+}
+
+// takeLocked returns the counts as a line's fields and starts a new
+// interval at now; "" when there is nothing to log.
+func (l *failureLog) takeLocked(now time.Time) (counts, last string) {
+	if len(l.counts) == 0 {
+		return "", ""
 	}
 	l.last = now
 	reasons := make([]string, 0, len(l.counts))
@@ -708,11 +754,29 @@ func (l *failureLog) add(reason, detail string) {
 	}
 	slices.Sort(reasons)
 	clear(l.counts)
-	last := reason
-	if detail != "" {
-		last += ": " + detail
+	return strings.Join(reasons, "; "), l.lastOne
+}
+
+// write logs one line of counts, unless there are none.
+func (l *failureLog) write(counts, last string) {
+	if counts != "" {
+		l.log.Warn("authentication refused", "counts", counts, "last", last)
 	}
-	l.log.Warn("authentication refused", "counts", strings.Join(reasons, "; "), "last", last)
+}
+
+// close writes what is counted and not yet logged, and waits for a
+// pending flush; nothing is scheduled after it.
+func (l *failureLog) close() {
+	l.mu.Lock()
+	l.closed = true
+	if l.pending != nil && l.pending.Stop() {
+		l.pending = nil
+		l.flushes.Done()
+	}
+	counts, last := l.takeLocked(time.Now())
+	l.mu.Unlock()
+	l.write(counts, last)
+	l.flushes.Wait()
 }
 
 // maxAuditName bounds the tool name or URI an audit line quotes.
@@ -741,17 +805,11 @@ func (s *server) audit(req *request, who caller, took time.Duration, code int) {
 	if len(name) > maxAuditName {
 		name = name[:maxAuditName] + "..."
 	}
-	outcome := "ok"
-	switch code {
-	case 0:
-	case codeInsufficientScope:
-		outcome = "forbidden"
-	case codeRateLimited:
-		outcome = "rate limited"
-	default:
-		outcome = "error"
-	}
+	// The outcome and the trace ids are the access line's, so that both
+	// lines, and the metrics, say the same of a request (review B,
+	// finding 12: the audit line had a vocabulary of its own).
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
 		slog.String("principal", who.principal), slog.String("method", req.method), slog.String("name", name),
-		slog.String("outcome", outcome), slog.Int("code", code), slog.Duration("duration", took))
+		slog.String("outcome", outcomeNames[outcomeOf(req, code)]), slog.Int("code", code), slog.Duration("duration", took),
+		slog.String("trace_id", hex.EncodeToString(req.trace.TraceID[:])), slog.String("span_id", hex.EncodeToString(req.trace.SpanID[:])))
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -126,23 +127,7 @@ func TestAuthResourceMetadata(t *testing.T) {
 		{name: "another path is not it", path: "/.well-known/oauth-protected-resource/other", status: 404},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			method := tt.method
-			if method == "" {
-				method = http.MethodGet
-			}
-			r, err := http.NewRequestWithContext(authContext(t), method, ts.URL+tt.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range tt.edits {
-				name, value, _ := strings.Cut(e, ": ")
-				if name == "Host" {
-					r.Host = value
-				} else {
-					r.Header.Set(name, value)
-				}
-			}
-			got := mustDo(t, ts.Client(), r)
+			got := mustDo(t, ts.Client(), newTestHTTPGet(t, authContext(t), ts, tt.method, tt.path, tt.edits))
 			if got.status != tt.status {
 				t.Fatalf("status %d, want %d: %s", got.status, tt.status, got.body)
 			}
@@ -318,7 +303,8 @@ func TestAuthFilterLists(t *testing.T) {
 	as := newTestAS(t, "", "rsa-1")
 	s := newTestServer(t, withAuthRegistry(new(atomic.Int64)), withFlags("-page-size", "2"),
 		withConfig(func(c *config) { c.filterLists = true }))
-	ts := newTestAuthHTTP(t, s, as, nil)
+	const static = "a-static-token-without-scopes-0123456789"
+	ts := newTestAuthHTTP(t, s, as, func(c *authConfig) { c.tokens = mustSingleToken(t, static) })
 	names := func(body []byte, list string) []string {
 		var out []string
 		items, _ := jsonPath(mustDecode(t, string(body)), "result."+list).([]any)
@@ -329,9 +315,12 @@ func TestAuthFilterLists(t *testing.T) {
 		return out
 	}
 	for _, tt := range []struct {
-		name, scope, method, list string
+		name, scope, method, list string // scope "static": the static token, which has no scope limit
 		pages                     [][]string
 	}{
+		// Unfiltered, yet private: a shared cache must not hand it to a
+		// scoped caller (review B, finding 3: it was cacheScope public).
+		{"tools for a credential without scope limit", "static", "tools/list", "tools", [][]string{{"open", "write"}, {"who", "confirm"}}},
 		{"tools without files:write", "", "tools/list", "tools", [][]string{{"open", "who"}, {"confirm"}}},
 		{"tools with files:write", "files:write", "tools/list", "tools", [][]string{{"open", "write"}, {"who", "confirm"}}},
 		{"resources without docs:read", "", "resources/list", "resources", [][]string{{"public"}}},
@@ -340,7 +329,10 @@ func TestAuthFilterLists(t *testing.T) {
 		{"prompts without prompts:read", "", "prompts/list", "prompts", [][]string{nil}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tok := as.mint(t, "rsa-1", "alice", tt.scope, nil)
+			tok := static
+			if tt.scope != "static" {
+				tok = as.mint(t, "rsa-1", "alice", tt.scope, nil)
+			}
 			cursor := ""
 			for i, want := range tt.pages {
 				params := ""
@@ -640,41 +632,92 @@ func TestAuthIntrospection(t *testing.T) {
 	}
 }
 
-// TestAuthIntrospectionBounds: a slow endpoint holds a request for the
-// fetch timeout at most, and only maxIntrospections at a time: the next
-// is answered 503 at once.
+// TestAuthIntrospectionBounds: one client address holds at most its
+// share of the maxIntrospections slots, and more of its tokens are 503 at
+// once, so made-up tokens from one address leave a valid token from
+// another its exchange (review B, finding 1: it got 503 while they were
+// in flight). With every slot held (four addresses) a newcomer waits
+// introspectWait, then gets 503; a slow endpoint holds a request for the
+// fetch timeout at most.
 func TestAuthIntrospectionBounds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		as := newTestAS(t, "", "rsa-1")
-		as.set(func(as *testAS) { as.introMode = "slow" })
-		ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
-			c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
-		})
-		type answer struct {
-			status int
-			took   time.Duration
-		}
-		start := time.Now()
-		answers := make(chan answer, maxIntrospections)
-		for i := range maxIntrospections {
+	per := int(shareOf(maxIntrospections, defaultClientShare, 1))
+	type answer struct {
+		status int
+		took   time.Duration
+	}
+	// flood starts n calls with the tokens prefix-0, prefix-1, ... from
+	// client, answered on the channel returned; start is when took counts
+	// from.
+	flood := func(t *testing.T, ts *testHTTP, client *http.Client, prefix string, n int, start time.Time) <-chan answer {
+		answers := make(chan answer, n)
+		for i := range n {
+			r := newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(fmt.Sprint(prefix, "-", i))})
 			go func() {
-				got, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(fmt.Sprint("slow-", i))}))
+				got, err := doTestHTTP(client, r)
 				if err != nil {
 					t.Error(err)
 				}
 				answers <- answer{got.status, time.Since(start)}
 			}()
 		}
-		synctest.Wait()
-		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer("one-too-many")}))
-		if got.status != 503 || time.Since(start) != 0 {
-			t.Errorf("one more than %d in flight: status %d after %v, want 503 at once", maxIntrospections, got.status, time.Since(start))
-		}
-		for range maxIntrospections {
-			if a := <-answers; a.status != 503 || a.took != defaultFetchTimeout {
-				t.Errorf("slow introspection: status %d after %v, want 503 after %v", a.status, a.took, defaultFetchTimeout)
+		return answers
+	}
+	newSlowAS := func(t *testing.T) (*testAS, *testHTTP) {
+		as := newTestAS(t, "", "rsa-1")
+		as.set(func(as *testAS) { as.introMode = "slow" })
+		return as, newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
+			c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+		})
+	}
+	t.Run("made-up tokens from one address", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			as, ts := newSlowAS(t)
+			as.activate("op-good-0", `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+			start := time.Now()
+			madeUp := flood(t, ts, ts.clientFrom(t, "192.0.2.1:40000"), "made-up", maxIntrospections, start)
+			synctest.Wait()
+			for range maxIntrospections - per {
+				if a := <-madeUp; a.status != 503 || a.took != 0 {
+					t.Errorf("past the address's share: status %d after %v, want 503 at once", a.status, a.took)
+				}
 			}
-		}
+			good := flood(t, ts, ts.clientFrom(t, "198.51.100.7:40000"), "op-good", 1, start)
+			synctest.Wait()
+			if n := as.count("/introspect"); n != per+1 {
+				t.Errorf("%d introspections in flight, want the address's %d and the valid token's", n, per)
+			}
+			as.unblock()
+			if a := <-good; a.status != 200 {
+				t.Errorf("a valid token from another address: status %d, want 200", a.status)
+			}
+			for range per {
+				if a := <-madeUp; a.status != 401 {
+					t.Errorf("a made-up token introspected: status %d, want 401", a.status)
+				}
+			}
+		})
+	})
+	t.Run("every slot held", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			_, ts := newSlowAS(t)
+			start := time.Now()
+			var held []<-chan answer
+			for i := range maxIntrospections / per {
+				held = append(held, flood(t, ts, ts.clientFrom(t, fmt.Sprintf("192.0.2.%d:40000", i+1)), "slow", per, start))
+			}
+			synctest.Wait()
+			late := flood(t, ts, ts.clientFrom(t, "198.51.100.7:40000"), "late", 1, start)
+			if a := <-late; a.status != 503 || a.took != introspectWait {
+				t.Errorf("one more than %d in flight: status %d after %v, want 503 after %v", maxIntrospections, a.status, a.took, introspectWait)
+			}
+			for _, answers := range held {
+				for range per {
+					if a := <-answers; a.status != 503 || a.took != defaultFetchTimeout {
+						t.Errorf("slow introspection: status %d after %v, want 503 after %v", a.status, a.took, defaultFetchTimeout)
+					}
+				}
+			}
+		})
 	})
 }
 
@@ -705,37 +748,73 @@ func TestAuthUnavailableBound(t *testing.T) {
 }
 
 // TestAuthStreamsEndAtExpiry: a subscriptions/listen stream and a classic
-// GET stream opened with a token end when it expires.
+// GET stream opened with a token end when it expires: a JWT's exp, and
+// for an introspected token the earlier of its exp and the end of its
+// cached answer, since RFC 7662 makes exp optional and revocation is only
+// seen by introspecting again (review B, finding 5: such streams never
+// ended). A revoked token then opens nothing.
 func TestAuthStreamsEndAtExpiry(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		as := newTestAS(t, "", "rsa-1")
-		ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, nil)
-		const life = 90 * time.Second
-		tok := bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"] = time.Now().Add(life).Unix() }))
-		start := time.Now()
-		resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", req("8", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`), []string{tok}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(resp.Body)
-		ack, _ := nextSSE(r)
-		closure, ok := nextSSE(r)
-		resp.Body.Close()
-		if !strings.Contains(ack, "acknowledged") || !ok || !strings.Contains(closure, `"result"`) || time.Since(start) != life {
-			t.Errorf("listen: %s then %s after %v, want the closure result after %v", ack, closure, time.Since(start), life)
-		}
+	const life = 90 * time.Second
+	for _, tt := range []struct {
+		name  string
+		token func(as *testAS, name string) (tok string, revoke func()) // a token named name, valid at least life
+		life  time.Duration
+	}{
+		{"a JWT ends its streams at exp", func(as *testAS, name string) (string, func()) {
+			return as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"], c["jti"] = time.Now().Add(life).Unix(), name }), nil
+		}, life},
+		{"an introspected token with exp: its cached answer ends first", func(as *testAS, name string) (string, func()) {
+			tok := "op-exp-" + name
+			as.activate(tok, `{"active":true,"sub":"svc","aud":"`+testResource+`","exp":`+itoa(time.Now().Add(life).Unix())+`}`)
+			return tok, func() { as.activate(tok, `{"active":false}`) }
+		}, introspectionTTL},
+		{"an introspected token without exp", func(as *testAS, name string) (string, func()) {
+			tok := "op-" + name
+			as.activate(tok, `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+			return tok, func() { as.activate(tok, `{"active":false}`) }
+		}, introspectionTTL},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				as := newTestAS(t, "", "rsa-1")
+				ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), as, func(c *authConfig) {
+					c.introspect, c.introspectID, c.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+				})
+				tok, _ := tt.token(as, "listen")
+				start := time.Now()
+				listen := req("8", "subscriptions/listen", `"notifications":{"toolsListChanged":true}`)
+				resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", listen, []string{bearer(tok)}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(resp.Body)
+				ack, _ := nextSSE(r)
+				closure, ok := nextSSE(r)
+				resp.Body.Close()
+				if !strings.Contains(ack, "acknowledged") || !ok || !strings.Contains(closure, `"result"`) || time.Since(start) != tt.life {
+					t.Errorf("listen: %s then %s after %v, want the closure result after %v", ack, closure, time.Since(start), tt.life)
+				}
 
-		c := newTestClassicClient(t, ts)
-		c.always = []string{bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) { c["exp"] = time.Now().Add(life).Unix() }))}
-		c.initialize(bridgeInit(version20251125, `{}`))
-		start = time.Now()
-		get := c.open(http.MethodGet)
-		_, _ = bufio.NewReader(get.Body).ReadString(0) // until the stream ends
-		get.Body.Close()
-		if took := time.Since(start); took != life {
-			t.Errorf("classic GET stream ended after %v, want %v", took, life)
-		}
-	})
+				tok, revoke := tt.token(as, "get")
+				c := newTestClassicClient(t, ts)
+				c.always = []string{bearer(tok)}
+				c.initialize(bridgeInit(version20251125, `{}`))
+				start = time.Now()
+				get := c.open(http.MethodGet)
+				_, _ = bufio.NewReader(get.Body).ReadString(0) // until the stream ends
+				get.Body.Close()
+				if took := time.Since(start); took != tt.life {
+					t.Errorf("classic GET stream ended after %v, want %v", took, tt.life)
+				}
+				if revoke != nil {
+					revoke()
+					if got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", listen, []string{bearer(tok)})); got.status != 401 {
+						t.Errorf("listen again with the revoked token: status %d, want 401", got.status)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestAuthAudit: one line per request of an authenticated caller, with
@@ -753,11 +832,16 @@ func TestAuthAudit(t *testing.T) {
 			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=open principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
 			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=write principal=http://127.0.0.1:39300#alice client=pipe outcome=forbidden code=-31403 duration_us=`,
 			`msg=request id=3 transport=http era=modern protocol=2026-07-28 method=resources/read name=docs://public principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=confirm principal=http://127.0.0.1:39300#alice client=pipe outcome=client_error code=-32021 duration_us=`,
 		}, "msg=audit"},
 		{"audit lines without access lines", []string{"-access-log=false"}, []string{
 			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=open outcome=ok code=0 duration=`,
 			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=write outcome=forbidden code=-31403 duration=`,
 			`msg=audit principal=http://127.0.0.1:39300#alice method=resources/read name=docs://public outcome=ok code=0 duration=`,
+			// The access line's outcomes and trace ids (review B, finding
+			// 12: a client's error was "error", and no trace ids).
+			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=confirm outcome=client_error code=-32021 duration=`,
+			` trace_id=`,
 		}, "msg=request"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -768,6 +852,7 @@ func TestAuthAudit(t *testing.T) {
 			authDo(t, ts, callLine("open"), bearer(tok))
 			authDo(t, ts, callLine("write"), bearer(tok))
 			authDo(t, ts, req("3", "resources/read", `"uri":"docs://public"`), bearer(tok))
+			authDo(t, ts, callLine("confirm"), bearer(tok))
 			authDo(t, ts, callLine("open"), bearer("not-"+tok))
 			out := logs.String()
 			for _, want := range append(tt.want, `msg="authentication refused" counts="malformed JWT: 1" last="malformed JWT: header: invalid JSON"`) {
@@ -817,6 +902,8 @@ func TestAuthFlags(t *testing.T) {
 		{name: "scopes with a token file", args: []string{"-http", "8080", "-token-file", tokens, "-oauth-scopes", "mcp:tools"}},
 		{name: "without -http", args: []string{"-oauth-issuer", "https://as.example.com"}, err: "need -http"},
 		{name: "scope flags without -http", args: []string{"-scope-filter-lists"}, err: "need -http"},
+		{name: "a token file without -http", args: []string{"-token-file", "/nonexistent"}, err: "-token-file needs -http"},
+		{name: "a trusted proxy without -http", args: []string{"-trusted-proxy", "10.0.0.1"}, err: "-trusted-proxy needs -http"},
 		{name: "http issuer elsewhere", args: []string{"-http", "8080", "-oauth-issuer", "http://as.example.com"}, err: "must be https"},
 		{name: "issuer with a query", args: []string{"-http", "8080", "-oauth-issuer", "https://as.example.com/?x=1"}, err: "no query"},
 		{name: "issuer with a fragment", args: []string{"-http", "8080", "-oauth-issuer", "https://as.example.com/#x"}, err: "no user information or fragment"},
@@ -862,23 +949,70 @@ func TestAuthFlags(t *testing.T) {
 func BenchmarkAuthHTTPToolsCall(b *testing.B) {
 	as := newTestAS(b, "", "rsa-1")
 	ts := newTestAuthHTTP(b, newTestServer(b, withBaseScopes("mcp:tools")), as, nil)
-	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
-	client := ts.Client()
-	base := newTestHTTPRequest(b, context.Background(), ts, "", body, []string{bearer(as.mint(b, "rsa-1", "alice", "mcp:tools", nil))})
-	b.ReportAllocs()
-	for b.Loop() {
-		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
-			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
+	benchHTTPToolsCall(b, ts, bearer(as.mint(b, "rsa-1", "alice", "mcp:tools", nil)))
+}
+
+// TestAuthFailureLog: refusals are logged at most once a second with
+// their counts; those within the second are logged when it ends, not at
+// the next refusal however late, and what is left when the transport
+// stops is logged by close; a request without any credential (the first
+// step of discovery) is not warned of (review B, finding 11).
+func TestAuthFailureLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &syncBuffer{}
+		l := &failureLog{log: slog.New(slog.NewTextHandler(logs, nil))}
+		lines := func() []string {
+			return slices.DeleteFunc(strings.Split(logs.String(), "\n"), func(s string) bool { return s == "" })
 		}
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			b.Fatal(err)
+		l.add("expired", "exp 1")
+		l.add("wrong audience", "aud x")
+		l.add("expired", "exp 2")
+		if got := lines(); len(got) != 1 || !strings.Contains(got[0], `counts="expired: 1"`) {
+			t.Fatalf("after three refusals at once: %q, want the first alone", got)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("status %d", resp.StatusCode)
+		<-time.After(failureLogEvery)
+		synctest.Wait()
+		if got := lines(); len(got) != 2 || !strings.Contains(got[1], `counts="expired: 1; wrong audience: 1" last="expired: exp 2"`) {
+			t.Fatalf("a second later: %q, want the other two counted", got)
 		}
+		l.add("expired", "exp 3")
+		l.close()
+		if got := lines(); len(got) != 3 || !strings.Contains(got[2], `counts="expired: 1"`) {
+			t.Errorf("after close: %q, want the last refusal logged", got)
+		}
+	})
+	as := newTestAS(t, "", "rsa-1")
+	logs := &syncBuffer{}
+	ts := newTestAuthHTTP(t, newTestServer(t, withAuthRegistry(new(atomic.Int64)), withLogs(logs)), as, nil)
+	if got := authDo(t, ts, callLine("open"), "-Authorization"); got.status != 401 {
+		t.Fatalf("no credential: status %d", got.status)
+	}
+	if strings.Contains(logs.String(), "authentication refused") {
+		t.Errorf("a request without a credential was warned of:\n%s", logs.String())
+	}
+}
+
+// TestAuthOneSnapshot: the scope check and the handler find the target in
+// one registry snapshot. A tool replaced between them by one that declares
+// a scope the caller lacks does not run: the call runs the tool that was
+// checked (review B, finding 7: the handler looked the name up again and
+// ran a tool whose scopes were never checked).
+func TestAuthOneSnapshot(t *testing.T) {
+	s := newTestServer(t, withRegistry())
+	s.addTool(tool{Name: "x", Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("open"), nil }})
+	msg, rerr := parseMessage([]byte(callLine("x")))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	req := s.newRequest(&msg, nil, nil)
+	req.caller = caller{principal: "p", share: "p", scoped: true}
+	if rerr := s.authorize(req); rerr != nil {
+		t.Fatalf("authorize = %v, want the unscoped tool allowed", rerr)
+	}
+	s.removeTool("x")
+	s.addTool(tool{Name: "x", Scopes: []string{"admin"}, Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("admin only"), nil }})
+	res, err := s.handleToolsCall(t.Context(), req)
+	if body := fmt.Sprintf("%s", res.body); err != nil || !strings.Contains(body, `"text":"open"`) {
+		t.Errorf("handleToolsCall after the tool was replaced = %s, %v; want the checked tool's result", body, err)
 	}
 }

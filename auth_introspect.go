@@ -18,10 +18,23 @@ import (
 	"time"
 )
 
-// maxIntrospections bounds the introspection exchanges in flight: a flood
-// of made-up opaque tokens costs the authorization server this many at a
-// time, and the callers beyond it get 503 at once.
-const maxIntrospections = 8
+const (
+	// maxIntrospections bounds the introspection exchanges in flight: a
+	// flood of made-up opaque tokens costs the authorization server this
+	// many at a time. One client address may hold its share of them
+	// (-client-share, at least one): no principal exists before the
+	// token is judged, and only valid answers are cached, so without a
+	// share one address sending made-up tokens held every slot, and every
+	// new valid token got 503 (review B, finding 1).
+	maxIntrospections = 8
+
+	// introspectWait bounds how long a token waits for an introspection
+	// slot when its client's share has room but the server's slots are
+	// all in flight: about one exchange with a healthy authorization
+	// server. A client whose own share is full waits for nothing: what
+	// holds the slots is its own.
+	introspectWait = time.Second
+)
 
 // introspectRetry is the Retry-After of a token introspection could not
 // judge.
@@ -34,31 +47,38 @@ type introspector struct {
 	id, secret string // this server's client credentials at the endpoint
 	client     *http.Client
 	timeout    time.Duration // one exchange, defaultFetchTimeout
-	slots      chan struct{} // maxIntrospections tokens
+	slots      *shareLimit   // maxIntrospections in flight, a share of them per client address
 }
 
-// newIntrospector returns the introspector of cfg.
-func newIntrospector(cfg *authConfig, client *http.Client) *introspector {
+// newIntrospector returns the introspector of cfg, whose clients may
+// each hold perClient of the maxIntrospections slots.
+func newIntrospector(cfg *authConfig, client *http.Client, perClient int64) *introspector {
 	in := &introspector{url: cfg.introspect, id: cfg.introspectID, secret: cfg.introspectPass, client: client,
-		timeout: cfg.fetchTimeout, slots: make(chan struct{}, maxIntrospections)}
+		timeout: cfg.fetchTimeout, slots: newShareLimit(maxIntrospections, perClient)}
 	if in.timeout <= 0 {
 		in.timeout = defaultFetchTimeout
 	}
 	return in
 }
 
-// introspect asks whether tok is active and returns its claims. A token
-// the endpoint calls inactive is refused; a busy, slow, failing or
-// garbled endpoint makes the token unverifiable (503), not invalid.
+// introspect asks whether tok, presented by client (its share key:
+// its address), is active and returns its claims. A token the endpoint
+// calls inactive is refused; a busy, slow, failing or garbled endpoint
+// makes the token unverifiable (503), not invalid, and so does a client
+// holding its share of the slots, or one that waited introspectWait for
+// a slot in vain.
 // [RFC 7662 §2.1]: https://www.rfc-editor.org/rfc/rfc7662#section-2.1
-func (in *introspector) introspect(ctx context.Context, tok string) (tokenClaims, *tokenError) {
+// [RFC 7662 §4]: https://www.rfc-editor.org/rfc/rfc7662#section-4
+func (in *introspector) introspect(ctx context.Context, tok, client string) (tokenClaims, *tokenError) {
 	var c tokenClaims
-	select {
-	case in.slots <- struct{}{}:
-		defer func() { <-in.slots }()
-	default:
-		return c, &tokenError{reason: "introspection unavailable", detail: "too many introspections in flight", unavailable: true, retry: introspectRetry}
+	if !in.slots.waitForTotal(ctx, client, 1, introspectWait) {
+		detail := "too many introspections in flight"
+		if in.slots.shareFull(client, 1) {
+			detail = "this client has its share of introspections in flight"
+		}
+		return c, &tokenError{reason: "introspection unavailable", detail: detail, unavailable: true, retry: introspectRetry}
 	}
+	defer in.slots.give(client, 1)
 	ctx, cancel := context.WithTimeout(ctx, in.timeout)
 	defer cancel()
 	form := url.Values{"token": {tok}, "token_type_hint": {"access_token"}}

@@ -69,10 +69,14 @@ const (
 
 	// Keys are kept for the key set's Cache-Control max-age, clamped to
 	// [minKeyTTL, maxKeyTTL], or defaultKeyTTL without one; then refreshed
-	// in the background while the old ones keep serving.
+	// in the background while the old ones keep serving. A key the
+	// provider withdrew (an emergency rotation after a compromise) verifies
+	// new tokens until that refresh, so the TTL is at most an hour, not
+	// the day a provider's max-age may ask for (review B, finding 4): one
+	// fetch an hour costs nothing.
 	defaultKeyTTL = time.Hour
 	minKeyTTL     = 5 * time.Minute
-	maxKeyTTL     = 24 * time.Hour
+	maxKeyTTL     = time.Hour
 )
 
 // jwk is one verification key of the authorization server.

@@ -25,7 +25,7 @@ func newASVerifier(tb testing.TB, as *testAS, edit func(c *authConfig)) *oauthVe
 	if edit != nil {
 		edit(&cfg)
 	}
-	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource)
+	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource, maxIntrospections)
 	tb.Cleanup(v.keys.close)
 	return v
 }
@@ -57,7 +57,7 @@ func TestAuthDiscovery(t *testing.T) {
 					c.jwks = as.issuer + "/jwks"
 				}
 			})
-			_, err := v.verify(authContext(t), as.mint(t, "rsa-1", "alice", "", nil))
+			_, err := v.verify(authContext(t), as.mint(t, "rsa-1", "alice", "", nil), "")
 			got := ""
 			if err != nil {
 				got = err.reason
@@ -158,6 +158,12 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 			{do: func(as *testAS) { as.publish("rsa-1"); <-time.After(defaultRefetchGap) }, kid: "rsa-1", edit: madeUp, want: "unknown key", fetches: 2},
 			{again: true, want: "unknown key", fetches: 2},
 		}},
+		{"a key withdrawn verifies new tokens until the key set is refreshed, an hour at most whatever max-age says", []step{
+			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=86400" }) }, kid: "rsa-1", fetches: 1},
+			{do: func(as *testAS) { as.publish("rsa-2") }, kid: "rsa-1", edit: fresh, fetches: 1},
+			{do: later(time.Hour), kid: "rsa-1", edit: fresh, fetches: 2},
+			{kid: "rsa-1", edit: fresh, want: "unknown key", fetches: 2},
+		}},
 		{"max-age sets the TTL, clamped to 5 minutes", []step{
 			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=10" }) }, kid: "rsa-1", fetches: 1},
 			{do: later(minKeyTTL - time.Second), kid: "rsa-1", edit: fresh, fetches: 1},
@@ -182,7 +188,7 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 						first = tok
 					}
 					start := time.Now()
-					_, err := v.verify(t.Context(), tok)
+					_, err := v.verify(t.Context(), tok, "")
 					took := time.Since(start)
 					synctest.Wait()
 					got := ""
@@ -211,7 +217,7 @@ func TestKeyWaitEndsWithTheRequest(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second/2)
 		defer cancel()
 		start := time.Now()
-		_, err := v.verify(ctx, as.mint(t, "rsa-1", "alice", "", nil))
+		_, err := v.verify(ctx, as.mint(t, "rsa-1", "alice", "", nil), "")
 		if took := time.Since(start); err == nil || took != time.Second/2 {
 			t.Errorf("verify = %v after %v, want unavailable after 500ms", err, took)
 		}
@@ -227,6 +233,7 @@ func TestKeyTTL(t *testing.T) {
 	}{
 		{"", defaultKeyTTL},
 		{"public, max-age=3600", time.Hour},
+		{"max-age=86400", time.Hour},
 		{"max-age=60", minKeyTTL},
 		{"max-age=999999999999999", maxKeyTTL},
 		{"no-store", minKeyTTL},

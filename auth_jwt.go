@@ -110,10 +110,11 @@ type oauthVerifier struct {
 	cache     grantCache    // tokens verified already, by digest
 }
 
-// newOAuthVerifier builds the verifier of cfg for resource. It fetches
+// newOAuthVerifier builds the verifier of cfg for resource; one client
+// may hold introspectShare of the maxIntrospections in flight. It fetches
 // nothing: metadata and keys are fetched at the first token (lazily), so
 // an authorization server that is down does not stop the server starting.
-func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauthVerifier {
+func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string, introspectShare int64) *oauthVerifier {
 	now := cfg.now
 	if now == nil {
 		now = time.Now
@@ -122,7 +123,7 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauth
 	v := &oauthVerifier{issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
 	v.keys = newKeyCache(log, cfg, client, now, v.cache.flush)
 	if cfg.introspect != "" {
-		v.intro = newIntrospector(cfg, client)
+		v.intro = newIntrospector(cfg, client, introspectShare)
 	}
 	return v
 }
@@ -130,8 +131,9 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string) *oauth
 // verify returns the caller an access token names. A token verified
 // before and not yet expired is taken from the cache; otherwise a compact
 // JWS is verified locally and anything else asked about by introspection,
-// when an endpoint is configured.
-func (v *oauthVerifier) verify(ctx context.Context, tok string) (caller, *tokenError) {
+// when an endpoint is configured, as client's (the share key of the
+// address that presented it).
+func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller, *tokenError) {
 	if len(tok) > maxTokenBytes {
 		return caller{}, refuse("oversize token", strconv.Itoa(len(tok))+" bytes")
 	}
@@ -140,20 +142,22 @@ func (v *oauthVerifier) verify(ctx context.Context, tok string) (caller, *tokenE
 	if who, ok := v.cache.get(sum, now); ok {
 		return who, nil
 	}
+	gen := v.cache.generation()
 	var (
-		c     tokenClaims
-		err   *tokenError
-		until = now.Add(verifiedTokenTTL)
+		c            tokenClaims
+		err          *tokenError
+		until        = now.Add(verifiedTokenTTL)
+		introspected bool
 	)
 	switch {
 	case isCompactJWS(tok):
 		c, err = v.verifyJWT(ctx, tok, now)
 	case v.intro != nil:
-		c, err = v.intro.introspect(ctx, tok)
+		c, err = v.intro.introspect(ctx, tok, client)
 		if err == nil {
 			err = v.checkClaims(&c, now, false)
 		}
-		until = now.Add(introspectionTTL)
+		until, introspected = now.Add(introspectionTTL), true
 	default:
 		err = refuse("not a JWT", "opaque token and no -oauth-introspect")
 	}
@@ -166,7 +170,15 @@ func (v *oauthVerifier) verify(ctx context.Context, tok string) (caller, *tokenE
 		who.expires = time.Unix(int64(sec), int64(frac*1e9))
 		until = minTime(until, who.expires)
 	}
-	v.cache.put(sum, who, until, now)
+	if introspected {
+		// An introspected token is only known valid until its answer is
+		// asked again: exp is optional (RFC 7662 §2.2), and revocation is
+		// seen only by introspecting. Its long-lived streams end then, and
+		// the client opens them again with its token, introspected anew
+		// (review B, finding 5: without exp they never ended).
+		who.expires = until
+	}
+	v.cache.put(sum, who, until, now, gen)
 	return who, nil
 }
 
@@ -553,10 +565,13 @@ func minTime(a, b time.Time) time.Time {
 
 // grantCache remembers the callers of tokens verified already, keyed by
 // the token's SHA-256, each until min(its exp, a TTL): at most
-// maxVerifiedTokens of them. Flushed when the key set changes.
+// maxVerifiedTokens of them. Flushed when the key set changes; a
+// verification that began before a flush is not remembered after it
+// (gen), or a token checked against a key the flush was for would be.
 type grantCache struct {
-	mu sync.Mutex // guards m
-	m  map[[sha256.Size]byte]grantEntry
+	mu  sync.Mutex // guards m, gen
+	m   map[[sha256.Size]byte]grantEntry
+	gen uint64 // flushes so far
 }
 
 // grantEntry is one verified token's caller and how long it stands.
@@ -581,15 +596,28 @@ func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (caller, bool) {
 	return e.who, true
 }
 
-// put remembers who for the token with digest sum until until. A full
-// cache first drops what has expired, then arbitrary entries (map order):
-// a dropped token is only verified again.
-func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time) {
+// generation returns the cache's count of flushes, taken before a token
+// is verified and handed to put.
+func (g *grantCache) generation() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gen
+}
+
+// put remembers who for the token with digest sum until until, unless the
+// cache was flushed since gen (generation) was taken: the token was
+// verified against keys the flush forgot. A full cache first drops what
+// has expired, then arbitrary entries (map order): a dropped token is
+// only verified again.
+func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time, gen uint64) {
 	if !now.Before(until) {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if gen != g.gen {
+		return
+	}
 	if g.m == nil {
 		g.m = map[[sha256.Size]byte]grantEntry{}
 	}
@@ -615,6 +643,7 @@ func (g *grantCache) flush() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	clear(g.m)
+	g.gen++
 }
 
 // size returns the number of cached tokens.

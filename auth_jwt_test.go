@@ -32,7 +32,7 @@ var jwtTestNow = time.Unix(1_900_000_000, 0)
 func newTestVerifier(tb testing.TB, kids ...string) *oauthVerifier {
 	tb.Helper()
 	cfg := authConfig{issuer: jwtTestIssuer, audiences: []string{"api://baremcp"}, now: func() time.Time { return jwtTestNow }}
-	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource)
+	v := newOAuthVerifier(slog.New(slog.NewTextHandler(io.Discard, nil)), &cfg, testResource, maxIntrospections)
 	tb.Cleanup(v.keys.close)
 	keys := testKeys()
 	for _, kid := range kids {
@@ -320,7 +320,7 @@ func TestVerifiedTokenCache(t *testing.T) {
 	v := newTestVerifier(t, "rsa-1")
 	v.now = func() time.Time { return *clock }
 	tok := jwtTestToken(t, "rsa-1", func(h, c map[string]any) { c["exp"] = jwtTestNow.Unix() + 60 })
-	who, err := v.verify(t.Context(), tok)
+	who, err := v.verify(t.Context(), tok, "")
 	if err != nil || who.principal != jwtTestIssuer+"#alice" || !who.scoped || !slices.Equal(who.scopes, []string{"mcp:tools"}) {
 		t.Fatalf("verify = %+v, %v", who, err)
 	}
@@ -330,16 +330,24 @@ func TestVerifiedTokenCache(t *testing.T) {
 	// A hit is not verified again: with no keys left, only the cache can
 	// answer.
 	v.keys.keys = nil
-	if _, err := v.verify(t.Context(), tok); err != nil {
+	if _, err := v.verify(t.Context(), tok, ""); err != nil {
 		t.Fatalf("cached token refused: %v", err)
 	}
 	*clock = jwtTestNow.Add(60 * time.Second)
-	if _, err := v.verify(t.Context(), tok); err == nil {
+	if _, err := v.verify(t.Context(), tok, ""); err == nil {
 		t.Fatal("the cache answered past the token's exp")
 	}
+	// A token verified while the key set changed (a flush between the
+	// check and put) is not remembered: the key may be gone (review B,
+	// finding 4).
+	gen := v.cache.generation()
 	v.cache.flush()
+	v.cache.put(tokenDigest("checked before the flush"), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, gen)
+	if n := v.cache.size(); n != 0 {
+		t.Errorf("a token verified before a flush was remembered after it: %d cached", n)
+	}
 	for i := range maxVerifiedTokens + 10 {
-		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow)
+		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, v.cache.generation())
 	}
 	if n := v.cache.size(); n > maxVerifiedTokens {
 		t.Errorf("cache holds %d tokens, bound %d", n, maxVerifiedTokens)
@@ -409,12 +417,12 @@ func BenchmarkVerifyToken(b *testing.B) {
 		})
 	}
 	tok := jwtTestToken(b, "rsa-1", nil)
-	if _, err := v.verify(b.Context(), tok); err != nil {
+	if _, err := v.verify(b.Context(), tok, ""); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := v.verify(b.Context(), tok); err != nil {
+			if _, err := v.verify(b.Context(), tok, ""); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -4,9 +4,10 @@
 // They are accepted only inside a session that negotiated 2025-03-26 (on
 // stdio after that initialize; over HTTP with that session's id); an
 // array anywhere else is -32600, as before. The transports (stdio.go,
-// classic_http.go, classic_sse.go) read a batch with readBatch, hand its
-// responses and notifications over and register its requests with
-// takeBatch, and serve the requests with answerBatch.
+// classic_http.go, classic_sse.go) read a batch with readBatch (over HTTP
+// readSessionBatch), hand its responses and notifications over and
+// register its requests with takeBatch (sessionBatch.take, once the
+// batch is admitted), and serve the requests with answerBatch.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization
@@ -196,12 +197,7 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 				continue
 			}
 			requests++
-		case it.kind == batchResponse:
-			if !sess.deliver(&it.msg) {
-				s.log.Info("ignoring a response to no pending request", "transport", transport, "id", string(it.msg.id))
-			}
-		case it.kind == batchNotification && it.msg.method == "notifications/cancelled":
-			h.cancel(it.msg.params)
+		case (it.kind == batchResponse || it.kind == batchNotification) && s.takeControl(&it.msg, sess, h.cancel, transport):
 		case it.kind == batchNotification:
 			s.dispatch(ctx, &it.msg, exchange{session: sess})
 		}
@@ -214,16 +210,21 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 // each tracked in the session until end (so notifications/cancelled
 // reaches it, and its id counts as in flight).
 type sessionBatch struct {
-	s        *server
-	sess     *session
-	items    []batchItem
-	ctxs     []context.Context // of the request entries
-	ends     []func()          // stop tracking and cancel, per request entry
-	requests int               // request entries to serve
+	s         *server
+	sess      *session
+	parent    context.Context // the requests' parent
+	transport string          // names the transport in logs
+	items     []batchItem
+	ctxs      []context.Context // of the request entries
+	ends      []func()          // stop tracking and cancel, per request entry
+	requests  int               // request entries to serve
 }
 
-// readSessionBatch reads body, a batch POSTed in sess, and takes its
-// notifications and responses (takeBatch); its requests run under
+// readSessionBatch reads body, a batch POSTed in sess, and judges its
+// entries; nothing of it takes effect until take, which the transport
+// calls once it has admitted the batch (a request slot, or a control
+// slot when requests is 0): a batch refused 503 has done nothing, and the
+// client may send it again (review A, finding 8). Its requests run under
 // parent. The error is the answer to a batch refused whole: outside a
 // session of versionBatches, empty, oversize or not JSON. The caller
 // calls end.
@@ -235,25 +236,33 @@ func (s *server) readSessionBatch(parent context.Context, sess *session, body []
 	if rerr != nil {
 		return nil, rerr
 	}
-	b := &sessionBatch{s: s, sess: sess, items: items, ctxs: make([]context.Context, len(items)), ends: make([]func(), len(items))}
-	b.requests = s.takeBatch(parent, items, sess, batchHooks{
-		cancel: func(params []byte) {
-			if key, ok := cancelledRequest(params); ok {
-				sess.cancelRequest(key)
-			}
-		},
+	b := &sessionBatch{s: s, sess: sess, parent: parent, transport: transport, items: items,
+		ctxs: make([]context.Context, len(items)), ends: make([]func(), len(items))}
+	for _, it := range items {
+		if it.kind == batchRequest {
+			b.requests++
+		}
+	}
+	return b, nil
+}
+
+// take hands the batch's responses and notifications over and tracks its
+// requests (takeBatch); a request whose id is already in flight is
+// answered with an error instead, and requests counts what is left.
+func (b *sessionBatch) take() {
+	b.requests = b.s.takeBatch(b.parent, b.items, b.sess, batchHooks{
+		cancel: b.sess.cancelNamed,
 		begin: func(i int) *rpcError {
-			ctx, cancel := context.WithCancelCause(parent)
-			untrack, ok := sess.track(items[i].msg.id, cancel)
+			ctx, cancel := context.WithCancelCause(b.parent)
+			untrack, ok := b.sess.track(b.items[i].msg.id, cancel)
 			if !ok {
 				cancel(nil)
-				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", items[i].msg.id)
+				return newError(codeInvalidRequest, "invalid request: id %s is already in flight", b.items[i].msg.id)
 			}
 			b.ctxs[i], b.ends[i] = ctx, func() { untrack(); cancel(nil) }
 			return nil
 		},
-	}, transport)
-	return b, nil
+	}, b.transport)
 }
 
 // answer serves the batch's requests in turn with ex (its send, caller
@@ -335,7 +344,7 @@ func batchOutsideSession(data []byte) *rpcError {
 // cancellations (stdio reads those even while every slot is taken).
 func controlBatch(items []batchItem) bool {
 	for _, it := range items {
-		if it.kind != batchResponse && (it.kind != batchNotification || it.msg.method != "notifications/cancelled") {
+		if it.kind != batchResponse && (it.kind != batchNotification || it.msg.method != methodCancelled) {
 			return false
 		}
 	}

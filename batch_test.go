@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pingBatch is a batch of n pings with ids 1..n.
@@ -222,6 +223,57 @@ func TestBatchAttackBounds(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestBatchRefusedTakesNothing: over HTTP a batch refused 503 (no slot
+// for it) has done nothing: its notifications/cancelled did not cancel
+// the request it names, which is answered once released, on both HTTP
+// transports (review A, finding 8: the batch's entries took effect, then
+// the 503 told the client to send them again).
+func TestBatchRefusedTakesNothing(t *testing.T) {
+	const gateCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"gate"}}`
+	const batch = `[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}},{"jsonrpc":"2.0","id":8,"method":"ping"}]`
+	for _, tt := range []struct {
+		name string
+		// start opens a 2025-03-26 session, starts gateCall in it and
+		// returns how to POST a body in it (its status) and its answer
+		// to gateCall once released.
+		start func(t *testing.T, ts *testHTTP) (post func(body string) int, answer func() string)
+	}{
+		{"streamable HTTP", func(t *testing.T, ts *testHTTP) (func(string) int, func() string) {
+			c := newTestClassicClient(t, ts)
+			c.initialize(classicInitialize(1, version20250326))
+			done := make(chan []string, 1)
+			go func() {
+				_, _, out := c.post(gateCall)
+				done <- out
+			}()
+			return func(body string) int { status, _, _ := c.post(body); return status },
+				func() string { return strings.Join(mustReceive(t, done), "\n") }
+		}},
+		{"2024-11-05 transport", func(t *testing.T, ts *testHTTP) (func(string) int, func() string) {
+			c := newTestClassicSSEClient(t, ts)
+			c.post("", classicInitialize(1, version20250326))
+			c.next()
+			c.post("", gateCall)
+			return func(body string) int { return c.post("", body) }, c.next
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGates()
+			ts := newTestHTTP(t, newTestServer(t, withGates(g), withFlags("-max-requests", "1")), nil)
+			ts.tr.queueWait = 10 * time.Millisecond
+			post, answer := tt.start(t, ts)
+			mustReceive(t, g.started)
+			if status := post(batch); status != http.StatusServiceUnavailable {
+				t.Errorf("a batch with every request slot taken: status %d, want 503", status)
+			}
+			close(g.release)
+			if got := answer(); !strings.Contains(got, `"id":7,"result"`) {
+				t.Errorf("the request the refused batch names: %q, want its result (cancelled by a batch answered 503)", got)
+			}
+		})
+	}
 }
 
 // TestBatchRateLimited checks that a batch does not get around the

@@ -122,7 +122,12 @@ func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecisi
 	} else {
 		named := len(h.Values(headerSessionID)) > 0
 		v := strings.Trim(h.Get(headerProtocolVersion), " \t")
-		if req.method != methodInitialize && !named && !isClassicVersion(v) && (v != "" || req.meta.modern) {
+		// Without a session, modern _meta makes the request modern, even
+		// under a classic MCP-Protocol-Version header: the mirrored-header
+		// check then names the mismatch (-32020), where the classic path
+		// asked for a session, or for the _meta it carried (review A,
+		// finding 12).
+		if req.method != methodInitialize && !named && (req.meta.modern || (v != "" && !isClassicVersion(v))) {
 			return modern
 		}
 		negotiated = named
@@ -270,8 +275,7 @@ type initializeResult struct {
 // handleInitialized records notifications/initialized; from now on the
 // session is told of list changes (classic_subscriptions.go).
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
-	req.session.markInitialized()
-	if req.session.isInitialized() {
+	if req.session.markInitialized() {
 		s.watchSession(req.session)
 	}
 	return result{}, nil

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -118,7 +119,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		// Whatever is still pending was never answered: forget it, and
 		// tell the client to stop working on it.
 		for _, id := range sess.forget(ids) {
-			sess.push(encodeNotification("notifications/cancelled", cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
+			sess.push(encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
 	}()
 	for i, q := range qs {
@@ -163,6 +164,27 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	return got, nil
 }
 
+// takeControl takes msg if it is what frees a waiting request: a response
+// goes to the bridge of sess waiting for it (one that no request waits
+// for is logged and dropped), a notifications/cancelled to cancel with
+// its params. It reports whether msg was one of them; any other message
+// is the caller's to serve. transport names the transport in the log.
+// Every transport, and their batches, take these messages here (review
+// A, finding 11: it was written five times, and the copies drifted).
+func (s *server) takeControl(msg *message, sess *session, cancel func(params []byte), transport string) bool {
+	switch {
+	case msg.isResponse():
+		if !sess.deliver(msg) {
+			s.log.Info("ignoring a response to no pending request", "transport", transport, "id", string(msg.id))
+		}
+		return true
+	case msg.isNotification() && msg.method == methodCancelled:
+		cancel(msg.params)
+		return true
+	}
+	return false
+}
+
 // maxClientErrorText bounds how much of the client's error message is
 // quoted back in the request's own error.
 const maxClientErrorText = 200
@@ -170,19 +192,29 @@ const maxClientErrorText = 200
 // clientRefused is the error of a request whose server-to-client request
 // the client answered with a JSON-RPC error (for example a user who
 // rejected a sampling request). The client's code and message are
-// quoted: they are the client's own words, going back to it.
+// quoted: they are the client's own words, going back to it. raw is the
+// error member of a message parseMessage accepted, read as every peer
+// object is (objectMembers: the exact member names); a code that is not
+// an int reads as 0.
 func clientRefused(method, asked string, raw []byte) *rpcError {
-	var e struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+	code, message := 0, ""
+	members, _ := objectMembers(raw)
+	for _, m := range members {
+		switch m.name {
+		case "code":
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(m.value))); err == nil {
+				code = n
+			}
+		case "message":
+			message, _ = jsonString(m.value)
+		}
 	}
-	_ = json.Unmarshal(raw, &e)
-	if len(e.Message) > maxClientErrorText {
-		e.Message = e.Message[:maxClientErrorText]
+	if len(message) > maxClientErrorText {
+		message = strings.ToValidUTF8(message[:maxClientErrorText], "")
 	}
 	return &rpcError{
 		Code:    codeInternalError,
-		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, e.Code, e.Message),
+		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, code, message),
 	}
 }
 

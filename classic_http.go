@@ -15,7 +15,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -62,10 +61,10 @@ type sessionStore struct {
 	closed  bool
 }
 
-// sessionEntry is one session and its use, for idle expiry.
+// sessionEntry is one session and its use, for idle expiry. Its share is
+// the session's (session.share: the client that opened it).
 type sessionEntry struct {
 	sess     *session
-	share    string // the share of the client that opened it
 	lastUsed time.Time
 	requests int // requests running in the session
 }
@@ -87,8 +86,8 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 // endLocked removes e and ends its session.
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
-	if st.byShare[e.share]--; st.byShare[e.share] <= 0 {
-		delete(st.byShare, e.share)
+	if st.byShare[e.sess.share]--; st.byShare[e.sess.share] <= 0 {
+		delete(st.byShare, e.sess.share)
 	}
 	e.sess.end()
 }
@@ -107,7 +106,7 @@ func (st *sessionStore) sweepLocked(now time.Time) {
 func (st *sessionStore) victimLocked(share string) string {
 	victim, oldest := "", time.Time{}
 	for id, e := range st.byID {
-		if e.requests == 0 && (share == "" || e.share == share) && (victim == "" || e.lastUsed.Before(oldest)) {
+		if e.requests == 0 && (share == "" || e.sess.share == share) && (victim == "" || e.lastUsed.Before(oldest)) {
 			victim, oldest = id, e.lastUsed
 		}
 	}
@@ -147,16 +146,16 @@ func (st *sessionStore) evictLocked(share string, evict bool) bool {
 	return true
 }
 
-// add stores sess, opened by a client of share, under its id, making room
-// as roomLocked does. It reports false when there is none.
-func (st *sessionStore) add(sess *session, share string) bool {
+// add stores sess, opened by the client of sess.share, under its id,
+// making room as roomLocked does. It reports false when there is none.
+func (st *sessionStore) add(sess *session) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.roomLocked(share, true) {
+	if !st.roomLocked(sess.share, true) {
 		return false
 	}
-	st.byID[sess.id] = &sessionEntry{sess: sess, share: share, lastUsed: st.now()}
-	st.byShare[share]++
+	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: st.now()}
+	st.byShare[sess.share]++
 	return true
 }
 
@@ -249,6 +248,12 @@ func (st *sessionStore) closeAll() {
 	for id, e := range st.byID {
 		st.endLocked(id, e)
 	}
+}
+
+// sessionsBusy is the 503 of a new session the store has no room for:
+// -31503, as every overload answer (docs/GAPS.md).
+func sessionsBusy() *rpcError {
+	return newError(codeServerBusy, "server busy: too many sessions open, retry later")
 }
 
 // classicSessionRequired is the 400 for a classic message without a session.
@@ -353,23 +358,9 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	}
 	defer t.sessions.release(sess)
 	if msg.isResponse() || msg.isNotification() {
-		if !t.admit(w, r, t.control, who, release, msg.id) {
-			return
+		if t.takeInSession(w, r, msg, req, who, sess, release, "http") {
+			w.WriteHeader(http.StatusAccepted)
 		}
-		defer t.control.give(who.share, 1)
-		switch {
-		case msg.isResponse():
-			if !sess.deliver(msg) {
-				t.s.log.Info("ignoring a response to no pending request", "transport", "http", "id", string(msg.id))
-			}
-		case msg.method == "notifications/cancelled":
-			if key, ok := cancelledRequest(msg.params); ok {
-				sess.cancelRequest(key)
-			}
-		default:
-			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
-		}
-		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -385,19 +376,24 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	// The request timeout (-request-timeout) is applied by serve.
-	call := t.newCall(w, rc, r)
-	defer call.release()
-	// check runs only if the request turns out modern (modern _meta
-	// inside a session); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
-	if errors.Is(context.Cause(ctx), errRequestCancelled) {
-		// The client cancelled it: no response is sent.
-		// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
-		call.abandon()
-		return
+	t.respond(ctx, w, rc, r, req, who, sess)
+}
+
+// takeInSession takes a response or a notification POSTed in sess under a
+// control slot, not a request slot (issue 19, finding 10: they may be
+// what a request holding a slot waits for): an answer or a cancellation
+// frees what a request holds (takeControl), another notification is
+// served. false means the slot was refused and 503 answered; the caller
+// answers 202 otherwise. transport names the transport in logs.
+func (t *httpTransport) takeInSession(w http.ResponseWriter, r *http.Request, msg *message, req *request, who caller, sess *session, release func(), transport string) bool {
+	if !t.admit(w, r, t.control, who, release, msg.id) {
+		return false
 	}
-	call.finish(reply, req.era.replyCode(code))
+	defer t.control.give(who.share, 1)
+	if !t.s.takeControl(msg, sess, sess.cancelNamed, transport) {
+		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
+	}
+	return true
 }
 
 // postBatch serves a POST whose body is a JSON-RPC batch and that names a
@@ -437,6 +433,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer lim.give(who.share, 1)
+	b.take()
 	call := t.newCall(w, rc, r)
 	defer call.release()
 	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
@@ -466,7 +463,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	}
 	if t.sessions.full(who.share) {
 		release()
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+		writeBusy(w, sessionsBusy(), msg.id)
 		return
 	}
 	if !t.admit(w, r, t.slots, who, release, msg.id) {
@@ -480,9 +477,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	defer call.release()
 	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
-		if !t.sessions.add(sess, who.share) {
+		if !t.sessions.add(sess) {
 			sess.end()
-			writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"), msg.id)
+			writeBusy(w, sessionsBusy(), msg.id)
 			return
 		}
 		w.Header().Set(headerSessionID, sess.id)

@@ -375,8 +375,9 @@ func TestClassicHTTPShutdownEndsStreams(t *testing.T) {
 		t.Error("stream carried an event, want its end")
 	}
 	c.sid = ""
-	if status, _, _ := c.post(bridgeInit(version20251125, `{}`)); status != 503 {
-		t.Errorf("initialize after shutdown: status %d, want 503", status)
+	status, h, out := c.post(bridgeInit(version20251125, `{}`))
+	if status != 503 || h.Get("Retry-After") == "" || len(out) != 1 || !strings.Contains(out[0], fmt.Sprintf(`"code":%d`, codeServerBusy)) {
+		t.Errorf("initialize after shutdown: status %d, Retry-After %q, %v; want 503 -31503 as every overload answer", status, h.Get("Retry-After"), out)
 	}
 }
 
@@ -537,9 +538,9 @@ func TestSessionStoreEviction(t *testing.T) {
 	open := func(id, share string) *session {
 		t.Helper()
 		sess := newSession()
-		sess.id = id
+		sess.id, sess.share = id, share
 		clock.advance(time.Second)
-		if !st.add(sess, share) {
+		if !st.add(sess) {
 			t.Fatalf("add(%s of %s) = false", id, share)
 		}
 		return sess
@@ -569,13 +570,15 @@ func TestSessionStoreEviction(t *testing.T) {
 	}
 	st.acquire("b1", "")
 	st.acquire("c1", "")
-	if sess := newSession(); st.add(sess, "d") {
+	d0 := newSession()
+	d0.id, d0.share = "d0", "d"
+	if st.add(d0) {
 		t.Errorf("add with every session busy = true, want false")
 	}
 	st.release(a1)
 	d1 := newSession()
-	d1.id = "d1"
-	if !st.add(d1, "d") || !ended(a1) || ended(c1) {
+	d1.id, d1.share = "d1", "d"
+	if !st.add(d1) || !ended(a1) || ended(c1) {
 		t.Errorf("after a1's request ended: add failed, or did not end a1 alone")
 	}
 }

@@ -99,17 +99,20 @@ func newSession() *session {
 // push sends msg to the client outside any request: on stdio it is a
 // line on stdout, on HTTP an event on the session's GET stream (queued
 // until one is open). It reports false when the message was dropped
-// because the queue is full. It never blocks.
+// because the queue is full (HTTP) or the session has ended. On HTTP it
+// never blocks; on stdio it is the connection's write (sink), which waits
+// for room while stdout stalls, so a publisher of the session's
+// notifications shares that backpressure (subscriptions.go).
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 func (c *session) push(msg []byte) bool {
-	if c.sink != nil {
-		c.sink(msg)
-		return true
-	}
 	select {
 	case <-c.done:
 		return false
 	default:
+	}
+	if c.sink != nil {
+		c.sink(msg)
+		return true
 	}
 	select {
 	case c.queue <- msg:
@@ -168,6 +171,15 @@ func (c *session) cancelRequest(key string) bool {
 		cancel(errRequestCancelled)
 	}
 	return cancel != nil
+}
+
+// cancelNamed handles a notifications/cancelled (its params) in an HTTP
+// session: the request it names is cancelled. Unknown ids and malformed
+// notifications are ignored, as the spec asks.
+func (c *session) cancelNamed(params []byte) {
+	if key, ok := cancelledRequest(params); ok {
+		c.cancelRequest(key)
+	}
 }
 
 // The causes a classic HTTP request's context may be cancelled with.
@@ -276,20 +288,15 @@ func (c *session) logLevel() (logLevel, bool) {
 // markInitialized records notifications/initialized. Requests are served
 // from the initialize response on (a client SHOULD NOT send any before
 // it, but may race its notification); the flag is what server-to-client
-// requests wait for.
+// requests wait for. It reports whether the session is initialized now
+// (false before initialize negotiated).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
-func (c *session) markInitialized() {
+func (c *session) markInitialized() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != "" {
 		c.initialized = true
 	}
-}
-
-// isInitialized reports whether notifications/initialized arrived.
-func (c *session) isInitialized() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	return c.initialized
 }
 

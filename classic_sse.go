@@ -15,12 +15,13 @@
 // its id is not an Mcp-Session-Id, and the other transport's ids are not
 // valid here. Every request meets the endpoint's checks (guard: Host,
 // Origin, CORS, authentication), the body cap and a request slot; a
-// request POSTed here holds its slot until it is answered on the stream.
-// The session lives as long as its stream: when the client closes it,
-// or the session ends (shutdown, -session-idle without a request, or to
-// make room in a full store: the stream does not keep it alive), the
-// requests it started are cancelled and awaited. -modern-only turns the transport off (its paths are not
-// served).
+// request POSTed here holds its slot until it is answered on the stream,
+// and while it runs its session is not idle. The session lives as long
+// as its stream: when the client closes it, or the session ends
+// (shutdown, -session-idle without a request, or to make room in a full
+// store: the stream does not keep it alive), the requests it started are
+// cancelled and awaited. -modern-only turns the transport off (its paths
+// are not served).
 //
 // Spec: https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#backwards-compatibility.
@@ -131,9 +132,9 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	// GET stream does not (sessionStore): a session unused for
 	// -session-idle, or the least recently used when the store is full,
 	// ends, and its stream with it.
-	if !t.sessions.add(sess, who.share) {
+	if !t.sessions.add(sess) {
 		sess.end()
-		writeHTTPError(w, http.StatusServiceUnavailable, newError(codeInvalidRequest, "server busy: too many sessions open; try again later"))
+		writeBusy(w, sessionsBusy(), nil)
 		return
 	}
 	defer func() {
@@ -152,7 +153,10 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 // for is answered on the stream. initialize is served before the 202, so
 // that the client's next POST finds the session negotiated; a request
 // runs on its own goroutine, owned by the stream, holding the POST's
-// request slot until its answer is on its way.
+// request slot, and its session's mark of a request running, until its
+// answer is on its way: a session whose request runs on is never idle,
+// so neither -session-idle nor a full store ends it (review A, finding
+// 3: the 202 made it idle, and a newcomer's session evicted it).
 func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
@@ -168,18 +172,24 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
 		return
 	}
-	defer t.sessions.release(sess)
 	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
+		t.sessions.release(sess)
 		writeHTTPError(w, http.StatusBadRequest, rerr)
 		return
 	}
 	rc := http.NewResponseController(w)
-	body, release, ok := t.receive(w, r, rc, who)
+	body, releaseBody, ok := t.receive(w, r, rc, who)
 	if !ok {
+		t.sessions.release(sess)
 		return
 	}
-	// The body (and the slot) are given back once the message has been
-	// served: here, or by the goroutine a request is handed to.
+	// The body and the session's mark (and the slot, given back beside
+	// it) are released once the message has been served: here, or by the
+	// goroutine a request is handed to.
+	release := sync.OnceFunc(func() {
+		releaseBody()
+		t.sessions.release(sess)
+	})
 	handed := false
 	defer func() {
 		if !handed {
@@ -191,31 +201,15 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
 		return
 	}
-	msg, rerr := parseMessage(body)
-	if rerr != nil {
-		release()
-		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+	msg, ok := parseBody(w, body, release)
+	if !ok {
 		return
 	}
 	req := t.s.newRequest(&msg, sess, nil)
 	switch {
 	case msg.isResponse() || msg.isNotification():
-		// Answers and notifications take no request slot (finding 10).
-		if !t.admit(w, r, t.control, who, release, msg.id) {
+		if !t.takeInSession(w, r, &msg, req, who, sess, release, "http+sse") {
 			return
-		}
-		defer t.control.give(who.share, 1)
-		switch {
-		case msg.isResponse():
-			if !sess.deliver(&msg) {
-				t.s.log.Info("ignoring a response to no pending request", "transport", "http+sse", "id", string(msg.id))
-			}
-		case msg.method == "notifications/cancelled":
-			if key, ok := cancelledRequest(msg.params); ok {
-				sess.cancelRequest(key)
-			}
-		default:
-			t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
 		}
 	case msg.method == methodInitialize:
 		// The ordered handshake: negotiated before the 202.
@@ -283,6 +277,7 @@ func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Reque
 		b.end()
 		return false
 	}
+	b.take()
 	serve := func() {
 		defer release()
 		defer lim.give(who.share, 1)

@@ -29,12 +29,7 @@ type classicSSEClient struct {
 func newTestClassicSSEClient(tb testing.TB, ts *testHTTP) *classicSSEClient {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+classicSSEPath, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
+	resp, err := ts.Client().Do(newTestHTTPGet(tb, ctx, ts, "", classicSSEPath, []string{"Accept: text/event-stream"}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -89,10 +84,7 @@ func (c *classicSSEClient) post(path, body string, headers ...string) int {
 		c.tb.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	for _, h := range headers {
-		name, value, _ := strings.Cut(h, ":")
-		req.Header.Set(name, strings.TrimSpace(value))
-	}
+	applyEdits(req, headers)
 	return mustDo(c.tb, c.ts.Client(), req).status
 }
 
@@ -247,14 +239,7 @@ func TestClassicSSERules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range tt.headers {
-				name, value, _ := strings.Cut(h, ":")
-				if name == "Host" {
-					req.Host = strings.TrimSpace(value)
-					continue
-				}
-				req.Header.Set(name, strings.TrimSpace(value))
-			}
+			applyEdits(req, tt.headers)
 			resp, err := ts.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -302,6 +287,50 @@ func TestClassicSSEStreamEnd(t *testing.T) {
 		}
 		mustWaitUntil(t, "the request gives its slot back", func() bool { _, all := ts.tr.slots.held(""); return all == 0 })
 	})
+}
+
+// TestClassicSSEBusySessionKept: a session of this transport whose
+// request is still running (its POST long answered 202) is not idle, as
+// a Streamable HTTP session in the same state is not: a newcomer's
+// stream finds no session to take the place of in a full store, and
+// -session-idle does not end it (review A, finding 3: it was evicted or
+// expired, and its request cancelled).
+func TestClassicSSEBusySessionKept(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		cfg     httpConfig
+		advance time.Duration // the clock moves on while the request runs
+		status  int           // the newcomer's GET /sse
+	}{
+		{"a full store has no idle session to end", httpConfig{maxSessions: 1}, 0, http.StatusServiceUnavailable},
+		{"a running request outlasts -session-idle", httpConfig{maxSessions: 2, sessionIdle: time.Minute}, 2 * time.Minute, http.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGates()
+			clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			cfg := tt.cfg
+			cfg.now = clock.Now
+			ts := newTestHTTP(t, newTestServer(t, withGates(g)), &cfg)
+			c := newTestClassicSSEClient(t, ts)
+			c.post("", classicInitialize(1, version20241105))
+			c.next()
+			c.post("", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gate","arguments":{}}}`)
+			mustReceive(t, g.started)
+			clock.advance(tt.advance)
+			resp, err := ts.Client().Do(newTestHTTPGet(t, t.Context(), ts, "", classicSSEPath, []string{"Accept: text/event-stream"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close() // a stream that opened ends here
+			if resp.StatusCode != tt.status {
+				t.Errorf("the newcomer's GET %s: status %d, want %d", classicSSEPath, resp.StatusCode, tt.status)
+			}
+			close(g.release)
+			if ev := c.next(); !strings.Contains(ev, `"id":2,"result"`) {
+				t.Errorf("the running request's answer: %q, want its result (the session was ended)", ev)
+			}
+		})
+	}
 }
 
 // TestClassicSSEBatch checks that a 2025-03-26 session on the 2024-11-05

@@ -58,7 +58,7 @@ func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (re
 	if rerr != nil {
 		return result{}, rerr
 	}
-	if !s.registry().knows(uri) {
+	if !s.snapshot(req).knows(uri) {
 		return result{}, s.resourceNotFound(req, uri)
 	}
 	w := s.watchSession(req.session)

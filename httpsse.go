@@ -186,10 +186,8 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		t.postBatch(w, r, rc, body, who, release)
 		return
 	}
-	msg, rerr := parseMessage(body)
-	if rerr != nil {
-		release()
-		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+	msg, ok := parseBody(w, body, release)
+	if !ok {
 		return
 	}
 	// The era is decided here, once (decideEra): initialize and the
@@ -221,14 +219,32 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	// The request timeout (-request-timeout) is applied by serve, which
-	// exempts subscriptions/listen.
+	t.respond(r.Context(), w, rc, r, req, who, nil)
+}
+
+// respond serves req, a request of r holding a request slot, under ctx
+// (in sess, nil for none) and writes its answer: one JSON body, or the
+// SSE stream its notifications opened, with keep-alive comments on a
+// subscriptions/listen stream; nothing but the end of the stream for a
+// request the client cancelled (notifications/cancelled in a classic
+// session). The request timeout (-request-timeout) is applied by serve,
+// which exempts subscriptions/listen. Modern requests and those of a
+// classic session end here alike (review A, finding 5: a listen in a
+// session, served by a near-copy, got no keep-alives).
+// [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
+func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
 	call := t.newCall(w, rc, r)
 	defer call.release()
-	if msg.method == methodSubscriptionsListen {
+	if req.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
-	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	// check runs only for a modern request (modern _meta inside a
+	// session too); classic requests never meet the modern headers.
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	if errors.Is(context.Cause(ctx), errRequestCancelled) {
+		call.abandon()
+		return
+	}
 	call.finish(reply, req.era.replyCode(code))
 }
 
@@ -273,7 +289,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, grow)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, t.cfg.maxBody, grow)
 	if err != nil {
 		release()
 		var tooLarge *http.MaxBytesError
@@ -301,6 +317,19 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	return body, release, true
 }
 
+// parseBody parses body as one message; when it is none it gives the body
+// back (release) and answers the error (-32700, -32600), with the id when
+// one could be read.
+func parseBody(w http.ResponseWriter, body []byte, release func()) (message, bool) {
+	msg, rerr := parseMessage(body)
+	if rerr != nil {
+		release()
+		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
+		return msg, false
+	}
+	return msg, true
+}
+
 // bodyBusy is the -31503 for a body the budget has no room for, saying
 // whether the server's budget or who's share of it is full.
 func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
@@ -320,9 +349,13 @@ func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *share
 	}
 	release()
 	t.s.metrics.busyRefused()
-	e := newError(codeServerBusy, "server busy: %d requests in flight, retry later", lim.total)
+	what := "requests"
+	if lim == t.control {
+		what = "responses and notifications"
+	}
+	e := newError(codeServerBusy, "server busy: %d %s in flight, retry later", lim.total, what)
 	if lim.shareFull(who.share, 1) {
-		e = newError(codeServerBusy, "server busy: this client has %d requests in flight, its share of %d, retry later", lim.per, lim.total)
+		e = newError(codeServerBusy, "server busy: this client has %d %s in flight, its share of %d, retry later", lim.per, what, lim.total)
 	}
 	writeBusy(w, e, id)
 	return false
@@ -353,15 +386,26 @@ func isJSONContentType(v string) bool {
 var errBodyBudget = errors.New("request body budget exhausted")
 
 // readBody reads a request body whose Content-Length is size (-1 when
-// unknown), calling grow with the size the buffer is about to grow to
-// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll starts at 512 bytes and grows by a quarter at a
-// time, which copied a 1 MiB body about five times over; here the buffer
-// doubles, and stops at size+1 (room for the Read that reports EOF), so a
-// truthful 1 MiB body is copied at most twice more. The length is the
-// peer's word, so it never sizes an allocation alone: the buffer starts at
-// readBodyFirst and is at most twice what has actually arrived.
-func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error) {
-	b := make([]byte, 0, min(max(size, 0), readBodyFirst)+1)
+// unknown) and that may not pass limit bytes (0: no limit; the reader
+// enforces it), calling grow with the size the buffer is about to grow to
+// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll
+// starts at 512 bytes and grows by a quarter at a time, which copied a 1
+// MiB body about five times over; here the buffer doubles, and stops at
+// size+1, or limit+1 when the size is unknown (room for the Read that
+// reports EOF), so a truthful 1 MiB body is copied at most twice more,
+// and an unannounced body of -max-body takes no more than that from the
+// budget (review A, finding 7: it took twice, and started at one byte).
+// The length is the peer's word, so it never sizes an allocation alone:
+// the buffer starts at readBodyFirst (or the smaller announced size) and
+// is at most twice what has actually arrived.
+func readBody(r io.Reader, size, limit int64, grow func(size int) bool) ([]byte, error) {
+	first, end := int64(readBodyFirst), size
+	if size >= 0 {
+		first = min(size, readBodyFirst)
+	} else if limit > 0 {
+		first, end = min(first, limit), limit
+	}
+	b := make([]byte, 0, first+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -373,8 +417,8 @@ func readBody(r io.Reader, size int64, grow func(size int) bool) ([]byte, error)
 		}
 		if len(b) == cap(b) {
 			more := len(b) // double
-			if rest := size + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
-				more = int(rest) // the announced end
+			if rest := end + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
+				more = int(rest) // the announced end, or the limit
 			}
 			if grow != nil && !grow(len(b)+more) {
 				return b, errBodyBudget
@@ -560,7 +604,7 @@ func (c *httpCall) finish(reply []byte, code int) {
 		return
 	}
 	switch {
-	case code == codeRateLimited:
+	case code == codeRateLimited || code == codeServerBusy:
 		c.w.Header().Set("Retry-After", retryAfter(reply))
 	case code == codeInsufficientScope && c.challenge != nil:
 		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
@@ -578,7 +622,8 @@ func (c *httpCall) endLocked() bool {
 }
 
 // retryAfter returns the Retry-After seconds (at least 1) for a
-// rate-limited reply, from its error.data.retryAfterMs.
+// rate-limited or busy reply, from its error.data.retryAfterMs (1 without
+// one).
 func retryAfter(reply []byte) string {
 	v := replyErrorData(reply, "retryAfterMs")
 	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)

@@ -1,7 +1,9 @@
 //go:build !loadtest
 
 // The load-test build's debug routes are absent here: every build but
-// -tags loadtest (httpsse_debug.go) serves /mcp and nothing else.
+// -tags loadtest (httpsse_debug.go) serves the transport's own routes
+// (routes, httpsse.go: /mcp, the health probes, the metadata document,
+// the 2024-11-05 transport's) and nothing else.
 //
 // Spec: none (a test hook of the Streamable HTTP transport).
 

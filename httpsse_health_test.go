@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -43,19 +42,7 @@ func TestHealthProbes(t *testing.T) {
 		{"subpath", "GET", healthPath + "/x", nil, 404, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := http.NewRequestWithContext(t.Context(), tt.method, ts.URL+tt.path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range tt.edits {
-				name, value, _ := strings.Cut(e, ": ")
-				if name == "Host" {
-					r.Host = value
-				} else {
-					r.Header.Set(name, value)
-				}
-			}
-			got := mustDo(t, ts.Client(), r)
+			got := mustDo(t, ts.Client(), newTestHTTPGet(t, t.Context(), ts, tt.method, tt.path, tt.edits))
 			if got.status != tt.status {
 				t.Fatalf("%s %s = %d %q, want %d", tt.method, tt.path, got.status, got.body, tt.status)
 			}

@@ -27,6 +27,12 @@ const (
 	// room for a large tool argument, no room for a memory exhaustion.
 	defaultMaxBodyBytes = 4 << 20
 
+	// maxMaxBodyBytes bounds -max-body: the server holds httpBodyBudget
+	// bodies of it at once, and larger values overflowed that budget
+	// (review A, finding 11). A gigabyte of JSON in one request is no MCP
+	// message.
+	maxMaxBodyBytes = 1 << 30
+
 	// httpReadHeaderTimeout bounds how long a client may take to send its
 	// request headers (slowloris).
 	httpReadHeaderTimeout = 10 * time.Second
@@ -147,8 +153,8 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 // tool.
 // [§Security]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
-	if c.maxBody <= 0 {
-		return errors.New("-max-body must be positive")
+	if c.maxBody <= 0 || c.maxBody > maxMaxBodyBytes {
+		return fmt.Errorf("-max-body must be positive and at most %d", maxMaxBodyBytes)
 	}
 	if c.requestTimeout < 0 || c.drainTimeout < 0 || c.shutdownDelay < 0 {
 		return errors.New("-request-timeout, -shutdown-timeout and -shutdown-delay must not be negative")
@@ -237,7 +243,11 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if maxConns <= 0 {
 		maxConns = defaultMaxConnections
 	}
-	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)))
+	var exempt func(netip.Addr) bool
+	if len(cfg.trustedProxies) > 0 {
+		exempt = cfg.trusts
+	}
+	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.

@@ -142,6 +142,7 @@ func TestHTTPFlags(t *testing.T) {
 		{"bad origin", []string{"-http", "8080", "-allow-origin", "evil.example.com"}, "scheme://host"},
 		{"origin with path", []string{"-http", "8080", "-allow-origin", "https://a.example/x"}, "scheme://host"},
 		{"zero body cap", []string{"-http", "8080", "-max-body", "0"}, "-max-body"},
+		{"body cap past its bound", []string{"-http", "8080", "-max-body", "1152921504606846976"}, "-max-body must be positive and at most 1073741824"},
 		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
 		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
 		{"short token file", []string{"-http", "8080", "-token-file", short}, "-token-file " + short + ": the bearer token must be at least 32 bytes (it has 6)"},

@@ -113,12 +113,12 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 			return caller{}, false
 		}
 	}
-	who, f := t.auth.authenticate(r)
+	addr := t.clientAddr(r)
+	who, f := t.auth.authenticate(r, shareKey("", addr))
 	if f != nil {
 		t.refuse(w, f)
 		return caller{}, false
 	}
-	addr := t.clientAddr(r)
 	who.share = shareKey(who.principal, addr)
 	who.addr = addr
 	return who, true
@@ -135,13 +135,26 @@ func remoteIP(remoteAddr string) string {
 }
 
 // shareKey is the key of a caller's share of the server's limits: its
-// principal when it authenticated, otherwise its IP address (clientAddr;
-// not the port: one client opens many connections).
+// principal when it authenticated, otherwise its network (clientAddr,
+// addrNetwork; not the port: one client opens many connections).
 func shareKey(principal, addr string) string {
 	if principal != "" {
 		return principal
 	}
-	return "addr:" + addr
+	return "addr:" + addrNetwork(addr)
+}
+
+// addrNetwork is the network one client controls at addr, an IP address:
+// the address itself for IPv4, its /64 for IPv6, since one host is
+// normally given a whole /64 and could otherwise be as many clients as it
+// has addresses (review A, finding 4). Anything else is itself.
+// [RFC 4291 §2.5.4]: https://www.rfc-editor.org/rfc/rfc4291#section-2.5.4
+func addrNetwork(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || a.Unmap().Is4() {
+		return addr
+	}
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
 }
 
 // clientAddr is the IP address of the client behind r. It is the

@@ -56,7 +56,12 @@ func TestShareKey(t *testing.T) {
 		{"bearer:ab12", "127.0.0.1:5000", "bearer:ab12"},
 		{"", "127.0.0.1:5000", "addr:127.0.0.1"},
 		{"", "127.0.0.1:6000", "addr:127.0.0.1"},
-		{"", "[::1]:5000", "addr:::1"},
+		{"", "[::1]:5000", "addr:::/64"},
+		// One IPv6 host is given a /64: its addresses are one client.
+		{"", "[2001:db8:1:2::7]:5000", "addr:2001:db8:1:2::/64"},
+		{"", "[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:5000", "addr:2001:db8:1:2::/64"},
+		{"", "[2001:db8:1:3::7]:5000", "addr:2001:db8:1:3::/64"},
+		{"", "[::ffff:192.0.2.1]:5000", "addr:::ffff:192.0.2.1"},
 		{"", "not an address", "addr:not an address"},
 	} {
 		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)

@@ -187,6 +187,29 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 			req.Header.Set("Mcp-Name", env.Params.TaskID)
 		}
 	}
+	applyEdits(req, edits)
+	return req
+}
+
+// newTestHTTPGet builds a request of method (GET when "") for path on ts,
+// without a body, and applies edits as newTestHTTPRequest does.
+func newTestHTTPGet(tb testing.TB, ctx context.Context, ts *testHTTP, method, path string, edits []string) *http.Request {
+	tb.Helper()
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(ctx, method, ts.URL+path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	applyEdits(req, edits)
+	return req
+}
+
+// applyEdits changes req's headers: "Name: value" replaces every Name
+// (repeat a name to send it twice; the name is sent in the case
+// written), "-Name" removes it, "Host: h" sets the Host.
+func applyEdits(req *http.Request, edits []string) {
 	replaced := map[string]bool{}
 	for _, e := range edits {
 		if name, ok := strings.CutPrefix(e, "-"); ok {
@@ -206,7 +229,6 @@ func newTestHTTPRequest(tb testing.TB, ctx context.Context, ts *testHTTP, method
 		}
 		req.Header[name] = append(req.Header[name], value)
 	}
-	return req
 }
 
 // testHTTPReply is a response as a test sees it.
@@ -295,7 +317,11 @@ func TestHTTPRules(t *testing.T) {
 		{name: "_meta without protocolVersion is 400 -32602", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "missing _meta wins over header mismatch", body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, edits: []string{"MCP-Protocol-Version: 2026-07-28"}, status: 400, code: -32602, id: "1", ctype: "application/json"},
 		{name: "version header differs from _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2026-01-01"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
-		{name: "classic version header makes a request classic: no session is 400", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
+		// Modern _meta outside a session is modern whatever the header
+		// says, so a legacy version in it is a mismatch (review A,
+		// finding 12: it asked for a session, or for the _meta it had).
+		{name: "classic version header with modern _meta is 400 -32020", body: list, edits: []string{"MCP-Protocol-Version: 2025-11-25"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
+		{name: "classic version header without _meta makes a request classic: no session is 400", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, edits: []string{"MCP-Protocol-Version: 2025-11-25", "-Mcp-Method"}, status: 400, code: -32600, id: "1", ctype: "application/json"},
 		{name: "version header missing is 400 -32020", body: list, edits: []string{"-MCP-Protocol-Version"}, status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported _meta version with current header is -32020", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), status: 400, code: -32020, id: "1", ctype: "application/json"},
 		{name: "unsupported version is 400 -32022", body: strings.Replace(list, `"2026-07-28"`, `"v999.0.0"`, 1), edits: []string{"MCP-Protocol-Version: v999.0.0"}, status: 400, code: -32022, id: "1", ctype: "application/json"},
@@ -630,18 +656,28 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 }
 
 // TestHTTPKeepAliveOnStreams checks that the real transport sends the
-// comments on a listen stream and on a classic GET stream (a 1ms interval;
-// the wait is for bytes on the wire).
+// comments on a listen stream, in a classic session too (review A,
+// finding 5: that path, a near-copy, had none), and on a classic GET
+// stream (a 1ms interval; the wait is for bytes on the wire).
 func TestHTTPKeepAliveOnStreams(t *testing.T) {
 	ts := newTestHTTP(t, newTestServer(t), &httpConfig{keepAlive: time.Millisecond})
 	c := newTestClassicClient(t, ts)
 	c.initialize(bridgeInit(version20251125, `{}`))
+	ctx, cancel := context.WithTimeout(t.Context(), testWait) // a stream without comments ends here
+	defer cancel()
 	for _, tt := range []struct {
 		name string
 		open func() *http.Response
 	}{
 		{"listen stream", func() *http.Response {
-			resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", subExpand(listenTools), nil))
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, ctx, ts, "", subExpand(listenTools), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp
+		}},
+		{"listen stream in a classic session", func() *http.Response {
+			resp, err := ts.Client().Do(newTestHTTPRequest(t, ctx, ts, "", subExpand(listenTools), []string{headerSessionID + ": " + c.sid}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -673,10 +709,15 @@ func TestHTTPKeepAliveOnStreams(t *testing.T) {
 // connection kept alive between iterations. allocs/op counts client and
 // server together.
 func BenchmarkHTTPToolsCall(b *testing.B) {
-	ts := newTestHTTP(b, newTestServer(b), nil)
+	benchHTTPToolsCall(b, newTestHTTP(b, newTestServer(b), nil))
+}
+
+// benchHTTPToolsCall measures one echo tools/call to ts per iteration,
+// with edits applied to each request, over one connection kept alive.
+func benchHTTPToolsCall(b *testing.B, ts *testHTTP, edits ...string) {
 	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
-	base := newTestHTTPRequest(b, context.Background(), ts, "", body, nil)
+	base := newTestHTTPRequest(b, context.Background(), ts, "", body, edits)
 	b.ReportAllocs()
 	for b.Loop() {
 		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
@@ -790,9 +831,51 @@ func TestReadBodyMatchesReadAll(t *testing.T) {
 		{"understated length", big, 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size, nil)
+			got, err := readBody(iotest.HalfReader(strings.NewReader(tt.body)), tt.size, 0, nil)
 			if err != nil || string(got) != tt.body {
 				t.Errorf("readBody(%d bytes, size %d) = %d bytes, %v; want the body", len(tt.body), tt.size, len(got), err)
+			}
+		})
+	}
+}
+
+// readSizes records the room each Read is given.
+type readSizes struct {
+	r     io.Reader
+	sizes []int
+}
+
+func (s *readSizes) Read(p []byte) (int, error) {
+	s.sizes = append(s.sizes, len(p))
+	return s.r.Read(p)
+}
+
+// TestReadBodyBuffer: the first buffer holds readBodyFirst bytes unless
+// the announced length is smaller, and the buffer never grows past the
+// end the length or the limit sets, so an unannounced body of the limit
+// takes no more of the budget than an announced one (review A, finding
+// 7: a chunked body started with one byte, and doubled past the limit).
+func TestReadBodyBuffer(t *testing.T) {
+	const limit = 4 * readBodyFirst
+	for _, tt := range []struct {
+		name            string
+		body, size      int64
+		first, mostGrow int // the first Read's room; the largest size grow was asked for
+	}{
+		{"small, announced", 100, 100, 101, 0},
+		{"unannounced", 60 << 10, -1, readBodyFirst + 1, 0},
+		{"unannounced, the limit", limit, -1, readBodyFirst + 1, limit + 1},
+		{"announced, the limit", limit, limit, readBodyFirst + 1, limit + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &readSizes{r: strings.NewReader(strings.Repeat("x", int(tt.body)))}
+			most := 0
+			got, err := readBody(r, tt.size, limit, func(n int) bool { most = max(most, n); return true })
+			if err != nil || int64(len(got)) != tt.body {
+				t.Fatalf("readBody = %d bytes, %v; want %d", len(got), err, tt.body)
+			}
+			if r.sizes[0] != tt.first || most != tt.mostGrow {
+				t.Errorf("first Read given %d bytes, grown to at most %d; want %d and %d", r.sizes[0], most, tt.first, tt.mostGrow)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,16 +266,25 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 }
 
 // limitListener accepts at most n connections at a time, and at most
-// perAddr from one IP address; Accept waits for one to close before
+// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
+// Accept waits for one to close before
 // accepting more, and closes at once a connection whose address already
 // has perAddr open (issue 19, finding 6: idle sockets from one address
 // used up -max-connections, and every other client waited). Addresses,
 // not principals: nothing is authenticated before a connection's first
-// request. Close unblocks a waiting Accept.
+// request. A proxy the operator trusts (-trusted-proxy) is bound by n
+// alone: its connections carry many clients, each counted by its own
+// address request by request (clientAddr, the shares), and capping the
+// proxy like one client reset the 257th connection of a replica behind
+// HAProxy, its health checks included (review A, finding 1). Close
+// unblocks a waiting Accept.
 type limitListener struct {
 	net.Listener
-	slots     chan struct{}
-	perAddr   int
+	slots   chan struct{}
+	perAddr int
+	// exempt reports an address bound by n alone (a trusted proxy); nil
+	// exempts none.
+	exempt    func(netip.Addr) bool
 	done      chan struct{}
 	closeOnce sync.Once
 
@@ -283,9 +293,10 @@ type limitListener struct {
 }
 
 // newLimitListener wraps ln to hold at most n connections open, perAddr
-// of them from one IP address.
-func newLimitListener(ln net.Listener, n, perAddr int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, done: make(chan struct{}), byAddr: map[string]int{}}
+// of them from one IP address unless exempt (nil: none) says the address
+// is bound by n alone.
+func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
 }
 
 // Accept waits for a free slot, then accepts a connection from an address
@@ -302,7 +313,11 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 			return nil, err
 		}
-		addr := remoteIP(c.RemoteAddr().String())
+		ip := remoteIP(c.RemoteAddr().String())
+		if l.exempted(ip) {
+			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+		}
+		addr := addrNetwork(ip)
 		l.mu.Lock()
 		over := l.byAddr[addr] >= l.perAddr
 		if !over {
@@ -323,6 +338,16 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 		}}, nil
 	}
+}
+
+// exempted reports whether connections from addr (an IP address) are
+// bound by the total alone.
+func (l *limitListener) exempted(addr string) bool {
+	if l.exempt == nil {
+		return false
+	}
+	a, err := netip.ParseAddr(addr)
+	return err == nil && l.exempt(a.Unmap())
 }
 
 // Close closes the listener and wakes a waiting Accept.

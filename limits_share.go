@@ -1,9 +1,11 @@
 // Fair shares of the server's global limits: every bound all clients draw
 // from (requests in flight and their bytes, subscriptions, sessions,
-// bridged requests awaiting an answer, watched URIs, connections) also
+// bridged requests awaiting an answer, watched URIs, connections, token
+// introspections) also
 // bounds what one client may hold of it, so that one client cannot starve
 // the others (issue 19). A client is its caller.share (rpc.go): the
-// principal when it authenticated, otherwise its IP address; on stdio the
+// principal when it authenticated, otherwise its IP address (an IPv6
+// address's /64, addrNetwork); on stdio the
 // connection is the one client and has no share ("").
 //
 // The rule, one for every limit: a client may hold -client-share percent
@@ -49,9 +51,13 @@ func shareOf(total int64, pct int, floor int64) int64 {
 // shareLimit is one global bound and every client's share of it, counted
 // in units (slots, bytes). Units are taken for a share and given back to
 // the same share. The share "" (stdio's one client) is bound by the total
-// alone. Waiters are served in the order they came, each as soon as units
-// given back let it take what it asked for; giving back wakes only them.
-// It is safe for concurrent use.
+// alone. Units given back go to the waiters in the order they came, each
+// that can take what it asked for (a waiter its share or a larger n
+// holds back is passed over), and giving back wakes only them. A
+// newcomer finding units free takes them at once, even while an earlier
+// waiter waits for more than is free: a large waiter may wait until its
+// time runs out rather than starve the small ones. It is safe for
+// concurrent use.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
@@ -100,6 +106,11 @@ func (l *shareLimit) take(share string, n int64) bool {
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.enqueueLocked(share, n)
+}
+
+// enqueueLocked is enqueue with l.mu held.
+func (l *shareLimit) enqueueLocked(share string, n int64) *shareWaiter {
 	if l.tryTakeLocked(share, n) {
 		return nil
 	}
@@ -123,7 +134,27 @@ func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
 // wait takes n units for share, waiting up to d while ctx lasts for them
 // to be given back; false means they were not.
 func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Duration) bool {
-	w := l.enqueue(share, n)
+	return l.await(ctx, l.enqueue(share, n), d)
+}
+
+// waitForTotal is wait for a share that does not wait for its own units:
+// when its part is what stops it, it reports false at once (what it
+// would wait for is its own to give back), in the same step as it would
+// have taken them, and otherwise waits for the total only.
+func (l *shareLimit) waitForTotal(ctx context.Context, share string, n int64, d time.Duration) bool {
+	l.mu.Lock()
+	if share != "" && l.by[share]+n > l.per {
+		l.mu.Unlock()
+		return false
+	}
+	w := l.enqueueLocked(share, n)
+	l.mu.Unlock()
+	return l.await(ctx, w, d)
+}
+
+// await waits up to d while ctx lasts for w (nil: the units were taken
+// at once) and reports whether its units were taken.
+func (l *shareLimit) await(ctx context.Context, w *shareWaiter, d time.Duration) bool {
 	if w == nil {
 		return true
 	}

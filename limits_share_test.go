@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -116,4 +117,30 @@ func TestShareLimitWaiters(t *testing.T) {
 	if mine, all := l.held("e"); mine != 1 || all != 4 {
 		t.Errorf("held(e) = %d, %d; want 1, 4", mine, all)
 	}
+}
+
+// TestShareLimitWaitForTotal: a share whose own part is full is refused
+// at once, however long it may wait, and in the same step as it would
+// have taken (introspection slots: a client past its share is never
+// queued behind itself); a share with room waits for the total and gets
+// the units given back.
+func TestShareLimitWaitForTotal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newShareLimit(2, 1)
+		if !l.waitForTotal(t.Context(), "a", 1, time.Hour) {
+			t.Fatal("a's first unit refused")
+		}
+		start := time.Now()
+		if l.waitForTotal(t.Context(), "a", 1, time.Hour) || time.Since(start) != 0 {
+			t.Errorf("a past its share: taken, or refused after %v; want refused at once", time.Since(start))
+		}
+		l.take("b", 1)
+		got := make(chan bool, 1)
+		go func() { got <- l.waitForTotal(context.Background(), "c", 1, time.Hour) }()
+		synctest.Wait()
+		l.give("a", 1)
+		if !<-got || time.Since(start) != 0 {
+			t.Errorf("c waiting for the total: not given a's unit")
+		}
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -281,16 +283,18 @@ func TestHTTPShares(t *testing.T) {
 	})
 }
 
-// TestLimitListener checks -max-connections: the n+1st connection is
-// accepted only once one of the first n closes.
-func TestLimitListener(t *testing.T) {
+// newTestLimitListener serves newLimitListener(n, perAddr, exempt) on a
+// loopback port and returns its address and the connections it accepts.
+// It closes when the test ends.
+func newTestLimitListener(tb testing.TB, n, perAddr int, exempt func(netip.Addr) bool) (string, <-chan net.Conn) {
+	tb.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	ln := newLimitListener(inner, 2, 2)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 3)
+	ln := newLimitListener(inner, n, perAddr, exempt)
+	tb.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, n+1)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -300,12 +304,40 @@ func TestLimitListener(t *testing.T) {
 			accepted <- c
 		}
 	}()
+	return inner.Addr().String(), accepted
+}
+
+// mustDial opens a TCP connection from ip (any when "") to addr, closed
+// when the test ends.
+func mustDial(tb testing.TB, addr, ip string) net.Conn {
+	tb.Helper()
+	d := &net.Dialer{}
+	if ip != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(ip)}
+	}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// mustBeClosed fails unless the server closed c at once.
+func mustBeClosed(tb testing.TB, c net.Conn, what string) {
+	tb.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testWait))
+	if n, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		tb.Errorf("%s: read %d bytes, %v; want it closed", what, n, err)
+	}
+}
+
+// TestLimitListener checks -max-connections: the n+1st connection is
+// accepted only once one of the first n closes.
+func TestLimitListener(t *testing.T) {
+	addr, accepted := newTestLimitListener(t, 2, 2, nil)
 	for range 3 {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		mustDial(t, addr, "")
 	}
 	first := mustReceive(t, accepted)
 	mustReceive(t, accepted)
@@ -322,45 +354,59 @@ func TestLimitListener(t *testing.T) {
 // connection from an address that has its share open is closed at once,
 // without taking a place, and another address is still accepted.
 func TestLimitListenerPerAddress(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := newLimitListener(inner, 4, 1)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 4)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	dial := func(ip string) net.Conn {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-		c, err := d.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	dial("127.0.0.1")
+	addr, accepted := newTestLimitListener(t, 4, 1, nil)
+	mustDial(t, addr, "127.0.0.1")
 	first := mustReceive(t, accepted)
-	second := dial("127.0.0.1")
-	_ = second.SetReadDeadline(time.Now().Add(testWait))
-	if n, err := second.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Errorf("a second connection from the same address: read %d bytes, %v; want it closed", n, err)
-	}
-	dial("127.0.0.2")
+	mustBeClosed(t, mustDial(t, addr, "127.0.0.1"), "a second connection from the same address")
+	mustDial(t, addr, "127.0.0.2")
 	if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.2" {
 		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c.RemoteAddr().String()))
 	}
 	first.Close()
-	dial("127.0.0.1")
+	mustDial(t, addr, "127.0.0.1")
 	mustReceive(t, accepted)
+}
+
+// TestLimitListenerTrustedProxy: a trusted proxy's connections carry many
+// clients, so they are bound by the total alone, not by one address's
+// share; every other address keeps its cap.
+func TestLimitListenerTrustedProxy(t *testing.T) {
+	proxy := netip.MustParseAddr("127.0.0.1")
+	addr, accepted := newTestLimitListener(t, 5, 1, func(a netip.Addr) bool { return a == proxy })
+	for i := range 3 {
+		mustDial(t, addr, "127.0.0.1")
+		if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.1" {
+			t.Fatalf("proxy connection %d: accepted one from %s", i+1, remoteIP(c.RemoteAddr().String()))
+		}
+	}
+	mustDial(t, addr, "127.0.0.2")
+	mustReceive(t, accepted)
+	mustBeClosed(t, mustDial(t, addr, "127.0.0.2"), "a second connection from an address that is not a proxy")
+}
+
+// TestTrustedProxyConnections is the deployment of docs/DEPLOY.md:
+// behind -trusted-proxy, the proxy holds more connections than one
+// client's share of -max-connections (long-lived streams pin them), and
+// its next connection still carries a client's call and the proxy's
+// health check (review A, finding 1: both were reset).
+func TestTrustedProxyConnections(t *testing.T) {
+	ts := newTestLoopback(t, newTestServer(t), loopbackConfig(t, "-max-connections", "16", "-trusted-proxy", "127.0.0.1"))
+	for range 8 { // twice the share of one address
+		dialFrom(t, ts, "127.0.0.1")
+	}
+	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: testWait}
+	r := newTestHTTPRequest(t, t.Context(), ts, "", req(`"probe"`, "tools/call", `"name":"echo","arguments":{"message":"hi"}`), []string{"X-Forwarded-For: 10.9.9.9"})
+	if got, err := doTestHTTP(cl, r); err != nil || got.status != http.StatusOK {
+		t.Errorf("a client's call through the proxy: %v, %d %s", err, got.status, got.body)
+	}
+	resp, err := cl.Get(ts.URL + readyPath)
+	if err != nil {
+		t.Fatalf("the proxy's health check: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the proxy's health check: status %d, want 200", resp.StatusCode)
+	}
 }
 
 // TestRateLimit checks the token bucket: burst calls pass, the next is
@@ -439,7 +485,15 @@ func TestRateLimiterBounded(t *testing.T) {
 func TestRequestTimeoutStdio(t *testing.T) {
 	var logs syncBuffer
 	s := newTestServer(t, withGates(newTestGates()), withFlags("-request-timeout", "20ms"), withLogs(&logs))
-	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n"
+	// A handler that answers the deadline with its own JSON-RPC error
+	// gets that error through, and no timeout is logged for it (review
+	// A, finding 9: the log named a reference the peer never saw).
+	s.addTool(tool{Name: "own_error", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		<-ctx.Done()
+		return nil, newError(codeServerBusy, "own_error: the backend is busy")
+	}})
+	in := req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fine"}`) + "\n" +
+		req("3", "tools/call", `"name":"own_error"`) + "\n"
 	var out bytes.Buffer
 	if err := s.serveStdio(t.Context(), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -468,12 +522,16 @@ func TestRequestTimeoutStdio(t *testing.T) {
 			}
 		case m.ID == 2 && m.Error == nil:
 			sawEcho = true
+		case m.ID == 3 && m.Error != nil && m.Error.Code == codeServerBusy:
 		default:
 			t.Errorf("unexpected reply %s", r)
 		}
 	}
 	if !sawTimeout || !sawEcho {
 		t.Errorf("timeout answered %v, other request answered %v:\n%s", sawTimeout, sawEcho, out.String())
+	}
+	if n := strings.Count(logs.String(), "request timed out"); n != 1 {
+		t.Errorf("%d timeouts logged, want the gate's alone:\n%s", n, logs.String())
 	}
 }
 

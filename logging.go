@@ -481,8 +481,9 @@ func (l *logLine) client(key, v string) {
 }
 
 // str appends v as a value: a JSON string, or in text unquoted when that
-// is unambiguous (printable ASCII without space, '"', '=' or '\') and
-// Go-quoted otherwise, as slog's text handler does.
+// is unambiguous (printable characters other than space, '"' and '=':
+// textNeedsQuote) and Go-quoted otherwise, as slog's text handler does
+// ('\' needs no quotes).
 func (l *logLine) str(v string) {
 	if l.json {
 		l.b = appendJSONString(l.b, v)

@@ -61,7 +61,7 @@
 //	                      ("8080" or ":8080") binds 127.0.0.1
 //	-allow-origin ORIGIN  also accept browser requests from ORIGIN
 //	                      (scheme://host[:port]); repeatable
-//	-max-body BYTES       largest request body (default 4194304)
+//	-max-body BYTES       largest request body, at most 1 GiB (default 4194304)
 //	-request-timeout D    cancel a request after D (stdio and HTTP; not subscriptions/listen);
 //	                      its answer is -32603 "request timed out"; 0 means never (default 5m)
 //	-max-requests N       requests served at once: per stdio connection (reading
@@ -120,7 +120,8 @@
 //	-max-subscription-uris N
 //	                      resourceSubscriptions (and taskIds) per listen request (default 256)
 //	-max-tasks N          tasks held at once, running or finished and not yet forgotten;
-//	                      one client (principal, else address) may hold N/16 (default 1024)
+//	                      one client (principal, else address) may hold its -client-share
+//	                      of them; its oldest finished task makes room (default 1024)
 //	-task-timeout D       fail a task still running after D (default 1h)
 //	-task-ttl D           keep a finished task's result for D, then forget it (default 10m)
 //	-replica-id NAME      start every task id and every /sse session id with NAME and a dot
@@ -212,8 +213,9 @@
 // The caller's principal is its token's issuer and subject (ISSUER#SUB), or
 // a static token's name: it owns its classic sessions and requestState, has
 // its own rate-limit bucket, is what handlers read (req.Principal,
-// req.Scopes), and is logged in one audit line per request, never with the
-// token. See docs/AUTH.md for identity providers.
+// req.Scopes), and is named in the access line of each request (with
+// -access-log=false, an audit line), never with the token. See
+// docs/AUTH.md for identity providers.
 //
 // # Tasks
 //
@@ -487,6 +489,15 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		// environment, as the spec says.
 		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
 		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
+	} else {
+		// Who may connect, and with what, is HTTP's too: set on stdio these
+		// would seem to protect what they cannot (review B, finding 6).
+		// The HTTP limits (-max-body, -max-sessions, ...) are ignored.
+		for _, name := range []string{"token-file", "allow-public-without-auth", "trusted-proxy", "allow-origin"} {
+			if set[name] {
+				return config{}, nil, fmt.Errorf("-%s needs -http: stdio has no authentication (its client started the process)", name)
+			}
+		}
 	}
 	return config{
 		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},

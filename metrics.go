@@ -380,16 +380,24 @@ func escapeLabel(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
 
+// maxMetricsConnections bounds the open connections of the -metrics
+// listener, a quarter of them for one address: a scraper or two hold one
+// each, and on a non-loopback address anyone who reaches it can no
+// longer hold connections without end (review B, finding 14).
+const maxMetricsConnections = 64
+
 // serveMetrics listens on addr and serves GET /metrics there until stop
 // is called; stop closes the listener and waits for the serving
-// goroutine. bound is the address it listens on. On a loopback address (the default for a bare port) only a
-// Host naming loopback is answered, as on the MCP endpoint (DNS
-// rebinding). Nothing else is served there: no MCP, no health checks.
+// goroutine. bound is the address it listens on. On a loopback address
+// (the default for a bare port) only a Host naming loopback is answered,
+// as on the MCP endpoint (DNS rebinding). Nothing else is served there:
+// no MCP, no health checks. At most maxMetricsConnections are open.
 func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
+	inner, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
 	}
+	ln := newLimitListener(inner, maxMetricsConnections, maxMetricsConnections/4, nil)
 	loopback := false
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
 		loopback = tcp.IP.IsLoopback()

@@ -459,6 +459,12 @@ func TestMetricsListener(t *testing.T) {
 			mustParseExposition(t, string(got.body))
 		}
 	}
+	// One address holds a quarter of the listener's connections at most
+	// (review B, finding 14: it had no bound).
+	for range maxMetricsConnections / 4 {
+		mustDial(t, bound.String(), "127.0.0.1")
+	}
+	mustBeClosed(t, mustDial(t, bound.String(), "127.0.0.1"), "a connection past one address's share of the metrics listener")
 }
 
 // TestVersion checks that -version prints the build (module version,

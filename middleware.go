@@ -24,10 +24,13 @@ import "context"
 // that neither calls next nor returns an error leaves the call without a
 // result, which is answered -32603.
 //
-// It runs on the request's goroutine, once per run of the handler: after
-// the arguments were validated, and again on each round of a multi
-// round-trip request (each retry of a modern client, each answer of a
-// classic one). It must be safe for concurrent use: calls run at once.
+// It runs on the goroutine that runs the handler, once per run: the
+// request's, after the arguments were validated, and again on each round
+// of a multi round-trip request (each retry of a modern client, each
+// answer of a classic one); for a tool call that became a task, the
+// task's (tasks.go), where the request has no HTTP headers and no params
+// beyond the tool's arguments. It must be safe for concurrent use: calls
+// run at once.
 type middleware func(ctx context.Context, call callInfo, next func(ctx context.Context) error) error
 
 // callInfo is what a middleware knows of the call it wraps.

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -384,9 +385,9 @@ func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[
 	}
 	if len(missing) > 0 {
 		rerr := missingCapabilityError(missing)
-		if !atLeast(req.version, version20250618) && containsString(missing, "elicitation.form") {
+		if !atLeast(req.version, version20250618) && slices.Contains(missing, "elicitation.form") {
 			rerr.Message += " (protocol version " + req.version + " has no elicitation)"
-		} else if !atLeast(req.version, version20251125) && containsString(missing, "elicitation.url") {
+		} else if !atLeast(req.version, version20251125) && slices.Contains(missing, "elicitation.url") {
 			rerr.Message += " (protocol version " + req.version + " has no url mode elicitation)"
 		}
 		return nil, rerr
@@ -432,9 +433,12 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 			if i > 0 {
 				body.WriteByte(',')
 			}
-			body.WriteString(strconv.Quote(q.key))
+			// JSON strings, not Go's: a key the handler built from data
+			// may hold bytes strconv.Quote writes as \x7f or \a (review
+			// B, finding 10).
+			body.Write(appendJSONString(nil, q.key))
 			body.WriteString(`:{"method":`)
-			body.WriteString(strconv.Quote(q.method))
+			body.Write(appendJSONString(nil, q.method))
 			body.WriteString(`,"params":`)
 			body.Write(q.params)
 			body.WriteByte('}')

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -137,7 +138,7 @@ func parseFormField(name string, raw []byte) (formField, error) {
 				return f, bad("default")
 			}
 		default:
-			if !containsString(extra, m.name) {
+			if !slices.Contains(extra, m.name) {
 				return f, fmt.Errorf("requestedSchema property %q: keyword %q is not allowed for type %s", name, m.name, f.typ)
 			}
 			if err := f.keyword(m.name, m.value); err != nil {
@@ -177,7 +178,7 @@ func (f *formField) keyword(kw string, v []byte) error {
 		}
 	case "format":
 		s, _ := jsonString(v)
-		if !containsString([]string{"email", "uri", "date", "date-time"}, s) {
+		if !slices.Contains([]string{"email", "uri", "date", "date-time"}, s) {
 			err = errors.New("unsupported format")
 		}
 	case "enum":
@@ -285,7 +286,7 @@ func (f *formField) check(v any) error {
 		if (f.minLen >= 0 && n < f.minLen) || (f.maxLen >= 0 && n > f.maxLen) {
 			return errors.New("has the wrong length")
 		}
-		if f.options != nil && !containsString(f.options, s) {
+		if f.options != nil && !slices.Contains(f.options, s) {
 			return errors.New("is not one of the options")
 		}
 	case "number", "integer":
@@ -314,7 +315,7 @@ func (f *formField) check(v any) error {
 		}
 		for _, item := range items {
 			s, _ := item.(string)
-			if !containsString(f.options, s) {
+			if !slices.Contains(f.options, s) {
 				return errors.New("has an item that is not one of the options")
 			}
 		}

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -163,6 +164,22 @@ func TestInputRequestWire(t *testing.T) {
 				t.Errorf("result members = %v, want resultType, inputRequests, requestState, _meta", keys)
 			}
 		})
+	}
+}
+
+// TestInputRequestKeyIsJSON: a handler's key holding bytes Go quotes
+// differently from JSON (DEL, a bell) is written as a JSON string, so the
+// answer parses and the key round-trips (review B, finding 10: it was
+// written with strconv.Quote, as \x7f, which no JSON parser reads).
+func TestInputRequestKeyIsJSON(t *testing.T) {
+	const key = "a\x7fb\a"
+	s := newTestServer(t, withMRTR(testStateKey, testEpoch))
+	s.addTool(tool{Name: "odd_key", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		return nil, req.NeedInput(elicitForm(key, "OK?", `{"type":"object","properties":{"ok":{"type":"boolean"}}}`))
+	}})
+	res := mustResult(t, mustServeLine(t, s, mrtrLine(1, "tools/call", `"name":"odd_key"`, capsAll)))
+	if asks, _ := res["inputRequests"].(map[string]any); asks[key] == nil {
+		t.Errorf("inputRequests = %s, want the key %q", mustJSON(t, res["inputRequests"]), key)
 	}
 }
 

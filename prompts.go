@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -95,13 +96,9 @@ func (s *server) addPrompt(p prompt) {
 func (s *server) removePrompt(name string) bool {
 	found := false
 	s.update(func(r *registry) {
-		for i, p := range r.prompts {
-			if p.Name == name {
-				r.prompts = append(r.prompts[:i], r.prompts[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(r.prompts)
+		r.prompts = slices.DeleteFunc(r.prompts, func(p *prompt) bool { return p.Name == name })
+		found = len(r.prompts) < n
 	})
 	return found
 }
@@ -146,7 +143,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 		return result{}, rerr
 	}
 	req.target = name
-	reg := s.registry()
+	reg := s.snapshot(req)
 	p := reg.prompt(name)
 	if p == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown prompt: " + name, Data: map[string]string{"name": name}}
@@ -218,7 +215,7 @@ const maxCompletions = 100
 // (ref/prompt) or a template variable (ref/resource). An argument without
 // a completer gets no suggestions; an unknown prompt or template is -32602.
 func (s *server) handleComplete(ctx context.Context, req *request) (result, error) {
-	reg := s.registry()
+	reg := s.snapshot(req)
 	if !reg.hasCompleters() {
 		return result{}, newError(codeMethodNotFound, "method not found: completion/complete (no completions offered)")
 	}
@@ -329,7 +326,7 @@ func objectParam(raw []byte, what string, names ...string) (map[string]string, *
 		if known := foldedName(m.name, names...); known != "" {
 			return nil, newError(codeInvalidRequest, "invalid request: %s member %q is not %q", what, m.name, known)
 		}
-		if !containsString(names, m.name) || jsonKind(m.value) == '{' {
+		if !slices.Contains(names, m.name) || jsonKind(m.value) == '{' {
 			continue
 		}
 		v, ok := jsonString(m.value)

@@ -15,23 +15,32 @@ import (
 	"testing"
 )
 
-func TestREADMEMapsEveryFile(t *testing.T) {
+// mustREADMESection returns the section of README.md under heading, up
+// to the next second-level heading. It skips the test outside the baremcp
+// module: a copy's README is its own.
+func mustREADMESection(tb testing.TB, heading string) string {
+	tb.Helper()
 	mod, err := os.ReadFile("go.mod")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if !strings.HasPrefix(string(mod), "module baremcp\n") {
-		t.Skip("not the baremcp module: this copy's README is its own")
+		tb.Skip("not the baremcp module: this copy's README is its own")
 	}
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "## Map of the code")
+	_, section, ok := strings.Cut(string(readme), heading)
 	if !ok {
-		t.Fatal(`README.md has no "## Map of the code" section`)
+		tb.Fatalf("README.md has no %q section", heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
+func TestREADMEMapsEveryFile(t *testing.T) {
+	section := mustREADMESection(t, "## Map of the code")
 	named := map[string]bool{}
 	for _, m := range regexp.MustCompile("`([a-z0-9_]+\\.go)`").FindAllStringSubmatch(section, -1) {
 		named[m[1]] = true
@@ -51,6 +60,42 @@ func TestREADMEMapsEveryFile(t *testing.T) {
 		}
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("README's map lists %s, which does not exist", f)
+		}
+	}
+}
+
+// TestREADMELifeOfARequestNamesTheCode: every function, method, type or
+// field README's "The life of a request" names in backquotes exists in
+// the production code, so a rename cannot leave the walk-through behind
+// (review A, finding 10 found it naming what the code no longer did).
+// Wire words are not Go names and are skipped.
+func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
+	section := mustREADMESection(t, "### The life of a request")
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	wire := map[string]bool{"_meta": true, "requestState": true, "resultType": true, "serverInfo": true}
+	ident := regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)(?:\(.*\))?$`)
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		name := ident.FindStringSubmatch(m[1])
+		if name == nil || strings.HasSuffix(m[1], ".go") || wire[name[1]] {
+			continue
+		}
+		q := regexp.QuoteMeta(name[1])
+		defined := regexp.MustCompile(`(?m)(func (\([^)]*\) )?` + q + `[\[(]|type ` + q + ` |^\t+` + q + `\s)`)
+		if !defined.MatchString(src.String()) {
+			t.Errorf("README's life of a request names %s, which the code does not define", m[1])
 		}
 	}
 }

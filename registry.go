@@ -128,18 +128,35 @@ func (r *registry) index() bool {
 	return true
 }
 
-// knows reports whether resources/read could find uri: a resource with
-// that URI, or a template matching it.
-func (r *registry) knows(uri string) bool {
-	if r.resource(uri) != nil {
-		return true
+// resolveURI finds what resources/read reads at uri: the resource with
+// that URI, else the first template (in registration order) matching it,
+// with the variables it matched; neither when nothing does. The scope
+// check, subscriptions and the read itself all resolve a URI here.
+func (r *registry) resolveURI(uri string) (*resource, *resourceTemplate, map[string]string) {
+	if res := r.resource(uri); res != nil {
+		return res, nil, nil
 	}
 	for _, t := range r.templates {
-		if _, ok := t.compiled.match(uri); ok {
-			return true
+		if vars, ok := t.compiled.match(uri); ok {
+			return nil, t, vars
 		}
 	}
-	return false
+	return nil, nil, nil
+}
+
+// knows reports whether resources/read could find uri.
+func (r *registry) knows(uri string) bool {
+	res, tmpl, _ := r.resolveURI(uri)
+	return res != nil || tmpl != nil
+}
+
+// snapshot returns the registry snapshot req is served on (request.reg),
+// taking the current one the first time.
+func (s *server) snapshot(req *request) *registry {
+	if req.reg == nil {
+		req.reg = s.registry()
+	}
+	return req.reg
 }
 
 // capabilities encodes ServerCapabilities for what this snapshot serves,
@@ -320,7 +337,11 @@ func (r *request) cursorParam() (string, *rpcError) {
 }
 
 // list answers one of the four list methods: the whole list, or what
-// the caller's scopes allow with -scope-filter-lists (auth.go).
+// the caller's scopes allow with -scope-filter-lists (auth.go). With
+// -scope-filter-lists every list is cacheScope private, the whole list
+// of a caller without a scope limit too: lists then differ between
+// callers, and a shared cache must not hand that one to a scoped caller
+// (review B, finding 3).
 func (s *server) list(kind string, req *request) (result, error) {
 	if s.filterLists && req.caller.scoped {
 		return s.filteredList(kind, req)
@@ -329,9 +350,12 @@ func (s *server) list(kind string, req *request) (result, error) {
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, rerr := s.registry().page(kind, req.version, cursor, s.pageSize)
+	body, rerr := s.snapshot(req).page(kind, req.version, cursor, s.pageSize)
 	if rerr != nil {
 		return result{}, rerr
+	}
+	if s.filterLists {
+		return result{body: body, cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 	}
 	return result{body: body}, nil
 }

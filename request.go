@@ -51,6 +51,12 @@ type request struct {
 	// target is the tool or prompt name, or the resource URI, the
 	// request names, once its handler has read it (targetName).
 	target string
+	// reg is the registry snapshot the request is served on, taken once
+	// at its first use (server.snapshot: the scope check, else the
+	// handler), so that the check and the handler find its target in the
+	// same snapshot: a tool replaced between them cannot run with scopes
+	// never checked (STYLE 8c; review B, finding 7).
+	reg *registry
 	// header is the HTTP request's header (nil on stdio); handlers read
 	// it through Header, which lets only handlerHeaders through.
 	header http.Header

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // resource is one resource with a fixed URI. It serves Text or Blob as
@@ -111,13 +112,9 @@ func (s *server) addResource(r resource) {
 func (s *server) removeResource(uri string) bool {
 	found := false
 	s.update(func(reg *registry) {
-		for i, r := range reg.resources {
-			if r.URI == uri {
-				reg.resources = append(reg.resources[:i], reg.resources[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(reg.resources)
+		reg.resources = slices.DeleteFunc(reg.resources, func(r *resource) bool { return r.URI == uri })
+		found = len(reg.resources) < n
 	})
 	return found
 }
@@ -135,7 +132,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 	}
 	t.compiled = compiled
 	for name := range t.Complete {
-		if !containsString(compiled.vars, name) {
+		if !slices.Contains(compiled.vars, name) {
 			panic(fmt.Sprintf("addTemplate %s: completer for unknown variable %q", t.URITemplate, name))
 		}
 	}
@@ -154,24 +151,11 @@ func (s *server) addTemplate(t resourceTemplate) {
 func (s *server) removeTemplate(uriTemplate string) bool {
 	found := false
 	s.update(func(reg *registry) {
-		for i, t := range reg.templates {
-			if t.URITemplate == uriTemplate {
-				reg.templates = append(reg.templates[:i], reg.templates[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(reg.templates)
+		reg.templates = slices.DeleteFunc(reg.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate })
+		found = len(reg.templates) < n
 	})
 	return found
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // resourceWire is a Resource as resources/list shows it.
@@ -239,25 +223,16 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if len(uri) > maxURILength {
 		return result{}, invalidParams("invalid params: uri longer than %d bytes", maxURILength)
 	}
-	reg := s.registry()
-	var (
-		r     *resource
-		tmpl  *resourceTemplate
-		vars  map[string]string
-		cache *cacheHint
-	)
-	if r = reg.resource(uri); r != nil {
-		cache = s.scopedCache(r.Cache, r.Scopes)
-	} else {
-		for _, t := range reg.templates {
-			if v, ok := t.compiled.match(uri); ok {
-				tmpl, vars, cache = t, v, s.scopedCache(t.Cache, t.Scopes)
-				break
-			}
-		}
-		if tmpl == nil {
-			return result{}, s.resourceNotFound(req, uri)
-		}
+	reg := s.snapshot(req)
+	r, tmpl, vars := reg.resolveURI(uri)
+	var cache *cacheHint
+	switch {
+	case r != nil:
+		cache = scopedCache(r.Cache, r.Scopes)
+	case tmpl != nil:
+		cache = scopedCache(tmpl.Cache, tmpl.Scopes)
+	default:
+		return result{}, s.resourceNotFound(req, uri)
 	}
 	read := readResource
 	if len(reg.middleware) > 0 {

@@ -228,6 +228,12 @@ type method struct {
 	rateLimited bool
 }
 
+// methodCancelled names the notification that cancels a request, in both
+// eras; the transports take it before anything is dispatched
+// (takeControl).
+// [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
+const methodCancelled = "notifications/cancelled"
+
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
 	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
@@ -250,7 +256,7 @@ var methods = map[string]method{
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
 	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
 	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
-	"notifications/cancelled":   {notification: true, params: []string{"requestId", "reason"}},
+	methodCancelled:             {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
 
@@ -286,7 +292,8 @@ type caller struct {
 	// share keys the caller's fair share of every limit (the tools/call
 	// rate, and the per-client shares of the global bounds): the
 	// principal when there is one, otherwise the client's network
-	// address on HTTP ("addr:" and the IP), and "" on stdio, whose
+	// address on HTTP ("addr:" and the IP, an IPv6 address's /64), and ""
+	// on stdio, whose
 	// connection is one client.
 	share string
 	// addr is the client's IP address on HTTP: the peer of the
@@ -301,7 +308,8 @@ type caller struct {
 	scopes []string
 	scoped bool
 	// expires is when the credential stops being valid (an OAuth token's
-	// exp); zero means never. Long-lived streams end then.
+	// exp; an introspected token's, when its introspection answer
+	// lapses); zero means never. Long-lived streams end then.
 	expires time.Time
 }
 
@@ -485,9 +493,14 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		}
 	}
 	if err != nil {
-		if timedOut := s.requestTimedOut(ctx, req); timedOut != nil && !errors.As(err, new(*rpcError)) {
-			req.end = outcomeTimeout
-			return fail(timedOut)
+		// A handler's own error stands, even after the deadline: judged
+		// first, so that no timeout is logged with a reference the peer
+		// never sees (review A, finding 9).
+		if !errors.As(err, new(*rpcError)) {
+			if timedOut := s.requestTimedOut(ctx, req); timedOut != nil {
+				req.end = outcomeTimeout
+				return fail(timedOut)
+			}
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client cancelled, or the transport is shutting down: the
@@ -532,8 +545,18 @@ func (s *server) peerError(req *request, err error) *rpcError {
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
 
-// bufPool recycles the buffers responses are encoded into.
+// bufPool recycles the buffers responses are encoded into. Only buffers
+// of at most maxSpareBytes go back (putBuf): one 4 MiB result would
+// otherwise pin its size in the pool until two collections pass (review
+// A, finding 11).
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuf returns buf to bufPool unless it grew too large to keep.
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= maxSpareBytes {
+		bufPool.Put(buf)
+	}
+}
 
 // encodeResult writes the response for res: the body's members, then the
 // protocol members this era stamps on every result.
@@ -558,7 +581,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 
 	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
+	defer putBuf(buf)
 	buf.Reset()
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(id)

@@ -259,7 +259,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	s.metrics = newMetrics(b)
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
-	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.now, logger, s.publishTask)
+	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, s.clientShare, cfg.now, logger, s.publishTask)
 	s.metrics.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
 		n, _ := s.tasks.live()
 		return int64(n)

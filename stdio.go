@@ -46,6 +46,11 @@ type stdioConn struct {
 	s       *server
 	out     io.Writer
 	closing <-chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
+	// endInput is what the end of stdin does, wherever the reader sees
+	// it (the serve loop, or acquireSlot): closing is closed and the
+	// session ends, so listens close gracefully and requests waiting for
+	// an answer that can no longer arrive fail at once. Idempotent.
+	endInput func()
 	// session is the connection's classic-era session: stdio is one
 	// connection per process, so one initialize serves it all.
 	session *session
@@ -56,8 +61,14 @@ type stdioConn struct {
 	spare    []byte     // the previous batch's buffer, reused
 	room     *sync.Cond // on writeMu: signalled when queued is taken, or a call is cancelled
 
-	mu       sync.Mutex            // guards inFlight
+	mu       sync.Mutex            // guards inFlight, pushEnded
 	inFlight map[string]*stdioCall // by request id key
+	// pushes counts the session's pushes being written (push), on a
+	// publisher's goroutine; pushEnded refuses new ones. serveStdio
+	// sets it and waits for pushes before it returns, so that nothing
+	// is written to out after.
+	pushes    sync.WaitGroup
+	pushEnded bool
 	// slots bounds the requests served at once (-max-requests), and
 	// lineBytes the bytes of their lines (maxStdioInFlightBytes); the
 	// connection is one client, so neither has shares.
@@ -67,7 +78,7 @@ type stdioConn struct {
 	// jobs hands a request to an idle worker (spawn); workers counts the
 	// worker goroutines started, at most one per slot, and pool waits
 	// for them once jobs is closed at the end of serveStdio.
-	jobs    chan func()
+	jobs    chan stdioJob
 	workers atomic.Int32
 	pool    sync.WaitGroup
 
@@ -79,15 +90,36 @@ type stdioConn struct {
 	hasHeld bool
 }
 
+// stdioJob is the work of one request (or batch) and the bytes of its
+// line: start takes a request slot and the bytes for it, a worker runs it
+// and gives them back (do).
+type stdioJob struct {
+	run  func()
+	size int64
+}
+
 // stdioCall is one request in flight on stdio.
 type stdioCall struct {
 	// rctx is the request's context (request_context.go): cancelling the
 	// call ends it.
 	rctx *requestContext
-	mu   sync.Mutex // serialises setting cancelled with queueing the call's messages
+	mu   sync.Mutex // guards ended; serialises setting cancelled or ended with queueing the call's messages
 	// cancelled is set under mu; a writer waiting for room in the queue
 	// reads it without mu (see writeUnlessCancelled).
 	cancelled atomic.Bool
+	// ended is set once the call's response is queued (or, a batch
+	// entry, its answer taken): a goroutine of the handler that outlives
+	// it writes nothing more, as the progress utility asks (review A,
+	// finding 6). The HTTP transport has httpCall.done.
+	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
+	ended bool
+}
+
+// end marks the call's response as sent: nothing more is written for it.
+func (call *stdioCall) end() {
+	call.mu.Lock()
+	call.ended = true
+	call.mu.Unlock()
 }
 
 // isCancelled reports whether notifications/cancelled named the call.
@@ -119,6 +151,10 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	c.closing = closing
 	var closeOnce sync.Once
 	shutdown := func() { closeOnce.Do(func() { close(closing) }) }
+	c.endInput = func() {
+		shutdown()
+		c.session.end()
+	}
 	// watcher carries ctx ending into closing and connCtx, in the read
 	// loop and during the EOF drain alike; it ends with serveStdio.
 	var watcher sync.WaitGroup
@@ -133,7 +169,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	})
 	defer watcher.Wait()
 	defer close(served)
-	c.session.sink = c.write
+	c.session.sink = c.push
 	lines := make(chan []byte)
 	c.lines = lines
 	readErr := make(chan error, 1)
@@ -149,7 +185,7 @@ loop:
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				shutdown()
+				c.endInput()
 				break loop
 			}
 			c.handleLine(connCtx, line)
@@ -176,6 +212,10 @@ loop:
 	c.wg.Wait()
 	close(c.jobs)
 	c.pool.Wait()
+	c.mu.Lock()
+	c.pushEnded = true
+	c.mu.Unlock()
+	c.pushes.Wait()
 	select {
 	case err = <-readErr:
 	default:
@@ -190,7 +230,7 @@ loop:
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
 		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
-		jobs: make(chan func())}
+		jobs: make(chan stdioJob)}
 	c.room = sync.NewCond(&c.writeMu)
 	return c
 }
@@ -279,18 +319,10 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		}
 		return
 	}
-	switch {
-	case msg.isResponse():
-		// The answer to a bridged server-to-client request (classic_bridge.go).
-		if !c.session.deliver(&msg) {
-			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
-		}
+	if c.s.takeControl(&msg, c.session, c.cancel, "stdio") {
 		return
-	case msg.isNotification():
-		if msg.method == "notifications/cancelled" {
-			c.cancel(msg.params)
-			return
-		}
+	}
+	if msg.isNotification() {
 		c.s.dispatch(ctx, &msg, exchange{session: c.session})
 		return
 	}
@@ -317,22 +349,18 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
-	size := int64(len(line))
-	c.acquireSlot(size)
-	c.wg.Add(1)
-	c.spawn(func() {
-		defer c.wg.Done()
-		defer c.slots.give("", 1)
-		defer c.lineBytes.give("", size)
+	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
 		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
 		delete(c.inFlight, key)
 		c.mu.Unlock()
-		if reply != nil {
-			c.writeUnlessCancelled(call, reply)
+		if reply == nil {
+			call.end()
+			return
 		}
-	})
+		c.writeLast(call, reply)
+	}})
 }
 
 // handleBatch serves a line that is a JSON-RPC batch (batch.go): refused
@@ -382,13 +410,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		}
 		return
 	}
-	size := int64(len(line))
-	c.acquireSlot(size)
-	c.wg.Add(1)
-	c.spawn(func() {
-		defer c.wg.Done()
-		defer c.slots.give("", 1)
-		defer c.lineBytes.give("", size)
+	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
 		reply := answerBatch(items, func(i int) []byte {
 			e := entries[i]
 			defer func() {
@@ -402,6 +424,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 			}
 			send := func(b []byte) { c.writeUnlessCancelled(e.call, b) }
 			reply, _ := c.s.serve(e.ctx, items[i].req, exchange{send: send, session: c.session, closing: c.closing})
+			e.call.end()
 			if e.call.isCancelled() {
 				return nil
 			}
@@ -410,7 +433,24 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		if reply != nil {
 			c.write(reply)
 		}
-	})
+	}})
+}
+
+// start takes a request slot and the bytes of job's line (acquireSlot),
+// then hands job to a worker (spawn); serveStdio awaits it.
+func (c *stdioConn) start(ctx context.Context, job stdioJob) {
+	c.acquireSlot(ctx, job.size)
+	c.wg.Add(1)
+	c.spawn(job)
+}
+
+// do runs job on a worker, then gives back the slot and the bytes start
+// took for it.
+func (c *stdioConn) do(job stdioJob) {
+	defer c.wg.Done()
+	defer c.slots.give("", 1)
+	defer c.lineBytes.give("", job.size)
+	job.run()
 }
 
 // spawn runs job, which holds a request slot, on an idle worker, or on a
@@ -421,7 +461,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 // slot was free, so some job has finished and its worker is on its way
 // back to jobs. Only the serve loop calls spawn, so workers is read and
 // raised without a race.
-func (c *stdioConn) spawn(job func()) {
+func (c *stdioConn) spawn(job stdioJob) {
 	select {
 	case c.jobs <- job:
 		return
@@ -430,9 +470,9 @@ func (c *stdioConn) spawn(job func()) {
 	if c.workers.Load() < int32(c.s.maxRequests) {
 		c.workers.Add(1)
 		c.pool.Go(func() {
-			job()
+			c.do(job)
 			for next := range c.jobs {
-				next()
+				c.do(next)
 			}
 		})
 		return
@@ -440,15 +480,19 @@ func (c *stdioConn) spawn(job func()) {
 	c.jobs <- job
 }
 
-// acquireSlot takes a request slot and size bytes of the line budget.
+// acquireSlot takes a request slot and size bytes of the line budget;
+// ctx is the connection's, for what it serves meanwhile.
 // While either is spent it keeps reading the lines that can free them
 // without taking any: the client's answers to bridged server-to-client
 // requests (classic_bridge.go), and notifications/cancelled. Blocking the
 // reader outright left a request waiting for an answer that was never
 // read, until -input-timeout. The first other line read meanwhile is held
 // for the serve loop, and reading stops there until a slot and the bytes
-// free: the backpressure stays one line deep.
-func (c *stdioConn) acquireSlot(size int64) {
+// free: the backpressure stays one line deep. The end of stdin seen here
+// is acted on here (endInput): the slots may be held by requests waiting
+// for answers that can no longer arrive, and by listens, which free them
+// only once told (review A, finding 2: they waited for -input-timeout).
+func (c *stdioConn) acquireSlot(ctx context.Context, size int64) {
 	lines := c.lines
 	for _, need := range []struct {
 		lim *shareLimit
@@ -461,8 +505,9 @@ func (c *stdioConn) acquireSlot(size int64) {
 			case line, ok := <-lines:
 				switch {
 				case !ok:
-					lines = nil // the serve loop sees the end itself
-				case !c.handleControl(line):
+					lines = nil
+					c.endInput()
+				case !c.handleControl(ctx, line):
 					c.held, c.hasHeld, lines = line, true, nil
 				}
 			}
@@ -472,7 +517,7 @@ func (c *stdioConn) acquireSlot(size int64) {
 
 // handleControl serves line if it is a response to a server request or a
 // notifications/cancelled, and reports whether it was one.
-func (c *stdioConn) handleControl(line []byte) bool {
+func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 	if line == nil {
 		return false
 	}
@@ -486,23 +531,11 @@ func (c *stdioConn) handleControl(line []byte) bool {
 		if rerr != nil || !controlBatch(items) {
 			return false
 		}
-		c.s.takeBatch(context.Background(), items, c.session, batchHooks{cancel: c.cancel}, "stdio")
+		c.s.takeBatch(ctx, items, c.session, batchHooks{cancel: c.cancel}, "stdio")
 		return true
 	}
 	msg, rerr := parseMessage(line)
-	switch {
-	case rerr != nil:
-		return false
-	case msg.isResponse():
-		if !c.session.deliver(&msg) {
-			c.s.log.Info("ignoring a response to no pending request", "transport", "stdio", "id", string(msg.id))
-		}
-		return true
-	case msg.isNotification() && msg.method == "notifications/cancelled":
-		c.cancel(msg.params)
-		return true
-	}
-	return false
+	return rerr == nil && c.s.takeControl(&msg, c.session, c.cancel, "stdio")
 }
 
 // cancel handles notifications/cancelled: the request's context is
@@ -547,22 +580,38 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 	return "", false
 }
 
-// writeUnlessCancelled writes b unless the call was cancelled. The check
-// and the queueing of b happen under the call's lock, so nothing is sent
-// for a request after its cancellation was handled; waiting for room in
+// writeUnlessCancelled writes b, a notification of the call, unless the
+// call was cancelled or has ended. The check and the queueing of b happen
+// under the call's lock, so nothing is sent for a request after its
+// cancellation was handled or its response queued; waiting for room in
 // the queue and the Write itself happen without it, so a stalled stdout
 // never blocks the reader handling a notifications/cancelled.
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
+	c.writeCall(call, b, false)
+}
+
+// writeLast writes b, the call's response, unless the call was
+// cancelled, and ends the call.
+func (c *stdioConn) writeLast(call *stdioCall, b []byte) {
+	c.writeCall(call, b, true)
+}
+
+// writeCall is writeUnlessCancelled, and with last writeLast.
+func (c *stdioConn) writeCall(call *stdioCall, b []byte, last bool) {
+	if last {
+		defer call.end()
+	}
 	for {
 		if !c.waitRoom(len(b), call) {
 			return // cancelled while waiting
 		}
 		call.mu.Lock()
-		if call.cancelled.Load() {
+		if call.cancelled.Load() || call.ended {
 			call.mu.Unlock()
 			return
 		}
 		writeNow, queued := c.enqueue(b)
+		call.ended = last && (writeNow || queued)
 		call.mu.Unlock()
 		if writeNow {
 			c.flush(b)
@@ -573,8 +622,24 @@ func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 	}
 }
 
-// maxSpareBytes bounds the batch buffer kept for reuse, so that one huge
-// response does not pin its size for the life of the connection.
+// push writes a message the session sends outside any request (list
+// changes, resource updates), on the goroutine of whoever published it
+// (hub.publish, subscriptions.go), unless serveStdio is returning.
+func (c *stdioConn) push(b []byte) {
+	c.mu.Lock()
+	if c.pushEnded {
+		c.mu.Unlock()
+		return
+	}
+	c.pushes.Add(1)
+	c.mu.Unlock()
+	defer c.pushes.Done()
+	c.write(b)
+}
+
+// maxSpareBytes bounds a buffer kept for reuse (stdio's batch buffer,
+// bufPool's), so that one huge response does not pin its size for the
+// life of the connection or the pool.
 const maxSpareBytes = 64 << 10
 
 // write sends one complete message line. When no other goroutine is
@@ -585,9 +650,10 @@ const maxSpareBytes = 64 << 10
 // interleaved and keep the order in which they were enqueued. The queue
 // holds at most maxStdioQueuedBytes: past it, write waits until the
 // writing goroutine takes the batch, so a stalled stdout stops the
-// server instead of growing its memory. The writing goroutine is always
-// one that called write (a request's, or the serve loop), so serveStdio's
-// wait for its requests also waits for the queue.
+// server instead of growing its memory. The writing goroutine is one that
+// called write: a request's, the serve loop, or a publisher of the
+// session's notifications (push); serveStdio waits for all three before
+// it returns, so the queue is empty then.
 func (c *stdioConn) write(b []byte) {
 	for {
 		c.waitRoom(len(b), nil)

@@ -308,19 +308,7 @@ func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
 		{"next is another bridged call", `{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newTestConn(t, newTestServer(t, withFlags("-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")))
-			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
-			c.recv()
-			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			c.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/a"}}}`)
-			c.send(`{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/b"}}}`)
-			var asks []string
-			for len(asks) < 2 {
-				line := c.recv()
-				if strings.Contains(line, `"elicitation/create"`) {
-					asks = append(asks, line)
-				}
-			}
+			c, asks := newTestConnSlotsAsking(t)
 			c.send(tt.next)
 			for _, ask := range asks {
 				id := jsonPath(mustDecode(t, ask), "id").(string)
@@ -334,6 +322,80 @@ func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// newTestConnSlotsAsking returns a classic stdio connection with two
+// request slots (-input-timeout 1h), both held by confirm_delete calls
+// c1 and c2 waiting for the client's answer, and the two
+// elicitation/create lines they wrote.
+func newTestConnSlotsAsking(tb testing.TB) (*testConn, []string) {
+	tb.Helper()
+	c := newTestConn(tb, newTestServer(tb, withFlags("-max-requests", "2", "-max-subscriptions", "1", "-input-timeout", "1h")))
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/a"}}}`)
+	c.send(`{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/b"}}}`)
+	var asks []string
+	for len(asks) < 2 {
+		line := c.recv()
+		if strings.Contains(line, `"elicitation/create"`) {
+			asks = append(asks, line)
+		}
+	}
+	return c, asks
+}
+
+// TestStdioEOFWhileRequestSlotsAreFull: stdin ends while the reader
+// waits for a slot for the line it read last, every slot held by a
+// bridged request. No answer can arrive any more, so the waiting
+// requests fail at once, the line read is still served, and serveStdio
+// returns: GAPS "MRTR bridging" (review A, finding 2: the end went
+// unnoticed until -input-timeout, an hour here).
+func TestStdioEOFWhileRequestSlotsAreFull(t *testing.T) {
+	c, _ := newTestConnSlotsAsking(t)
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	c.closeInput()
+	got := map[string]string{}
+	for _, line := range c.drain() {
+		if id, ok := jsonPath(mustDecode(t, line), "id").(string); ok {
+			got[id] = line
+		}
+	}
+	if err := c.wait(); err != nil {
+		t.Errorf("serveStdio = %v", err)
+	}
+	for _, id := range []string{"c1", "c2", "p"} {
+		if got[id] == "" {
+			t.Errorf("no answer to %s after EOF; answers: %q", id, got)
+		}
+	}
+	if !strings.Contains(got["p"], `"result":{}`) {
+		t.Errorf("ping read before EOF answered %s, want an empty result", got["p"])
+	}
+}
+
+// TestStdioNothingAfterResponse: a goroutine of a handler that reports
+// progress after its handler returned writes nothing after the
+// response: notifications of a request stop at its completion (review A,
+// finding 6: the progress line followed the result on stdio).
+func TestStdioNothingAfterResponse(t *testing.T) {
+	s := newTestServer(t)
+	late := make(chan *request, 1)
+	s.addTool(tool{Name: "straggler", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		late <- req
+		return textResult("done"), nil
+	}})
+	c := newTestConn(t, s)
+	c.send(reqMeta("1", "tools/call", `"name":"straggler","arguments":{}`, `"progressToken":"t"`))
+	if first := c.recv(); !strings.Contains(first, `"id":1,"result"`) {
+		t.Fatalf("first line %s, want the result", first)
+	}
+	(<-late).Progress(1, 2, "after the response")
+	c.send(req("2", "server/discover", ""))
+	if next := c.recv(); !strings.Contains(next, `"id":2,"result"`) {
+		t.Errorf("after the response: %s, want the next request's answer", next)
 	}
 }
 

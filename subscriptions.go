@@ -34,9 +34,10 @@ const (
 const (
 	// defaultMaxSubscriptions bounds the subscriptions open at once across
 	// the server (-max-subscriptions), whatever the transport. Each one
-	// holds a request slot on stdio (an HTTP connection and goroutine on
-	// HTTP) for as long as it lives, so the bound must stay well under
-	// maxInFlight or subscriptions alone could starve a stdio connection.
+	// holds a request slot (on HTTP also a connection and goroutine) for
+	// as long as it lives, so the bound must stay well under the slots
+	// (maxInFlight, -max-requests) or subscriptions alone could starve
+	// the requests.
 	defaultMaxSubscriptions = 32
 	// noSubscriptions, as a server's maxSubscriptions, allows none: with
 	// -max-requests 1 no slot can be spared for one (deriveSubscriptions).

@@ -150,8 +150,9 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		args:    req.args,
 		input:   req.input,
 		// The task continues the creating request's trace (trace.go),
-		// and names the same tool to the middleware and the logs.
-		trace:  req.trace,
+		// in a span of its own under the request's, and names the same
+		// tool to the middleware and the logs.
+		trace:  req.trace.child(),
 		target: req.target,
 	}
 	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
@@ -242,7 +243,12 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 	var to *taskTimeout
 	switch {
 	case err == nil:
-		s.tasks.finish(tk, taskCompleted, taskResultBody(res.body), nil)
+		body, berr := taskResultBody(res.body)
+		if berr != nil {
+			s.tasks.finish(tk, taskFailed, nil, s.peerError(r, berr))
+			return
+		}
+		s.tasks.finish(tk, taskCompleted, body, nil)
 	case errors.As(err, &rerr):
 		s.tasks.finish(tk, taskFailed, nil, rerr)
 	case ctx.Err() != nil && errors.As(context.Cause(ctx), &to):
@@ -258,11 +264,13 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 // request would have returned it: with its resultType, which the
 // dispatcher stamps on a response but a task's result carries itself.
 // [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
-func taskResultBody(body any) []byte {
-	raw, _ := body.(json.RawMessage)
+// Anything but an encoded JSON object is an error (a tool's result is
+// always encoded by then): an empty result would hide the fault.
+func taskResultBody(body any) ([]byte, error) {
+	raw, ok := body.(json.RawMessage)
 	inner := bytes.TrimSpace(raw)
-	if len(inner) < 2 || inner[0] != '{' {
-		return []byte(`{"resultType":"complete","content":[]}`)
+	if !ok || len(inner) < 2 || inner[0] != '{' {
+		return nil, fmt.Errorf("task result: %T is not an encoded JSON object", body)
 	}
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 	out := make([]byte, 0, len(inner)+32)
@@ -271,7 +279,7 @@ func taskResultBody(body any) []byte {
 		out = append(out, ',')
 		out = append(out, inner...)
 	}
-	return append(out, '}')
+	return append(out, '}'), nil
 }
 
 // taskNotFound is the answer for a task id that names no task of the

@@ -45,14 +45,12 @@ const (
 
 	// defaultMaxTasks bounds the tasks the server holds at once, running
 	// or finished and not yet expired (-max-tasks): each has a goroutine
-	// while it runs, and a record and result until it expires.
+	// while it runs, and a record and result until it expires. One caller
+	// share (a principal, or an HTTP client address without one) holds
+	// its part (-client-share, limits_share.go), so one client cannot
+	// take every task slot; stdio has one client, which may hold them
+	// all.
 	defaultMaxTasks = 1024
-
-	// taskShareDivisor sets a caller share's part of -max-tasks: one
-	// share (a principal, or an HTTP client address without one) may hold
-	// at most max-tasks/16 (64 by default), so one client cannot take
-	// every task slot. stdio has one client, which may hold them all.
-	taskShareDivisor = 16
 
 	// defaultMaxTaskBytes bounds what one task holds (its arguments while
 	// it runs, its input requests and answers, its result): the largest
@@ -103,7 +101,7 @@ func taskFlags(fs *flag.FlagSet) *taskConfig {
 	c := &taskConfig{}
 	fs.DurationVar(&c.ttl, "task-ttl", defaultTaskTTL, "keep a finished task's result for `duration`")
 	fs.DurationVar(&c.timeout, "task-timeout", defaultTaskTimeout, "fail a task still running after `duration`")
-	fs.IntVar(&c.maxTasks, "max-tasks", defaultMaxTasks, "tasks held at once, running or finished (`n`); one client may hold n/16")
+	fs.IntVar(&c.maxTasks, "max-tasks", defaultMaxTasks, "tasks held at once, running or finished (`n`); one client may hold its -client-share of them")
 	return c
 }
 
@@ -157,7 +155,9 @@ type task struct {
 	message   string                    // guarded; statusMessage
 	updatedAt time.Time                 // guarded; lastUpdatedAt
 	expiresAt time.Time                 // guarded; zero until terminal
+	ended     uint64                    // guarded; the store's count of ends when it ended (oldestFinishedLocked)
 	asks      []taskAsk                 // guarded; outstanding input requests, in the order asked
+	asksSize  int64                     // guarded; the bytes of this round's asks, within size
 	wires     map[string]bool           // guarded; every key ever put on the wire for this task
 	answers   map[string]*inputResponse // guarded; this round's answers, by the handler's key
 	result    []byte                    // guarded; completed: the CallToolResult
@@ -176,7 +176,7 @@ type taskAsk struct {
 type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
-	perShare int    // tasks one caller share may hold
+	perShare int    // tasks one caller share may hold, running or finished
 	now      func() time.Time
 	log      *slog.Logger
 	changed  func(id string) // called, outside mu, after a task's state changed
@@ -188,13 +188,15 @@ type taskStore struct {
 	tasks  map[string]*task // by id
 	shares map[string]int   // tasks held per caller share
 	size   int64            // bytes held by all tasks
+	ends   uint64           // tasks ended so far: orders them by their end
 	closed bool             // shutdown began: no new task
 }
 
 // newTaskStore returns an empty store whose task ids start with replica
-// (newScopedID). now is the clock of timestamps and expiry (nil:
-// time.Now); changed publishes a task's new state.
-func newTaskStore(cfg taskConfig, replica string, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
+// (newScopedID), of which one caller share may hold clientShare percent
+// (shareOf). now is the clock of timestamps and expiry (nil: time.Now);
+// changed publishes a task's new state.
+func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
 	if cfg.ttl <= 0 {
 		cfg.ttl = defaultTaskTTL
 	}
@@ -214,7 +216,7 @@ func newTaskStore(cfg taskConfig, replica string, now func() time.Time, log *slo
 		now = time.Now
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &taskStore{cfg: cfg, replica: replica, perShare: max(1, cfg.maxTasks/taskShareDivisor), now: now, log: log, changed: changed,
+	return &taskStore{cfg: cfg, replica: replica, perShare: int(shareOf(int64(cfg.maxTasks), clientShare, shareFloor)), now: now, log: log, changed: changed,
 		base: base, stopBase: stop, tasks: map[string]*task{}, shares: map[string]int{}}
 }
 
@@ -242,7 +244,8 @@ func (e *taskTimeout) failure() *rpcError {
 // starts and before create returns, so a tasks/get for it resolves as
 // soon as the client can know its id. It returns the task and its seed
 // state as CreateTaskResult shows it, or the error that refuses it: the
-// server is shutting down, or a bound would be passed (-31503).
+// server is shutting down, or a bound would be passed (-31503; roomLocked
+// says which).
 // [§Task Creation]: SEP-2663, "MUST NOT return CreateTaskResult until the task is durably created"
 func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, t *task)) (*task, []byte, *rpcError) {
 	// [§Security Implications]: SEP-2663, "Task ID unguessability"
@@ -255,16 +258,16 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
 	}
 	st.sweepLocked(now)
-	switch {
-	case len(st.tasks) >= st.cfg.maxTasks:
-		return nil, nil, &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: %d tasks held, retry later", st.cfg.maxTasks),
-			Data: map[string]int{"maxTasks": st.cfg.maxTasks}}
-	case c.share != "" && st.shares[c.share] >= st.perShare:
-		return nil, nil, &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client holds %d tasks, retry later", st.perShare),
-			Data: map[string]int{"maxTasksPerClient": st.perShare}}
-	case size-taskRecordBytes > st.cfg.maxBytes || st.size+size > st.cfg.maxTotalBytes:
-		return nil, nil, &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
-			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+	tooMuch := &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
+		Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
+	if size-taskRecordBytes > st.cfg.maxBytes {
+		return nil, nil, tooMuch
+	}
+	if rerr := st.roomLocked(c.share, now); rerr != nil {
+		return nil, nil, rerr
+	}
+	if st.size+size > st.cfg.maxTotalBytes {
+		return nil, nil, tooMuch
 	}
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
@@ -275,10 +278,15 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	st.tasks[id] = t
 	st.shares[c.share]++
 	st.size += size
-	seed := st.encodeLocked(t, false)
+	seed, _ := st.encodeLocked(t, false)
+	seed = joinEncoded(seed, nil)
 	// A run past -task-timeout fails even if its handler ignores its
-	// context; the run's end stops the watch.
+	// context; the run's end stops the watch, or waits for it when it
+	// has begun, so that the watch, like the run, is over once wait
+	// returns (review B, finding 9: it could publish after the drain).
+	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(runCtx, func() {
+		defer close(watched)
 		var to *taskTimeout
 		if errors.As(context.Cause(runCtx), &to) {
 			st.finish(t, taskFailed, nil, to.failure())
@@ -288,10 +296,64 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	go func() {
 		defer st.runners.Done()
 		defer t.cancel(errTaskDone)
-		defer stopWatch()
+		defer func() {
+			if !stopWatch() {
+				<-watched
+			}
+		}()
 		run(runCtx, t)
 	}()
 	return t, seed, nil
+}
+
+// roomLocked makes room for one more task of share, or returns the
+// -31503 that refuses it. When what is full is the share's own part (for
+// stdio's lone client, share "", the store), the share's oldest finished
+// task is forgotten to make room, before its ttlMs has run out: a client
+// that starts more tasks than its part holds gives up its oldest results
+// rather than waiting -task-ttl for them to expire, and only running
+// tasks refuse it (review B, finding 2: finished tasks held the part for
+// -task-ttl, so a client could start -max-tasks/16 tasks per 10 minutes).
+// A store full of other clients' tasks refuses it, naming in
+// retryAfterMs when the first finished one expires.
+// [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
+func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
+	own := len(st.tasks) >= st.cfg.maxTasks
+	if share != "" {
+		own = st.shares[share] >= st.perShare
+	}
+	if own {
+		old := st.oldestFinishedLocked(share, false)
+		if old == nil && share != "" {
+			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.perShare),
+				Data: map[string]int{"maxTasksPerClient": st.perShare}}
+		}
+		if old != nil {
+			st.removeLocked(old)
+		}
+	}
+	if len(st.tasks) < st.cfg.maxTasks {
+		return nil
+	}
+	data := map[string]int64{"maxTasks": int64(st.cfg.maxTasks)}
+	if old := st.oldestFinishedLocked("", true); old != nil {
+		data["retryAfterMs"] = max(1, old.expiresAt.Sub(now).Milliseconds())
+	}
+	return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: %d tasks held, retry later", st.cfg.maxTasks), Data: data}
+}
+
+// oldestFinishedLocked returns the finished task of share (of any share
+// when anyShare is set) that ended first, and so expires first, or nil
+// when there is none. Its cost is bounded by -max-tasks, like
+// sweepLocked's.
+func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
+	var old *task
+	for _, t := range st.tasks {
+		if t.status.terminal() && (anyShare || t.share == share) && (old == nil || t.ended < old.ended) {
+			old = t
+		}
+	}
+	return old
 }
 
 // lookupLocked returns the task id of principal, or nil: unknown, expired
@@ -358,12 +420,14 @@ func (st *taskStore) resizeLocked(t *task, size int64) bool {
 func (st *taskStore) get(id, principal string) ([]byte, bool) {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	t := st.lookupLocked(id, principal, now)
 	if t == nil {
+		st.mu.Unlock()
 		return nil, false
 	}
-	return st.encodeLocked(t, true), true
+	head, body := st.encodeLocked(t, true)
+	st.mu.Unlock()
+	return joinEncoded(head, body), true
 }
 
 // detail is get for a notification: it also says whether the state is
@@ -371,12 +435,15 @@ func (st *taskStore) get(id, principal string) ([]byte, bool) {
 func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok bool) {
 	now := st.now()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	t := st.lookupLocked(id, principal, now)
 	if t == nil {
+		st.mu.Unlock()
 		return nil, false, false
 	}
-	return st.encodeLocked(t, true), t.status.terminal(), true
+	head, final := st.encodeLocked(t, true)
+	terminal = t.status.terminal()
+	st.mu.Unlock()
+	return joinEncoded(head, final), terminal, true
 }
 
 // owned returns the ids, in order, that name a live task of principal.
@@ -517,8 +584,10 @@ func (st *taskStore) endLocked(t *task, status taskStatus, message string, resul
 		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
 	}
 	t.status, t.message, t.result, t.errBody = status, message, result, errBody
-	t.asks, t.answers, t.wires = nil, nil, nil
+	t.asks, t.asksSize, t.answers, t.wires = nil, 0, nil, nil
 	t.updatedAt, t.expiresAt = now, now.Add(st.cfg.ttl)
+	st.ends++
+	t.ended = st.ends
 }
 
 // outcomeSize is what a final task holds: its record, its result, and its
@@ -543,7 +612,11 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return errTaskDone
 	}
-	size := t.size
+	// The previous round's asks are dropped, so they no longer count
+	// (review B, finding 8: they did, and a task of several sizable
+	// rounds failed while holding far less than its budget). The answers
+	// stay counted: the runner carries them into every later round.
+	var asksSize int64
 	asks := make([]taskAsk, 0, len(qs))
 	for _, q := range qs {
 		wire := q.key
@@ -552,13 +625,13 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		}
 		t.wires[wire] = true
 		asks = append(asks, taskAsk{wire: wire, q: q})
-		size += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
+		asksSize += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
 	}
-	if !st.resizeLocked(t, size) {
+	if !st.resizeLocked(t, t.size-t.asksSize+asksSize) {
 		st.mu.Unlock()
 		return newError(codeInternalError, "tools/call: the task's input requests exceed %d bytes", st.cfg.maxBytes)
 	}
-	t.asks, t.answers = asks, nil
+	t.asks, t.asksSize, t.answers = asks, asksSize, nil
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
 	st.mu.Unlock()
 	st.changed(t.id)
@@ -687,13 +760,17 @@ const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
 // encodeLocked writes t as the wire shows it: the Task members, and when
 // detailed the member its status adds (DetailedTask: inputRequests,
-// result or error). ttlMs counts from createdAt: while the task runs it is
+// result or error). A final task's result or error, up to its budget
+// (4 MiB), never changes once set, so it is not copied under the
+// store's lock: it is returned as body, which joinEncoded appends to
+// head after the caller unlocks (review B, finding 8: polling a big
+// result held every task's lock for the copy). ttlMs counts from createdAt: while the task runs it is
 // -task-ttl, the least the task will be kept; once it is final it is the
 // time to its expiry, which only grows. No requestState, ever: a task's
 // state lives here, behind its id.
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
-func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
-	b := make([]byte, 0, 320+len(t.result)+len(t.errBody))
+func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
+	b := make([]byte, 0, 320)
 	b = append(b, `{"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
@@ -732,12 +809,17 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) []byte {
 			}
 			b = append(b, '}')
 		case taskCompleted:
-			b = append(b, `,"result":`...)
-			b = append(b, t.result...)
+			return append(b, `,"result":`...), t.result
 		case taskFailed:
-			b = append(b, `,"error":`...)
-			b = append(b, t.errBody...)
+			return append(b, `,"error":`...), t.errBody
 		}
 	}
-	return append(b, '}')
+	return b, nil
+}
+
+// joinEncoded ends an encoded task: head, then body (a final task's
+// result or error, or nil), then the closing brace.
+func joinEncoded(head, body []byte) []byte {
+	out := make([]byte, 0, len(head)+len(body)+1)
+	return append(append(append(out, head...), body...), '}')
 }

@@ -201,6 +201,12 @@ func TestTaskHTTPRules(t *testing.T) {
 			}
 		})
 	}
+	full := newTestHTTP(t, newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "1")), nil)
+	hold := taskLine(1, "tools/call", `"name":"hold"`)
+	mustDo(t, full.Client(), newTestHTTPRequest(t, t.Context(), full, "", hold, nil))
+	if got := mustDo(t, full.Client(), newTestHTTPRequest(t, t.Context(), full, "", hold, nil)); got.status != 503 || got.code != codeServerBusy || got.header.Get("Retry-After") != "1" {
+		t.Errorf("a task past -max-tasks = %d %d Retry-After %q, want 503 %d 1\n%s", got.status, got.code, got.header.Get("Retry-After"), codeServerBusy, got.body)
+	}
 }
 
 // TestTaskPrincipalBinding checks that a task is its creator's alone:
@@ -270,34 +276,67 @@ func TestTaskIDs(t *testing.T) {
 	}
 }
 
-// TestTaskCountBounds checks -max-tasks at the limit and past it: a
-// caller share holds at most max-tasks/16 (2 here), the server at most
-// max-tasks (32; stdio's one client has no share bound); past a bound a
-// taskMust call is refused with -31503 and the bound in data, and a
-// taskMay call runs on the request instead.
+// TestTaskCountBounds checks -max-tasks and one client's part of it
+// (-client-share) at the limit and past it, with -max-tasks 32: a client
+// may hold 8. Past its part of running tasks a taskMust call is refused
+// with -31503 naming the part, and a taskMay call runs on the request; a
+// client whose part holds finished tasks gives up its oldest finished
+// one for each new task, however many it has started (review B, finding
+// 2: finished tasks held the part for -task-ttl, and with -client-share
+// 100 too); a store full of running tasks refuses everyone, naming
+// maxTasks and, when a finished task will expire, retryAfterMs. stdio's
+// one client (share "") is bound by the store alone.
 func TestTaskCountBounds(t *testing.T) {
-	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "32"))
-	hold, job := taskLine(1, "tools/call", `"name":"hold"`), taskLine(1, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"sync"}`)
-	a, b := caller{share: "addr:192.0.2.1"}, caller{share: "addr:192.0.2.2"}
-	for range 2 {
-		mustTaskID(t, serveAs(t, s, a, hold)) // up to the share's limit: tasks
-		mustTaskID(t, serveAs(t, s, b, hold))
-	}
-	if got := serveAs(t, s, a, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasksPerClient") != json.Number("2") {
-		t.Errorf("a third task for one client = %s, want -31503 with maxTasksPerClient 2", mustJSON(t, got))
-	}
-	if got := serveAs(t, s, a, job); jsonPath(got, "result.resultType") != "complete" {
-		t.Errorf("a taskMay call past the client's bound = %s, want its result on the request", mustJSON(t, got))
-	}
-	for range 32 - 4 {
-		mustTaskID(t, serveAs(t, s, caller{}, hold))
-	}
-	if got := serveAs(t, s, caller{}, hold); jsonPath(got, "error.code") != json.Number("-31503") || jsonPath(got, "error.data.maxTasks") != json.Number("32") {
-		t.Errorf("task 33 = %s, want -31503 with maxTasks 32", mustJSON(t, got))
-	}
-	if n, _ := s.tasks.live(); n != 32 {
-		t.Errorf("tasks held = %d, want 32", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "32"))
+		hold, job := taskLine(1, "tools/call", `"name":"hold"`), taskLine(1, "tools/call", `"name":"job","arguments":{"seconds":0,"label":"sync"}`)
+		done := taskLine(1, "tools/call", `"name":"big","arguments":{"bytes":1}`)
+		get := func(id string) string { return taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id)) }
+		a, b, c := caller{share: "addr:192.0.2.1"}, caller{share: "addr:192.0.2.2"}, caller{share: "addr:192.0.2.3"}
+		busy := func(got map[string]any, member string, want int) bool {
+			return jsonPath(got, "error.code") == json.Number("-31503") && jsonPath(got, "error.data."+member) == json.Number(fmt.Sprint(want))
+		}
+		for range 8 {
+			mustTaskID(t, serveAs(t, s, a, hold))
+		}
+		if got := serveAs(t, s, a, hold); !busy(got, "maxTasksPerClient", 8) {
+			t.Errorf("a ninth running task for one client = %s, want -31503 with maxTasksPerClient 8", mustJSON(t, got))
+		}
+		if got := serveAs(t, s, a, job); jsonPath(got, "result.resultType") != "complete" {
+			t.Errorf("a taskMay call past the client's part = %s, want its result on the request", mustJSON(t, got))
+		}
+		var finished []string
+		for range 8 {
+			finished = append(finished, mustTaskID(t, serveAs(t, s, b, done)))
+			synctest.Wait()
+		}
+		mustTaskID(t, serveAs(t, s, b, done))
+		if got := serveAs(t, s, b, get(finished[0])); jsonPath(got, "error.code") != json.Number("-32602") {
+			t.Errorf("the oldest finished task of a client past its part = %s, want it forgotten (-32602)", mustJSON(t, got))
+		}
+		if got := serveAs(t, s, b, get(finished[1])); jsonPath(got, "result.status") != "completed" {
+			t.Errorf("the second oldest finished task = %s, want it kept", mustJSON(t, got))
+		}
+		for range 32 - 16 {
+			mustTaskID(t, serveAs(t, s, caller{}, hold))
+		}
+		for _, who := range []caller{{}, c} {
+			got := serveAs(t, s, who, hold)
+			if !busy(got, "maxTasks", 32) || jsonPath(got, "error.data.retryAfterMs") != json.Number(fmt.Sprint(defaultTaskTTL.Milliseconds())) {
+				t.Errorf("task 33 (share %q) = %s, want -31503 with maxTasks 32 and the ttl in retryAfterMs", who.share, mustJSON(t, got))
+			}
+		}
+		if n, _ := s.tasks.live(); n != 32 {
+			t.Errorf("tasks held = %d, want 32", n)
+		}
+		one := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-tasks", "4", "-client-share", "100"))
+		for i := range 10 {
+			if got := serveAs(t, one, a, done); jsonPath(got, "result.resultType") != "task" {
+				t.Fatalf("-client-share 100: task %d of one client = %s, want a task", i+1, mustJSON(t, got))
+			}
+			synctest.Wait()
+		}
+	})
 }
 
 // testTaskResultOverhead is the size of a completed task's result besides
@@ -308,14 +347,20 @@ func testTaskResultOverhead(tb testing.TB) int {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return len(taskResultBody(r.body))
+	body, err := taskResultBody(r.body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(body)
 }
 
 // TestTaskByteBounds checks the byte budgets at the limit and past it: a
 // result as large as the per-task budget is kept, one byte more fails the
 // task (-32603); a result that would pass the total budget fails it with
 // -31503; answers that would pass the task's budget are -32602 and leave
-// the task waiting.
+// the task waiting; input requests count for their round only, so rounds
+// that each fit the budget never add up past it (review B, finding 8:
+// the third round of 1.5 KB asks failed a 4 KB task).
 func TestTaskByteBounds(t *testing.T) {
 	const perTask, total = 4096, 3 * (4096 + taskRecordBytes)
 	synctest.Test(t, func(t *testing.T) {
@@ -358,6 +403,26 @@ func TestTaskByteBounds(t *testing.T) {
 		task := mustResult(t, mustServeLine(t, s, taskLine(4, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
 		if task["status"] != "input_required" || jsonPath(task, "inputRequests.name") == nil {
 			t.Errorf("the task after a refused update: %s, want still waiting for name", mustJSON(t, task))
+		}
+		s.addTool(tool{Name: "asker", Task: taskMust, Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			if req.Input("ok").Bool("ok") {
+				return textResult("done"), nil
+			}
+			return nil, req.NeedInput(elicitForm("ok", strings.Repeat("?", perTask*3/8), `{"type":"object","properties":{"ok":{"type":"boolean"}}}`))
+		}})
+		id, task = settled(`"name":"asker"`)
+		for round := 2; round <= 4; round++ {
+			key := ""
+			for k := range task["inputRequests"].(map[string]any) {
+				key = k
+			}
+			answer := fmt.Sprintf(`"taskId":%q,"inputResponses":{%q:{"action":"accept","content":{"ok":%t}}}`, id, key, round == 4)
+			mustServeLine(t, s, taskLine(5, "tasks/update", answer))
+			synctest.Wait()
+			task = mustResult(t, mustServeLine(t, s, taskLine(6, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))))
+			if want := map[bool]string{false: "input_required", true: "completed"}[round == 4]; task["status"] != want {
+				t.Fatalf("round %d of %d-byte asks: %s, want %s", round, perTask*3/8, mustJSON(t, task), want)
+			}
 		}
 	})
 }
@@ -563,4 +628,27 @@ func TestTaskErrorBodies(t *testing.T) {
 			t.Errorf("the two hold %d bytes, want the records and the long error", held)
 		}
 	})
+}
+
+// TestTaskResultBody: a task's result is the call's encoded object with
+// its resultType first; anything else is an error, not an empty result
+// (review B, finding 13).
+func TestTaskResultBody(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body any
+		want string // "" wants an error
+	}{
+		{"an encoded object", json.RawMessage(`{"content":[]}`), `{"resultType":"complete","content":[]}`},
+		{"an empty object", json.RawMessage(` {} `), `{"resultType":"complete"}`},
+		{"not encoded", map[string]any{"content": []any{}}, ""},
+		{"not an object", json.RawMessage(`[]`), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := taskResultBody(tt.body)
+			if string(got) != tt.want || (err == nil) != (tt.want != "") {
+				t.Errorf("taskResultBody(%v) = %s, %v; want %q", tt.body, got, err, tt.want)
+			}
+		})
+	}
 }

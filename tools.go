@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"unicode/utf8"
@@ -148,13 +149,9 @@ func compileToolSchema(compile func([]byte) (*schema, error), text string, handl
 func (s *server) removeTool(name string) bool {
 	found := false
 	s.update(func(r *registry) {
-		for i, t := range r.tools {
-			if t.Name == name {
-				r.tools = append(r.tools[:i], r.tools[i+1:]...)
-				found = true
-				return
-			}
-		}
+		n := len(r.tools)
+		r.tools = slices.DeleteFunc(r.tools, func(t *tool) bool { return t.Name == name })
+		found = len(r.tools) < n
 	})
 	return found
 }
@@ -210,7 +207,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		return result{}, rerr
 	}
 	req.target = name
-	reg := s.registry()
+	reg := s.snapshot(req)
 	t := reg.tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
@@ -259,7 +256,7 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 // input, a request to detach, the context's end.
 func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
 	call := t.Call
-	if reg := s.registry(); len(reg.middleware) > 0 {
+	if reg := s.snapshot(req); len(reg.middleware) > 0 {
 		// The operator's middleware wraps every run, a task's included.
 		call = reg.aroundTool(t)
 	}

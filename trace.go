@@ -71,8 +71,20 @@ type traceContext struct {
 	// State is the client's tracestate, validated, "" when none or
 	// malformed. The server adds no member of its own.
 	State string
-	// Remote reports that the trace came from the client.
+	// Remote reports that the span has a parent: the client's, or for a
+	// task's run the span of the request that created it (child).
 	Remote bool
+}
+
+// child returns the context of a span the server opens under tc's: the
+// same trace, tc's span as its parent, a span of its own. A task's run
+// outlives the request that created it, so it is a span of its own, not
+// the request's reused after it ended (review B, finding 14).
+func (tc traceContext) child() traceContext {
+	c := tc
+	c.ParentID, c.Remote = tc.SpanID, true
+	putRandomID(c.SpanID[:])
+	return c
 }
 
 // traceFlagsKnown are the trace-flags bits W3C defines (sampled, random);

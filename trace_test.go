@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -201,6 +202,35 @@ func TestTraceReachesHandler(t *testing.T) {
 	}
 	if _, ok := traceFromContext(context.Background()); ok {
 		t.Errorf("traceFromContext outside a request: ok")
+	}
+}
+
+// TestTraceOfATask: a task's run continues the trace of the request that
+// created it in a span of its own, whose parent is that request's span
+// (review B, finding 14: it reused the request's span after it ended).
+func TestTraceOfATask(t *testing.T) {
+	logs := &syncBuffer{}
+	runs := make(chan traceContext, 1)
+	s := newTestServer(t, withLogs(logs), withSetup(func(s *server) {
+		s.addTool(tool{Name: "traced_task", Task: taskMust, Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			runs <- req.Trace()
+			return textResult("ok"), nil
+		}})
+	}))
+	const id, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	line := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"traced_task","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"traceparent":"00-` + id + `-` + parent + `-01"}}}`
+	if reply := dispatchLine(t, s, line); !strings.Contains(reply, `"resultType":"task"`) {
+		t.Fatalf("reply %s, want a task", reply)
+	}
+	run := mustReceive(t, runs)
+	m := regexp.MustCompile(`method=tools/call .* span_id=([0-9a-f]{16})`).FindStringSubmatch(logs.String())
+	if m == nil {
+		t.Fatalf("no access line with the request's span:\n%s", logs.String())
+	}
+	if run.TraceIDString() != id || hex.EncodeToString(run.ParentID[:]) != m[1] || run.SpanIDString() == m[1] || !run.Remote {
+		t.Errorf("the task's run: trace %s, parent %x, span %s; want trace %s under the request's span %s, in a span of its own",
+			run.TraceIDString(), run.ParentID, run.SpanIDString(), id, m[1])
 	}
 }
 

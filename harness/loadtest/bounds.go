@@ -41,7 +41,6 @@ const (
 	defRateBuckets    = 4096
 	defMaxTasks       = 1024
 	defTaskBytes      = 64 * mib // what all tasks hold together (tasks_store.go)
-	defTaskShares     = 16       // a client holds a sixteenth of the tasks (taskShareDivisor)
 	defLogBacklog     = 1 * mib
 	defShares         = 4 // -client-share 25: four clients exhaust every bound
 
@@ -336,15 +335,15 @@ func testBudget(bin string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Tasks first (they hold no connection once created): a client may
-	// hold a sixteenth of them, so sixteen addresses hold them all. Each
-	// is the demo's slow tool, kept after it ends.
+	// hold a quarter of them running, so four addresses hold them all.
+	// Each is the demo's slow tool, kept after it ends.
 	var tasks atomic.Int64
 	var taskers sync.WaitGroup
-	for a := range defTaskShares {
+	for a := range defShares {
 		taskers.Go(func() {
 			c := clientFrom(fmt.Sprintf("127.0.0.%d", 101+a), 4)
 			defer c.Transport.(*http.Transport).CloseIdleConnections()
-			for i := range defMaxTasks / defTaskShares {
+			for i := range defMaxTasks / defShares {
 				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"steps":100},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`, i+1)
 				resp, err := post(ctx, c, s.url, "tools/call", "slow", body)
 				if err != nil {
@@ -399,7 +398,7 @@ func testBudget(bin string) error {
 	cancel()
 	setup.Wait()
 	budget := budgetHTTP()
-	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d floods never read, %d connections sending 31 KiB of headers; sixteen more hold %d tasks\n",
+	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d floods never read, %d connections sending 31 KiB of headers; four more hold %d tasks\n",
 		total.sessions, total.streams, total.watched, total.listens, total.bridged, total.bigBodies, total.floods, total.headers, tasks.Load())
 	fmt.Printf("RSS %d MiB idle, peak %d MiB; the formula's worst case for the defaults: %d MiB\n", rss0>>10, peak>>10, budget>>20)
 	if peak<<10 >= budget {
