@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -1012,7 +1013,7 @@ func TestAuthOneSnapshot(t *testing.T) {
 	s.removeTool("x")
 	s.addTool(tool{Name: "x", Scopes: []string{"admin"}, Call: func(ctx context.Context, req *request) (*toolResult, error) { return textResult("admin only"), nil }})
 	res, err := s.handleToolsCall(t.Context(), req)
-	if body := fmt.Sprintf("%s", res.body); err != nil || !strings.Contains(body, `"text":"open"`) {
+	if body, _ := json.Marshal(res.body); err != nil || !strings.Contains(string(body), `"text":"open"`) {
 		t.Errorf("handleToolsCall after the tool was replaced = %s, %v; want the checked tool's result", body, err)
 	}
 }

@@ -264,9 +264,14 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 // request would have returned it: with its resultType, which the
 // dispatcher stamps on a response but a task's result carries itself.
 // [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
-// Anything but an encoded JSON object is an error (a tool's result is
-// always encoded by then): an empty result would hide the fault.
+// Anything but a tool's body (toolBody) or an encoded JSON object is an
+// error: an empty result would hide the fault.
 func taskResultBody(body any) ([]byte, error) {
+	if tool, ok := body.(*toolBody); ok {
+		out := make([]byte, 0, tool.size+32)
+		out = append(out, `{"resultType":"complete",`...)
+		return append(tool.appendMembers(out), '}'), nil
+	}
 	raw, ok := body.(json.RawMessage)
 	inner := bytes.TrimSpace(raw)
 	if !ok || len(inner) < 2 || inner[0] != '{' {

@@ -232,8 +232,9 @@ func TestToolResultMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.body.(json.RawMessage), want) {
-			t.Errorf("result()\n got: %s\nwant: %s", got.body, want)
+		body, err := json.Marshal(got.body)
+		if err != nil || !bytes.Equal(body, want) {
+			t.Errorf("result()\n got: %s, %v\nwant: %s", body, err, want)
 		}
 	}
 }
