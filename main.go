@@ -370,7 +370,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}
-	if cfg.stateKey == nil {
+	if cfg.stateKey == nil && httpCfg.addr != "" {
+		// Over stdio the state lives and dies with the one client's
+		// process, so there is nothing to warn of (and every start of a
+		// local agent's server wrote it).
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
 	s := newServer(cfg, logger)
