@@ -43,14 +43,16 @@ func plainStringWords(data []byte, i int) int {
 }
 
 // asIsWords is plainStringWords for the bytes encoding/json writes as they
-// are (quotesAsIs): printable ASCII but the quote, the backslash, <, >
-// and &.
+// are (quotesAsIs): ASCII from the space on, but the quote, the
+// backslash, <, > and &. Setting one bit pairs four of them: " (0x22)
+// and & (0x26) both read 0x26 with 0x04 set, < (0x3c) and > (0x3e) both
+// read 0x3e with 0x02 set, and no other byte does.
 func asIsWords(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if x&highs != 0 || hasByteBelow(x, 0x20) || hasByte(x, '"') || hasByte(x, '\\') ||
-			hasByte(x, '<') || hasByte(x, '>') || hasByte(x, '&') {
+		if x&highs != 0 || hasByteBelow(x, 0x20) || hasByte(x|ones*0x04, 0x26) ||
+			hasByte(x|ones*0x02, 0x3e) || hasByte(x, '\\') {
 			break
 		}
 	}
