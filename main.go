@@ -361,7 +361,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, readBuild())
 		return err
 	}
-	cfg.log.linger = logLinger
+	if httpCfg.addr == "" {
+		// Over stdio the log waits for more lines (logLinger); over HTTP
+		// each line is written by the request that logged it, and lines
+		// meet in one write only when requests overlap: measured both
+		// ways, each is the cheaper on its transport (PERFORMANCE.md,
+		// issue 14).
+		cfg.log.linger = logLinger
+	}
 	logger, access, closeLog := newLogger(cfg.log, stderr)
 	// Deferred first, so run last: every line logged is written before
 	// run returns.
