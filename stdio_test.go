@@ -678,6 +678,9 @@ func FuzzReadLines(f *testing.F) {
 		{"\n\n \t\r\n{}\n", 3},
 		{"x\r\r\n\ry", 1},
 		{strings.Repeat("z", 70000) + "\nend", 4096},
+		// Long lines after a longer one, a shorter one and one of the same
+		// size: readLines sizes a long line's buffer by the last one.
+		{strings.Repeat("a", 200000) + "\n" + strings.Repeat("b", 70000) + "\n" + strings.Repeat("c", 300000) + "\r\n" + strings.Repeat("d", 300000) + "\nx", 8192},
 		{"no newline at end", 5},
 	} {
 		f.Add([]byte(seed.data), seed.chunk)
