@@ -140,13 +140,11 @@ type logSink struct {
 	w      io.Writer
 	linger time.Duration
 
-	mu       sync.Mutex // guards flushing, queued, spare, closed, armed
-	flushing bool       // a goroutine is writing to w; others queue
-	queued   []byte     // complete lines waiting for the next write
-	spare    []byte     // the previous batch's buffer, reused
-	closed   bool       // close was called: Write writes itself
-	armed    bool       // linger > 0: timer is set to write the queue
-	room     *sync.Cond // on mu: signalled when queued is taken or a write ends
+	// q coalesces the lines written to w (linequeue.go); its mu also
+	// guards closed and armed.
+	q      lineQueue
+	closed bool // close was called: Write writes itself
+	armed  bool // linger > 0: timer is set to write the queue
 
 	// timer (linger > 0) runs lingered linger after the first line of a
 	// batch is queued; it is the only owner of the batch write, and close
@@ -167,7 +165,7 @@ const logLinger = time.Millisecond
 // above 0.
 func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	l := &logSink{w: w, linger: linger}
-	l.room = sync.NewCond(&l.mu)
+	l.q.init(maxLogSpareBytes)
 	if linger > 0 {
 		l.timer = time.AfterFunc(time.Hour, l.lingered)
 		l.timer.Stop()
@@ -179,27 +177,27 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 // an error: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
 	batching := l.timer != nil
-	l.mu.Lock()
-	for len(l.queued) >= maxLogBacklog && (l.flushing || batching && !l.closed) {
-		l.room.Wait()
+	l.q.mu.Lock()
+	for len(l.q.queued) >= maxLogBacklog && (l.q.flushing || batching && !l.closed) {
+		l.q.room.Wait()
 	}
 	if batching && !l.closed {
-		l.queued = append(l.queued, p...)
-		if !l.armed && !l.flushing {
+		l.q.queued = append(l.q.queued, p...)
+		if !l.armed && !l.q.flushing {
 			// A write in progress takes the queue when it ends.
 			l.armed = true
 			l.timer.Reset(l.linger)
 		}
-		l.mu.Unlock()
+		l.q.mu.Unlock()
 		return len(p), nil
 	}
-	if l.flushing {
-		l.queued = append(l.queued, p...)
-		l.mu.Unlock()
+	if l.q.flushing {
+		l.q.queued = append(l.q.queued, p...)
+		l.q.mu.Unlock()
 		return len(p), nil
 	}
-	l.flushing = true
-	l.mu.Unlock()
+	l.q.flushing = true
+	l.q.mu.Unlock()
 	l.flush(p, false)
 	return len(p), nil
 }
@@ -207,40 +205,25 @@ func (l *logSink) Write(p []byte) (int, error) {
 // lingered is the timer's function (linger > 0): it writes the queued
 // batch, unless a write is in progress, which writes it when it ends.
 func (l *logSink) lingered() {
-	l.mu.Lock()
+	l.q.mu.Lock()
 	l.armed = false
-	if l.flushing || len(l.queued) == 0 {
-		l.mu.Unlock()
+	if l.q.flushing || len(l.q.queued) == 0 {
+		l.q.mu.Unlock()
 		return
 	}
-	b := l.queued
-	l.queued, l.spare = l.spare, nil
-	l.flushing = true
-	l.room.Broadcast()
-	l.mu.Unlock()
+	b := l.q.queued
+	l.q.queued, l.q.spare = l.q.spare, nil
+	l.q.flushing = true
+	l.q.room.Broadcast()
+	l.q.mu.Unlock()
 	l.flush(b, true)
 }
 
-// flush writes b, then every batch queued meanwhile, until none is left;
+// flush writes b, then every batch queued meanwhile (lineQueue.drain);
 // only the goroutine that set flushing calls it. ours says b is a batch
-// of the sink's (its buffer is kept for reuse), not the caller's line.
+// of the sink's, not the caller's line.
 func (l *logSink) flush(b []byte, ours bool) {
-	for {
-		_, _ = l.w.Write(b)
-		l.mu.Lock()
-		if ours && cap(b) <= maxLogSpareBytes {
-			l.spare = b[:0]
-		}
-		if len(l.queued) == 0 {
-			l.flushing = false
-			l.room.Broadcast()
-			l.mu.Unlock()
-			return
-		}
-		b, l.queued, l.spare, ours = l.queued, l.spare, nil, true
-		l.room.Broadcast()
-		l.mu.Unlock()
-	}
+	l.q.drain(b, ours, func(b []byte) { _, _ = l.w.Write(b) })
 }
 
 // close writes what is queued and waits for a write in progress; later
@@ -251,15 +234,15 @@ func (l *logSink) close() {
 		return
 	}
 	l.timer.Stop()
-	l.mu.Lock()
+	l.q.mu.Lock()
 	l.closed = true
-	for l.flushing {
-		l.room.Wait()
+	for l.q.flushing {
+		l.q.room.Wait()
 	}
-	b := l.queued
-	l.queued = nil
-	l.flushing = len(b) > 0
-	l.mu.Unlock()
+	b := l.q.queued
+	l.q.queued = nil
+	l.q.flushing = len(b) > 0
+	l.q.mu.Unlock()
 	if len(b) > 0 {
 		l.flush(b, true)
 	}

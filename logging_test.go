@@ -386,9 +386,9 @@ func TestLogSinkBacklog(t *testing.T) {
 					wg.Go(func() { sink.Write(line) })
 				}
 				synctest.Wait()
-				sink.mu.Lock()
-				queued := len(sink.queued)
-				sink.mu.Unlock()
+				sink.q.mu.Lock()
+				queued := len(sink.q.queued)
+				sink.q.mu.Unlock()
 				if queued > maxLogBacklog+len(line) {
 					t.Errorf("queued %d bytes while stalled, want at most %d", queued, maxLogBacklog+len(line))
 				}

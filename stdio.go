@@ -55,11 +55,10 @@ type stdioConn struct {
 	// connection per process, so one initialize serves it all.
 	session *session
 
-	writeMu  sync.Mutex // guards flushing, queued, spare
-	flushing bool       // a goroutine is writing to out; others queue
-	queued   []byte     // complete lines waiting for the next Write, at most maxStdioQueuedBytes (or one message)
-	spare    []byte     // the previous batch's buffer, reused
-	room     *sync.Cond // on writeMu: signalled when queued is taken, or a call is cancelled
+	// outq coalesces the lines written to out (linequeue.go); its queue
+	// holds at most maxStdioQueuedBytes (or one message), and its room
+	// is also signalled when a call is cancelled.
+	outq lineQueue
 
 	mu       sync.Mutex            // guards inFlight, pushEnded
 	inFlight map[string]*stdioCall // by request id key
@@ -231,7 +230,7 @@ func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
 		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		jobs: make(chan stdioJob)}
-	c.room = sync.NewCond(&c.writeMu)
+	c.outq.init(maxSpareBytes)
 	return c
 }
 
@@ -571,9 +570,9 @@ func (c *stdioConn) cancel(params []byte) {
 		call.mu.Unlock()
 		call.rctx.cancel()
 		// A writer of the call waiting for room in the queue gives up.
-		c.writeMu.Lock()
-		c.room.Broadcast()
-		c.writeMu.Unlock()
+		c.outq.mu.Lock()
+		c.outq.room.Broadcast()
+		c.outq.mu.Unlock()
 	}
 }
 
@@ -686,19 +685,19 @@ func (c *stdioConn) write(b []byte) {
 // nobody is writing (the caller will), or the queue has room, or it is
 // empty (a message larger than the bound goes alone).
 func (c *stdioConn) roomLocked(n int) bool {
-	return !c.flushing || len(c.queued) == 0 || len(c.queued)+n <= maxStdioQueuedBytes
+	return !c.outq.flushing || len(c.outq.queued) == 0 || len(c.outq.queued)+n <= maxStdioQueuedBytes
 }
 
 // waitRoom waits until a message of n bytes may join the queue, or call
 // (nil for none) is cancelled; false means it was.
 func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+	c.outq.mu.Lock()
+	defer c.outq.mu.Unlock()
 	for !c.roomLocked(n) {
 		if call != nil && call.cancelled.Load() {
 			return false
 		}
-		c.room.Wait()
+		c.outq.room.Wait()
 	}
 	return true
 }
@@ -707,41 +706,27 @@ func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
 // appends b to the batch the goroutine writing now sends next (queued).
 // Neither means the queue filled since waitRoom: wait again.
 func (c *stdioConn) enqueue(b []byte) (writeNow, queued bool) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if !c.flushing {
-		c.flushing = true
+	c.outq.mu.Lock()
+	defer c.outq.mu.Unlock()
+	if !c.outq.flushing {
+		c.outq.flushing = true
 		return true, false
 	}
 	if !c.roomLocked(len(b)) {
 		return false, false
 	}
-	c.queued = append(c.queued, b...)
+	c.outq.queued = append(c.outq.queued, b...)
 	return false, true
 }
 
-// flush writes b, then every batch queued meanwhile, until none is left;
+// flush writes b, then every batch queued meanwhile (lineQueue.drain);
 // only the goroutine enqueue told to write calls it.
 func (c *stdioConn) flush(b []byte) {
-	ours := false // b is the caller's until it is a batch of queued lines
-	for {
+	c.outq.drain(b, false, func(b []byte) {
 		if _, err := c.out.Write(b); err != nil {
 			c.s.log.Error("write failed", "transport", "stdio", "err", err)
 		}
-		c.writeMu.Lock()
-		if ours && cap(b) <= maxSpareBytes {
-			c.spare = b[:0]
-		}
-		if len(c.queued) == 0 {
-			c.flushing = false
-			c.room.Broadcast()
-			c.writeMu.Unlock()
-			return
-		}
-		b, c.queued, c.spare, ours = c.queued, c.spare, nil, true
-		c.room.Broadcast()
-		c.writeMu.Unlock()
-	}
+	})
 }
 
 // idKey normalises a raw request id so that 7 and "7" stay distinct and an
