@@ -31,6 +31,10 @@ const (
 	// traffic, so each lands there with probability about 1/3, and 40
 	// tries all miss with probability (2/3)^40, under 1e-7.
 	placementAttempts = 40
+	// listenReleasePause is how long placement waits after closing a
+	// listen that landed on another replica, for that replica to release
+	// it: at most 40 of them, 2 s.
+	listenReleasePause = 50 * time.Millisecond
 )
 
 // caps are client capabilities for _meta or initialize.

@@ -200,6 +200,11 @@ func onReplica(c *cluster, hc *http.Client, name string) (*classicSession, *stre
 			continue
 		}
 		l.st.close()
+		// The replica that served it sees the close through HAProxy a
+		// few milliseconds later; until then the listen counts against
+		// this client's share (8 of -max-subscriptions 32), and a run
+		// of misplaced listens on one replica was refused 500 with it.
+		time.Sleep(listenReleasePause)
 	}
 	if sess == nil || lis == nil {
 		return nil, nil, nil, fmt.Errorf("%d attempts never placed a session and a listen on %s", placementAttempts, name)
