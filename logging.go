@@ -457,14 +457,20 @@ func (l *logLine) plain(key, v string) {
 // maxLogValueBytes, on a character boundary, marked with "...".
 func (l *logLine) client(key, v string) {
 	l.key(key)
-	if len(v) > maxLogValueBytes {
-		n := maxLogValueBytes
-		for n > 0 && !utf8.RuneStart(v[n]) {
-			n--
-		}
-		v = v[:n] + "..."
+	l.str(cutLogValue(v))
+}
+
+// cutLogValue cuts v at maxLogValueBytes, on a character boundary, and
+// marks the cut with "...".
+func cutLogValue(v string) string {
+	if len(v) <= maxLogValueBytes {
+		return v
 	}
-	l.str(v)
+	n := maxLogValueBytes
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return v[:n] + "..."
 }
 
 // str appends v as a value: a JSON string, or in text unquoted when that
@@ -515,13 +521,7 @@ func (l *logLine) id(key string, raw []byte) {
 		s = string(raw)
 	}
 	l.key(key)
-	if len(s) > maxLogValueBytes {
-		n := maxLogValueBytes
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "..."
-	}
+	s = cutLogValue(s)
 	if l.json {
 		l.b = appendJSONString(l.b, s)
 	} else {
