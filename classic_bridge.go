@@ -240,13 +240,13 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Quote(m.name))
+		b.Write(appendJSONString(nil, m.name))
 		b.WriteByte(':')
 		b.Write(m.value)
 	}
 	if q.mode == elicitModeURL {
 		b.WriteString(`,"elicitationId":`)
-		b.WriteString(strconv.Quote(rand.Text()))
+		b.Write(appendJSONString(nil, rand.Text()))
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -264,7 +264,7 @@ func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"method":`...)
-	out = strconv.AppendQuote(out, method)
+	out = appendJSONString(out, method)
 	out = append(out, `,"params":`...)
 	out = append(out, params...)
 	out = append(out, "}\n"...)

@@ -327,7 +327,7 @@ func (c *session) expect(prefix string, n int, answers chan<- *message) (ids []s
 	}
 	for i := range ids {
 		c.nextID++
-		ids[i] = strconv.Quote(prefix + strconv.FormatUint(c.nextID, 10))
+		ids[i] = string(appendJSONString(nil, prefix+strconv.FormatUint(c.nextID, 10)))
 		c.pending[idKey([]byte(ids[i]))] = answers
 	}
 	return ids

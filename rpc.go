@@ -615,7 +615,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 		out = append(out, `"ttlMs":`...)
 		out = strconv.AppendInt(out, res.cache.TTL.Milliseconds(), 10)
 		out = append(out, `,"cacheScope":`...)
-		out = strconv.AppendQuote(out, res.cache.Scope)
+		out = appendJSONString(out, res.cache.Scope)
 	}
 	if modern || len(res.meta) > 0 {
 		field()
@@ -660,7 +660,7 @@ func encodeNotification(method string, params any) []byte {
 	}
 	out := make([]byte, 0, len(body)+len(method)+48)
 	out = append(out, `{"jsonrpc":"2.0","method":`...)
-	out = strconv.AppendQuote(out, method)
+	out = appendJSONString(out, method)
 	out = append(out, `,"params":`...)
 	out = append(out, body...)
 	out = append(out, "}\n"...)

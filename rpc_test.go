@@ -357,3 +357,28 @@ func parseOutgoing(b []byte) (id []byte, notification, ok bool) {
 	}
 	return id, false, id != nil && hasResult != hasError
 }
+
+// TestWireStringsAreJSON: a string the server writes into a message
+// itself (a method, a cacheScope, a bridged request's member names and
+// ids) is a JSON string whatever it holds: Go's quoting writes DEL as
+// \x7f and other bytes in forms JSON does not have.
+func TestWireStringsAreJSON(t *testing.T) {
+	odd := "m\x7f\x01\u2028é\xff"
+	s := newTestServer(t)
+	res, err := s.encodeResult([]byte("1"), result{cache: &cacheHint{TTL: 1, Scope: odd}}, version20260728)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		msg  []byte
+	}{
+		{"encodeRequest", encodeRequest([]byte("1"), odd, json.RawMessage(`{}`))},
+		{"encodeNotification", encodeNotification(odd, map[string]any{})},
+		{"encodeResult cacheScope", res},
+	} {
+		if !json.Valid(tt.msg) {
+			t.Errorf("%s wrote %q, not JSON", tt.name, tt.msg)
+		}
+	}
+}
