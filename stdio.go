@@ -40,14 +40,39 @@ const maxStdioInFlightBytes = 2 * maxLineBytes
 // goroutine takes the batch; a message larger than the bound goes alone.
 const maxStdioQueuedBytes = maxLineBytes
 
-// stdioConn is one stdio connection: a reader (the serve loop), one
-// goroutine per request in flight, and one writer lock.
+// stdioInlineFor is how long the goroutine holding the reading role
+// serves a request itself before it hands the role on. A request read
+// when no other is in flight and no other line has arrived is served on
+// the goroutine that read it: at one request at a time (what a local
+// agent does) a request then crosses no goroutine between its read and
+// its write, where handing it over cost two wake-ups of sleeping threads,
+// about half of the server's CPU at k=1 (docs/PERFORMANCE.md, the stdio
+// k=1 row). A request that takes longer (a slow tool, one waiting for the
+// client's answer, a stalled stdout) hands the role on, so that the next
+// line, a notifications/cancelled for it or the answer it waits for are
+// read after at most this long (TestConcurrency,
+// TestStdioCancelWhileStdoutStalls, TestStdioAnswersReadWhileRequestSlotsAreFull).
+// A millisecond is about the resolution of an idle Go process's timers on
+// Linux.
+const stdioInlineFor = time.Millisecond
+
+// stdioConn is one stdio connection: a crew of goroutines that take turns
+// at reading (leader/follower), the requests in flight, and the writer
+// (outq).
+//
+// Reading is a role, held by one goroutine of the crew at a time (work):
+// it reads a line and judges it, in the order the lines were read
+// (handleLine: the handshake, cancellations, duplicate ids, the request
+// slots). A request it is to serve, it serves itself: inline, keeping the
+// role, when nothing else is in flight (serveInline); otherwise after
+// handing the role to an idle follower (promote), so that the next line
+// is read while it serves. Once its request is answered, a goroutine that
+// no longer holds the role waits, as a follower, for it to come back.
 type stdioConn struct {
 	s       *server
 	out     io.Writer
 	closing <-chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
-	// endInput is what the end of stdin does, wherever the reader sees
-	// it (the serve loop, or acquireSlot): closing is closed and the
+	// endInput is what the end of stdin does: closing is closed and the
 	// session ends, so listens close gracefully and requests waiting for
 	// an answer that can no longer arrive fail at once. Idempotent.
 	endInput func()
@@ -60,7 +85,7 @@ type stdioConn struct {
 	// is also signalled when a call is cancelled.
 	outq lineQueue
 
-	mu       sync.Mutex            // guards inFlight, pushEnded
+	mu       sync.Mutex            // guards inFlight, pushEnded, stopped
 	inFlight map[string]*stdioCall // by request id key
 	// pushes counts the session's pushes being written (push), on a
 	// publisher's goroutine; pushEnded refuses new ones. serveStdio
@@ -68,30 +93,53 @@ type stdioConn struct {
 	// is written to out after.
 	pushes    sync.WaitGroup
 	pushEnded bool
+	// stopped is set when serveStdio stops reading (EOF or ctx): a line
+	// read after it is not handled. wg counts the requests in flight and
+	// the lines being handled; a line's handling is added to it under mu
+	// only while stopped is unset (enter), so serveStdio's Wait, once it
+	// has set stopped, sees every Add.
+	stopped bool
+	wg      sync.WaitGroup
 	// slots bounds the requests served at once (-max-requests), and
 	// lineBytes the bytes of their lines (maxStdioInFlightBytes); the
 	// connection is one client, so neither has shares.
 	slots, lineBytes *shareLimit
-	wg               sync.WaitGroup // requests in flight
+	// running counts the requests (and batches) started and not yet
+	// done: one started while another runs is not served inline (start).
+	running atomic.Int32
 
-	// jobs hands a request to an idle worker (spawn); workers counts the
-	// worker goroutines started, at most one per slot, and pool waits
-	// for them once jobs is closed at the end of serveStdio.
-	jobs    chan stdioJob
-	workers atomic.Int32
-	pool    sync.WaitGroup
+	// in, admitted and readEnd belong to the goroutine holding the
+	// reading role. in is stdin. admitted is closed once the request last
+	// started without a free slot (start) has its slot and bytes; until
+	// then the reader serves only the lines that can free them
+	// (handleControl) and waits before any other, so the backpressure
+	// stays one line deep; nil when no request waits. readEnd receives
+	// the error that ended stdin (io.EOF at its end), once.
+	in       *lineReader
+	admitted chan struct{}
+	readEnd  chan error
 
-	// lines, held and hasHeld belong to the serve loop's goroutine:
-	// lines is what readLines sends; held is a line read while waiting
-	// for a slot (acquireSlot), to be handled next.
-	lines   <-chan []byte
-	held    []byte
-	hasHeld bool
+	// inline is set while the role's holder serves a request itself;
+	// handoff's function takes the role from it (Swap) when the request
+	// outlasts stdioInlineFor, and the holder keeps the role only if it
+	// takes inline back first (serveInline).
+	inline  atomic.Bool
+	handoff *time.Timer
+	// lead hands the reading role to an idle follower; quit, closed by
+	// serveStdio once every request is answered, dismisses them. crew
+	// counts the goroutines of the connection (work). Followers are kept,
+	// not ended, because a fresh goroutine per request grew its stack
+	// for every request: ending them made stdio k=32 about 30 % dearer in
+	// CPU per request, side by side (docs/PERFORMANCE.md, the stdio k=32
+	// rows).
+	lead chan struct{}
+	quit chan struct{}
+	crew sync.WaitGroup
 }
 
 // stdioJob is the work of one request (or batch) and the bytes of its
-// line: start takes a request slot and the bytes for it, a worker runs it
-// and gives them back (do).
+// line: start takes a request slot and the bytes for it, do runs it and
+// gives them back.
 type stdioJob struct {
 	run  func()
 	size int64
@@ -154,8 +202,8 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		shutdown()
 		c.session.end()
 	}
-	// watcher carries ctx ending into closing and connCtx, in the read
-	// loop and during the EOF drain alike; it ends with serveStdio.
+	// watcher carries ctx ending into closing and connCtx during the EOF
+	// drain; it ends with serveStdio.
 	var watcher sync.WaitGroup
 	served := make(chan struct{})
 	watcher.Go(func() {
@@ -169,57 +217,52 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	defer watcher.Wait()
 	defer close(served)
 	c.session.sink = c.push
-	lines := make(chan []byte)
-	c.lines = lines
-	readErr := make(chan error, 1)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		readErr <- readLines(in, lines, done)
-		close(lines)
-	}()
+	c.in = newLineReader(in)
+	c.handoff = time.AfterFunc(time.Hour, func() {
+		// enter: a promotion is counted in wg, so that serveStdio's
+		// Wait covers the goroutine it may start.
+		if c.inline.Swap(false) && c.enter() {
+			c.promote(connCtx)
+			c.leave()
+		}
+	})
+	c.handoff.Stop()
+	// The reading role starts on a goroutine of its own: a read cannot be
+	// interrupted portably, and serveStdio must return when ctx ends.
+	c.crew.Go(func() { c.work(connCtx) })
 	var err error
-loop:
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				c.endInput()
-				break loop
-			}
-			c.handleLine(connCtx, line)
-			for c.hasHeld {
-				held := c.held
-				c.held, c.hasHeld = nil, false
-				c.handleLine(connCtx, held)
-			}
-		case <-ctx.Done():
-			shutdown()
-			cancelConn()
-			// A reader blocked in Read cannot be interrupted portably; a
-			// deadline unblocks it where the input supports one (pipes,
-			// files), and process exit ends it otherwise.
-			if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
-				_ = d.SetReadDeadline(time.Now())
-			}
-			break loop
+	ended := false // stdin ended: no goroutine is left reading it
+	select {
+	case err = <-c.readEnd:
+		ended = true
+	case <-ctx.Done():
+		c.stop()
+		shutdown()
+		cancelConn()
+		// A reader blocked in Read is unblocked by a deadline where the
+		// input supports one (pipes, files), and by process exit
+		// otherwise; having read, it finds the connection stopped.
+		if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
+			_ = d.SetReadDeadline(time.Now())
 		}
 	}
+	c.stop()
 	// No answer to a server-to-client request can arrive any more: fail
 	// the requests waiting for one rather than letting them time out.
 	c.session.end()
 	c.wg.Wait()
-	close(c.jobs)
-	c.pool.Wait()
+	c.handoff.Stop()
+	close(c.quit)
+	if ended {
+		// Otherwise a reader may still be blocked in Read: it ends once
+		// the read returns.
+		c.crew.Wait()
+	}
 	c.mu.Lock()
 	c.pushEnded = true
 	c.mu.Unlock()
 	c.pushes.Wait()
-	select {
-	case err = <-readErr:
-	default:
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+	if errors.Is(err, io.EOF) {
 		err = nil
 	}
 	return err
@@ -229,31 +272,155 @@ loop:
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
 		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
-		jobs: make(chan stdioJob)}
+		readEnd: make(chan error, 1), lead: make(chan struct{}), quit: make(chan struct{})}
 	c.outq.init(maxSpareBytes)
 	return c
 }
 
-// readLines sends each non-blank line of in (without its CR LF) to lines
-// until in ends or done is closed. A line over maxLineBytes is discarded
-// and sent as nil, so that it gets an error answer and the next line is
-// still served.
-func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	var long []byte
-	tooLong := false
+// stop ends the reading: a reader handles no line read after it.
+func (c *stdioConn) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
+}
+
+// enter counts a reader handling a line in wg, unless the connection has
+// stopped (false); leave ends it.
+func (c *stdioConn) enter() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return false
+	}
+	c.wg.Add(1)
+	return true
+}
+
+// leave ends what enter began.
+func (c *stdioConn) leave() { c.wg.Done() }
+
+// work is the life of one goroutine of the crew: it holds the reading
+// role (read), serves the request it read (inline, or after handing the
+// role on), then, without the role, waits as a follower for it. It
+// returns when stdin ends, when the connection stops, or when quit
+// dismisses the followers.
+func (c *stdioConn) work(ctx context.Context) {
+	for {
+		job, how := c.read(ctx)
+		switch how {
+		case serveNone:
+			return
+		case serveInline:
+			if c.serveInline(job) {
+				continue
+			}
+		case serveHandingOn:
+			c.promote(ctx)
+			c.do(job)
+		}
+		select {
+		case <-c.lead:
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+// promote hands the reading role to an idle follower, or to a new
+// goroutine of the crew when none is idle. Only the role's holder (or
+// handoff, taking the role from it) calls it.
+func (c *stdioConn) promote(ctx context.Context) {
+	select {
+	case c.lead <- struct{}{}:
+	default:
+		c.crew.Go(func() { c.work(ctx) })
+	}
+}
+
+// How the goroutine that read a request serves it (start).
+const (
+	serveNone      = iota // not here: nothing to serve, or on its own goroutine
+	serveInline           // here, keeping the reading role (serveInline)
+	serveHandingOn        // here, after handing the role on (promote)
+)
+
+// read holds the reading role: it reads each line and judges it
+// (handleLine), until one is a request for this goroutine to serve
+// (serveInline or serveHandingOn), or until stdin ends or the connection
+// stops (serveNone: the role ends with it).
+func (c *stdioConn) read(ctx context.Context) (stdioJob, int) {
+	for {
+		line, err := c.in.next()
+		if !c.enter() {
+			return stdioJob{}, serveNone
+		}
+		if err != nil {
+			c.leave()
+			c.endInput()
+			c.readEnd <- err
+			return stdioJob{}, serveNone
+		}
+		if c.admitted != nil {
+			if c.handleControl(ctx, line) {
+				c.leave()
+				continue
+			}
+			<-c.admitted
+			c.admitted = nil
+		}
+		job, how := c.handleLine(ctx, line)
+		c.leave()
+		if how != serveNone {
+			return job, how
+		}
+	}
+}
+
+// serveInline serves job on the goroutine holding the reading role,
+// handing the role on (handoff) if job outlasts stdioInlineFor. It
+// reports whether the caller still holds the role.
+func (c *stdioConn) serveInline(job stdioJob) bool {
+	c.inline.Store(true)
+	c.handoff.Reset(stdioInlineFor)
+	c.do(job)
+	c.handoff.Stop()
+	return c.inline.Swap(false)
+}
+
+// lineReader reads the non-blank lines of stdin (without their CR LF);
+// next is called by the goroutine holding the reading role.
+type lineReader struct {
+	r *bufio.Reader
 	// longHint is the length of the last line longer than the reader's
 	// buffer: a client that sends one large argument tends to send more of
 	// its size, and a buffer of that size from the start is one copy of
 	// the line where growing by doubling from 64 KiB was four, and the
-	// largest share of a 1 MiB echo's time (issue 16).
-	longHint := 0
+	// largest share of a 1 MiB echo's time.
+	longHint int
+}
+
+// newLineReader returns a reader of in's lines.
+func newLineReader(in io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(in, 64<<10)}
+}
+
+// waiting reports whether more of stdin has been read than the lines
+// handed out: another line has arrived (or is arriving).
+func (lr *lineReader) waiting() bool { return lr.r.Buffered() > 0 }
+
+// next returns the next non-blank line, a copy of its own. A line over
+// maxLineBytes is discarded and returned as nil, so that it gets an error
+// answer and the next line is still served. The error is the input's (io.EOF
+// at its end), with no line.
+func (lr *lineReader) next() ([]byte, error) {
+	var long []byte
+	tooLong := false
 	for {
-		chunk, err := r.ReadSlice('\n')
+		chunk, err := lr.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !tooLong {
 				if long == nil {
-					long = make([]byte, 0, max(longHint, 2*len(chunk)))
+					long = make([]byte, 0, max(lr.longHint, 2*len(chunk)))
 				}
 				long = append(long, chunk...)
 				if len(long) > maxLineBytes {
@@ -262,83 +429,75 @@ func readLines(in io.Reader, lines chan<- []byte, done <-chan struct{}) error {
 			}
 			continue
 		}
-		var line []byte
-		send := false
 		if tooLong {
-			line, send, tooLong = nil, true, false
-		} else {
-			line = chunk
-			owned := false // chunk is the reader's buffer; long is ours
-			if long != nil {
-				line, long, owned = append(long, chunk...), nil, true
-				longHint = min(len(line), maxLineBytes+1)
-				if cap(line) > 2*len(line) {
-					// A shorter line than the hint: what it holds in
-					// flight is its length, not the hint's.
-					line = bytes.Clone(line)
-				}
-			}
-			line = bytes.TrimRight(line, "\r\n")
-			switch {
-			case len(line) > maxLineBytes:
-				line, send = nil, true
-			case len(bytes.TrimSpace(line)) > 0:
-				if !owned {
-					line = bytes.Clone(line)
-				}
-				send = true
+			return nil, nil
+		}
+		line := chunk
+		owned := false // chunk is the reader's buffer; long is ours
+		if long != nil {
+			line, long, owned = append(long, chunk...), nil, true
+			lr.longHint = min(len(line), maxLineBytes+1)
+			if cap(line) > 2*len(line) {
+				// A shorter line than the hint: what it holds in
+				// flight is its length, not the hint's.
+				line = bytes.Clone(line)
 			}
 		}
-		if send {
-			select {
-			case lines <- line:
-			case <-done:
-				return context.Canceled
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) > maxLineBytes:
+			return nil, nil
+		case len(bytes.TrimSpace(line)) > 0:
+			if !owned {
+				line = bytes.Clone(line)
 			}
+			return line, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
 
-// handleLine serves one line: requests run on their own goroutine so a slow
-// handler never blocks a fast one; cancellation is handled here, in order.
+// handleLine judges one line on the reading goroutine, in the order the
+// lines were read: cancellations, answers and notifications are handled
+// here; a request is registered in flight and started (start), and
+// returned with how this goroutine serves it (serveNone when it does not).
+// A slow handler never blocks a fast one: the reading role moves on.
 //
 // The handshake is ordered: each request is judged (newRequest decides
-// its era against the session's state) here, in the order the lines were
-// read, and initialize is served here, before the next line is read. So
-// a client that pipes initialize and the requests after it, without
-// waiting for the answer, has them served in the negotiated session; a
-// request read before initialize is refused as one, however the workers
-// are scheduled; and notifications/initialized, handled here too, always
-// finds the session negotiated. initialize does no I/O, so serving it on
-// the reader costs the reader nothing (a parse error's answer is written
-// here too). The clients SHOULD wait for the initialize response; the
-// server does not make them (issue 17).
+// its era against the session's state) here, and initialize is served
+// here, before the next line is read. So a client that pipes initialize
+// and the requests after it, without waiting for the answer, has them
+// served in the negotiated session; a request read before initialize is
+// refused as one, however the goroutines are scheduled; and
+// notifications/initialized, handled here too, always finds the session
+// negotiated. initialize does no I/O, so serving it on the reader costs
+// the reader nothing (a parse error's answer is written here too). The
+// clients SHOULD wait for the initialize response; the server does not
+// make them (TestStdioPipelinedHandshake).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
-func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
+func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, how int) {
 	if line == nil {
 		c.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)))
-		return
+		return job, serveNone
 	}
 	if jsonKind(line) == '[' {
-		c.handleBatch(ctx, line)
-		return
+		return c.handleBatch(ctx, line)
 	}
 	msg, rerr := parseMessage(line)
 	if rerr != nil {
 		if !msg.isNotification() {
 			c.write(encodeError(msg.id, rerr))
 		}
-		return
+		return job, serveNone
 	}
 	if c.s.takeControl(&msg, c.session, c.cancel, "stdio") {
-		return
+		return job, serveNone
 	}
 	if msg.isNotification() {
 		c.s.dispatch(ctx, &msg, exchange{session: c.session})
-		return
+		return job, serveNone
 	}
 	key := idKey(msg.id)
 	c.mu.Lock()
@@ -346,13 +505,13 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.mu.Unlock()
 	if dup {
 		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
-		return
+		return job, serveNone
 	}
 	req := c.s.newRequest(&msg, c.session, nil)
 	if msg.method == methodInitialize {
 		reply, _ := c.s.serve(ctx, req, exchange{send: c.write, session: c.session, closing: c.closing})
 		c.write(reply)
-		return
+		return job, serveNone
 	}
 	// The request's context, bound here so that a notifications/cancelled
 	// read while it waits for a slot reaches it; serve ends it once the
@@ -363,7 +522,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	c.inFlight[key] = call
 	c.mu.Unlock()
 
-	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
+	return c.start(stdioJob{size: int64(len(line)), run: func() {
 		send := func(b []byte) { c.writeUnlessCancelled(call, b) }
 		reply, _ := c.s.serve(reqCtx, req, exchange{send: send, session: c.session, closing: c.closing})
 		c.mu.Lock()
@@ -377,25 +536,25 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 	}})
 }
 
-// handleBatch serves a line that is a JSON-RPC batch (batch.go): refused
+// handleBatch judges a line that is a JSON-RPC batch (batch.go): refused
 // whole unless the connection's session negotiated 2025-03-26; otherwise
 // its entries are judged and its notifications and responses handled
 // here, in order, like lines, and its requests registered in flight (so
 // notifications/cancelled reaches them, and their ids count as in
-// flight). The requests are then served one after another by one worker
-// holding one request slot, and the batch's answer is one line, an array
+// flight). The requests are then served one after another within one
+// request slot (start), and the batch's answer is one line, an array
 // in the order of the entries; a cancelled request has no entry in it,
 // and a batch with nothing to answer writes nothing.
 // [§Batching]: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching
-func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
+func (c *stdioConn) handleBatch(ctx context.Context, line []byte) (job stdioJob, how int) {
 	if c.session.negotiated() != versionBatches {
 		c.write(encodeError(nil, batchOutsideSession(line)))
-		return
+		return job, serveNone
 	}
 	items, rerr := c.s.readBatch(line, c.session)
 	if rerr != nil {
 		c.write(encodeError(nil, rerr))
-		return
+		return job, serveNone
 	}
 	type entry struct {
 		ctx  context.Context
@@ -422,9 +581,9 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		if reply := answerBatch(items, nil); reply != nil {
 			c.write(reply)
 		}
-		return
+		return job, serveNone
 	}
-	c.start(ctx, stdioJob{size: int64(len(line)), run: func() {
+	return c.start(stdioJob{size: int64(len(line)), run: func() {
 		reply := answerBatch(items, func(i int) []byte {
 			e := entries[i]
 			defer func() {
@@ -450,83 +609,62 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 	}})
 }
 
-// start takes a request slot and the bytes of job's line (acquireSlot),
-// then hands job to a worker (spawn); serveStdio awaits it.
-func (c *stdioConn) start(ctx context.Context, job stdioJob) {
-	c.acquireSlot(ctx, job.size)
+// start takes a request slot and the bytes of job's line for it, and
+// says how the goroutine that read it serves it. With both free: inline
+// when no other request is in flight and no other line has arrived
+// (serveInline), otherwise after handing the reading role on
+// (serveHandingOn), so that the lines a pipelining client sent are read
+// while it runs. Otherwise job runs on a goroutine of its own once both
+// are free (admit): the reader meanwhile goes on reading the lines that
+// can free them without taking any, the client's answers to bridged
+// server-to-client requests (classic_bridge.go) and
+// notifications/cancelled, and waits for admitted before any other line
+// (read). Blocking the reader outright left a request waiting for an
+// answer that was never read, until -input-timeout
+// (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin read
+// meanwhile ends the session (endInput), since the slots may be held by
+// requests waiting for answers that can no longer arrive, and by listens,
+// which free them only once told (TestStdioEOFWhileRequestSlotsAreFull).
+func (c *stdioConn) start(job stdioJob) (stdioJob, int) {
 	c.wg.Add(1)
-	c.spawn(job)
+	alone := c.running.Add(1) == 1
+	slot := c.slots.enqueue("", 1)
+	var room *shareWaiter
+	if slot == nil {
+		room = c.lineBytes.enqueue("", job.size)
+	}
+	switch {
+	case slot == nil && room == nil && alone && !c.in.waiting():
+		return job, serveInline
+	case slot == nil && room == nil:
+		return job, serveHandingOn
+	}
+	c.admitted = make(chan struct{})
+	go c.admit(job, slot, room, c.admitted)
+	return job, serveNone
 }
 
-// do runs job on a worker, then gives back the slot and the bytes start
-// took for it.
+// admit waits for the slot and the room start asked for (a nil waiter
+// was taken at once), closes admitted, and runs job.
+func (c *stdioConn) admit(job stdioJob, slot, room *shareWaiter, admitted chan<- struct{}) {
+	if slot != nil {
+		<-slot.ready
+		room = c.lineBytes.enqueue("", job.size)
+	}
+	if room != nil {
+		<-room.ready
+	}
+	close(admitted)
+	c.do(job)
+}
+
+// do runs job, then gives back the slot and the bytes start took for it.
 func (c *stdioConn) do(job stdioJob) {
 	defer c.wg.Done()
+	defer c.running.Add(-1)
 	defer c.slots.give("", 1)
 	defer c.lineBytes.give("", job.size)
 	job.run()
-}
-
-// spawn runs job, which holds a request slot, on an idle worker, or on a
-// new worker while fewer than one per slot exist. Workers outlive their
-// job and wait for the next: a fresh goroutine per request paid for
-// growing its stack every time (about a tenth of the stdio CPU profile).
-// When every worker exists and none is idle, one is about to be: job's
-// slot was free, so some job has finished and its worker is on its way
-// back to jobs. Only the serve loop calls spawn, so workers is read and
-// raised without a race.
-func (c *stdioConn) spawn(job stdioJob) {
-	select {
-	case c.jobs <- job:
-		return
-	default:
-	}
-	if c.workers.Load() < int32(c.s.maxRequests) {
-		c.workers.Add(1)
-		c.pool.Go(func() {
-			c.do(job)
-			for next := range c.jobs {
-				c.do(next)
-			}
-		})
-		return
-	}
-	c.jobs <- job
-}
-
-// acquireSlot takes a request slot and size bytes of the line budget;
-// ctx is the connection's, for what it serves meanwhile.
-// While either is spent it keeps reading the lines that can free them
-// without taking any: the client's answers to bridged server-to-client
-// requests (classic_bridge.go), and notifications/cancelled. Blocking the
-// reader outright left a request waiting for an answer that was never
-// read, until -input-timeout. The first other line read meanwhile is held
-// for the serve loop, and reading stops there until a slot and the bytes
-// free: the backpressure stays one line deep. The end of stdin seen here
-// is acted on here (endInput): the slots may be held by requests waiting
-// for answers that can no longer arrive, and by listens, which free them
-// only once told (review A, finding 2: they waited for -input-timeout).
-func (c *stdioConn) acquireSlot(ctx context.Context, size int64) {
-	lines := c.lines
-	for _, need := range []struct {
-		lim *shareLimit
-		n   int64
-	}{{c.slots, 1}, {c.lineBytes, size}} {
-		for w := need.lim.enqueue("", need.n); w != nil; {
-			select {
-			case <-w.ready:
-				w = nil
-			case line, ok := <-lines:
-				switch {
-				case !ok:
-					lines = nil
-					c.endInput()
-				case !c.handleControl(ctx, line):
-					c.held, c.hasHeld, lines = line, true, nil
-				}
-			}
-		}
-	}
 }
 
 // handleControl serves line if it is a response to a server request or a

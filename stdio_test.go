@@ -679,26 +679,24 @@ func FuzzReadLines(f *testing.F) {
 		{"x\r\r\n\ry", 1},
 		{strings.Repeat("z", 70000) + "\nend", 4096},
 		// Long lines after a longer one, a shorter one and one of the same
-		// size: readLines sizes a long line's buffer by the last one.
+		// size: lineReader sizes a long line's buffer by the last one.
 		{strings.Repeat("a", 200000) + "\n" + strings.Repeat("b", 70000) + "\n" + strings.Repeat("c", 300000) + "\r\n" + strings.Repeat("d", 300000) + "\nx", 8192},
 		{"no newline at end", 5},
 	} {
 		f.Add([]byte(seed.data), seed.chunk)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
-		lines := make(chan []byte)
-		done := make(chan struct{})
-		errc := make(chan error, 1)
-		go func() {
-			errc <- readLines(chunkReader{bytes.NewReader(data), int(chunk%8192) + 1}, lines, done)
-			close(lines)
-		}()
+		lr := newLineReader(chunkReader{bytes.NewReader(data), int(chunk%8192) + 1})
 		var got [][]byte
-		for l := range lines {
+		for {
+			l, err := lr.next()
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("lineReader.next ended with %v, want io.EOF", err)
+				}
+				break
+			}
 			got = append(got, l)
-		}
-		if err := <-errc; err != io.EOF {
-			t.Fatalf("readLines ended with %v, want io.EOF", err)
 		}
 		// The reference: split on LF, strip trailing CR/LF, drop blank
 		// lines. Every line is below maxLineBytes here.
@@ -710,7 +708,7 @@ func FuzzReadLines(f *testing.F) {
 			}
 		}
 		if len(got) != len(want) {
-			t.Fatalf("readLines(%q) = %q, want %q", data, got, want)
+			t.Fatalf("lineReader(%q) = %q, want %q", data, got, want)
 		}
 		for i := range got {
 			if !bytes.Equal(got[i], want[i]) {
