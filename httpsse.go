@@ -16,7 +16,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -510,23 +509,6 @@ func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(status)
 	_, _ = w.Write(msg)
-}
-
-// oneLine returns msg (a message line ending in "\n") with no other line
-// break: handlers may return pretty-printed json.RawMessage, and both an
-// SSE data line and clients that split JSON bodies on newlines need one
-// line per message.
-func oneLine(msg []byte) []byte {
-	body := bytes.TrimSuffix(msg, []byte("\n"))
-	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
-		return msg
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, body); err != nil {
-		return msg // not reached: every message is encoded JSON
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
 }
 
 // httpCall is one request's response in progress. The first notification

@@ -669,3 +669,64 @@ func encodeNotification(method string, params any) []byte {
 
 // refCounter hands out log correlation numbers.
 type refCounter = atomic.Int64
+
+// outcome is how a request ended, for the access line and the request
+// counter: a closed set.
+type outcome uint8
+
+// The outcomes, and their names in logs and labels (outcomeNames).
+const (
+	outcomeOK            outcome = iota // a result
+	outcomeInputRequired                // an input_required result (multi round-trip)
+	outcomeToolError                    // a tool result with isError: true
+	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
+	outcomeServerError                  // -32603 internal error, or an application-defined code
+	outcomeTimeout                      // -request-timeout expired
+	outcomeCancelled                    // the client cancelled, or shutdown did
+	outcomeRateLimited                  // refused by -rate-limit (-31429)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	numOutcomes
+)
+
+// outcomeNames spells the outcomes, indexed by outcome.
+var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
+
+// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
+// result); req.end says what the code alone cannot (input_required, a
+// tool error, a timeout, a cancellation), as serve recorded it.
+func outcomeOf(req *request, code int) outcome {
+	if req.end != outcomeOK {
+		return req.end
+	}
+	switch {
+	case code == 0:
+		return outcomeOK
+	case code == codeRateLimited:
+		return outcomeRateLimited
+	case code == codeInsufficientScope:
+		return outcomeForbidden
+	case code == codeInternalError:
+		return outcomeServerError
+	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
+		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
+		return outcomeClientError
+	}
+	return outcomeServerError
+}
+
+// oneLine returns msg (a message line ending in "\n") with no other line
+// break: handlers may return pretty-printed json.RawMessage, and both an
+// SSE data line and clients that split JSON bodies on newlines need one
+// line per message.
+func oneLine(msg []byte) []byte {
+	body := bytes.TrimSuffix(msg, []byte("\n"))
+	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+		return msg
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, body); err != nil {
+		return msg // not reached: every message is encoded JSON
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
