@@ -418,7 +418,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer t.sessions.release(sess)
-	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
+	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, httpFraming(r.Header, false), "http")
 	if rerr != nil {
 		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)

@@ -205,7 +205,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 	if !ok {
 		return
 	}
-	req := t.s.newRequest(&msg, sess, nil)
+	req := t.s.newRequest(&msg, sess, httpFraming(r.Header, false))
 	switch {
 	case msg.isResponse() || msg.isNotification():
 		if !t.takeInSession(w, r, &msg, req, who, sess, release, "http+sse") {
@@ -263,7 +263,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 // without requests, a control slot). It reports whether it handed the
 // body (release) to that goroutine; otherwise it has given it back.
 func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Request, conn *classicSSEConn, body []byte, who caller, release func()) (handed bool) {
-	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, "http+sse")
+	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, httpFraming(r.Header, false), "http+sse")
 	if rerr != nil {
 		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)

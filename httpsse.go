@@ -192,7 +192,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	// The era is decided here, once (decideEra): initialize and the
 	// messages of a classic session go through the session, even those
 	// served modern.
-	req := t.s.newRequest(&msg, nil, r.Header)
+	req := t.s.newRequest(&msg, nil, httpFraming(r.Header, true))
 	switch {
 	case req.era.classicOn:
 		t.postClassic(w, r, rc, &msg, req, who, release)
