@@ -285,7 +285,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 		find = t.sessions.acquire
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.principal)
-	if sess != nil && sess.stream != nil {
+	if t.stream(sess) != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
 		// travel on its own stream, so its id names no session here.
 		if request {

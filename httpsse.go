@@ -42,6 +42,10 @@ type httpTransport struct {
 	cop       *http.CrossOriginProtection
 	auth      *authenticator // who a request's credential names (auth.go)
 	sessions  *sessionStore  // classic sessions (classic_http.go)
+	// streams maps each session of the 2024-11-05 transport to the
+	// connection that carries it (*session to *classicSSEConn,
+	// classic_sse.go); a session absent from it is a Streamable HTTP one.
+	streams sync.Map
 	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
