@@ -433,11 +433,10 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.inFlight.Add(1)
+	s.metrics.started()
 	reply, code = s.answer(req.bind(ctx), req, ex)
 	end := time.Now()
 	d := end.Sub(start)
-	s.metrics.inFlight.Add(-1)
 	out := outcomeOf(req, code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
