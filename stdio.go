@@ -271,7 +271,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // newStdioConn returns a connection writing to out, not yet serving.
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
-		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
+		slots: newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		readEnd: make(chan error, 1), lead: make(chan struct{}), quit: make(chan struct{})}
 	c.outq.init(maxSpareBytes)
 	return c
@@ -507,7 +507,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, 
 		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
 		return job, serveNone
 	}
-	req := c.s.newRequest(&msg, c.session, nil)
+	req := c.s.newRequest(&msg, c.session, framing{})
 	if msg.method == methodInitialize {
 		reply, _ := c.s.serve(ctx, req, exchange{send: c.write, session: c.session, closing: c.closing})
 		c.write(reply)
@@ -551,7 +551,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) (job stdioJob,
 		c.write(encodeError(nil, batchOutsideSession(line)))
 		return job, serveNone
 	}
-	items, rerr := c.s.readBatch(line, c.session)
+	items, rerr := c.s.readBatch(line, c.session, framing{})
 	if rerr != nil {
 		c.write(encodeError(nil, rerr))
 		return job, serveNone
@@ -679,7 +679,7 @@ func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 		if c.session.negotiated() != versionBatches {
 			return false
 		}
-		items, rerr := c.s.readBatch(line, c.session)
+		items, rerr := c.s.readBatch(line, c.session, framing{})
 		if rerr != nil || !controlBatch(items) {
 			return false
 		}
