@@ -442,7 +442,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 	requests := b.requests
 	switch {
 	case reply != nil:
-		call.finish(reply, 0)
+		call.finish(reply, nil, 0)
 	case requests == 0:
 		w.WriteHeader(http.StatusAccepted)
 	default:
@@ -486,7 +486,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 		}
 		w.Header().Set(headerSessionID, sess.id)
 	}
-	call.finish(reply, req.era.replyCode(code))
+	call.finish(reply, nil, req.era.replyCode(code))
 }
 
 // getStream serves GET: the session's standalone SSE stream, carrying what

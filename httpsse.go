@@ -245,12 +245,12 @@ func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *
 	}
 	// check runs only for a modern request (modern _meta inside a
 	// session too); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing, takesTail: true})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		call.abandon()
 		return
 	}
-	call.finish(reply, req.era.replyCode(code))
+	call.finish(reply, req.replyTail, req.era.replyCode(code))
 }
 
 // newCall starts the response of one request. The caller defers
@@ -502,19 +502,27 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 	if len(id) > 0 {
 		raw = id[0]
 	}
-	writeJSON(w, status, encodeError(raw, e))
+	writeJSON(w, status, encodeError(raw, e), nil)
 }
 
 // writeJSON writes one message as an application/json body.
-func writeJSON(w http.ResponseWriter, status int, msg []byte) {
+func writeJSON(w http.ResponseWriter, status int, msg, tail []byte) {
+	if tail != nil && bytes.ContainsAny(msg, "\r\n") {
+		// tail, encoded by encodeResult, breaks no line but at its end;
+		// the head holds the peer's id.
+		msg, tail = append(msg[:len(msg):len(msg)], tail...), nil
+	}
 	msg = oneLine(msg)
 	// Every answer is written with a deadline: a client that never reads
 	// must not hold the handler, nor what it holds, for longer.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(msg)+len(tail)))
 	w.WriteHeader(status)
 	_, _ = w.Write(msg)
+	if tail != nil {
+		_, _ = w.Write(tail)
+	}
 }
 
 // httpCall is one request's response in progress. The first notification
@@ -579,15 +587,19 @@ func startSSE(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// finish writes the reply: the last event of the stream, or the whole
-// application/json response when nothing was streamed.
-func (c *httpCall) finish(reply []byte, code int) {
+// finish writes the reply, continued by tail (req.replyTail, nil for
+// none): the last event of the stream, or the whole application/json
+// response when nothing was streamed.
+func (c *httpCall) finish(reply, tail []byte, code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.endLocked() {
 		return
 	}
 	if c.streaming {
+		if tail != nil {
+			reply = append(reply[:len(reply):len(reply)], tail...)
+		}
 		c.eventLocked(reply)
 		return
 	}
@@ -598,7 +610,7 @@ func (c *httpCall) finish(reply []byte, code int) {
 		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	writeJSON(c.w, httpStatus(code), reply)
+	writeJSON(c.w, httpStatus(code), reply, tail)
 }
 
 // endLocked ends the call and reports whether its last write may go out:

@@ -586,7 +586,7 @@ func TestHTTPCallAfterDisconnect(t *testing.T) {
 	cancel()
 	n := rec.Body.Len()
 	call.notify(encodeNotification("notifications/progress", map[string]int{"progress": 2}))
-	call.finish(encodeError([]byte("1"), errInternal), codeInternalError)
+	call.finish(encodeError([]byte("1"), errInternal), nil, codeInternalError)
 	if rec.Body.Len() != n {
 		t.Errorf("written after disconnect: %q", rec.Body.String()[n:])
 	}
@@ -635,7 +635,7 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 			}
 		}
 		stop()
-		call.finish([]byte(subExpand(closure1)+"\n"), 0)
+		call.finish([]byte(subExpand(closure1)+"\n"), nil, 0)
 		<-w.writes
 		<-time.After(time.Minute)
 		synctest.Wait()
@@ -868,5 +868,30 @@ func TestReadBodyBuffer(t *testing.T) {
 				t.Errorf("first Read given %d bytes, grown to at most %d; want %d and %d", r.sizes[0], most, tt.first, tt.mostGrow)
 			}
 		})
+	}
+}
+
+// TestHTTPListInTwoParts: a list page the server writes in two parts (its
+// head, then the tail encoded once for the page; encodeResult) arrives as
+// one JSON body of the announced length, the same as the one line stdio
+// writes, on every request that lists it.
+func TestHTTPListInTwoParts(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "extras"))
+	ts := newTestHTTP(t, s, nil)
+	line := req("4", "tools/list", "")
+	want := dispatchLine(t, s, line)
+	for i := range 3 {
+		resp, err := ts.Client().Do(newTestHTTPRequest(t, t.Context(), ts, "", line, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ContentLength != int64(len(body)) || string(body) != want {
+			t.Errorf("request %d: Content-Length %d, body (%d bytes)\n%s\nwant\n%s", i, resp.ContentLength, len(body), body, want)
+		}
 	}
 }

@@ -35,9 +35,22 @@ type registry struct {
 	promptByName  map[string]*prompt
 	resourceByURI map[string]*resource
 
-	listMu    sync.Mutex         // guards lists, listBytes
-	lists     map[listKey][]byte // encoded list pages of this snapshot
-	listBytes int                // the bytes of lists, at most maxPageCacheBytes
+	listMu    sync.Mutex            // guards lists, listBytes
+	lists     map[listKey]*listPage // encoded list pages of this snapshot
+	listBytes int                   // the bytes of lists, at most maxPageCacheBytes
+}
+
+// listPage is one encoded page of a list result (registry.page), read
+// only once made, shared by every request that lists it. tail is the rest
+// of the whole response after its id, for the server's default cache
+// hints (encodeResult): made once, so that a request listing the page is
+// answered by writing its id between bytes encoded once. Kept for the
+// tools/list row of docs/PERFORMANCE.md (1,000 tools): copying the page
+// into each response, then collecting it, was most of that row's CPU.
+type listPage struct {
+	body     []byte
+	tailOnce sync.Once
+	tail     []byte
 }
 
 // maxPageCacheBytes bounds the encoded list pages one snapshot keeps.
@@ -228,7 +241,7 @@ func (r *registry) hasCompleters() bool {
 // and each forged one cached a page of its own: 2006 forged cursors over
 // 2007 tools held 857 MiB (issue 19, finding 11).
 // [§Pagination]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
-func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMessage, *rpcError) {
+func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, *rpcError) {
 	n := r.count(kind)
 	start := 0
 	if cursor != "" {
@@ -240,8 +253,8 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMes
 	key := listKey{kind: kind, version: version, start: start}
 	r.listMu.Lock()
 	defer r.listMu.Unlock()
-	if b, ok := r.lists[key]; ok {
-		return b, nil
+	if p, ok := r.lists[key]; ok {
+		return p, nil
 	}
 	end := n
 	if pageSize > 0 && start+pageSize < n {
@@ -264,14 +277,15 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (json.RawMes
 		fmt.Fprintf(&b, `,"nextCursor":%q`, encodeCursor(end))
 	}
 	b.WriteByte('}')
+	p := &listPage{body: b.Bytes()}
 	if r.listBytes+b.Len() <= maxPageCacheBytes {
 		if r.lists == nil {
-			r.lists = make(map[listKey][]byte)
+			r.lists = make(map[listKey]*listPage)
 		}
-		r.lists[key] = b.Bytes()
+		r.lists[key] = p
 		r.listBytes += b.Len()
 	}
-	return b.Bytes(), nil
+	return p, nil
 }
 
 func (r *registry) count(kind string) int {
@@ -350,12 +364,12 @@ func (s *server) list(kind string, req *request) (result, error) {
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, rerr := s.snapshot(req).page(kind, req.version, cursor, s.pageSize)
+	page, rerr := s.snapshot(req).page(kind, req.version, cursor, s.pageSize)
 	if rerr != nil {
 		return result{}, rerr
 	}
 	if s.filterLists {
-		return result{body: body, cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
+		return result{body: json.RawMessage(page.body), cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 	}
-	return result{body: body}, nil
+	return result{body: page}, nil
 }

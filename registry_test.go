@@ -933,3 +933,40 @@ func toolNames(t testing.TB, reg *registry) []string {
 	}
 	return names
 }
+
+// TestListPageTwoParts: a page of a list is answered as the response up
+// to its id and a tail encoded once for the page (encodeResult); the two
+// together are byte for byte the response encoded whole, for every
+// version's shape, any id, and each page of a paginated list; and dispatch,
+// whose transports write one line, joins them.
+func TestListPageTwoParts(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "extras"), withFlags("-page-size", "2"))
+	reg := s.snapshot(&request{})
+	for _, version := range append([]string{version20260728}, classicVersions...) {
+		for _, cursor := range []string{"", encodeCursor(2)} {
+			for _, id := range []string{`1`, `"a\"b\u00e9"`, `-7e3`} {
+				page, rerr := reg.page("tools", version, cursor, s.pageSize)
+				if rerr != nil {
+					t.Fatalf("page(tools, %s, %q) = %v", version, cursor, rerr)
+				}
+				for range 2 { // the tail is made once, then reused
+					head, tail, err := s.encodeResult([]byte(id), result{body: page, cache: &s.cache}, version)
+					if err != nil || tail == nil {
+						t.Fatalf("encodeResult(page) = %v, tail %q; want a tail", err, tail)
+					}
+					whole, none, err := s.encodeResult([]byte(id), result{body: json.RawMessage(page.body), cache: &s.cache}, version)
+					if err != nil || none != nil {
+						t.Fatalf("encodeResult(body) = %v, tail %q; want no tail", err, none)
+					}
+					if got := string(head) + string(tail); got != string(whole) {
+						t.Errorf("%s, cursor %q, id %s: in two parts\n%s\nwant\n%s", version, cursor, id, got, whole)
+					}
+				}
+			}
+		}
+	}
+	got := dispatchLine(t, s, req("9", "tools/list", ""))
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","tools":[`) || !strings.HasSuffix(got, "}}\n") {
+		t.Errorf("dispatch of tools/list = %s, want the whole response", got)
+	}
+}

@@ -390,6 +390,10 @@ type exchange struct {
 	// calls it once _meta is known to be complete, before version
 	// negotiation; a non-nil error is the answer.
 	check func(req *request) *rpcError
+	// takesTail says the transport writes the reply and req.replyTail
+	// one after the other itself (HTTP's JSON body); serve joins them
+	// for the others.
+	takesTail bool
 	// closing is closed when the transport shuts down gracefully, before
 	// it cancels the requests in flight: a long-lived request
 	// (subscriptions/listen) then ends with its graceful result instead of
@@ -467,6 +471,9 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 	start := time.Now()
 	s.metrics.started()
 	reply, code = s.answer(req.bind(ctx), req, ex)
+	if req.replyTail != nil && !ex.takesTail {
+		reply, req.replyTail = append(reply[:len(reply):len(reply)], req.replyTail...), nil
+	}
 	end := time.Now()
 	d := end.Sub(start)
 	out := outcomeOf(req, code)
@@ -583,11 +590,12 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 	if !m.cacheable || res.inputRequired {
 		res.cache = nil
 	}
-	out, err := s.encodeResult(req.id, res, req.version)
+	out, tail, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
 		req.end = outcomeOK
 		return fail(s.peerError(req, err))
 	}
+	req.replyTail = tail
 	return out, 0
 }
 
@@ -606,10 +614,29 @@ func (s *server) peerError(req *request, err error) *rpcError {
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
 
+// replyHead is how every response starts, up to its id.
+const replyHead = `{"jsonrpc":"2.0","id":`
+
 // encodeResult writes the response for res: the body's members, then the
-// protocol members this era stamps on every result.
+// protocol members this era stamps on every result. A page of a list
+// with the server's default cache hints is written in two parts: the
+// response up to its id, and tail, the rest, encoded once for the page
+// (listPage) and shared; tail is nil otherwise.
 // [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
-func (s *server) encodeResult(id []byte, res result, version string) ([]byte, error) {
+func (s *server) encodeResult(id []byte, res result, version string) (reply, tail []byte, err error) {
+	if p, ok := res.body.(*listPage); ok {
+		if res.cache != &s.cache || len(res.meta) > 0 || res.inputRequired || res.task {
+			res.body = json.RawMessage(p.body)
+			return s.encodeResult(id, res, version)
+		}
+		p.tailOnce.Do(func() {
+			res.body = json.RawMessage(p.body)
+			whole, _, _ := s.encodeResult(nil, res, version)
+			p.tail = whole[len(replyHead):]
+		})
+		reply = make([]byte, 0, len(replyHead)+len(id))
+		return append(append(reply, replyHead...), id...), p.tail, nil
+	}
 	var body []byte
 	tool, direct := res.body.(*toolBody) // appended below, not encoded apart
 	switch b := res.body.(type) {
@@ -622,12 +649,12 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	default:
 		var err error
 		if body, err = json.Marshal(b); err != nil {
-			return nil, fmt.Errorf("encode result: %w", err)
+			return nil, nil, fmt.Errorf("encode result: %w", err)
 		}
 	}
 	inner := bytes.TrimSpace(body)
 	if len(inner) < 2 || inner[0] != '{' {
-		return nil, fmt.Errorf("encode result: body is not an object")
+		return nil, nil, fmt.Errorf("encode result: body is not an object")
 	}
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 
@@ -642,7 +669,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 		size += tool.size
 	}
 	out := make([]byte, 0, size)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)
 	sep := false
@@ -691,7 +718,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 		out = append(out, res.meta...)
 		out = append(out, '}')
 	}
-	return append(out, "}}\n"...), nil
+	return append(out, "}}\n"...), nil, nil
 }
 
 // encodeError writes an error response. id may be nil (unreadable id).

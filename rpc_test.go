@@ -365,7 +365,7 @@ func parseOutgoing(b []byte) (id []byte, notification, ok bool) {
 func TestWireStringsAreJSON(t *testing.T) {
 	odd := "m\x7f\x01\u2028é\xff"
 	s := newTestServer(t)
-	res, err := s.encodeResult([]byte("1"), result{cache: &cacheHint{TTL: 1, Scope: odd}}, version20260728)
+	res, _, err := s.encodeResult([]byte("1"), result{cache: &cacheHint{TTL: 1, Scope: odd}}, version20260728)
 	if err != nil {
 		t.Fatal(err)
 	}
