@@ -23,7 +23,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +57,9 @@ type httpTransport struct {
 	// and notifications being handled, which take no request slot. Each
 	// has a share per client (limits_share.go).
 	slots, bodies, control *shareLimit
+	// chunks keeps the chunks bodies are read in (readBody) for the next
+	// bodies: bodyChunksKept of readBodyFirst bytes at most, idle.
+	chunks *bufferPool
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
@@ -111,6 +113,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
 	bodies := httpBodyBudget * cfg.maxBody
 	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))
+	t.chunks = newBufferPool(bodyChunksKept, readBodyFirst, readBodyFirst)
 	control := max(shareFloor, n/8)
 	t.control = newShareLimit(control, s.share(control, shareFloor))
 	t.queueWait = httpQueueWait
@@ -256,7 +259,7 @@ func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *
 // newCall starts the response of one request. The caller defers
 // release.
 func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
-	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics, replies: t.s.replies}
 }
 
 // receive reads the body of a POST whose content type has been checked,
@@ -294,7 +297,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 		return true
 	}
 	_ = rc.SetReadDeadline(time.Now().Add(httpBodyReadTimeout))
-	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, t.cfg.maxBody, grow)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, t.cfg.maxBody), r.ContentLength, t.cfg.maxBody, grow, t.chunks)
 	if err != nil {
 		release()
 		var tooLarge *http.MaxBytesError
@@ -392,49 +395,115 @@ var errBodyBudget = errors.New("request body budget exhausted")
 
 // readBody reads a request body whose Content-Length is size (-1 when
 // unknown) and that may not pass limit bytes (0: no limit; the reader
-// enforces it), calling grow with the size the buffer is about to grow to
-// (nil grows freely): false stops the read with errBodyBudget. io.ReadAll
-// starts at 512 bytes and grows by a quarter at a time, which copied a 1
-// MiB body about five times over; here the buffer doubles, and stops at
-// size+1, or limit+1 when the size is unknown (room for the Read that
-// reports EOF), so a truthful 1 MiB body is copied at most twice more,
-// and an unannounced body of -max-body takes no more than that from the
-// budget (review A, finding 7: it took twice, and started at one byte).
-// The length is the peer's word, so it never sizes an allocation alone:
-// the buffer starts at readBodyFirst (or the smaller announced size) and
-// is at most twice what has actually arrived.
-func readBody(r io.Reader, size, limit int64, grow func(size int) bool) ([]byte, error) {
-	first, end := int64(readBodyFirst), size
-	if size >= 0 {
-		first = min(size, readBodyFirst)
-	} else if limit > 0 {
-		first, end = min(first, limit), limit
+// enforces it), calling grow with the bytes it is about to hold (nil
+// grows freely): false stops the read with errBodyBudget. A body
+// announced at most readBodyFirst long is read into one buffer of its
+// size (and one byte, room for the Read that reports EOF). Any other is
+// read into chunks of readBodyFirst taken from chunks (nil: new ones),
+// then copied once into a buffer of exactly what arrived, and the chunks
+// given back: the length is the peer's word, so it never sizes an
+// allocation alone, and what is held is at most what has arrived and one
+// chunk, never past size+1, or limit+1 when the size is unknown, so an
+// unannounced body of -max-body takes no more of the budget than an
+// announced one (review A, finding 7: it took twice, and started at one
+// byte). io.ReadAll grows by a quarter at a time, which copied a 1 MiB
+// body about five times over, and a buffer doubling from 64 KiB copied it
+// twice and allocated it twice: the chunks, kept from body to body, halve
+// what a large body allocates (docs/PERFORMANCE.md, the HTTP 1 MiB row).
+func readBody(r io.Reader, size, limit int64, grow func(size int) bool, chunks *bufferPool) ([]byte, error) {
+	end := size
+	if size < 0 && limit > 0 {
+		end = limit
 	}
-	b := make([]byte, 0, first+1)
+	if size >= 0 && size <= readBodyFirst {
+		b := make([]byte, 0, size+1)
+		for {
+			n, err := r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			switch {
+			case err == io.EOF:
+				return b, nil
+			case err != nil:
+				return b, err
+			case len(b) == cap(b):
+				// Longer than announced (a reader that does not hold
+				// the body to its length): read on in chunks.
+				return readChunks(r, b, end, grow, chunks)
+			}
+		}
+	}
+	return readChunks(r, nil, end, grow, chunks)
+}
+
+// readChunks is readBody past its first buffer, first (nil for none),
+// which it holds already and which is not a chunk.
+func readChunks(r io.Reader, first []byte, end int64, grow func(size int) bool, chunks *bufferPool) ([]byte, error) {
+	var full [][]byte
+	held := int64(len(first))
+	if first != nil {
+		full = append(full, first)
+	}
+	take := func() []byte {
+		n := int64(readBodyFirst)
+		if rest := end + 1 - held; end >= 0 && rest > 0 && rest < n {
+			n = rest // the announced end, or the limit
+		}
+		if held > 0 && grow != nil && !grow(int(held+n)) {
+			return nil
+		}
+		held += n
+		if chunks == nil || n < readBodyFirst {
+			return make([]byte, 0, n)
+		}
+		return chunks.get(readBodyFirst)[:0:readBodyFirst]
+	}
+	giveBack := func() {
+		for i, c := range full {
+			if i > 0 || first == nil {
+				if chunks != nil {
+					chunks.put(c)
+				}
+			}
+		}
+	}
+	cur := take()
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
 		if err != nil {
-			return b, err
+			full = append(full, cur)
+			total := 0
+			for _, c := range full {
+				total += len(c)
+			}
+			body := make([]byte, 0, total)
+			for _, c := range full {
+				body = append(body, c...)
+			}
+			giveBack()
+			if err == io.EOF {
+				err = nil
+			}
+			return body, err
 		}
-		if len(b) == cap(b) {
-			more := len(b) // double
-			if rest := end + 1 - int64(len(b)); rest > 0 && rest < int64(more) {
-				more = int(rest) // the announced end, or the limit
+		if len(cur) == cap(cur) {
+			full = append(full, cur)
+			if cur = take(); cur == nil {
+				giveBack()
+				return nil, errBodyBudget
 			}
-			if grow != nil && !grow(len(b)+more) {
-				return b, errBodyBudget
-			}
-			b = slices.Grow(b, more)
 		}
 	}
 }
 
-// readBodyFirst is readBody's first buffer: most requests fit in it.
+// readBodyFirst is readBody's first buffer: most requests fit in it;
+// larger bodies are read in chunks of its size.
 const readBodyFirst = 64 << 10
+
+// bodyChunksKept is how many chunks of readBodyFirst the HTTP transport
+// keeps between bodies (readBody): a body of 2 MiB reads from kept chunks
+// alone; idle, they hold 2 MiB.
+const bodyChunksKept = 32
 
 // acceptsMCP reports whether the Accept header lets the server answer with
 // either content type a request may get. No Accept at all accepts
@@ -537,6 +606,8 @@ type httpCall struct {
 	// challenge is the WWW-Authenticate of a reply refused for
 	// insufficient scope (httpTransport.scopeChallenge); nil for none.
 	challenge func(reply []byte) string
+	// replies takes back the reply's buffer once written (finish).
+	replies *bufferPool
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
@@ -611,6 +682,8 @@ func (c *httpCall) finish(reply, tail []byte, code int) {
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSON(c.w, httpStatus(code), reply, tail)
+	// Written: net/http holds no part of it.
+	c.replies.put(reply)
 }
 
 // endLocked ends the call and reports whether its last write may go out:

@@ -668,7 +668,7 @@ func (s *server) encodeResult(id []byte, res result, version string) (reply, tai
 	if direct {
 		size += tool.size
 	}
-	out := make([]byte, 0, size)
+	out := s.replies.get(size)
 	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)

@@ -122,7 +122,8 @@ func newScopedID(replica string) string {
 // Transports share it; it is safe for concurrent use.
 type server struct {
 	config
-	serverInfoJSON []byte // info encoded once, stamped on every modern result
+	serverInfoJSON []byte      // info encoded once, stamped on every modern result
+	replies        *bufferPool // large replies' buffers, for the next (buffers.go)
 	log            *slog.Logger
 	refs           refCounter
 	states         stateSealer      // signs and verifies MRTR requestState
@@ -214,7 +215,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.limits.clientShare <= 0 {
 		cfg.limits.clientShare = defaultClientShare
 	}
-	s := &server{config: cfg, log: logger}
+	s := &server{config: cfg, log: logger, replies: newBufferPool(replyBuffersKept, minReplyBuffer, maxReplyBuffer)}
 	s.states = newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now)
 	s.subs = newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.limits.clientShare)
 	s.limiter = newRateLimiter(cfg.limits.rate, cfg.limits.burst, cfg.now)

@@ -746,6 +746,8 @@ func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 // cancelled, and ends the call.
 func (c *stdioConn) writeLast(call *stdioCall, b []byte) {
 	c.writeCall(call, b, true)
+	// Written, queued (a copy) or dropped: b is no longer held.
+	c.s.replies.put(b)
 }
 
 // writeCall is writeUnlessCancelled, and with last writeLast.

@@ -42,7 +42,9 @@ const (
 	defMaxTasks       = 1024
 	defTaskBytes      = 64 * mib // what all tasks hold together (tasks_store.go)
 	defLogBacklog     = 1 * mib
-	defShares         = 4 // -client-share 25: four clients exhaust every bound
+	defShares         = 4             // -client-share 25: four clients exhaust every bound
+	defReplyBuffers   = 2 * 2 * mib   // reply buffers kept for reuse (buffers.go)
+	defBodyChunks     = 32 * 64 * kib // body chunks kept for reuse (httpsse.go)
 
 	stdioLineBudget = 8 * mib
 	stdioQueue      = 4 * mib
@@ -75,7 +77,8 @@ func budgetHTTP() int64 {
 		2*defPageCache +
 		defRateBuckets*perRateBucket +
 		defMaxTasks*perTask + defTaskBytes +
-		defLogBacklog
+		defLogBacklog +
+		defReplyBuffers + defBodyChunks
 	return runtimeBase + gcFactor*live
 }
 
@@ -88,7 +91,8 @@ func budgetStdio() int64 {
 		defMaxRequests*perRequest +
 		2*defPageCache +
 		defMaxTasks*perTask + defTaskBytes +
-		defLogBacklog
+		defLogBacklog +
+		defReplyBuffers
 	return runtimeBase + gcFactor*live
 }
 

@@ -1,0 +1,65 @@
+// Buffers kept for reuse: the buffers of large replies (encodeResult),
+// and the chunks request bodies are read in over HTTP (readBody).
+//
+// Spec: none; a resource bound of this implementation (docs/PERFORMANCE.md,
+// the 1 MiB rows; docs/RELIABILITY.md, worst-case memory).
+
+package main
+
+// bufferPool keeps up to cap(free) buffers of min to max bytes of
+// capacity, handed back by the code that holds them last (put), for a
+// later get. A 1 MiB echo otherwise allocated about four megabytes for
+// every request (the body read as it grew, the argument, the reply), and
+// with the collector's minimum heap of 4 MB that ran a collection at
+// every request, a third of the server's CPU on the 1 MiB rows. A channel
+// is the free list, so that the collector does not empty it as it would
+// a sync.Pool at each cycle. Idle, it holds at most cap(free) * max
+// bytes. Safe for concurrent use.
+type bufferPool struct {
+	free     chan []byte
+	min, max int
+}
+
+// newBufferPool returns an empty pool keeping up to n buffers of min to
+// max bytes.
+func newBufferPool(n, min, max int) *bufferPool {
+	return &bufferPool{free: make(chan []byte, n), min: min, max: max}
+}
+
+// get returns an empty buffer of at least size bytes: a kept one when
+// one is large enough, a new one otherwise.
+func (p *bufferPool) get(size int) []byte {
+	if size >= p.min && size <= p.max {
+		select {
+		case b := <-p.free:
+			if cap(b) >= size {
+				return b[:0]
+			}
+		default:
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+// put keeps b, which its caller no longer holds and nothing else refers
+// to, if it is of a size worth keeping and there is room.
+func (p *bufferPool) put(b []byte) {
+	if cap(b) < p.min || cap(b) > p.max {
+		return
+	}
+	select {
+	case p.free <- b[:0]:
+	default:
+	}
+}
+
+// Bounds of the reply buffers a server keeps (server.replies): replies
+// from 64 KiB (below, an allocation costs little, and the collector's
+// pace is set by the large ones) to 2 MiB (a larger reply's buffer is left
+// to the collector, so that one huge reply does not pin its size), two of
+// them: 4 MiB at most, idle.
+const (
+	minReplyBuffer   = 64 << 10
+	maxReplyBuffer   = 2 << 20
+	replyBuffersKept = 2
+)
