@@ -173,6 +173,7 @@ func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
 	start := c.pos + 1
 	i := start
 	for i < len(c.data) {
+		i = plainStringWords(c.data, i)
 		for i < len(c.data) && plainStringByte[c.data[i]] {
 			i++
 		}

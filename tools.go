@@ -510,7 +510,7 @@ func embeddedContent(r resourceContents) content { return content{Type: "resourc
 // the reflective encoder's byte loop: a third of the CPU of a 1 MiB echo.
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
-	i := 0
+	i := asIsWords(text, 0)
 	for i < len(text) && quotesAsIs[text[i]] {
 		i++
 	}
