@@ -161,7 +161,7 @@ type testDefs struct {
 // testDef is one wire definition.
 type testDef struct {
 	Name, Title, Description, URI, URITemplate, MimeType, Text string
-	Size                                                       int64
+	Size                                                       *int64
 	Blob                                                       []byte
 	InputSchema, OutputSchema, Annotations                     json.RawMessage
 	Icons                                                      []icon

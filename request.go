@@ -124,6 +124,9 @@ type requestMeta struct {
 	// are malformed. "" when absent or not a string.
 	traceparent string
 	tracestate  string
+	// extra are the other members, in order: the client's own keys a
+	// handler reads with req.Meta (meta.go).
+	extra []member
 }
 
 // parseParams splits params into _meta and the method's own members,
@@ -225,6 +228,7 @@ func (m *requestMeta) member(mem member) *rpcError {
 		if known := foldedName(mem.name, metaMembers...); known != "" {
 			return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
 		}
+		m.extra = append(m.extra, mem)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ package main
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
@@ -21,9 +23,12 @@ import (
 
 // implementation names a piece of MCP software (serverInfo).
 type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"` // 2025-11-25 on
+	Icons       []icon `json:"icons,omitempty"`       // 2025-11-25 on
+	WebsiteURL  string `json:"websiteUrl,omitempty"`  // 2025-11-25 on
 }
 
 // serverName is the product's name: serverInfo.name, the flag set and log
@@ -224,7 +229,7 @@ type config struct {
 // newServer returns a server with an empty registry.
 func newServer(cfg config, logger *slog.Logger) *server {
 	info := cfg.info
-	if info == (implementation{}) {
+	if info.Name == "" {
 		info = implementation{Name: serverName, Version: readBuild().version}
 	}
 	s := &server{
@@ -267,6 +272,25 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s
+}
+
+// describe sets what serverInfo says of the server beside its name and
+// version (2025-11-25 on; implementationFor leaves them out before):
+// a description, icons and the address of its website. A registry calls it
+// in buildRegistry, before serving starts; it panics on icons or an
+// address no revision allows.
+// [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
+func (s *server) describe(description, websiteURL string, icons ...icon) {
+	if err := checkIcons(icons); err != nil {
+		panic("describe: " + err.Error())
+	}
+	if websiteURL != "" {
+		if u, err := url.Parse(websiteURL); err != nil || !u.IsAbs() || u.Host == "" {
+			panic(fmt.Sprintf("describe: websiteUrl %q is not an absolute URL", websiteURL))
+		}
+	}
+	s.info.Description, s.info.WebsiteURL, s.info.Icons = description, websiteURL, icons
+	s.serverInfoJSON, _ = json.Marshal(s.info)
 }
 
 // registry returns the current snapshot. Callers must not modify it.
