@@ -194,11 +194,11 @@ func (s *server) removeTemplate(uriTemplate string) bool {
 
 // resourceWire is a Resource as resources/list shows it.
 type resourceWire struct {
-	URI         string       `json:"uri"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
+	URI         string         `json:"uri"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MimeType    string         `json:"mimeType,omitempty"`
 	Size        *int64         `json:"size,omitempty"`
 	Icons       []icon         `json:"icons,omitempty"`
 	Annotations *annotations   `json:"annotations,omitempty"`
@@ -215,11 +215,11 @@ func (r *resource) wire(version string) resourceWire {
 
 // templateWire is a ResourceTemplate as resources/templates/list shows it.
 type templateWire struct {
-	URITemplate string       `json:"uriTemplate"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
+	URITemplate string         `json:"uriTemplate"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MimeType    string         `json:"mimeType,omitempty"`
 	Icons       []icon         `json:"icons,omitempty"`
 	Annotations *annotations   `json:"annotations,omitempty"`
 	Meta        map[string]any `json:"_meta,omitempty"`

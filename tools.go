@@ -32,13 +32,13 @@ import (
 // (anyOf, $ref, ...) is refused at registration unless HandlerValidates is
 // set, which says Call checks its own arguments.
 type tool struct {
-	Name             string
-	Title            string
-	Description      string
-	InputSchema      string
-	OutputSchema     string
-	Annotations      *toolAnnotations
-	Icons            []icon
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  string
+	OutputSchema string
+	Annotations  *toolAnnotations
+	Icons        []icon
 	// Meta is the tool's _meta (2025-06-18 on): keys as the spec's _meta
 	// rules say (meta.go), checked at registration. An MCP App links its
 	// view here: {"ui":{"resourceUri":"ui://..."}} (registry_demo.go).
