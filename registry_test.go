@@ -109,6 +109,9 @@ var testRegistry = map[string]testSet{
 "prompts":[{"name":"same_name","arguments":[{"name":"q"}]}]}`,
 		add: addTestMRTR},
 
+	// fields: every field the registry API offers (fields_test.go).
+	"fields": {title: "baremcp fields", wire: `{}`, add: addTestFields},
+
 	// subscriptions: the conformance suite's two trigger tools and
 	// watched resource (the triggers announce a change without making
 	// one), and touch, which announces an update of any URI.
