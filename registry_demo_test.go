@@ -26,9 +26,9 @@ func TestDemoTranscripts(t *testing.T) {
 // load-test build's flood tool (its debug routes add nothing here).
 func TestProductRegistry(t *testing.T) {
 	for _, tt := range []struct{ method, member, key, want string }{
-		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool"},
+		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool tally"},
 		{"prompts/list", "prompts", "name", "greet personal_greeting"},
-		{"resources/list", "resources", "uri", "demo://readme demo://logo demo://clock"},
+		{"resources/list", "resources", "uri", "ui://demo/tally.html demo://readme demo://logo demo://clock"},
 		{"resources/templates/list", "resourceTemplates", "uriTemplate", "demo://items/{id}"},
 	} {
 		t.Run(tt.method, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestProductRegistry(t *testing.T) {
 	t.Run("debug routes", func(t *testing.T) {
 		s := newTestServer(t, withRegistry("product"))
 		debugRoutes(http.NewServeMux(), s)
-		if got := strings.Join(toolNames(t, s.registry()), " "); got != "echo add slow confirm_delete ask_model list_roots toggle_extra_tool" {
+		if got := strings.Join(toolNames(t, s.registry()), " "); got != "echo add slow confirm_delete ask_model list_roots toggle_extra_tool tally" {
 			t.Errorf("after debugRoutes the tools are %s", got)
 		}
 	})
