@@ -61,6 +61,7 @@ func (l *noticeLimiter) logLine(now time.Time) bool {
 	}
 	return true
 }
+
 // takeDropped returns the number of log lines dropped since the last call.
 func (l *noticeLimiter) takeDropped() int {
 	n := l.dropped
