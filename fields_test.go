@@ -6,20 +6,14 @@
 // the transcripts pin what each revision is sent, and the schema gate
 // (harness/schema/check.sh) validates every message against that
 // revision's schema.json. harness/interop-clients/ts/fields.mjs lists and
-// calls its tools with the TypeScript SDK 1.32.2.
+// calls its tools with the TypeScript SDK 1.32.2 (fields_http_test.go).
 
 package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"net"
-	"net/http"
-	"os/exec"
 	"strings"
-	"testing"
-	"time"
 )
 
 // fieldsIcons is an icon with every member, and a second with a theme.
@@ -145,47 +139,4 @@ func addTestFields(s *server, _ *testDefs, _ *testGates) {
 			return &promptResult{Description: "about " + strings.ToUpper(args["topic"]), Messages: msgs, Meta: fieldsMeta("prompt result")}, nil
 		},
 	})
-}
-
-// tsFields is the -ts-fields flag: the path of
-// harness/interop-clients/ts/fields.mjs, whose TypeScript SDK 1.32.2
-// client TestFieldsTypeScriptClient runs against the fields registry
-// (harness/interop-clients/check.sh sets it once npm ci has run).
-var tsFields = flag.String("ts-fields", "", "run harness/interop-clients/ts/fields.mjs (the TypeScript SDK 1.32.2) against the fields registry")
-
-// TestFieldsTypeScriptClient serves the fields registry over Streamable
-// HTTP on a loopback port and runs the TypeScript SDK 1.32.2 client of
-// fields.mjs against it: a 2025-11-25 session that lists and calls every
-// tool. Skipped without -ts-fields.
-func TestFieldsTypeScriptClient(t *testing.T) {
-	if *tsFields == "" {
-		t.Skip("-ts-fields is not set (harness/interop-clients/check.sh sets it)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newTestServer(t, withRegistry("fields"))
-	tr := newHTTPTransport(s, &httpConfig{maxBody: defaultMaxBodyBytes}, ln.Addr())
-	mux := http.NewServeMux()
-	tr.routes(mux)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		tr.sessions.closeAll()
-		_ = srv.Close()
-		<-served
-		tr.auth.close()
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "node", *tsFields, "http://"+ln.Addr().String()).CombinedOutput()
-	t.Logf("fields.mjs:\n%s", out)
-	if err != nil {
-		t.Errorf("fields.mjs: %v", err)
-	}
 }
