@@ -271,6 +271,9 @@ type initializeResult struct {
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
 	if req.session.markInitialized() {
 		s.watchSession(req.session)
+		if s.pingInterval > 0 {
+			go s.keepAlive(context.WithoutCancel(ctx), req.session) // ends with the session (classic_ping.go)
+		}
 	}
 	return result{}, nil
 }

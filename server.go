@@ -172,6 +172,9 @@ type config struct {
 	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
+	// pingInterval is -ping-interval: how often a classic session is
+	// pinged (classic_ping.go); 0 is never.
+	pingInterval time.Duration
 	// inputTimeout bounds one round of bridged server-to-client requests
 	// (classic_bridge.go); 0 means defaultInputTimeout.
 	inputTimeout time.Duration
