@@ -914,7 +914,7 @@ func TestRegistryChurnUnderLoad(t *testing.T) {
 		switch l {
 		case subExpand(toolsChanged1):
 			changed++
-		case subExpand(closure1):
+		case subExpand(closure1), subExpand(closed1):
 		default:
 			t.Errorf("unexpected line at EOF: %s", l)
 		}
