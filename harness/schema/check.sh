@@ -4,7 +4,9 @@
 # testdata/fields/, whose registry sets every field the registry API
 # offers) is validated against the schema.json of the revision it was
 # written in, as written and strictly (no member the revision does not
-# name): gate.mjs says how.
+# name): gate.mjs says how. Then every field of every revision's schema
+# must be accounted for in fields-where.txt, and docs/COVERAGE.md's field
+# table must be what fields.mjs renders from them.
 #
 # usage: harness/schema/check.sh
 #
@@ -41,6 +43,12 @@ trap 'rm -f "$LOG"' EXIT
 (cd "$REPO" && go test -count=1 -run 'TestTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test failed" >&2; exit 3; }
 if grep -qs '^func registerDemo(' "$REPO"/*.go; then
   (cd "$REPO" && go test -count=1 -tags demo -run 'TestDemoTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test -tags demo failed" >&2; exit 3; }
+fi
+
+echo "check.sh: every field of every revision (fields.mjs)" >&2
+if ! node "$HERE/fields.mjs" "$SPEC" "$HERE/fields-where.txt" "$REPO/docs/COVERAGE.md" >&2; then
+  echo "check.sh: a field is unaccounted for, or docs/COVERAGE.md's field table is stale (fields.mjs ... --write)" >&2
+  exit 1
 fi
 
 set +e
