@@ -533,6 +533,9 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, 
 			return
 		}
 		c.writeLast(call, reply)
+		if closed := listenClosed(req, reply); closed != nil {
+			c.write(closed) // after the graceful result (subscriptions.go)
+		}
 	}})
 }
 
