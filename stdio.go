@@ -532,8 +532,9 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, 
 			call.end()
 			return
 		}
+		closed := listenClosed(req, reply) // before writeLast hands reply back
 		c.writeLast(call, reply)
-		if closed := listenClosed(req, reply); closed != nil {
+		if closed != nil {
 			c.write(closed) // after the graceful result (subscriptions.go)
 		}
 	}})
