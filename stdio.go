@@ -202,20 +202,19 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		shutdown()
 		c.session.end()
 	}
-	// watcher carries ctx ending into closing and connCtx during the EOF
-	// drain; it ends with serveStdio.
-	var watcher sync.WaitGroup
-	served := make(chan struct{})
-	watcher.Go(func() {
-		select {
-		case <-ctx.Done():
-			shutdown()
-			cancelConn()
-		case <-served:
-		}
+	// ctx ending is carried into closing and connCtx, during the EOF
+	// drain too; a watch that has started is awaited before returning.
+	watched := make(chan struct{})
+	stopWatch := context.AfterFunc(ctx, func() {
+		defer close(watched)
+		shutdown()
+		cancelConn()
 	})
-	defer watcher.Wait()
-	defer close(served)
+	defer func() {
+		if !stopWatch() {
+			<-watched
+		}
+	}()
 	c.session.sink = c.push
 	c.in = newLineReader(in)
 	c.handoff = time.AfterFunc(time.Hour, func() {
