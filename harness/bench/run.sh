@@ -12,12 +12,14 @@
 #   payload                    1 KiB and 1 MiB echo, against the floor echoing
 #                              the request body (FLOOR_HTTP=echo), and the
 #                              1 MiB echo over stdio against the line echo
-# and two rows of issue 16 the harness does not measure (harness/bench/rows):
+# and the rows of issue 28 the harness does not measure (harness/bench/rows):
 #   cold start                 start, answer one server/discover on stdio,
-#                              exit: the stripped product against a minimal Go
-#                              program doing the same, 40 starts each, alternated
-#   binary size                the stripped product against a bare net/http
-#                              program (the HTTP floor), both stripped
+#                              exit: the stripped product and its stdio build
+#                              (-tags stdio) against a minimal Go program doing
+#                              the same, 40 starts each, alternated
+#   binary size                the stripped product and its stdio build against
+#                              a bare net/http program (the HTTP floor), all
+#                              stripped
 # A preset whose transport or era this build does not serve yet is skipped
 # with a message; a quick probe of the binary decides (-h lists -http; an
 # initialize on stdio answers a result). Without HTTP, list and payload run
@@ -27,7 +29,7 @@
 # warm-up per cell; every cell starts a fresh server. With every preset
 # available that is 90 cells, about 7 minutes on a 2-core machine; the
 # whole run refuses to start beyond 9.5 minutes (--budget). The run ends
-# with issue 16's table: each target, its figure and whether it is met.
+# with issue 28's table: each target, its figure and whether it is met.
 #
 # Environment: BENCH_BIN (default ${TMPDIR:-/tmp}/baremcp-bench) receives the
 # binaries and the raw JSONL of every cell.
@@ -57,6 +59,7 @@ echo "# building $bin (-tags bench)" >&2
 (cd "$repo" && go build -tags bench -o "$bin" .)
 (cd "$repo" && go build -trimpath -ldflags='-s -w' -o "$BENCH_BIN/baremcp-stripped" .)
 (cd "$repo" && go build -trimpath -ldflags='-s -w' -tags nethttpomithttp2 -o "$BENCH_BIN/baremcp-stripped-noh2" .)
+(cd "$repo" && go build -trimpath -ldflags='-s -w' -tags stdio -o "$BENCH_BIN/baremcp-stripped-stdio" .)
 # The floors of the rows the harness does not measure: a minimal Go program
 # answering one server/discover, and the harness's bare net/http program,
 # stripped like the product.
@@ -144,19 +147,20 @@ start=$(date +%s)
 cold=""
 if [ "$has_stdio" = 1 ]; then
   cold="$BENCH_BIN/cold-$(date +%Y%m%d-%H%M%S)-$RANDOM.jsonl"
-  "$BENCH_BIN/rows" coldstart -n 40 -out "$cold" \
-    -server "baremcp=$BENCH_BIN/baremcp-stripped" -server "minimal=$BENCH_BIN/minimal" 2>/dev/null
+  "$BENCH_BIN/rows" coldstart -n 40 -out "$cold" -server "baremcp=$BENCH_BIN/baremcp-stripped" \
+    -server "baremcp-stdio=$BENCH_BIN/baremcp-stripped-stdio" -server "minimal=$BENCH_BIN/minimal" 2>/dev/null
 fi
 
 echo
 echo "baremcp $(cd "$repo" && git describe --always --dirty 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%MZ)," \
   "$(nproc) cores, $(go version | cut -d' ' -f3), ${rounds} rounds x ${dur} (+${warm} warm-up), $(( $(date +%s) - start ))s"
 echo "stripped product binary: $(( $(stat -c %s "$BENCH_BIN/baremcp-stripped") / 1024 )) KiB" \
-  "($(( $(stat -c %s "$BENCH_BIN/baremcp-stripped-noh2") / 1024 )) KiB with -tags nethttpomithttp2)"
+  "($(( $(stat -c %s "$BENCH_BIN/baremcp-stripped-noh2") / 1024 )) KiB with -tags nethttpomithttp2," \
+  "$(( $(stat -c %s "$BENCH_BIN/baremcp-stripped-stdio") / 1024 )) KiB the stdio build)"
 echo
 "$BENCH_BIN/load" report -baseline floor "${files[@]}"
 echo
-echo "Issue 16's targets (medians of this run; ratios to the floor measured in it):"
+echo "Issue 28's targets (medians of this run; ratios to the floor measured in it):"
 echo
 "$BENCH_BIN/rows" table ${cold:+-cold "$cold"} -size "baremcp=$BENCH_BIN/baremcp-stripped" \
-  -size "floor=$BENCH_BIN/floor-stripped" -size "baremcp -tags nethttpomithttp2=$BENCH_BIN/baremcp-stripped-noh2" "${files[@]}"
+  -size "baremcp-stdio=$BENCH_BIN/baremcp-stripped-stdio" -size "floor=$BENCH_BIN/floor-stripped" "${files[@]}"

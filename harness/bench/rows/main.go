@@ -1,9 +1,10 @@
 // Command rows adds to the benchmark harness (../harness) the rows of
-// issue 16 it does not measure itself, and prints that issue's table from
-// one run of harness/bench/run.sh.
+// issue 28 it does not measure itself, and prints that issue's table from
+// one run of harness/bench/run.sh (or of compare.sh --all, a column per
+// build).
 //
-//	rows coldstart -n 40 -out cold.jsonl -server 'baremcp=BIN' -server 'minimal=BIN'
-//	rows table -cold cold.jsonl -size baremcp=BIN -size floor=BIN RUN.jsonl...
+//	rows coldstart -n 40 -out cold.jsonl -server 'baremcp=BIN' -server 'baremcp-stdio=BIN' -server 'minimal=BIN'
+//	rows table [-servers baremcp] -cold cold.jsonl -size baremcp=BIN -size floor=BIN RUN.jsonl...
 //
 // coldstart starts each server -n times, the servers alternated, and times
 // the life of one stdio exchange: start the process, write one
@@ -14,8 +15,10 @@
 //
 // table reads the harness's JSONL (the cells of every preset), the
 // cold-start lines and the sizes of the stripped binaries, and prints one
-// row per target of issue 16: the figure for baremcp, the floor's from the
-// same run, their ratio, the target and whether it is met. Figures are
+// row per target of issue 28: the floor's figure from the same run, and
+// for each server named by -servers (default baremcp) its figure, its
+// ratio to the floor and whether the target is met. A server NAME's stdio
+// build is NAME-stdio in the cold-start lines and the sizes. Figures are
 // medians over rounds, as the harness reports them.
 package main
 
@@ -197,11 +200,11 @@ type cell struct {
 	CPUus     float64 `json:"cpu_us_per_req"`
 }
 
-// target is one row of issue 16's table: a workload's figure for baremcp
-// against the floor's, or a figure of its own (cold start, size).
+// target is one row of issue 28's table: a workload's figure against the
+// floor's, or a figure of its own.
 type target struct {
 	label    string
-	workload string                 // "" for the rows measured here
+	workload string                 // the harness cell
 	figure   func(c []cell) float64 // median over rounds
 	unit     string
 	ratio    bool    // judge the ratio to the floor, not the figure
@@ -225,24 +228,29 @@ var (
 	cpu = med(func(c cell) float64 { return c.CPUus })
 )
 
-// targets are issue 16's, in its order.
+// targets are issue 28's harness rows, in its order.
 var targets = []target{
-	{label: "stdio modern k=32: rps (×floor)", workload: "stdio,modern,call,k=32,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.60, atLeast: true},
-	{label: "stdio modern k=32: CPU µs/req", workload: "stdio,modern,call,k=32,payload=32,tools=20", figure: cpu, unit: "µs", limit: 10},
-	{label: "stdio legacy k=32: rps (×floor)", workload: "stdio,legacy,call,k=32,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.60, atLeast: true},
-	{label: "stdio legacy k=32: CPU µs/req", workload: "stdio,legacy,call,k=32,payload=32,tools=20", figure: cpu, unit: "µs", limit: 10},
 	{label: "stdio modern k=1: rps (×floor)", workload: "stdio,modern,call,k=1,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.80, atLeast: true},
-	{label: "HTTP echo 1 MiB: p50 (×floor echo)", workload: "http,modern,call,c=1,payload=1m,tools=20", figure: p50, unit: "µs", ratio: true, limit: 2},
-	{label: "stdio echo 1 MiB: p50 (×line echo)", workload: "stdio,modern,call,k=1,payload=1m,tools=20", figure: p50, unit: "µs", ratio: true, limit: 4},
+	{label: "stdio modern k=32: rps (×floor)", workload: "stdio,modern,call,k=32,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.70, atLeast: true},
+	{label: "stdio modern k=32: CPU µs/req", workload: "stdio,modern,call,k=32,payload=32,tools=20", figure: cpu, unit: "µs", limit: 8},
+	{label: "stdio legacy k=32: rps (×floor)", workload: "stdio,legacy,call,k=32,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.70, atLeast: true},
+	{label: "HTTP modern c=8: rps (×floor)", workload: "http,modern,call,c=8,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.85, atLeast: true},
 	{label: "HTTP modern c=8: CPU µs/req (×floor)", workload: "http,modern,call,c=8,payload=32,tools=20", figure: cpu, unit: "µs", ratio: true, limit: 1.3},
+	{label: "HTTP legacy c=8: rps (×floor)", workload: "http,legacy,call,c=8,payload=32,tools=20", figure: rps, unit: "rps", ratio: true, limit: 0.85, atLeast: true},
+	{label: "HTTP legacy c=8: CPU µs/req (×floor)", workload: "http,legacy,call,c=8,payload=32,tools=20", figure: cpu, unit: "µs", ratio: true, limit: 1.3},
+	{label: "tools/list of 1,000 tools, HTTP: p50 µs", workload: "http,modern,list,c=1,tools=1000", figure: p50, unit: "µs", limit: 300},
+	{label: "HTTP echo 1 MiB: p50 (×floor echo)", workload: "http,modern,call,c=1,payload=1m,tools=20", figure: p50, unit: "µs", ratio: true, limit: 1.8},
+	{label: "stdio echo 1 MiB: p50 (×line echo)", workload: "stdio,modern,call,k=1,payload=1m,tools=20", figure: p50, unit: "µs", ratio: true, limit: 3},
 }
 
 func table(args []string) error {
 	fs := flag.NewFlagSet("table", flag.ExitOnError)
 	cold := fs.String("cold", "", "the cold-start JSONL (rows coldstart)")
+	names := fs.String("servers", "baremcp", "the servers to report, comma-separated: a column each")
 	var sizes listFlag
-	fs.Var(&sizes, "size", "NAME=PATH of a stripped binary, repeatable: baremcp and floor, then any variants")
+	fs.Var(&sizes, "size", "NAME=PATH of a stripped binary, repeatable: the servers', NAME-stdio for a stdio build, and floor")
 	fs.Parse(args)
+	servers := strings.Split(*names, ",")
 	cells := map[string]map[string][]cell{} // workload, name
 	for _, path := range fs.Args() {
 		if err := readLines(path, func(b []byte) {
@@ -258,20 +266,37 @@ func table(args []string) error {
 			return err
 		}
 	}
-	fmt.Println("| row | baremcp | floor | ratio | target | met |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Print("| row | target | floor |")
+	for _, s := range servers {
+		fmt.Printf(" %s | ratio | met |", s)
+	}
+	fmt.Println()
+	fmt.Print("|---|---|---|" + strings.Repeat("---|---|---|", len(servers)) + "\n")
+	row := func(label string, t target, floor float64, figure func(server string) (float64, bool)) {
+		fmt.Printf("| %s | %s | %s |", label, want(t), num(floor, t.unit))
+		for _, s := range servers {
+			v, ok := figure(s)
+			if !ok || floor == 0 {
+				fmt.Print(" not measured | | |")
+				continue
+			}
+			judged := v
+			if t.ratio {
+				judged = v / floor
+			}
+			fmt.Printf(" %s | %.2f | %s |", num(v, t.unit), v/floor, met(judged, t))
+		}
+		fmt.Println()
+	}
 	for _, t := range targets {
-		ours, floor := cells[t.workload]["baremcp"], cells[t.workload]["floor"]
-		if len(ours) == 0 || len(floor) == 0 {
-			fmt.Printf("| %s | not measured | | | | |\n", t.label)
-			continue
+		floor := 0.0
+		if f := cells[t.workload]["floor"]; len(f) > 0 {
+			floor = t.figure(f)
 		}
-		v, f := t.figure(ours), t.figure(floor)
-		judged := v
-		if t.ratio {
-			judged = v / f
-		}
-		fmt.Printf("| %s | %s | %s | %.2f | %s | %s |\n", t.label, num(v, t.unit), num(f, t.unit), v/f, want(t), met(judged, t))
+		row(t.label, t, floor, func(s string) (float64, bool) {
+			ours := cells[t.workload][s]
+			return t.figure(ours), len(ours) > 0
+		})
 	}
 	if *cold != "" {
 		times := map[string][]float64{}
@@ -283,31 +308,30 @@ func table(args []string) error {
 		}); err != nil {
 			return err
 		}
-		t := target{ratio: true, limit: 1.5}
-		if v, f := median(times["baremcp"]), median(times["minimal"]); v > 0 && f > 0 {
-			fmt.Printf("| cold start: start, one server/discover, exit (×minimal Go program) | %.2f ms | %.2f ms | %.2f | %s | %s |\n",
-				v, f, v/f, want(t), met(v/f, t))
+		minimal := median(times["minimal"])
+		for _, build := range []struct {
+			label, suffix string
+			limit         float64
+		}{{"full build", "", 1.8}, {"stdio build", "-stdio", 1.3}} {
+			row("cold start, "+build.label+": start, one server/discover, exit (×minimal Go program)", target{unit: "ms", ratio: true, limit: build.limit}, minimal,
+				func(s string) (float64, bool) { v := median(times[s+build.suffix]); return v, v > 0 })
 		}
 	}
-	if len(sizes) >= 2 {
-		var size [2]int64
-		for i, s := range sizes[:2] {
-			st, err := os.Stat(s[1])
-			if err != nil {
-				return err
-			}
-			size[i] = st.Size()
+	size := map[string]float64{}
+	for _, s := range sizes {
+		st, err := os.Stat(s[1])
+		if err != nil {
+			return err
 		}
-		t := target{ratio: true, limit: 1.1}
-		r := float64(size[0]) / float64(size[1])
-		fmt.Printf("| stripped binary: %s (×%s, %s) | %d KiB | %d KiB | %.2f | %s | %s |\n",
-			sizes[0][0], sizes[1][0], "both -trimpath -ldflags='-s -w'", size[0]>>10, size[1]>>10, r, want(t), met(r, t))
-		for _, s := range sizes[2:] {
-			st, err := os.Stat(s[1])
-			if err != nil {
-				return err
-			}
-			fmt.Printf("| stripped binary: %s | %d KiB | %d KiB | %.2f | | |\n", s[0], st.Size()>>10, size[1]>>10, float64(st.Size())/float64(size[1]))
+		size[s[0]] = float64(st.Size()) / 1024
+	}
+	if size["floor"] > 0 {
+		for _, build := range []struct {
+			label, suffix string
+			limit         float64
+		}{{"full build", "", 1.3}, {"stdio build", "-stdio", 0}} {
+			row("stripped binary, "+build.label+" (×bare net/http program, both -trimpath -ldflags='-s -w')", target{unit: "KiB", ratio: true, limit: build.limit}, size["floor"],
+				func(s string) (float64, bool) { v := size[s+build.suffix]; return v, v > 0 })
 		}
 	}
 	return nil
@@ -338,6 +362,9 @@ func num(v float64, unit string) string {
 }
 
 func want(t target) string {
+	if t.limit == 0 {
+		return ""
+	}
 	op := "≤"
 	if t.atLeast {
 		op = "≥"
@@ -349,6 +376,9 @@ func want(t target) string {
 }
 
 func met(v float64, t target) string {
+	if t.limit == 0 {
+		return ""
+	}
 	ok := v <= t.limit
 	if t.atLeast {
 		ok = v >= t.limit
