@@ -209,10 +209,16 @@ func httpListenAddr(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// listenHTTP listens on cfg.addr and serves until ctx ends.
-func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
+// listenHTTP listens on cfg.addr, calls confine once it is bound (run's
+// confiner: the process confines itself before the first request), and
+// serves until ctx ends.
+func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig, confine func() error) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
+		return err
+	}
+	if err := confine(); err != nil {
+		ln.Close()
 		return err
 	}
 	s.log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+httpPath)

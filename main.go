@@ -358,8 +358,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if cfg.printVersion {
-		_, err := fmt.Fprintln(stdout, readBuild())
-		return err
+		return printVersion(stdout, cfg, httpCfg.ownNeeds(), getenv)
 	}
 	if httpCfg.addr == "" {
 		// Over stdio the log waits for more lines (logLinger); over HTTP
@@ -400,8 +399,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// handlers are awaited once serving ends (serveHTTP ends them earlier,
 	// at the start of its drain).
 	defer s.tasks.shutdown()
+	// Confined once the listeners are bound, before the first message is
+	// read (confine.go): over HTTP right after its bind.
+	confine := s.confiner(&cfg.confine, httpCfg.ownNeeds(), getenv)
 	if httpCfg.addr != "" {
-		return s.listenHTTP(ctx, httpCfg)
+		return s.listenHTTP(ctx, httpCfg, confine)
+	}
+	if err := confine(); err != nil {
+		return err
 	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
@@ -428,6 +433,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	logs := logFlags(fs)
 	tasks := taskFlags(fs)
 	replicaID := fs.String("replica-id", "", "start every task id and /sse session id with `name` and a dot, so a load balancer can route their requests to this replica")
+	confine := confineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return config{}, nil, err
 	}
@@ -455,6 +461,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		return config{}, nil, err
 	}
 	if err := tasks.check(); err != nil {
+		return config{}, nil, err
+	}
+	if err := confine.check(set, *printVersion); err != nil {
 		return config{}, nil, err
 	}
 	if *replicaID != "" && !validReplicaID(*replicaID) {
@@ -531,6 +540,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		log:          *logs,
 		metricsAddr:  *metricsAddr,
 		printVersion: *printVersion,
+		confine:      *confine,
 		tasks:        *tasks,
 		replicaID:    *replicaID,
 

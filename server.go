@@ -204,6 +204,8 @@ type config struct {
 	metricsAddr string
 	// printVersion is -version: print the build and exit.
 	printVersion bool
+	// confine is the self-confinement flags (confine.go).
+	confine confineConfig
 	// baseScopes, scopeImplies and filterLists are the scope settings of
 	// authenticated callers (auth.go); zero values restrict nothing.
 	baseScopes   []string
