@@ -136,6 +136,16 @@
 //	-metrics ADDR         serve Prometheus metrics at http://ADDR/metrics, nothing else;
 //	                      a bare port binds 127.0.0.1 (default off)
 //	-version              print the module version, VCS revision and Go release, and exit
+//	-v                    with -version: also print what the process may touch once
+//	                      confined, and what this kernel enforces
+//	-confine MODE         confine the process once it serves: on (what the kernel can
+//	                      enforce; the log says what it cannot), required (refuse to start
+//	                      unless all of it is enforced) or off (default on)
+//	-allow-read PATH      also let the confined process read PATH, a file or a directory
+//	                      tree (repeatable)
+//	-allow-write PATH     also let it write, create, truncate and remove in PATH, and read
+//	                      it (repeatable)
+//	-allow-connect PORT   also let it connect to TCP PORT, on any host (repeatable)
 //
 // A flag that depends on another follows the flags given: -max-requests 4
 // alone starts with 2 subscriptions. Only flags given together that
@@ -283,6 +293,19 @@
 //	       "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 //
 // # Security
+//
+// Once it serves, the process cannot touch what it was not given. After
+// the flags are read, the secrets loaded and the listeners bound, and
+// before the first message is read, every thread gets no_new_privs and,
+// on Linux, a Landlock domain: files are read, written and executed only
+// where the registry declared (addNeeds) or -allow-read and -allow-write
+// say, TCP connections go only to the declared ports (an OAuth resource
+// server's own included), nothing listens anew, and no other process is
+// signalled. A tool's refused system call is a tool error in the system's
+// words ("open: permission denied"). The first log lines say what is
+// allowed and what this kernel enforces; -version -v says it without
+// starting. Build with CGO_ENABLED=0: with cgo the process cannot
+// restrict every thread and starts unconfined (-confine=required refuses).
 //
 // Every peer message is decoded strictly: duplicate keys, keys that imitate
 // a protocol name by case folding, and NUL in keys are refused before any
