@@ -214,21 +214,46 @@ type confinePlan struct {
 	grants   []grant
 	preloads []preload
 	// runner names the first code that runs programs ("" for none):
-	// signals are then not scoped (confine_linux.go, scopeSignals).
+	// signals are then not scoped (confine_linux.go, rulesFor).
 	runner string
 }
 
-// programLoader is what running a program needs besides the program: the
-// dynamic loader and shared libraries (executed or mapped by the loader),
-// the loader's cache, and /dev/null, which os/exec opens for a child's
-// standard streams left unset. Paths this system lacks are skipped.
+// programLoader is what running a dynamically linked program needs
+// besides the program: the shared libraries and the loader's cache, read
+// (the kernel checks execution when a program or its loader is started,
+// not when a library is mapped), and /dev/null, which os/exec opens for a
+// child's standard streams left unset. Paths this system lacks are
+// skipped. The loader itself is executed: programLoaders.
 var programLoader = []grant{
-	{kind: grantRun, path: "/lib"},
-	{kind: grantRun, path: "/lib64"},
-	{kind: grantRun, path: "/usr/lib"},
-	{kind: grantRun, path: "/usr/lib64"},
+	{kind: grantRead, path: "/lib"},
+	{kind: grantRead, path: "/lib64"},
+	{kind: grantRead, path: "/usr/lib"},
+	{kind: grantRead, path: "/usr/lib64"},
 	{kind: grantRead, path: "/etc/ld.so.cache"},
 	{kind: grantWrite, path: "/dev/null"},
+}
+
+// loaderPatterns are where the systems Go runs on keep the dynamic loader
+// (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1, ...),
+// the one file besides a program that starting it executes.
+var loaderPatterns = []string{"/lib/ld-*.so*", "/lib64/ld-*.so*", "/lib/*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*", "/usr/lib/*/ld-*.so*"}
+
+// programLoaders returns programLoader's grants and one to run each
+// dynamic loader this system has, all from "programs' loader".
+func programLoaders() []grant {
+	const from = "programs' loader"
+	var gs []grant
+	for _, g := range programLoader {
+		g.from, g.optional = from, true
+		gs = append(gs, g)
+	}
+	for _, pattern := range loaderPatterns {
+		matches, _ := filepath.Glob(pattern) // only a malformed pattern errs
+		for _, m := range matches {
+			gs = append(gs, grant{kind: grantRun, path: m, from: from, optional: true})
+		}
+	}
+	return gs
 }
 
 // plan gathers what the process may touch once confined: the registry's
@@ -256,10 +281,7 @@ func (s *server) plan(c *confineConfig, own serverNeeds) confinePlan {
 		}
 	}
 	if p.runner != "" {
-		for _, g := range programLoader {
-			g.from, g.optional = "programs' loader", true
-			p.grants = append(p.grants, g)
-		}
+		p.grants = append(p.grants, programLoaders()...)
 	}
 	for _, path := range c.read {
 		p.grants = append(p.grants, grant{kind: grantRead, path: path, from: "-allow-read"})

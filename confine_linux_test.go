@@ -42,6 +42,7 @@ const (
 	envConfineTestRead  = "BAREMCP_CONFINETEST_READ"
 	envConfineTestWrite = "BAREMCP_CONFINETEST_WRITE"
 	envConfineTestPort  = "BAREMCP_CONFINETEST_PORT"
+	envConfineTestRun   = "BAREMCP_CONFINETEST_RUN"
 )
 
 // childWait bounds building the child (a cold build of the main package
@@ -142,6 +143,28 @@ func TestConfinedChild(t *testing.T) {
 		})
 		if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
+		}
+		c.stop(t)
+	})
+
+	t.Run("a tool that runs a program", func(t *testing.T) {
+		sh, err := filepath.EvalSymlinks("/bin/sh")
+		if err != nil {
+			t.Skip("no /bin/sh")
+		}
+		c := startChild(t, bin, append(env, envConfineTestRun+"="+sh))
+		c.waitLog(t, `msg="confined in part"`)
+		if w := `not_enforced="signals (confinetest tools runs programs`; !strings.Contains(c.log(), w) {
+			t.Errorf("start-up log lacks %s:\n%s", w, c.log())
+		}
+		for i, tt := range []struct{ path, want string }{
+			{sh, `"text":"ran"`},
+			{"/usr/bin/env", `"text":"run_program: fork/exec: permission denied"`},
+		} {
+			got := c.roundTrip(t, req(strconv.Itoa(i), "tools/call", fmt.Sprintf(`"name":"run_program","arguments":{"path":%q}`, tt.path)))
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("run_program %s = %s, want %s", tt.path, got, tt.want)
+			}
 		}
 		c.stop(t)
 	})

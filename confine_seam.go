@@ -10,8 +10,8 @@
 //   - tools that try what a confined server must not do (read or write
 //     outside what it declared, run a shell, connect to a port it did not
 //     declare, signal its parent) and what it declared (a directory to
-//     read, one to write, a port, named by the environment), added to
-//     whichever registry the build serves.
+//     read, one to write, a port, a program, named by the environment),
+//     added to whichever registry the build serves.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 
@@ -53,6 +53,7 @@ const (
 	envConfineTestRead  = "BAREMCP_CONFINETEST_READ"  // a directory it may read
 	envConfineTestWrite = "BAREMCP_CONFINETEST_WRITE" // a directory it may write in
 	envConfineTestPort  = "BAREMCP_CONFINETEST_PORT"  // a TCP port it may connect to
+	envConfineTestRun   = "BAREMCP_CONFINETEST_RUN"   // a program it may run
 )
 
 // addConfineTestTools adds the test tools to the registry the build
@@ -65,6 +66,9 @@ func addConfineTestTools(s *server, getenv func(string) string) {
 	}
 	if dir := getenv(envConfineTestWrite); dir != "" {
 		n.Write = append(n.Write, dir)
+	}
+	if prog := getenv(envConfineTestRun); prog != "" {
+		n.Run = append(n.Run, prog)
 	}
 	if port, err := strconv.Atoi(getenv(envConfineTestPort)); err == nil {
 		n.Connect = append(n.Connect, port)

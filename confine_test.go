@@ -127,7 +127,7 @@ func TestConfinePlan(t *testing.T) {
 		{"a registry's needs", nil, &needs{Read: []string{"/srv/notes"}, Write: []string{"/srv/out"}, Connect: []int{5432}},
 			[]string{`read="/srv/notes (tool notes)"`, `write="/srv/out (tool notes)"`, `connect="5432 (tool notes)"`}},
 		{"a program to run brings its loader", nil, &needs{Run: []string{"/usr/bin/git"}},
-			[]string{`run="/usr/bin/git (tool notes), /lib (programs' loader)`, `/etc/ld.so.cache (programs' loader)`}},
+			[]string{`run="/usr/bin/git (tool notes)`, `read="/lib (programs' loader)`, `/etc/ld.so.cache (programs' loader)`, `/dev/null (programs' loader)`}},
 		{"the operator's flags", []string{"-allow-read", "/etc/ssl", "-allow-connect", "8443"}, nil,
 			[]string{`read="/etc/ssl (-allow-read)"`, `connect="8443 (-allow-connect)"`}},
 		{"OAuth on loopback: its port only", []string{"-http", "127.0.0.1:0", "-oauth-issuer", "http://127.0.0.1:9000"}, nil,
