@@ -123,10 +123,9 @@ type confineConfig struct {
 	verbose bool
 }
 
-// confineFlags registers the confinement flags on fs and returns where
-// they land.
-func confineFlags(fs *flag.FlagSet) *confineConfig {
-	c := &confineConfig{mode: confineOn}
+// confineFlags registers the confinement flags on fs, landing in c.
+func confineFlags(fs *flag.FlagSet, c *confineConfig) {
+	c.mode = confineOn
 	fs.Var(&c.mode, "confine", "`mode` of self-confinement once serving: on (what the kernel can enforce), off, or required (refuse to start unless all of it is enforced)")
 	path := func(list *[]string) func(string) error {
 		return func(v string) error {
@@ -152,7 +151,6 @@ func confineFlags(fs *flag.FlagSet) *confineConfig {
 		return nil
 	})
 	fs.BoolVar(&c.verbose, "v", false, "with -version: also print what the process may touch once confined, and what this kernel enforces")
-	return c
 }
 
 // check refuses flags that contradict each other: an allowance with
@@ -201,8 +199,8 @@ type preload struct {
 }
 
 // serverNeeds is what the server itself needs once confined, besides the
-// registry's needs and the operator's flags: the transport says
-// (httpConfig.ownNeeds; over stdio, nothing).
+// registry's needs and the operator's flags: the HTTP wing says
+// (httpConfig.ownNeeds, confine_http.go); over stdio, nothing.
 type serverNeeds struct {
 	grants   []grant
 	preloads []preload
@@ -334,15 +332,17 @@ func (p *confinePlan) attrs() []any {
 	}
 }
 
-// confiner returns the function that confines the process: run calls it
-// once the listeners are bound and before the first message is read
-// (listenHTTP, after its bind). It logs the plan and what is enforced,
-// each in one line, and fails only under -confine=required when the
-// kernel cannot enforce all of it, or when a path the registry or the
-// operator named cannot be opened.
-func (s *server) confiner(c *confineConfig, own serverNeeds, getenv func(string) string) func() error {
+// confiner returns the function that confines the process: the transport
+// calls it once the listeners are bound and before the first message is
+// read (serveTransport; listenHTTP right after its bind). It logs the plan
+// and what is enforced, each in one line, and fails only under
+// -confine=required when the kernel cannot enforce all of it, or when a
+// path the registry or the operator named cannot be opened. getenv is
+// run's, read by the confinetest build's seam only.
+func (s *server) confiner(getenv func(string) string) func() error {
 	return func() error {
 		addConfineTestTools(s, getenv) // the confinetest build's (confine_seam.go)
+		c := &s.confine
 		if c.mode == confineOff {
 			s.log.Info("confinement off (-confine=off): the process may touch whatever its user may")
 			return nil
@@ -351,7 +351,7 @@ func (s *server) confiner(c *confineConfig, own serverNeeds, getenv func(string)
 			s.log.Debug("confinement skipped: a go test binary never confines itself (confine_linux_test.go confines a child)")
 			return nil
 		}
-		p := s.plan(c, own)
+		p := s.plan(c, s.http.ownNeeds())
 		for _, pl := range p.preloads {
 			pl.load()
 		}
@@ -403,7 +403,7 @@ func testBinary() bool { return flag.Lookup("test.v") != nil }
 // printVersion is -version: the build, and with -v what the process may
 // touch once confined and what this kernel enforces, worked out as at
 // start-up (the registry built, then stopped) without confining anything.
-func printVersion(w io.Writer, cfg config, own serverNeeds, getenv func(string) string) error {
+func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 	if _, err := fmt.Fprintln(w, readBuild()); err != nil || !cfg.confine.verbose {
 		return err
 	}
@@ -415,7 +415,7 @@ func printVersion(w io.Writer, cfg config, own serverNeeds, getenv func(string) 
 	var b strings.Builder
 	fmt.Fprintf(&b, "confinement: %s (-confine)\n", c.mode)
 	if c.mode != confineOff {
-		p := s.plan(c, own)
+		p := s.plan(c, cfg.http.ownNeeds())
 		attrs := p.attrs()
 		for i := 0; i < len(attrs); i += 2 {
 			fmt.Fprintf(&b, "  %-10s %s\n", attrs[i].(string)+":", attrs[i+1])

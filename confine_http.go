@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // What the HTTP server itself needs once confined: its listener is bound
 // before, accepting is no bind, and it touches nothing else unless it is
 // an OAuth resource server, which fetches the authorization server's
@@ -32,10 +34,11 @@ var resolverFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.co
 const dnsPort = 53
 
 // ownNeeds is what the HTTP transport configured by c needs once
-// confined: nothing over stdio or without -oauth-issuer.
+// confined: nothing over stdio (c nil or without -http) or without
+// -oauth-issuer.
 func (c *httpConfig) ownNeeds() serverNeeds {
 	var n serverNeeds
-	if c.addr == "" || c.auth.issuer == "" {
+	if c == nil || c.addr == "" || c.auth.issuer == "" {
 		return n
 	}
 	type endpoint struct{ raw, flag string }

@@ -1,4 +1,4 @@
-//go:build linux && !(demo || conformance || bench || confinetest)
+//go:build linux && !(demo || conformance || bench || confinetest || stdio)
 
 // Self-confinement of a real process. Landlock restricts the process that
 // asks, for good, so these tests build the server with -tags confinetest
@@ -8,8 +8,9 @@
 // system's words and the server goes on serving; what the registry
 // declared works; /proc/PID/status shows NoNewPrivs; -confine=required
 // refuses a kernel that lacks a feature (simulated through
-// BAREMCP_CONFINETEST_ABI) or a cgo build. They run once, in the untagged
-// build's tests, and skip where the kernel has no Landlock.
+// BAREMCP_CONFINETEST_ABI) or a cgo build. The stdio exchange runs on the
+// full build and on the stdio build (-tags stdio). They run once, in the
+// untagged build's tests, and skip where the kernel has no Landlock.
 
 package main
 
@@ -27,7 +28,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,7 +54,8 @@ func TestConfinedChild(t *testing.T) {
 	if errno != 0 {
 		t.Skipf("this kernel has no Landlock (%v): nothing to confine with", errno)
 	}
-	bin := mustBuildConfineTest(t, "0")
+	bin := mustBuildConfineTest(t, "confinetest", "0")
+	stdioBin := mustBuildConfineTest(t, "confinetest,stdio", "0")
 
 	root := t.TempDir()
 	readable := mustDir(t, root, "readable")
@@ -111,28 +112,30 @@ func TestConfinedChild(t *testing.T) {
 		}
 	}
 
-	t.Run("stdio", func(t *testing.T) {
-		c := startChild(t, bin, env)
-		c.waitLog(t, `msg=confined kernel="Landlock ABI `)
-		c.mustHaveNoNewPrivs(t)
-		for _, w := range []string{`read="` + readable + ` (confinetest tools)"`, `write="` + writable + ` (confinetest tools)"`, `connect="` + strconv.Itoa(declared) + ` (confinetest tools)"`, `not_enforced=none`} {
-			if !strings.Contains(c.log(), w) {
-				t.Errorf("start-up log lacks %s:\n%s", w, c.log())
+	for _, build := range []struct{ name, bin string }{{"stdio", bin}, {"stdio build", stdioBin}} {
+		t.Run(build.name, func(t *testing.T) {
+			c := startChild(t, build.bin, env)
+			c.waitLog(t, `msg=confined kernel="Landlock ABI `)
+			c.mustHaveNoNewPrivs(t)
+			for _, w := range []string{`read="` + readable + ` (confinetest tools)"`, `write="` + writable + ` (confinetest tools)"`, `connect="` + strconv.Itoa(declared) + ` (confinetest tools)"`, `not_enforced=none`} {
+				if !strings.Contains(c.log(), w) {
+					t.Errorf("start-up log lacks %s:\n%s", w, c.log())
+				}
 			}
-		}
-		id := 0
-		check(t, "stdio", func(t *testing.T, tool, args string) string {
-			id++
-			return c.roundTrip(t, req(strconv.Itoa(id), "tools/call", fmt.Sprintf(`"name":%q,"arguments":%s`, tool, args)))
+			id := 0
+			check(t, build.name, func(t *testing.T, tool, args string) string {
+				id++
+				return c.roundTrip(t, req(strconv.Itoa(id), "tools/call", fmt.Sprintf(`"name":%q,"arguments":%s`, tool, args)))
+			})
+			if got := c.roundTrip(t, req("99", "server/discover", "")); !strings.Contains(got, `"supportedVersions"`) {
+				t.Errorf("server/discover after the refusals = %s", got)
+			}
+			if !strings.Contains(c.log(), "refused by the system") || !strings.Contains(c.log(), key) {
+				t.Errorf("the log does not name what was refused:\n%s", c.log())
+			}
+			c.stop(t)
 		})
-		if got := c.roundTrip(t, req("99", "server/discover", "")); !strings.Contains(got, `"supportedVersions"`) {
-			t.Errorf("server/discover after the refusals = %s", got)
-		}
-		if !strings.Contains(c.log(), "refused by the system") || !strings.Contains(c.log(), key) {
-			t.Errorf("the log does not name what was refused:\n%s", c.log())
-		}
-		c.stop(t)
-	})
+	}
 
 	t.Run("http", func(t *testing.T) {
 		c := startChild(t, bin, env, "-http", "127.0.0.1:0")
@@ -223,7 +226,7 @@ func TestConfinedChild(t *testing.T) {
 		if _, err := exec.LookPath("gcc"); err != nil {
 			t.Skip("no C compiler: no cgo build")
 		}
-		cgo := mustBuildConfineTest(t, "1")
+		cgo := mustBuildConfineTest(t, "confinetest", "1")
 		out, code := mustRunChild(t, cgo, env, "-confine=required")
 		if code == 0 || !strings.Contains(out, "this binary links cgo") {
 			t.Errorf("-confine=required of a cgo build exited %d:\n%s", code, out)
@@ -231,21 +234,17 @@ func TestConfinedChild(t *testing.T) {
 	})
 }
 
-// mustBuildConfineTest builds the confinetest server, with cgo as the
-// value of CGO_ENABLED, into a temporary directory.
-func mustBuildConfineTest(tb testing.TB, cgo string) string {
+// mustBuildConfineTest builds the server with tags, and cgo as the value
+// of CGO_ENABLED, into a temporary directory.
+func mustBuildConfineTest(tb testing.TB, tags, cgo string) string {
 	tb.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	bin := filepath.Join(tb.TempDir(), "baremcp-confinetest")
 	ctx, cancel := context.WithTimeout(context.Background(), childWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-tags", "confinetest", "-o", bin, ".")
+	cmd := exec.CommandContext(ctx, goTool(tb), "build", "-tags", tags, "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build -tags confinetest (CGO_ENABLED=%s): %v\n%s", cgo, err, out)
+		tb.Fatalf("go build -tags %s (CGO_ENABLED=%s): %v\n%s", tags, cgo, err, out)
 	}
 	return bin
 }

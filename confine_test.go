@@ -93,7 +93,7 @@ func TestConfineFlags(t *testing.T) {
 		{"-version -v", []string{"-version", "-v"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+			_, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("parseFlags(%q) = %v, want success", tt.args, err)
@@ -102,7 +102,7 @@ func TestConfineFlags(t *testing.T) {
 			}
 		})
 	}
-	cfg, _, err := parseFlags([]string{"-allow-write", "data"}, io.Discard, func(string) string { return "" })
+	cfg, err := parseFlags([]string{"-allow-write", "data"}, io.Discard, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,34 +111,22 @@ func TestConfineFlags(t *testing.T) {
 	}
 }
 
-// TestConfinePlan: the start-up line names every allowance and where it
-// comes from: the registry's declarations, the flags, and what the server
-// itself needs (an OAuth resource server's ports, resolver and CA
-// certificates).
-func TestConfinePlan(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		args  []string
-		needs *needs
-		want  []string // substrings of the line
-	}{
-		{"the demo needs nothing", nil, nil,
-			[]string{`read=none write=none run=none connect=none`, `preloaded="time zone"`}},
-		{"a registry's needs", nil, &needs{Read: []string{"/srv/notes"}, Write: []string{"/srv/out"}, Connect: []int{5432}},
-			[]string{`read="/srv/notes (tool notes)"`, `write="/srv/out (tool notes)"`, `connect="5432 (tool notes)"`}},
-		{"a program to run brings its loader", nil, &needs{Run: []string{"/usr/bin/git"}},
-			[]string{`run="/usr/bin/git (tool notes)`, `read="/lib (programs' loader)`, `/etc/ld.so.cache (programs' loader)`, `/dev/null (programs' loader)`}},
-		{"the operator's flags", []string{"-allow-read", "/etc/ssl", "-allow-connect", "8443"}, nil,
-			[]string{`read="/etc/ssl (-allow-read)"`, `connect="8443 (-allow-connect)"`}},
-		{"OAuth on loopback: its port only", []string{"-http", "127.0.0.1:0", "-oauth-issuer", "http://127.0.0.1:9000"}, nil,
-			[]string{`read=none`, `connect="9000 (-oauth-issuer)"`, `preloaded="time zone"`}},
-		{"OAuth by name over https", []string{"-http", "127.0.0.1:0", "-oauth-issuer", "https://as.example.com", "-oauth-introspect", "https://as.example.com:8443/introspect", "-oauth-introspect-credentials", mustWriteFile(t, t.TempDir(), "credentials", []byte("id\nsecret\n"), 0o600)}, nil,
-			[]string{`connect="443 (-oauth-issuer), 8443 (-oauth-introspect), 53 (DNS over TCP for as.example.com)"`,
-				`read="/etc/resolv.conf (resolver for as.example.com), /etc/hosts (resolver for as.example.com), /etc/nsswitch.conf (resolver for as.example.com)"`,
-				`preloaded="time zone, CA certificates"`}},
-	} {
+// confinePlanCase is a row of TestConfinePlan and TestConfinePlanHTTP:
+// flags, what a tool declares, and what the start-up line must say.
+type confinePlanCase struct {
+	name  string
+	args  []string
+	needs *needs
+	want  []string // substrings of the line
+}
+
+// checkConfinePlan parses each case's flags, declares its needs on a test
+// server, and checks the plan's start-up line.
+func checkConfinePlan(t *testing.T, cases []confinePlanCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, httpCfg, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+			cfg, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +134,7 @@ func TestConfinePlan(t *testing.T) {
 			if tt.needs != nil {
 				s.addNeeds("tool notes", *tt.needs)
 			}
-			p := s.plan(&cfg.confine, httpCfg.ownNeeds())
+			p := s.plan(&cfg.confine, cfg.http.ownNeeds())
 			var line bytes.Buffer
 			slog.New(slog.NewTextHandler(&line, nil)).Info("plan", p.attrs()...)
 			for _, w := range tt.want {
@@ -156,6 +144,21 @@ func TestConfinePlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfinePlan: the start-up line names every allowance and where it
+// comes from: the registry's declarations and the flags.
+func TestConfinePlan(t *testing.T) {
+	checkConfinePlan(t, []confinePlanCase{
+		{"the demo needs nothing", nil, nil,
+			[]string{`read=none write=none run=none connect=none`, `preloaded="time zone"`}},
+		{"a registry's needs", nil, &needs{Read: []string{"/srv/notes"}, Write: []string{"/srv/out"}, Connect: []int{5432}},
+			[]string{`read="/srv/notes (tool notes)"`, `write="/srv/out (tool notes)"`, `connect="5432 (tool notes)"`}},
+		{"a program to run brings its loader", nil, &needs{Run: []string{"/usr/bin/git"}},
+			[]string{`run="/usr/bin/git (tool notes)`, `read="/lib (programs' loader)`, `/etc/ld.so.cache (programs' loader)`, `/dev/null (programs' loader)`}},
+		{"the operator's flags", []string{"-allow-read", "/etc/ssl", "-allow-connect", "8443"}, nil,
+			[]string{`read="/etc/ssl (-allow-read)"`, `connect="8443 (-allow-connect)"`}},
+	})
 }
 
 // TestVersionVerbose: -version -v prints the build, then what the
