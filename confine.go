@@ -414,17 +414,16 @@ func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 	c := &cfg.confine
 	var b strings.Builder
 	fmt.Fprintf(&b, "confinement: %s (-confine)\n", c.mode)
+	lines := func(attrs []any) {
+		for i := 0; i < len(attrs); i += 2 {
+			fmt.Fprintf(&b, "  %-14s %s\n", attrs[i].(string)+":", attrs[i+1])
+		}
+	}
 	if c.mode != confineOff {
 		p := s.plan(c, cfg.http.ownNeeds())
-		attrs := p.attrs()
-		for i := 0; i < len(attrs); i += 2 {
-			fmt.Fprintf(&b, "  %-10s %s\n", attrs[i].(string)+":", attrs[i+1])
-		}
+		lines(p.attrs())
 		rep := probe(&p, getenv)
-		attrs = rep.attrs()
-		for i := 0; i < len(attrs); i += 2 {
-			fmt.Fprintf(&b, "  %-13s %s\n", attrs[i].(string)+":", attrs[i+1])
-		}
+		lines(rep.attrs())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -168,7 +168,7 @@ func TestVersionVerbose(t *testing.T) {
 	if err := run(t.Context(), []string{"-version", "-v", "-allow-read", "/srv/data"}, strings.NewReader(""), &out, io.Discard, func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{readBuild().String() + "\n", "confinement: on (-confine)\n", "  read:      /srv/data (-allow-read)\n", "  connect:   none\n", "  kernel:", "  enforced:", "  not_enforced:"} {
+	for _, w := range []string{readBuild().String() + "\n", "confinement: on (-confine)\n", "  read:          /srv/data (-allow-read)\n", "  connect:       none\n", "  kernel:", "  enforced:", "  not_enforced:"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("-version -v printed\n%s\nlacking %q", out.String(), w)
 		}
