@@ -7,10 +7,8 @@
 // that (confine_linux.go: Landlock and no_new_privs; confine_other.go:
 // nothing, said once). docs/SECURITY.md has the threat model.
 //
-// Spec: none in MCP; its security best practices for local servers
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/security_best_practices#local-mcp-server-compromise)
-// ask for a server that runs with the least it needs. The kernel side is
-// https://docs.kernel.org/userspace-api/landlock.html.
+// Spec: none; MCP leaves sandboxing a local server to whoever runs it.
+// The kernel side is https://docs.kernel.org/userspace-api/landlock.html.
 
 package main
 
