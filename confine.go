@@ -19,7 +19,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -433,9 +432,12 @@ func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 // own words with the system's message in place of the standard library's
 // error, which names the path, address or process it was refused. "read
 // notes: open /home/u/.ssh/id_ed25519: permission denied" becomes "read
-// notes: open: permission denied". The full error is logged. It reports
-// false for any other error, which keeps its usual path (internalCause).
-// TestRefusalText pins the shapes.
+// notes: open: permission denied"; "fetch: dial tcp 10.0.0.5:5432:
+// connect: permission denied" becomes "fetch: connect: permission
+// denied" (a net or net/url error is known by its Timeout method, as
+// internalCause knows it, so that the core links no net package). The
+// full error is logged. It reports false for any other error, which keeps
+// its usual path (internalCause). TestRefusalText pins the shapes.
 func refusalText(err error) (string, bool) {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) || (errno != syscall.EACCES && errno != syscall.EPERM) {
@@ -454,20 +456,18 @@ func refusalText(err error) (string, bool) {
 			op = x.Op
 		case *os.SyscallError:
 			op = x.Syscall
-		case *net.OpError:
-			op = x.Op + " " + x.Net
-		case syscall.Errno:
-			if outer == nil {
-				outer = e
-			}
-			continue
+		case syscall.Errno, interface{ Timeout() bool }:
+			// The errno itself, or a network error whose words (an
+			// address) are left out with it.
 		default:
 			continue
 		}
 		if outer == nil {
 			outer = e
 		}
-		ops = append(ops, op)
+		if op != "" {
+			ops = append(ops, op)
+		}
 	}
 	words := strings.Join(append(ops, errno.Error()), ": ")
 	if prefix, ok := strings.CutSuffix(err.Error(), outer.Error()); ok {

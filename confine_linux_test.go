@@ -84,7 +84,7 @@ func TestConfinedChild(t *testing.T) {
 			{"write outside", "write_file", fmt.Sprintf(`{"path":%q,"text":"x"}`, filepath.Join(outside, tag)), "write_file: open: permission denied", true},
 			{"write declared", "write_file", fmt.Sprintf(`{"path":%q,"text":"x"}`, filepath.Join(writable, tag)), "written", false},
 			{"run a shell", "run_program", `{"path":"/bin/sh"}`, "run_program: fork/exec: permission denied", true},
-			{"connect undeclared", "connect", fmt.Sprintf(`{"port":%d}`, undeclared), "connect: dial tcp: connect: permission denied", true},
+			{"connect undeclared", "connect", fmt.Sprintf(`{"port":%d}`, undeclared), "connect: connect: permission denied", true},
 			{"connect declared", "connect", fmt.Sprintf(`{"port":%d}`, declared), "connected", false},
 			{"signal the parent", "signal_parent", `{}`, "signal_parent: operation not permitted", true},
 		}

@@ -15,7 +15,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,7 +33,7 @@ func TestRefusalText(t *testing.T) {
 		{"open refused", &fs.PathError{Op: "open", Path: secret, Err: syscall.EACCES}, "open: permission denied"},
 		{"wrapped in the tool's words", fmt.Errorf("read notes: %w", &fs.PathError{Op: "open", Path: secret, Err: syscall.EACCES}), "read notes: open: permission denied"},
 		{"exec refused", fmt.Errorf("run: %w", &fs.PathError{Op: "fork/exec", Path: "/bin/sh", Err: syscall.EACCES}), "run: fork/exec: permission denied"},
-		{"connect refused", fmt.Errorf("fetch: %w", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 5432}, Err: os.NewSyscallError("connect", syscall.EACCES)}), "fetch: dial tcp: connect: permission denied"},
+		{"connect refused", fmt.Errorf("fetch: %w", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 5432}, Err: os.NewSyscallError("connect", syscall.EACCES)}), "fetch: connect: permission denied"},
 		{"signal refused, bare", fmt.Errorf("stop: %w", syscall.EPERM), "stop: operation not permitted"},
 		{"rename refused", &os.LinkError{Op: "rename", Old: "/a", New: secret, Err: syscall.EACCES}, "rename: permission denied"},
 		{"the tool's words around the path", fmt.Errorf("save %s: %w", "notes.txt", &fs.PathError{Op: "open", Path: secret, Err: syscall.EACCES}), "save notes.txt: open: permission denied"},
@@ -179,6 +181,25 @@ func TestVersionVerbose(t *testing.T) {
 	}
 	if want := readBuild().String() + "\nconfinement: off (-confine)\n"; out.String() != want {
 		t.Errorf("-version -v -confine=off printed %q, want %q", out.String(), want)
+	}
+}
+
+// TestStdioBuildLinksNoCgo: the stdio build can confine every thread
+// however it is built: it links no runtime/cgo even where cgo is on (a
+// binary that links it cannot make a system call on every thread,
+// confine_linux.go).
+func TestStdioBuildLinksNoCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the go command")
+	}
+	cmd := exec.Command(goTool(t), "list", "-deps", "-tags", "stdio", ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps -tags stdio .: %v", err)
+	}
+	if deps := strings.Fields(string(out)); slices.Contains(deps, "runtime/cgo") {
+		t.Errorf("with CGO_ENABLED=1, go build -tags stdio links runtime/cgo")
 	}
 }
 
