@@ -291,7 +291,7 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 			// The system refused a call (the confinement, or file
 			// permissions): the model reads the system's words, not the
 			// path or address refused; the operator reads it all.
-			s.log.Warn("tool call refused by the system", "tool", t.Name, "error", err)
+			req.Logger().Warn("tool call refused by the system", "tool", t.Name, "error", err)
 			return errorResult(text).result(req.version)
 		}
 		if internalCause(err) {
