@@ -201,7 +201,7 @@ func (c *httpConfig) settle(cfg *config, set map[string]bool, getenv func(string
 // asks; it returns when the transport has ended (stdin's EOF, or ctx and
 // the drain). The metrics listener outlives the drain, so a shutdown can
 // be watched to its end.
-func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer, confine func() error) error {
 	if s.http != nil && s.http.metricsAddr != "" {
 		_, stopMetrics, err := s.serveMetrics(s.http.metricsAddr)
 		if err != nil {
@@ -210,7 +210,10 @@ func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.
 		defer stopMetrics()
 	}
 	if s.transport == transportHTTP {
-		return s.listenHTTP(ctx, s.http)
+		return s.listenHTTP(ctx, s.http, confine)
+	}
+	if err := confine(); err != nil {
+		return err
 	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
@@ -280,10 +283,16 @@ func httpListenAddr(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// listenHTTP listens on cfg.addr and serves until ctx ends.
-func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
+// listenHTTP listens on cfg.addr, calls confine once it is bound (run's
+// confiner: the process confines itself before the first request), and
+// serves until ctx ends.
+func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig, confine func() error) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
+		return err
+	}
+	if err := confine(); err != nil {
+		ln.Close()
 		return err
 	}
 	s.log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+httpPath)
