@@ -422,8 +422,8 @@ func TestAttackOneClientTakesEverySlot(t *testing.T) {
 		bridged++
 	}
 	// Its shares (limits_share.go), and no more.
-	if listens != s.subs.perShare || int64(bridged) != s.bridged.per {
-		t.Errorf("one client holds %d listens and %d unanswered elicitations, want its shares: %d and %d", listens, bridged, s.subs.perShare, s.bridged.per)
+	if int64(listens) != s.subs.listens.per || int64(bridged) != s.bridged.per {
+		t.Errorf("one client holds %d listens and %d unanswered elicitations, want its shares: %d and %d", listens, bridged, s.subs.listens.per, s.bridged.per)
 	}
 	other := ts.from(t, "127.0.0.2")
 	if !openListen(t, other, 1) {

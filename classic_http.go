@@ -37,7 +37,7 @@ const (
 )
 
 // sessionStore holds the classic sessions of one HTTP endpoint, at most
-// max of them and perShare for one client (limits_share.go). Expired
+// open.total of them and open.per for one client (limits_share.go). Expired
 // sessions are swept lazily (when a session is looked up or added), so it
 // owns no goroutine; closeAll ends them all when the server stops.
 //
@@ -51,14 +51,16 @@ const (
 // when its share is what is full), which ends the same way.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
 type sessionStore struct {
-	max, perShare int
-	idle          time.Duration
-	now           func() time.Time
+	idle time.Duration
+	now  func() time.Time
+	// open counts the sessions in byID, by the share of the client that
+	// opened them. Taken and given only under mu, so that it always
+	// agrees with byID.
+	open *shareLimit
 
-	mu      sync.Mutex // guards byID, byShare, closed
-	byID    map[string]*sessionEntry
-	byShare map[string]int // sessions open, by the share of the client that opened them
-	closed  bool
+	mu     sync.Mutex // guards byID, closed, and the use of open
+	byID   map[string]*sessionEntry
+	closed bool
 }
 
 // sessionEntry is one session and its use, for idle expiry. Its share is
@@ -75,7 +77,7 @@ func newSessionStore(max, perShare int, idle time.Duration, now func() time.Time
 	if now == nil {
 		now = time.Now
 	}
-	return &sessionStore{max: max, perShare: min(perShare, max), idle: idle, now: now, byID: map[string]*sessionEntry{}, byShare: map[string]int{}}
+	return &sessionStore{open: newShareLimit(int64(max), int64(perShare)), idle: idle, now: now, byID: map[string]*sessionEntry{}}
 }
 
 // expiredLocked reports whether e has been idle too long.
@@ -86,9 +88,7 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 // endLocked removes e and ends its session.
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
-	if st.byShare[e.sess.share]--; st.byShare[e.sess.share] <= 0 {
-		delete(st.byShare, e.sess.share)
-	}
+	st.open.give(e.sess.share, 1)
 	e.sess.end()
 }
 
@@ -122,12 +122,12 @@ func (st *sessionStore) roomLocked(share string, evict bool) bool {
 	if st.closed {
 		return false
 	}
-	if st.byShare[share] >= st.perShare {
+	if st.open.shareFull(share, 1) {
 		// Ending one of the client's own sessions makes room in the
 		// store too.
 		return st.evictLocked(share, evict)
 	}
-	if len(st.byID) >= st.max {
+	if st.open.totalFull(1) {
 		return st.evictLocked("", evict)
 	}
 	return true
@@ -151,11 +151,10 @@ func (st *sessionStore) evictLocked(share string, evict bool) bool {
 func (st *sessionStore) add(sess *session) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.roomLocked(sess.share, true) {
+	if !st.roomLocked(sess.share, true) || !st.open.take(sess.share, 1) {
 		return false
 	}
 	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: st.now()}
-	st.byShare[sess.share]++
 	return true
 }
 

@@ -280,23 +280,23 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 // unblocks a waiting Accept.
 type limitListener struct {
 	net.Listener
-	slots   chan struct{}
-	perAddr int
+	slots chan struct{}
 	// exempt reports an address bound by n alone (a trusted proxy); nil
 	// exempts none.
 	exempt    func(netip.Addr) bool
 	done      chan struct{}
 	closeOnce sync.Once
-
-	mu     sync.Mutex // guards byAddr
-	byAddr map[string]int
+	// byAddr counts the open connections by address (limits_share.go):
+	// its total is n, which slots already bounds, so only an address's
+	// part (perAddr) ever refuses.
+	byAddr *shareLimit
 }
 
 // newLimitListener wraps ln to hold at most n connections open, perAddr
 // of them from one IP address unless exempt (nil: none) says the address
 // is bound by n alone.
 func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), exempt: exempt, done: make(chan struct{}), byAddr: newShareLimit(int64(n), int64(perAddr))}
 }
 
 // Accept waits for a free slot, then accepts a connection from an address
@@ -318,23 +318,13 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
 		}
 		addr := addrNetwork(ip)
-		l.mu.Lock()
-		over := l.byAddr[addr] >= l.perAddr
-		if !over {
-			l.byAddr[addr]++
-		}
-		l.mu.Unlock()
-		if over {
+		if !l.byAddr.take(addr, 1) {
 			c.Close()
 			<-l.slots
 			continue
 		}
 		return &limitConn{Conn: c, release: func() {
-			l.mu.Lock()
-			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
-				delete(l.byAddr, addr)
-			}
-			l.mu.Unlock()
+			l.byAddr.give(addr, 1)
 			<-l.slots
 		}}, nil
 	}

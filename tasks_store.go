@@ -176,17 +176,19 @@ type taskAsk struct {
 type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
-	perShare int    // tasks one caller share may hold, running or finished
 	now      func() time.Time
 	log      *slog.Logger
 	changed  func(id string) // called, outside mu, after a task's state changed
 	base     context.Context // parent of every run; cancelled by shutdown
 	stopBase context.CancelFunc
 	runners  sync.WaitGroup // one per task goroutine
+	// count counts the tasks held (tasks), in total (-max-tasks) and by
+	// caller share (limits_share.go); taken and given only under mu, so
+	// that it always agrees with tasks.
+	count *shareLimit
 
-	mu     sync.Mutex       // guards tasks, shares, size, closed and the guarded fields of every task
+	mu     sync.Mutex       // guards tasks, size, closed, the use of count and the guarded fields of every task
 	tasks  map[string]*task // by id
-	shares map[string]int   // tasks held per caller share
 	size   int64            // bytes held by all tasks
 	ends   uint64           // tasks ended so far: orders them by their end
 	closed bool             // shutdown began: no new task
@@ -216,8 +218,9 @@ func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() ti
 		now = time.Now
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &taskStore{cfg: cfg, replica: replica, perShare: int(shareOf(int64(cfg.maxTasks), clientShare, shareFloor)), now: now, log: log, changed: changed,
-		base: base, stopBase: stop, tasks: map[string]*task{}, shares: map[string]int{}}
+	n := int64(cfg.maxTasks)
+	return &taskStore{cfg: cfg, replica: replica, count: newShareLimit(n, shareOf(n, clientShare, shareFloor)), now: now, log: log, changed: changed,
+		base: base, stopBase: stop, tasks: map[string]*task{}}
 }
 
 // Why a task's context ended, besides its run limit (taskTimeout).
@@ -266,7 +269,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	if rerr := st.roomLocked(c.share, now); rerr != nil {
 		return nil, nil, rerr
 	}
-	if st.size+size > st.cfg.maxTotalBytes {
+	if st.size+size > st.cfg.maxTotalBytes || !st.count.take(c.share, 1) {
 		return nil, nil, tooMuch
 	}
 	runCtx, cancel := context.WithCancelCause(st.base)
@@ -276,7 +279,6 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
 	t.message = "the task is running"
 	st.tasks[id] = t
-	st.shares[c.share]++
 	st.size += size
 	seed, _ := st.encodeLocked(t, false)
 	seed = joinEncoded(seed, nil)
@@ -318,21 +320,21 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 // retryAfterMs when the first finished one expires.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
-	own := len(st.tasks) >= st.cfg.maxTasks
+	own := st.count.totalFull(1)
 	if share != "" {
-		own = st.shares[share] >= st.perShare
+		own = st.count.shareFull(share, 1)
 	}
 	if own {
 		old := st.oldestFinishedLocked(share, false)
 		if old == nil && share != "" {
-			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.perShare),
-				Data: map[string]int{"maxTasksPerClient": st.perShare}}
+			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.count.per),
+				Data: map[string]int64{"maxTasksPerClient": st.count.per}}
 		}
 		if old != nil {
 			st.removeLocked(old)
 		}
 	}
-	if len(st.tasks) < st.cfg.maxTasks {
+	if !st.count.totalFull(1) {
 		return nil
 	}
 	data := map[string]int64{"maxTasks": int64(st.cfg.maxTasks)}
@@ -380,9 +382,7 @@ func (st *taskStore) expiredLocked(t *task, now time.Time) bool {
 // removeLocked forgets t and releases what it held.
 func (st *taskStore) removeLocked(t *task) {
 	delete(st.tasks, t.id)
-	if st.shares[t.share]--; st.shares[t.share] <= 0 {
-		delete(st.shares, t.share)
-	}
+	st.count.give(t.share, 1)
 	st.size -= t.size
 	t.cancel(errTaskExpired)
 }
