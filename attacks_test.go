@@ -10,13 +10,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -730,3 +733,170 @@ func TestAttackAnswerNeedsNoSlot(t *testing.T) {
 	}
 	close(g.release)
 }
+
+// mustBigTask creates, as ts's client, a task of the test registry's big
+// tool whose result holds size bytes, waits until it has completed, and
+// returns its id and a raw HTTP request (head and body) that fetches it.
+func mustBigTask(tb testing.TB, ts *testHTTP, size int) (id string, get []byte) {
+	tb.Helper()
+	r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(tb, tb.Context(), ts, "", taskLine(1, "tools/call", fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, size)), nil))
+	if err != nil || r.status != http.StatusOK {
+		tb.Fatalf("big: %v, status %d: %.200s", err, r.status, r.body)
+	}
+	id = mustTaskID(tb, mustDecode(tb, string(r.body)))
+	body := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(tb, tb.Context(), ts, "", body, nil))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if bytes.Contains(r.body, []byte(`"status":"completed"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("task %s did not complete: %.300s", id, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var buf bytes.Buffer
+	if err := newTestHTTPRequest(tb, tb.Context(), ts, "", body, nil).Write(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return id, buf.Bytes()
+}
+
+// sendQueued returns the bytes the kernel holds, sent but not yet taken
+// by the peer, on the server's side of every TCP connection to port
+// (the tx_queue column of /proc/net/tcp), and false where the kernel
+// does not say (not Linux).
+func sendQueued(port int) (int64, bool) {
+	data, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return 0, false
+	}
+	local := fmt.Sprintf(":%04X", port)
+	var sum int64
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 || !strings.HasSuffix(f[1], local) {
+			continue
+		}
+		tx, _, _ := strings.Cut(f[4], ":")
+		n, err := strconv.ParseInt(tx, 16, 64)
+		if err == nil {
+			sum += n
+		}
+	}
+	return sum, true
+}
+
+// waitFor polls cond every 20 ms until it holds or d has passed, and
+// reports whether it held.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// Answers held for clients that never read them: a client fetched a
+// task's 1.8 MiB result on every request slot of its share, from four
+// addresses, three times on each connection without waiting (pipelined),
+// and read nothing. Every answer was a fresh copy of the
+// result, held with its slot for the write timeout (30 s); the kernel
+// grew each connection's send buffer towards 4 MiB. Now the result is
+// written without a copy, at most a client's share of the answer budget
+// is being written for it (the rest is refused -31503 at once and frees
+// its slot), each connection's send buffer is bounded, and another
+// client's call is served meanwhile.
+func TestAttackUnreadAnswers(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-requests", "64"))
+	ts := newTestLoopback(t, s, loopbackConfig(t, "-rate-limit", "0"))
+	const size = 1800 << 10
+	_, get := mustBigTask(t, ts, size)
+	heap0 := heapInUse()
+	var conns []net.Conn
+	for a := range 4 {
+		ip := fmt.Sprintf("127.0.0.%d", a+1)
+		for range s.share(int64(s.maxRequests), shareFloor) {
+			c := dialFrom(t, ts, ip)
+			if _, err := c.Write(bytes.Repeat(get, 3)); err != nil { // pipelined
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+	}
+	// Each address may have as many answers written at once as its share
+	// of the budget holds; the others are answered at once.
+	perClient := ts.tr.answers.per / size
+	writing := func() int64 { _, n := ts.tr.slots.held(""); return n }
+	settled := waitFor(10*time.Second, func() bool { return writing() <= 4*perClient })
+	mustCallWithin(t, ts.from(t, "127.0.0.5"), "another client", time.Second)
+	held := int64(heapInUse()) - int64(heap0)
+	queued, known := sendQueued(ts.port)
+	_, budget := ts.tr.answers.held("")
+	t.Logf("%d connections asking: %d requests still writing, answer budget %d KiB in use, heap +%d KiB, kernel send queues %d KiB", len(conns), writing(), budget>>10, held>>10, queued>>10)
+	if !settled {
+		t.Errorf("%d requests hold a slot writing an unread answer, want at most %d (each address's share of the answer budget)", writing(), 4*perClient)
+	}
+	if max := ts.tr.answers.total; held > max {
+		t.Errorf("%d unread answers hold %d MiB of heap, want at most the answer budget, %d MiB", len(conns), held>>20, max>>20)
+	}
+	if max := int64(len(conns)) * 2 * httpSendBuffer; known && queued > max {
+		t.Errorf("the kernel holds %d KiB unsent for %d connections, want at most %d KiB (twice httpSendBuffer each)", queued>>10, len(conns), max>>10)
+	}
+}
+
+// A connection left idle after a large answer closes after
+// httpLargeAnswerIdle (shortened here), not httpIdleTimeout: the end of
+// the answer may sit unread in the kernel's buffer. After a small
+// answer it stays open.
+func TestAttackIdleAfterLargeAnswer(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.largeAnswerIdle = 200 * time.Millisecond
+	ts := newTestLoopback(t, s, hcfg)
+	_, getBig := mustBigTask(t, ts, 256<<10)
+	var small bytes.Buffer
+	if err := newTestHTTPRequest(t, t.Context(), ts, "", req("1", "ping", ""), nil).Write(&small); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name       string
+		get        []byte
+		wantClosed bool
+	}{
+		{"large answer", getBig, true},
+		{"small answer", small.Bytes(), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dialFrom(t, ts, "127.0.0.1")
+			if _, err := c.Write(tt.get); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			start := time.Now()
+			_ = c.SetReadDeadline(start.Add(time.Second))
+			_, err = br.ReadByte()
+			var ne net.Error
+			closed := err != nil && !(errors.As(err, &ne) && ne.Timeout())
+			if closed != tt.wantClosed {
+				t.Errorf("idle after the answer: %v after %v, want closed %v", err, time.Since(start).Round(time.Millisecond), tt.wantClosed)
+			}
+		})
+	}
+}
+

@@ -433,13 +433,13 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 	}
 	defer lim.give(who.share, 1)
 	b.take()
-	call := t.newCall(w, rc, r)
+	call := t.newCall(w, rc, r, who, nil)
 	defer call.release()
 	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
 	requests := b.requests
 	switch {
 	case reply != nil:
-		call.finish(reply, 0)
+		call.finish(replyParts{reply}, 0)
 	case requests == 0:
 		w.WriteHeader(http.StatusAccepted)
 	default:
@@ -472,9 +472,9 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
 	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
-	call := t.newCall(w, rc, r)
+	call := t.newCall(w, rc, r, who, req.id)
 	defer call.release()
-	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
+	reply, code := t.s.serveParts(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -541,16 +541,29 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller,
 	defer tick.Stop()
 	expired, stopExpiry := who.expiry()
 	defer stopExpiry()
+	// A message larger than httpSmallAnswer is written under the answer
+	// budget (httpsse_answers.go), waiting for it as long as its write
+	// could block; refused, the stream ends as a write timing out ends
+	// it.
+	answers := answerHold{budget: t.answers, share: who.share, wait: t.queueWait}
+	event := func(msg []byte) bool {
+		msg = oneLine(msg)
+		release, rerr := answers.hold(r.Context(), len(msg), true)
+		if rerr != nil {
+			return false
+		}
+		defer release()
+		arm()
+		return writeSSEEvent(w, replyParts{msg}) == nil && rc.Flush() == nil
+	}
 	for {
 		select {
 		case msg := <-direct:
-			arm()
-			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+			if !event(msg) {
 				return
 			}
 		case msg := <-sess.queue:
-			arm()
-			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+			if !event(msg) {
 				return
 			}
 		case <-sess.wake:

@@ -88,11 +88,14 @@ type httpConfig struct {
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool
-	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
-	maxSessions    int              // classic sessions open at once
-	sessionIdle    time.Duration    // a classic session unused this long ends
-	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
-	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
+	maxConnections int           // open connections; 0 means defaultMaxConnections (limits.go)
+	maxSessions    int           // classic sessions open at once
+	sessionIdle    time.Duration // a classic session unused this long ends
+	keepAlive      time.Duration // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
+	// largeAnswerIdle is httpLargeAnswerIdle (0); no flag sets it, tests
+	// shorten it.
+	largeAnswerIdle time.Duration
+	now             func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 	// trustedProxies are the networks of the proxies whose
 	// X-Forwarded-For the server believes (-trusted-proxy; none by
 	// default): behind them a caller's address is the client's, not the
@@ -245,7 +248,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if len(cfg.trustedProxies) > 0 {
 		exempt = cfg.trusts
 	}
-	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	ln = newLimitListener(&answerListener{Listener: ln, idle: t.largeAnswerIdle}, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
@@ -257,12 +260,16 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
-		ConnState: func(_ net.Conn, state http.ConnState) {
+		ConnState: func(c net.Conn, state http.ConnState) {
 			switch state {
 			case http.StateNew:
 				conns.Add(1)
 			case http.StateClosed, http.StateHijacked:
 				conns.Done()
+			case http.StateActive, http.StateIdle:
+				if ac := answerConnOf(c); ac != nil {
+					ac.state(state)
+				}
 			}
 		},
 	}
@@ -401,6 +408,9 @@ type limitConn struct {
 	once    sync.Once
 	release func()
 }
+
+// NetConn returns the connection c wraps (answerConnOf).
+func (c *limitConn) NetConn() net.Conn { return c.Conn }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()

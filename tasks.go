@@ -329,7 +329,7 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	if !ok {
 		return result{}, taskNotFound(req.method)
 	}
-	return result{body: json.RawMessage(body)}, nil
+	return result{body: body}, nil
 }
 
 // handleTasksUpdate answers tasks/update with an empty acknowledgement,

@@ -280,8 +280,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	t.message = "the task is running"
 	st.tasks[id] = t
 	st.size += size
-	seed, _ := st.encodeLocked(t, false)
-	seed = joinEncoded(seed, nil)
+	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
 	// context; the run's end stops the watch, or waits for it when it
 	// has begun, so that the watch, like the run, is over once wait
@@ -415,19 +414,18 @@ func (st *taskStore) resizeLocked(t *task, size int64) bool {
 	return true
 }
 
-// get returns the task as tasks/get shows it (DetailedTask), or false
-// when principal has no such task.
-func (st *taskStore) get(id, principal string) ([]byte, bool) {
+// get returns the task as tasks/get shows it (DetailedTask), its stored
+// values not copied (encodeLocked), or false when principal has no such
+// task.
+func (st *taskStore) get(id, principal string) (storedMembers, bool) {
 	now := st.now()
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	t := st.lookupLocked(id, principal, now)
 	if t == nil {
-		st.mu.Unlock()
 		return nil, false
 	}
-	head, body := st.encodeLocked(t, true)
-	st.mu.Unlock()
-	return joinEncoded(head, body), true
+	return st.encodeLocked(t, true), true
 }
 
 // detail is get for a notification: it also says whether the state is
@@ -440,10 +438,10 @@ func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok boo
 		st.mu.Unlock()
 		return nil, false, false
 	}
-	head, final := st.encodeLocked(t, true)
+	m := st.encodeLocked(t, true)
 	terminal = t.status.terminal()
 	st.mu.Unlock()
-	return joinEncoded(head, final), terminal, true
+	return m.joinObject(), terminal, true
 }
 
 // owned returns the ids, in order, that name a live task of principal.
@@ -624,6 +622,7 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 			wire = q.key + "#" + strconv.Itoa(n)
 		}
 		t.wires[wire] = true
+		q.params = compactLine(q.params) // a piece of a line (storedMembers)
 		asks = append(asks, taskAsk{wire: wire, q: q})
 		asksSize += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
 	}
@@ -672,6 +671,10 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 			errBody = marshalError(rerr)
 		}
 	}
+	// Stored values are written as they are, as pieces of a line
+	// (storedMembers): a handler's pretty-printed JSON is made one line
+	// once, here.
+	result = compactLine(result)
 	now := st.now()
 	st.mu.Lock()
 	if t.status.terminal() {
@@ -758,20 +761,22 @@ func (st *taskStore) live() (count int, bytes int64) {
 // milliseconds.
 const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
-// encodeLocked writes t as the wire shows it: the Task members, and when
-// detailed the member its status adds (DetailedTask: inputRequests,
-// result or error). A final task's result or error, up to its budget
-// (4 MiB), never changes once set, so it is not copied under the
-// store's lock: it is returned as body, which joinEncoded appends to
-// head after the caller unlocks (review B, finding 8: polling a big
-// result held every task's lock for the copy). ttlMs counts from createdAt: while the task runs it is
-// -task-ttl, the least the task will be kept; once it is final it is the
-// time to its expiry, which only grows. No requestState, ever: a task's
-// state lives here, behind its id.
+// encodeLocked writes t as the wire shows it, as members without the
+// braces: the Task members, and when detailed the member its status adds
+// (DetailedTask: inputRequests, result or error). The stored values (a
+// final task's result or error, up to its budget of 4 MiB, and the params
+// of its input requests) never change once set, so they are not copied:
+// they are pieces of their own (storedMembers), which a tasks/get answer
+// writes as they are (httpCall.finish) and joinObject copies once, after
+// the caller unlocks. Under the store's lock only the task's own short
+// text is written (TestTaskGetNoCopy). ttlMs counts from createdAt: while
+// the task runs it is -task-ttl, the least the task will be kept; once it
+// is final it is the time to its expiry, which only grows. No
+// requestState, ever: a task's state lives here, behind its id.
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
-func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
+func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b := make([]byte, 0, 320)
-	b = append(b, `{"taskId":`...)
+	b = append(b, `"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
 	b = append(b, t.status.String()...)
@@ -792,34 +797,29 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
 	b = strconv.AppendInt(b, max(1, ttl.Milliseconds()), 10)
 	b = append(b, `,"pollIntervalMs":`...)
 	b = strconv.AppendInt(b, taskPollInterval.Milliseconds(), 10)
-	if detailed {
-		switch t.status {
-		case taskInputRequired:
-			b = append(b, `,"inputRequests":{`...)
-			for i, a := range t.asks {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONString(b, a.wire)
-				b = append(b, `:{"method":`...)
-				b = appendJSONString(b, a.q.method)
-				b = append(b, `,"params":`...)
-				b = append(b, a.q.params...)
-				b = append(b, '}')
-			}
-			b = append(b, '}')
-		case taskCompleted:
-			return append(b, `,"result":`...), t.result
-		case taskFailed:
-			return append(b, `,"error":`...), t.errBody
-		}
+	if !detailed {
+		return storedMembers{b}
 	}
-	return b, nil
-}
-
-// joinEncoded ends an encoded task: head, then body (a final task's
-// result or error, or nil), then the closing brace.
-func joinEncoded(head, body []byte) []byte {
-	out := make([]byte, 0, len(head)+len(body)+1)
-	return append(append(append(out, head...), body...), '}')
+	switch t.status {
+	case taskInputRequired:
+		m := make(storedMembers, 0, 2*len(t.asks)+1)
+		b = append(b, `,"inputRequests":{`...)
+		for i, a := range t.asks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.wire)
+			b = append(b, `:{"method":`...)
+			b = appendJSONString(b, a.q.method)
+			b = append(b, `,"params":`...)
+			m = append(m, b, a.q.params)
+			b = []byte{'}'}
+		}
+		return append(m, append(b, '}'))
+	case taskCompleted:
+		return storedMembers{append(b, `,"result":`...), t.result, nil}
+	case taskFailed:
+		return storedMembers{append(b, `,"error":`...), t.errBody, nil}
+	}
+	return storedMembers{b}
 }

@@ -618,7 +618,7 @@ func TestTaskErrorBodies(t *testing.T) {
 			}
 			synctest.Wait()
 			body, _ := s.tasks.get(tk.id, "")
-			task := mustDecode(t, string(body))
+			task := mustDecode(t, string(body.joinObject()))
 			msg, _ := task["statusMessage"].(string)
 			if jsonPath(task, "error.message") != tt.wantError || len(msg) != tt.wantStatusBytes {
 				t.Errorf("a task failing with a %d-byte error: %s", len(tt.message), body)
@@ -649,6 +649,47 @@ func TestTaskResultBody(t *testing.T) {
 			if string(got) != tt.want || (err == nil) != (tt.want != "") {
 				t.Errorf("taskResultBody(%v) = %s, %v; want %q", tt.body, got, err, tt.want)
 			}
+		})
+	}
+}
+
+// TestTaskGetNoCopy checks that a tasks/get answer shares the task's
+// stored values instead of copying them, for each status that has one: a
+// completed task's result and a waiting task's input request params are
+// pieces of the reply of their own (replyParts), the very bytes the store
+// holds; and that the pieces, joined, are the answer serve gives.
+func TestTaskGetNoCopy(t *testing.T) {
+	for _, tt := range []struct {
+		name, call string
+		stored     func(tk *task) []byte
+	}{
+		{"result", `"name":"big","arguments":{"bytes":100000}`, func(tk *task) []byte { return tk.result }},
+		{"input request", `"name":"approve","arguments":{"item":"` + strings.Repeat("i", 100000) + `"}`, func(tk *task) []byte { return tk.asks[0].q.params }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newTestServer(t, withRegistry("base", "tasks"))
+				id := mustTaskID(t, serveAs(t, s, caller{}, taskLine(1, "tools/call", tt.call)))
+				synctest.Wait()
+				s.tasks.mu.Lock()
+				stored := tt.stored(s.tasks.tasks[id])
+				s.tasks.mu.Unlock()
+				line := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+				msg, _ := parseMessage([]byte(line))
+				parts, _ := s.serveParts(t.Context(), s.newRequest(&msg, nil, framing{}), exchange{})
+				shared := false
+				for _, p := range parts {
+					shared = shared || len(p) > 0 && &p[0] == &stored[0]
+				}
+				if !shared || len(parts) < 3 {
+					t.Errorf("tasks/get answered in %d pieces, none of them the stored %d bytes", len(parts), len(stored))
+				}
+				joined := serveAs(t, s, caller{}, line)
+				if !sameJSON(t, string(parts.join()), mustJSON(t, joined)) {
+					t.Errorf("the pieces joined differ from serve's answer")
+				}
+				s.tasks.shutdown()
+			})
 		})
 	}
 }
