@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -900,3 +901,61 @@ func TestAttackIdleAfterLargeAnswer(t *testing.T) {
 	}
 }
 
+// Introspection amplification: one address without any credential sent
+// made-up opaque tokens, each introspected under the server's own client
+// credentials, bounded only in concurrency (thousands a second). Now one
+// address causes at most introspectBurst, then introspectRate a second;
+// a token introspection refused is refused again without asking; and
+// another client's valid opaque token is served during the flood.
+func TestAttackIntrospectionFlood(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.auth = as.authConfig()
+	hcfg.auth.resource = testResource
+	hcfg.auth.introspect, hcfg.auth.introspectID, hcfg.auth.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+	ts := newTestLoopback(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), hcfg)
+	as.activate("op-good", `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+	call := func(ts *testHTTP, tok string) testHTTPReply {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(tok)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	const flood = 2 * time.Second
+	start := time.Now()
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; time.Since(start) < flood; i++ {
+				call(ts, fmt.Sprintf("made-up-%d-%d", w, i))
+				sent.Add(1)
+			}
+		})
+	}
+	time.Sleep(flood / 2)
+	legit := call(ts.from(t, "127.0.0.2"), "op-good")
+	wg.Wait()
+	elapsed := time.Since(start)
+	caused := int64(as.count("/introspect")) - 1 // the valid token's
+	limit := int64(introspectBurst + introspectRate*elapsed.Seconds() + 1)
+	t.Logf("one address sent %d made-up tokens in %v: %d introspected (at most %d); another client's valid token: status %d", sent.Load(), elapsed.Round(time.Millisecond), caused, limit, legit.status)
+	if caused > limit {
+		t.Errorf("one address caused %d introspections in %v, want at most %d (introspectBurst, then introspectRate a second)", caused, elapsed.Round(time.Millisecond), limit)
+	}
+	if legit.status != http.StatusOK {
+		t.Errorf("another client's valid opaque token during the flood: status %d, want 200: %.200s", legit.status, legit.body)
+	}
+	// A refused token sent again is refused from the cache.
+	n := as.count("/introspect")
+	other := ts.from(t, "127.0.0.3")
+	for range 20 {
+		if r := call(other, "revoked"); r.status != http.StatusUnauthorized {
+			t.Fatalf("a refused token: status %d, want 401", r.status)
+		}
+	}
+	if got := as.count("/introspect") - n; got != 1 {
+		t.Errorf("one refused token sent 20 times was introspected %d times, want 1", got)
+	}
+}

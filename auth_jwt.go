@@ -108,6 +108,11 @@ type oauthVerifier struct {
 	keys      *keyCache     // the authorization server's signing keys
 	intro     *introspector // nil without -oauth-introspect
 	cache     grantCache    // tokens verified already, by digest
+	// refusals are the tokens introspection refused, by digest
+	// (introspectRefusalTTL): a refused token sent again costs the
+	// authorization server nothing. A cache of its own, so that a flood
+	// of made-up tokens never pushes a verified one out of cache.
+	refusals grantCache
 }
 
 // newOAuthVerifier builds the verifier of cfg for resource; one client
@@ -123,24 +128,28 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string, intros
 	v := &oauthVerifier{issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
 	v.keys = newKeyCache(log, cfg, client, now, v.cache.flush)
 	if cfg.introspect != "" {
-		v.intro = newIntrospector(cfg, client, introspectShare)
+		v.intro = newIntrospector(cfg, client, introspectShare, now)
 	}
 	return v
 }
 
 // verify returns the caller an access token names. A token verified
-// before and not yet expired is taken from the cache; otherwise a compact
-// JWS is verified locally and anything else asked about by introspection,
-// when an endpoint is configured, as client's (the share key of the
-// address that presented it).
+// before and not yet expired is taken from the cache, and one
+// introspection refused within introspectRefusalTTL is refused again at
+// once; otherwise a compact JWS is verified locally and anything else
+// asked about by introspection, when an endpoint is configured, as
+// client's (the share key of the address that presented it).
 func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller, *tokenError) {
 	if len(tok) > maxTokenBytes {
 		return caller{}, refuse("oversize token", strconv.Itoa(len(tok))+" bytes")
 	}
 	now := v.now()
 	sum := tokenDigest(tok)
-	if who, ok := v.cache.get(sum, now); ok {
-		return who, nil
+	if e, ok := v.cache.get(sum, now); ok {
+		return e.who, nil
+	}
+	if e, ok := v.refusals.get(sum, now); ok {
+		return caller{}, e.refused
 	}
 	gen := v.cache.generation()
 	var (
@@ -162,6 +171,9 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		err = refuse("not a JWT", "opaque token and no -oauth-introspect")
 	}
 	if err != nil {
+		if introspected && !err.unavailable {
+			v.refusals.put(sum, grantEntry{refused: err, until: now.Add(introspectRefusalTTL)}, now, v.refusals.generation())
+		}
 		return caller{}, err
 	}
 	who := caller{principal: c.iss + "#" + c.sub, scopes: c.scopes, scoped: true}
@@ -178,7 +190,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		// (review B, finding 5: without exp they never ended).
 		who.expires = until
 	}
-	v.cache.put(sum, who, until, now, gen)
+	v.cache.put(sum, grantEntry{who: who, until: until}, now, gen)
 	return who, nil
 }
 
@@ -574,26 +586,28 @@ type grantCache struct {
 	gen uint64 // flushes so far
 }
 
-// grantEntry is one verified token's caller and how long it stands.
+// grantEntry is one judged token: the caller of a verified one, or the
+// refusal of one introspection refused; and how long it stands.
 type grantEntry struct {
-	who   caller
-	until time.Time
+	who     caller
+	refused *tokenError
+	until   time.Time
 }
 
-// get returns the caller of the token with digest sum, if it is cached
-// and still valid at now.
-func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (caller, bool) {
+// get returns the entry of the token with digest sum, if it is cached
+// and still stands at now.
+func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (grantEntry, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.m[sum]
 	if !ok {
-		return caller{}, false
+		return grantEntry{}, false
 	}
 	if !now.Before(e.until) {
 		delete(g.m, sum)
-		return caller{}, false
+		return grantEntry{}, false
 	}
-	return e.who, true
+	return e, true
 }
 
 // generation returns the cache's count of flushes, taken before a token
@@ -604,13 +618,13 @@ func (g *grantCache) generation() uint64 {
 	return g.gen
 }
 
-// put remembers who for the token with digest sum until until, unless the
-// cache was flushed since gen (generation) was taken: the token was
-// verified against keys the flush forgot. A full cache first drops what
-// has expired, then arbitrary entries (map order): a dropped token is
-// only verified again.
-func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time, gen uint64) {
-	if !now.Before(until) {
+// put remembers e for the token with digest sum until e.until, unless
+// the cache was flushed since gen (generation) was taken: the token was
+// verified against keys the flush forgot. A full cache (maxVerifiedTokens)
+// first drops what has expired, then arbitrary entries (map order): a
+// dropped token is only judged again.
+func (g *grantCache) put(sum [sha256.Size]byte, e grantEntry, now time.Time, gen uint64) {
+	if !now.Before(e.until) {
 		return
 	}
 	g.mu.Lock()
@@ -634,7 +648,7 @@ func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time
 			delete(g.m, k)
 		}
 	}
-	g.m[sum] = grantEntry{who: who, until: until}
+	g.m[sum] = e
 }
 
 // flush forgets every verified token: the key set changed, and a key

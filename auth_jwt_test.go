@@ -342,12 +342,12 @@ func TestVerifiedTokenCache(t *testing.T) {
 	// finding 4).
 	gen := v.cache.generation()
 	v.cache.flush()
-	v.cache.put(tokenDigest("checked before the flush"), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, gen)
+	v.cache.put(tokenDigest("checked before the flush"), grantEntry{until: jwtTestNow.Add(time.Hour)}, jwtTestNow, gen)
 	if n := v.cache.size(); n != 0 {
 		t.Errorf("a token verified before a flush was remembered after it: %d cached", n)
 	}
 	for i := range maxVerifiedTokens + 10 {
-		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, v.cache.generation())
+		v.cache.put(tokenDigest(itoa(int64(i))), grantEntry{until: jwtTestNow.Add(time.Hour)}, jwtTestNow, v.cache.generation())
 	}
 	if n := v.cache.size(); n > maxVerifiedTokens {
 		t.Errorf("cache holds %d tokens, bound %d", n, maxVerifiedTokens)
