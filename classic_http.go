@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The classic era over Streamable HTTP (revisions 2025-03-26 to 2025-11-25):
 // sessions minted by initialize and named by Mcp-Session-Id, the
 // standalone GET stream, DELETE, the MCP-Protocol-Version header of

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP transport: one endpoint, routed by HTTP method; each
 // POSTed request answered with one JSON object, or with an SSE stream
 // scoped to it when it produced notifications before its result.
@@ -112,7 +114,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	}
 	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
-	n := int64(s.maxRequests)
+	n := int64(s.limits.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
 	bodies := httpBodyBudget * cfg.maxBody
 	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP request headers that mirror the body
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and Mcp-Param-* for a
 // tool's x-mcp-header arguments), checked against the parsed request

@@ -71,12 +71,12 @@ type logConfig struct {
 	linger time.Duration
 }
 
-// logFlags registers the logging flags on fs and returns where they land.
+// logFlags registers the logging flags on fs, landing in c.
 // Text is the default format: the same wherever the server runs (a
 // terminal, a supervisor, a client capturing stderr), readable as it is and
 // parseable as logfmt; ask for json where a log pipeline wants it.
-func logFlags(fs *flag.FlagSet) *logConfig {
-	c := &logConfig{format: logFormatText, level: slog.LevelInfo, access: true}
+func logFlags(fs *flag.FlagSet, c *logConfig) {
+	c.format, c.level = logFormatText, slog.LevelInfo
 	fs.Func("log-format", "log line `format`: text (logfmt) or json (default text)", func(v string) error {
 		if v != logFormatText && v != logFormatJSON {
 			return fmt.Errorf("want text or json, got %q", v)
@@ -93,7 +93,6 @@ func logFlags(fs *flag.FlagSet) *logConfig {
 		return nil
 	})
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
-	return c
 }
 
 // newLogger returns the server's logger and its access log, both writing

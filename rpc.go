@@ -441,11 +441,10 @@ func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (rep
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.inFlight.Add(1)
+	s.metrics.started()
 	reply, code = s.answer(req.bind(ctx), req, ex)
 	end := time.Now()
 	d := end.Sub(start)
-	s.metrics.inFlight.Add(-1)
 	out := outcomeOf(req, code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
