@@ -638,3 +638,54 @@ func TestAttackIntrospectionFlood(t *testing.T) {
 		t.Errorf("one refused token sent 20 times was introspected %d times, want 1", got)
 	}
 }
+
+// The task byte budget had no share per client: one address filled it
+// with tasks waiting for input, for the task timeout (an hour), and every
+// other client's taskMust call got 503, with an error that blamed the
+// task's own byte limit. Now a client may hold its share of the budget
+// (a quarter), its refusal names that share, and another client's
+// taskMust call still becomes a task.
+func TestAttackTaskBytes(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	ts := newTestLoopback(t, s, loopbackConfig(t, "-rate-limit", "0"))
+	item := strings.Repeat("i", 1400<<10) // the argument, and the question it asks
+	var refused []byte                    // the refusal of a task, or the error it failed with
+	created := 0
+	for i := 0; refused == nil && i < 64; i++ {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", taskLine(i+1, "tools/call", fmt.Sprintf(`"name":"approve","arguments":{"item":%q}`, item)), nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.code != 0 {
+			refused = r.body
+			break
+		}
+		created++
+		id := mustTaskID(t, mustDecode(t, string(r.body)))
+		get := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+		waitFor(5*time.Second, func() bool {
+			r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", get, nil))
+			switch {
+			case err != nil || bytes.Contains(r.body, []byte(`"status":"working"`)):
+				return false
+			case bytes.Contains(r.body, []byte(`"status":"failed"`)):
+				refused = r.body // its question did not fit
+			}
+			return true
+		})
+	}
+	_, total := s.tasks.live()
+	mine, _ := s.tasks.bytes.held(shareKey("", "127.0.0.1"))
+	t.Logf("one address started %d tasks of about %d KiB each, holding %d KiB (its share %d KiB, the budget %d KiB), then: %.400s", created, 2*len(item)>>10, mine>>10, s.tasks.bytes.per>>10, s.tasks.bytes.total>>10, refused)
+	if mine > s.tasks.bytes.per || total > s.tasks.bytes.total {
+		t.Errorf("one address holds %d bytes of tasks (all %d), want at most its share %d", mine, total, s.tasks.bytes.per)
+	}
+	if !bytes.Contains(refused, []byte(`"code":-31503`)) || !bytes.Contains(refused, []byte(`"maxTaskBytesPerClient"`)) || bytes.Contains(refused, []byte(strconv.Itoa(defaultMaxTaskBytes))) {
+		t.Errorf("the refusal: %.400s; want -31503 naming the client's share (maxTaskBytesPerClient), not the task's own limit", refused)
+	}
+	other := ts.from(t, "127.0.0.2")
+	r, err := doTestHTTP(other.Client(), newTestHTTPRequest(t, t.Context(), other, "", taskLine(1, "tools/call", fmt.Sprintf(`"name":"approve","arguments":{"item":%q}`, item)), nil))
+	if err != nil || !bytes.Contains(r.body, []byte(`"resultType":"task"`)) {
+		t.Errorf("another client's taskMust call of the same size: %v, %.300s; want a task", err, r.body)
+	}
+}

@@ -181,13 +181,14 @@ type taskStore struct {
 	stopBase context.CancelFunc
 	runners  sync.WaitGroup // one per task goroutine
 	// count counts the tasks held (tasks), in total (-max-tasks) and by
-	// caller share (limits_share.go); taken and given only under mu, so
-	// that it always agrees with tasks.
-	count *shareLimit
+	// caller share, and bytes the bytes they hold (task.size), in total
+	// (maxTotalBytes) and by caller share (limits_share.go). Both are
+	// taken and given only under mu, so that they always agree with
+	// tasks.
+	count, bytes *shareLimit
 
-	mu     sync.Mutex       // guards tasks, size, closed, the use of count and the guarded fields of every task
+	mu     sync.Mutex       // guards tasks, closed, the use of count and bytes, and the guarded fields of every task
 	tasks  map[string]*task // by id
-	size   int64            // bytes held by all tasks
 	ends   uint64           // tasks ended so far: orders them by their end
 	closed bool             // shutdown began: no new task
 }
@@ -217,8 +218,13 @@ func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() ti
 	}
 	base, stop := context.WithCancel(context.Background())
 	n := int64(cfg.maxTasks)
-	return &taskStore{cfg: cfg, replica: replica, count: newShareLimit(n, shareOf(n, clientShare, shareFloor)), now: now, log: log, changed: changed,
-		base: base, stopBase: stop, tasks: map[string]*task{}}
+	// A client's part of the bytes holds at least one task of the
+	// largest size.
+	largest := cfg.maxBytes + taskRecordBytes
+	return &taskStore{cfg: cfg, replica: replica, now: now, log: log, changed: changed,
+		count: newShareLimit(n, shareOf(n, clientShare, shareFloor)),
+		bytes: newShareLimit(cfg.maxTotalBytes, shareOf(cfg.maxTotalBytes, clientShare, largest)),
+		base:  base, stopBase: stop, tasks: map[string]*task{}}
 }
 
 // Why a task's context ended, besides its run limit (taskTimeout).
@@ -259,17 +265,16 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
 	}
 	st.sweepLocked(now)
-	tooMuch := &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
-		Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
 	if size-taskRecordBytes > st.cfg.maxBytes {
-		return nil, nil, tooMuch
+		return nil, nil, st.tooLarge(taskLimitTask, "tools/call: the task's arguments")
 	}
 	if rerr := st.roomLocked(c.share, now); rerr != nil {
 		return nil, nil, rerr
 	}
-	if st.size+size > st.cfg.maxTotalBytes || !st.count.take(c.share, 1) {
-		return nil, nil, tooMuch
+	if limit := st.takeBytesLocked(c.share, size); limit != taskLimitNone {
+		return nil, nil, st.tooLarge(limit, "tools/call: the task's arguments")
 	}
+	st.count.take(c.share, 1) // roomLocked made room
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
 	t := &task{id: id, principal: c.principal, share: c.share, createdAt: now, updatedAt: now,
@@ -277,7 +282,6 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
 	t.message = "the task is running"
 	st.tasks[id] = t
-	st.size += size
 	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
 	// context; the run's end stops the watch, or waits for it when it
@@ -380,7 +384,7 @@ func (st *taskStore) expiredLocked(t *task, now time.Time) bool {
 func (st *taskStore) removeLocked(t *task) {
 	delete(st.tasks, t.id)
 	st.count.give(t.share, 1)
-	st.size -= t.size
+	st.bytes.give(t.share, t.size)
 	t.cancel(errTaskExpired)
 }
 
@@ -395,21 +399,76 @@ func (st *taskStore) sweepLocked(now time.Time) {
 	}
 }
 
-// fitsLocked reports whether t may hold size bytes (taskRecordBytes and
-// its content): shrinking always fits; growing must stay within the
-// per-task and the total budgets.
-func (st *taskStore) fitsLocked(t *task, size int64) bool {
-	return size <= t.size || (size-taskRecordBytes <= st.cfg.maxBytes && st.size-t.size+size <= st.cfg.maxTotalBytes)
+// taskLimit names the byte bound a task could not grow within.
+type taskLimit uint8
+
+const (
+	taskLimitNone  taskLimit = iota
+	taskLimitTask            // the task's own, maxBytes
+	taskLimitShare           // its client's part of maxTotalBytes
+	taskLimitTotal           // maxTotalBytes
+)
+
+// takeBytesLocked takes n bytes of the task budget for share. While the
+// share's own part (for stdio's lone client, share "", the budget) is
+// what stops it, the share's oldest finished task is forgotten to make
+// room, before its ttlMs has run out, as roomLocked does for the count:
+// a client gives up its old results before it is refused, and only what
+// it holds running or waiting refuses it (TestTaskByteShare). It returns
+// the limit that is still full, or taskLimitNone once the bytes are
+// taken.
+// [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
+func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
+	for !st.bytes.take(share, n) {
+		if share != "" && !st.bytes.shareFull(share, n) {
+			return taskLimitTotal
+		}
+		old := st.oldestFinishedLocked(share, false)
+		if old == nil {
+			if share == "" {
+				return taskLimitTotal
+			}
+			return taskLimitShare
+		}
+		st.removeLocked(old)
+	}
+	return taskLimitNone
 }
 
-// resizeLocked sets t's counted size to size if both budgets allow it.
-func (st *taskStore) resizeLocked(t *task, size int64) bool {
-	if !st.fitsLocked(t, size) {
-		return false
+// resizeLocked sets t's counted size to size: shrinking always succeeds;
+// growing must stay within the task's own bound and take the difference
+// (takeBytesLocked). It returns the limit that refused it, or
+// taskLimitNone.
+func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
+	switch {
+	case size <= t.size:
+		st.bytes.give(t.share, t.size-size)
+	case size-taskRecordBytes > st.cfg.maxBytes:
+		return taskLimitTask
+	default:
+		if limit := st.takeBytesLocked(t.share, size-t.size); limit != taskLimitNone {
+			return limit
+		}
 	}
-	st.size += size - t.size
 	t.size = size
-	return true
+	return taskLimitNone
+}
+
+// tooLarge is the error of what (the task's arguments, its input
+// requests, its result...) the limit refused, naming that limit: the
+// task's own (-32603: retrying cannot help), its client's part of the
+// budget or the budget (-31503: retry later), with the limit in data.
+func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
+	switch limit {
+	case taskLimitTask:
+		return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("%s would pass what one task may hold, %d bytes", what, st.cfg.maxBytes),
+			Data: map[string]int64{"maxTaskBytes": st.cfg.maxBytes}}
+	case taskLimitShare:
+		return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client's tasks hold its share of the task memory, %d of %d bytes; retry later", st.bytes.per, st.bytes.total),
+			Data: map[string]int64{"maxTaskBytesPerClient": st.bytes.per, "maxTaskBytesTotal": st.bytes.total}}
+	}
+	return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: tasks hold the server's task memory, %d bytes; retry later", st.bytes.total),
+		Data: map[string]int64{"maxTaskBytesTotal": st.bytes.total}}
 }
 
 // get returns the task as tasks/get shows it (DetailedTask), its stored
@@ -500,9 +559,12 @@ func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
 		st.mu.Unlock()
 		return nil
 	}
-	if !st.resizeLocked(t, size) {
+	if limit := st.resizeLocked(t, size); limit != taskLimitNone {
 		st.mu.Unlock()
-		return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+		if limit == taskLimitTask {
+			return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+		}
+		return st.tooLarge(limit, "tasks/update: the answers")
 	}
 	if t.answers == nil {
 		t.answers = map[string]*inputResponse{}
@@ -570,12 +632,10 @@ func (st *taskStore) cancelTask(id, principal string) *rpcError {
 
 // endLocked makes t terminal with the given outcome and starts its
 // retention (-task-ttl). The size it keeps is its record and outcome
-// (outcomeSize), which the caller checked fits (finish); a short error
-// or none always does.
+// (outcomeSize), which the caller made room for (finish); a short error
+// or none is never more than the record it holds already.
 func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
-	st.size -= t.size
-	t.size = outcomeSize(result, errBody)
-	st.size += t.size
+	st.resizeLocked(t, outcomeSize(result, errBody))
 	if len(message) > maxTaskStatusMessage {
 		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
 	}
@@ -624,9 +684,9 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		asks = append(asks, taskAsk{wire: wire, q: q})
 		asksSize += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
 	}
-	if !st.resizeLocked(t, t.size-t.asksSize+asksSize) {
+	if limit := st.resizeLocked(t, t.size-t.asksSize+asksSize); limit != taskLimitNone {
 		st.mu.Unlock()
-		return newError(codeInternalError, "tools/call: the task's input requests exceed %d bytes", st.cfg.maxBytes)
+		return st.tooLarge(limit, "tools/call: the task's input requests")
 	}
 	t.asks, t.asksSize, t.answers = asks, asksSize, nil
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
@@ -679,16 +739,12 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 		st.mu.Unlock()
 		return
 	}
-	if size := outcomeSize(result, errBody); !st.fitsLocked(t, size) {
-		what := "error"
+	if limit := st.resizeLocked(t, outcomeSize(result, errBody)); limit != taskLimitNone {
+		what := "tools/call: the task's error"
 		if status == taskCompleted {
-			what = "result"
+			what = "tools/call: the task's result"
 		}
-		rerr = &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this " + what,
-			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
-		if size-taskRecordBytes > st.cfg.maxBytes {
-			rerr = newError(codeInternalError, "tools/call: the task's %s is larger than %d bytes", what, st.cfg.maxBytes)
-		}
+		rerr = st.tooLarge(limit, what)
 		status, result, errBody = taskFailed, nil, marshalError(rerr)
 	}
 	switch status {
@@ -752,7 +808,8 @@ func (st *taskStore) shutdown() {
 func (st *taskStore) live() (count int, bytes int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return len(st.tasks), st.size
+	_, held := st.bytes.held("")
+	return len(st.tasks), held
 }
 
 // taskTimestamp is the ISO 8601 form of createdAt and lastUpdatedAt: UTC,
