@@ -689,3 +689,67 @@ func TestAttackTaskBytes(t *testing.T) {
 		t.Errorf("another client's taskMust call of the same size: %v, %.300s; want a task", err, r.body)
 	}
 }
+
+// Made-up key ids kept the once-per-gap key refetch spent, so the first
+// tokens of a freshly rotated key were refused 401 invalid_token for up to
+// the gap, and their clients started a new authorization. Now a kid the
+// server cannot yet tell about is 503 with Retry-After: a rotated key's
+// first token, sent while another client sends made-up kids, is served or
+// told to retry, never refused.
+func TestAttackMadeUpKids(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.auth = as.authConfig()
+	hcfg.auth.resource, hcfg.auth.refetchGap = testResource, time.Second
+	ts := newTestLoopback(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), hcfg)
+	call := func(ts *testHTTP, tok string) testHTTPReply {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(tok)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := call(ts, as.mint(t, "rsa-1", "alice", "mcp:tools", nil)); r.status != http.StatusOK {
+		t.Fatalf("a token of the first key: status %d", r.status)
+	}
+	// The attacker: a made-up kid every 200 ms, each a fetch when the gap
+	// allows one.
+	stop := make(chan struct{})
+	sent := make(chan struct{}, 1)
+	var attacks sync.WaitGroup
+	attacks.Go(func() {
+		for i := 0; ; i++ {
+			call(ts, as.mint(t, "rsa-1", "mallory", "mcp:tools", func(h, c map[string]any) { h["kid"] = fmt.Sprint("made-up-", i) }))
+			select {
+			case sent <- struct{}{}:
+			default:
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	})
+	defer func() { close(stop); attacks.Wait() }()
+	<-sent
+	<-sent // a made-up kid has just spent the gap
+	as.publish("rsa-1", "rsa-2")
+	other := ts.from(t, "127.0.0.2")
+	tok := as.mint(t, "rsa-2", "bob", "mcp:tools", nil)
+	start := time.Now()
+	var answers []string
+	for {
+		r := call(other, tok)
+		answers = append(answers, fmt.Sprintf("%d after %v", r.status, time.Since(start).Round(time.Millisecond)))
+		if r.status == http.StatusOK {
+			break
+		}
+		retry, err := strconv.Atoi(r.header.Get("Retry-After"))
+		if r.status != http.StatusServiceUnavailable || err != nil || retry < 1 || time.Since(start) > 5*hcfg.auth.refetchGap {
+			t.Fatalf("the rotated key's first token: %v, last %.200s (Retry-After %q); want 503 with Retry-After until served", answers, r.body, r.header.Get("Retry-After"))
+		}
+		time.Sleep(time.Duration(retry) * time.Second)
+	}
+	t.Logf("the rotated key's first token, made-up kids every 200 ms: %v", answers)
+}
