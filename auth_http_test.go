@@ -507,6 +507,9 @@ func TestTokenFile(t *testing.T) {
 		{name: "one word among blank lines", file: "\n\n  " + testToken + "  \n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
 		{name: "one short word", file: "s3cret", err: "-token-file t: the bearer token must be at least 32 bytes"},
 		{name: "named", file: "# c\nalice " + a + " x:y\n\nbob  " + b + "\n", names: []string{"alice", "bob"}},
+		{name: "trailing comments are not scopes", file: "alice " + a + " x:y # the CI bot\nbob " + b + " #no scopes\n", names: []string{"alice", "bob"}},
+		{name: "one word and comments: the single token", file: "# the token\n" + testToken + "  # made with openssl rand -hex 16\n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
+		{name: "a guessable token", file: "alice " + strings.Repeat("a", 32) + "\n", err: "-token-file t line 1: the bearer token looks guessable"},
 		{name: "named by digest", file: "alice sha256:" + hexDigest("short") + "\n", names: []string{"alice"}},
 		{name: "empty", file: " \n", err: "-token-file t is empty"},
 		{name: "comments only", file: "# a\n# b\n", err: "-token-file t holds no token"},
@@ -1021,5 +1024,72 @@ func TestAuthOneSnapshot(t *testing.T) {
 	res, err := s.handleToolsCall(t.Context(), req)
 	if body, _ := json.Marshal(res.body); err != nil || !strings.Contains(string(body), `"text":"open"`) {
 		t.Errorf("handleToolsCall after the tool was replaced = %s, %v; want the checked tool's result", body, err)
+	}
+}
+
+// TestAuthBindingClient: what a caller creates is bound to its principal
+// and to the OAuth client its token was issued to (client_id, else azp):
+// a token of the same user issued to another client reaches none of a
+// task, a classic session or a requestState, exactly as a token of
+// another user does not; a refreshed token of the same client reaches
+// all three.
+func TestAuthBindingClient(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	s := newTestServer(t, withAuthRegistry(new(atomic.Int64)), withFlags("-rate-limit", "0"), withSetup(func(s *server) {
+		s.addTool(tool{Name: "later", Task: taskMust, Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+	}))
+	ts := newTestAuthHTTP(t, s, as, nil)
+	token := func(edit func(c map[string]any)) string {
+		return bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) {
+			c["jti"] = fmt.Sprint(time.Now().UnixNano())
+			edit(c)
+		}))
+	}
+	appA := token(func(c map[string]any) { c["client_id"] = "app-a" })
+	appAAgain := token(func(c map[string]any) { c["client_id"] = "app-a" })
+	appAByAzp := token(func(c map[string]any) { delete(c, "client_id"); c["azp"] = "app-a" })
+	appB := token(func(c map[string]any) { c["client_id"] = "app-b" })
+
+	id := mustTaskID(t, mustDecode(t, string(authDo(t, ts, taskLine(1, "tools/call", `"name":"later"`), appA).body)))
+	get := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	for _, tt := range []struct {
+		name, token string
+		reaches     bool
+	}{
+		{"the same client, a refreshed token", appAAgain, true},
+		{"the same client named by azp", appAByAzp, true},
+		{"another client of the same user", appB, false},
+	} {
+		if got := authDo(t, ts, get, tt.token); (got.code == 0) != tt.reaches {
+			t.Errorf("%s: tasks/get of the task = %d %s, want reached %v", tt.name, got.status, got.body, tt.reaches)
+		}
+	}
+
+	init := authDo(t, ts, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, appA, "-MCP-Protocol-Version")
+	sid := init.header.Get(headerSessionID)
+	if sid == "" {
+		t.Fatalf("initialize: %d %s", init.status, init.body)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if got := authDo(t, ts, ping, appAAgain, headerSessionID+": "+sid, "-MCP-Protocol-Version"); got.status != http.StatusOK {
+		t.Errorf("the session with app-a's refreshed token: %d %s, want 200", got.status, got.body)
+	}
+	if got := authDo(t, ts, ping, appB, headerSessionID+": "+sid, "-MCP-Protocol-Version"); got.status != http.StatusNotFound {
+		t.Errorf("app-a's session with app-b's token: %d %s, want 404", got.status, got.body)
+	}
+
+	withForms := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`
+	}
+	state, _ := jsonPath(mustDecode(t, string(authDo(t, ts, withForms("3", `"name":"confirm"`), appA).body)), "result.requestState").(string)
+	retry := withForms("4", `"name":"confirm","inputResponses":{"ok":{"action":"accept","content":{"ok":true}}},"requestState":"`+state+`"`)
+	if got := authDo(t, ts, retry, appB); got.code != codeInvalidParams {
+		t.Errorf("app-a's requestState with app-b's token: %d %s, want -32602", got.status, got.body)
+	}
+	if got := authDo(t, ts, retry, appAAgain); !strings.Contains(string(got.body), "confirmed") {
+		t.Errorf("app-a's requestState with its refreshed token: %s", got.body)
 	}
 }

@@ -498,9 +498,37 @@ func (c *keyCache) discover(ctx context.Context) (string, error) {
 		if err := checkServerURL("jwks_uri", jwks, false); err != nil {
 			return "", fmt.Errorf("metadata %s: %w", u, err)
 		}
+		if !sameOrigin(jwks, c.issuer) {
+			// A document that names its own issuer can still be a
+			// spoofed one (a compromised or misconfigured host at that
+			// path): its jwks_uri must not turn key fetches into requests
+			// at any other service this server can reach.
+			return "", fmt.Errorf("metadata %s: jwks_uri %q is not on the issuer's origin; if the provider serves its keys elsewhere, name them with -oauth-jwks", u, jwks)
+		}
 		return jwks, nil
 	}
 	return "", fmt.Errorf("no authorization server metadata for %s", c.issuer)
+}
+
+// sameOrigin reports whether URLs a and b have one origin (RFC 6454):
+// scheme and host compared without case, the port with the scheme's
+// default filled in.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "http") {
+			return "80"
+		}
+		return "443"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 // keyTTL is how long a key set is fresh, from its Cache-Control.

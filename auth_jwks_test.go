@@ -49,6 +49,7 @@ func TestAuthDiscovery(t *testing.T) {
 		{name: "OpenID Connect at the root", metaMode: "oidc", metaHits: "/.well-known/openid-configuration"},
 		{name: "-oauth-jwks: no discovery", metaMode: "down", jwks: true},
 		{name: "metadata of another issuer", metaMode: "wrong issuer", want: "keys unavailable"},
+		{name: "a jwks_uri on another origin", metaMode: "other origin", want: "keys unavailable"},
 		{name: "metadata down", metaMode: "down", want: "keys unavailable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -55,6 +56,10 @@ const (
 
 	// maxVerifiedTokens bounds the verified-token cache.
 	maxVerifiedTokens = 4096
+
+	// maxNumericDate is the latest exp a token is taken to have:
+	// 9999-12-31T23:59:59Z, which time.Unix and every log can hold.
+	maxNumericDate = 253402300799
 )
 
 // jwsB64 is the only base64 a JWS segment may use: the URL alphabet,
@@ -98,6 +103,10 @@ type tokenClaims struct {
 	// bound says the token is sender-constrained (a cnf claim: DPoP,
 	// mTLS), a binding a Bearer resource server cannot check.
 	bound bool
+	// clientID (RFC 9068 §2.2; RFC 7662 §2.2) and azp (OpenID Connect's
+	// authorized party, what Entra, Keycloak and Google name the client
+	// with) say which client the token was issued to (caller.client).
+	clientID, azp string
 }
 
 // oauthVerifier verifies access tokens for one authorization server and
@@ -178,7 +187,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		}
 		return caller{}, err
 	}
-	who := caller{principal: c.iss + "#" + c.sub, scopes: c.scopes, scoped: true}
+	who := caller{principal: c.iss + "#" + c.sub, scopes: c.scopes, scoped: true, client: cmp.Or(c.clientID, c.azp)}
 	if c.hasExp {
 		sec, frac := math.Modf(c.exp)
 		who.expires = time.Unix(int64(sec), int64(frac*1e9))
@@ -332,7 +341,7 @@ func parseJWSHeader(b []byte) (alg, kid string, _ *tokenError) {
 }
 
 // claimNames are the claims read; a member imitating one by case is refused.
-var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "jti", "active", "token_type", "cnf"}
+var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "azp", "jti", "active", "token_type", "cnf"}
 
 // parseClaims reads a JWT's claims or an introspection answer (the
 // members of RFC 7662 §2.2 share the claim names). Types are exact:
@@ -346,7 +355,7 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 	}
 	for _, m := range members {
 		switch m.name {
-		case "iss", "sub", "client_id", "jti", "token_type":
+		case "iss", "sub", "client_id", "azp", "jti", "token_type":
 			s, ok := jsonString(m.value)
 			if !ok {
 				return c, refuse("malformed claims", m.name+" is not a string")
@@ -356,6 +365,10 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 				c.iss = s
 			case "sub":
 				c.sub = s
+			case "client_id":
+				c.clientID = s
+			case "azp":
+				c.azp = s
 			}
 		case "aud":
 			list, ok := stringOrStrings(m.value)
@@ -370,7 +383,10 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 			}
 			switch m.name {
 			case "exp":
-				c.exp, c.hasExp = f, true
+				// Clamped: a later exp (2^63 seconds and more overflowed
+				// time.Unix into the past, and ended the token's streams at
+				// once) means the same as the last second of year 9999.
+				c.exp, c.hasExp = min(f, maxNumericDate), true
 			case "nbf":
 				c.nbf, c.hasNbf = f, true
 			case "iat":

@@ -432,3 +432,21 @@ func BenchmarkVerifyToken(b *testing.B) {
 		}
 	})
 }
+
+// TestExpClamped: an exp of 2^63 seconds or more is the last second of
+// year 9999, so the caller's expiry (which ends its streams) is in the
+// future; time.Unix wrapped it into the past, and streams opened with
+// such a token ended at once.
+func TestExpClamped(t *testing.T) {
+	for _, exp := range []float64{1 << 63, 1e19, 1e300} {
+		v := newTestVerifier(t, "rsa-1")
+		tok := jwtTestToken(t, "rsa-1", func(h, c map[string]any) { c["exp"] = exp })
+		who, err := v.verify(t.Context(), tok, "")
+		if err != nil {
+			t.Fatalf("exp %g: %v", exp, err)
+		}
+		if want := time.Unix(maxNumericDate, 0); !who.expires.Equal(want) {
+			t.Errorf("exp %g: the caller expires %v, want %v", exp, who.expires, want)
+		}
+	}
+}

@@ -176,12 +176,12 @@ func (st *sessionStore) full(share string) bool {
 	return !st.roomLocked(share, false)
 }
 
-// lookupLocked returns the live session id opened by principal; nil when
+// lookupLocked returns the live session id opened by owner (caller.binding); nil when
 // there is none (never existed, ended, expired, or opened by another
-// principal: all look the same). Looking it up is a use.
-func (st *sessionStore) lookupLocked(id, principal string) *sessionEntry {
+// owner: all look the same). Looking it up is a use.
+func (st *sessionStore) lookupLocked(id, owner string) *sessionEntry {
 	e := st.byID[id]
-	if e == nil || e.sess.principal != principal {
+	if e == nil || e.sess.owner != owner {
 		return nil
 	}
 	now := st.now()
@@ -193,12 +193,12 @@ func (st *sessionStore) lookupLocked(id, principal string) *sessionEntry {
 	return e
 }
 
-// acquire returns the live session id opened by principal and marks a
+// acquire returns the live session id opened by owner and marks a
 // request running in it until release; nil when there is none.
-func (st *sessionStore) acquire(id, principal string) *session {
+func (st *sessionStore) acquire(id, owner string) *session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	e := st.lookupLocked(id, principal)
+	e := st.lookupLocked(id, owner)
 	if e == nil {
 		return nil
 	}
@@ -206,13 +206,13 @@ func (st *sessionStore) acquire(id, principal string) *session {
 	return e.sess
 }
 
-// use returns the live session id opened by principal, counting the look
+// use returns the live session id opened by owner, counting the look
 // up as a use but marking nothing running: what a GET stream needs, which
 // must not keep its session alive.
-func (st *sessionStore) use(id, principal string) *session {
+func (st *sessionStore) use(id, owner string) *session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if e := st.lookupLocked(id, principal); e != nil {
+	if e := st.lookupLocked(id, owner); e != nil {
 		return e.sess
 	}
 	return nil
@@ -228,12 +228,12 @@ func (st *sessionStore) release(sess *session) {
 	}
 }
 
-// remove ends the session id of principal; false when there is none.
-func (st *sessionStore) remove(id, principal string) bool {
+// remove ends the session id of owner; false when there is none.
+func (st *sessionStore) remove(id, owner string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	e := st.byID[id]
-	if e == nil || e.sess.principal != principal {
+	if e == nil || e.sess.owner != owner {
 		return false
 	}
 	st.endLocked(id, e)
@@ -285,7 +285,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 	if request {
 		find = t.sessions.acquire
 	}
-	sess := find(strings.TrimSpace(ids[0]), who.principal)
+	sess := find(strings.TrimSpace(ids[0]), who.binding())
 	if t.stream(sess) != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
 		// travel on its own stream, so its id names no session here.
@@ -473,7 +473,7 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	defer t.slots.give(who.share, 1)
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
+	sess.id, sess.owner, sess.share = rand.Text(), who.binding(), who.share
 	call := t.newCall(w, rc, r, who, req.id)
 	defer call.release()
 	reply, code := t.s.serveParts(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
@@ -604,7 +604,7 @@ func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, wh
 		writeHTTPError(w, status, rerr)
 		return
 	}
-	t.sessions.remove(sess.id, who.principal)
+	t.sessions.remove(sess.id, who.binding())
 	w.WriteHeader(http.StatusNoContent)
 }
 

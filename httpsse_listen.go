@@ -137,7 +137,7 @@ func httpFlags(fs *flag.FlagSet, cfg *config) *httpConfig {
 	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 random bytes (openssl rand -hex 32): one token, or lines NAME TOKEN [SCOPE...]; # starts a comment")
 	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
 	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")

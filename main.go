@@ -87,8 +87,8 @@
 //	-shutdown-timeout D   how long shutdown waits for requests in flight (default 10s)
 //	-token-file PATH      require "Authorization: Bearer TOKEN" with a token from PATH: one
 //	                      token, or lines NAME TOKEN [SCOPE...] (TOKEN may be sha256:HEX);
-//	                      a token is at least 32 bytes of letters, digits and -._~+/
-//	                      (openssl rand -hex 32)
+//	                      a token is at least 32 random bytes of letters, digits and
+//	                      -._~+/ (openssl rand -hex 32; a guessable one is refused)
 //	-oauth-issuer URL     act as an OAuth 2.1 resource server of this authorization server
 //	                      (https, or http on loopback); see Authorization below
 //	-oauth-resource URL   this server's canonical URI, the audience its tokens must name

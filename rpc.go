@@ -310,6 +310,26 @@ type caller struct {
 	// exp; an introspected token's, when its introspection answer
 	// lapses); zero means never. Long-lived streams end then.
 	expires time.Time
+	// client is the OAuth client an access token was issued to (its
+	// client_id claim, RFC 9068 §2.2, else azp); "" for every other
+	// credential, and for a token that names none. Part of binding.
+	client string
+}
+
+// binding is what the state a caller creates is bound to, and what it
+// must present again to reach it (tasks, classic sessions, requestState,
+// a listen's tasks): its principal, and for an OAuth token issued to a
+// client, that client too, so that a token of the same user issued to
+// another application reads nothing the first one started (SEP-2663,
+// "Auth binding"; docs/AUTH.md, TestAuthBindingClient). Without a client
+// it is the principal itself; with one it is quoted, which a principal
+// (an issuer URL and "#", or a token name) never is, so no two callers'
+// bindings meet.
+func (who caller) binding() string {
+	if who.client == "" {
+		return who.principal
+	}
+	return strconv.Quote(who.principal) + " client " + strconv.Quote(who.client)
 }
 
 // expiry returns a channel that fires when who's credential expires, and

@@ -638,7 +638,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		if !clientCaps(req.meta.capabilities).tasks {
 			return result{}, missingCapabilityError([]string{capabilityTasks})
 		}
-		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.principal)
+		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.binding())
 	}
 	sub, rerr := s.subs.open(req.id, want, req.caller.share)
 	if rerr != nil {
@@ -657,7 +657,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		if !s.subs.watchesTask(sub, id) {
 			return // its final state went out already
 		}
-		body, terminal, ok := s.tasks.detail(id, req.caller.principal)
+		body, terminal, ok := s.tasks.detail(id, req.caller.binding())
 		if ok {
 			req.send(sub.encodeTask(body))
 		}

@@ -1,7 +1,8 @@
-// The task store: every task this process holds, bounded in number (in
-// total and per caller share) and in bytes, each bound to the principal
-// that created it, kept for its ttlMs and then forgotten, and ended when
-// the server shuts down. tasks.go serves the protocol surface over it.
+// The task store: every task this process holds, bounded in number and
+// in bytes (in total and per caller share), each bound to the caller that
+// created it (caller.binding: its principal, and the OAuth client its
+// token was issued to), kept for its ttlMs and then forgotten, and ended
+// when the server shuts down. tasks.go serves the protocol surface over it.
 //
 // A task lives in memory only, in the process that created it: it does
 // not survive a restart, and another replica does not know it (a replica
@@ -141,7 +142,7 @@ func (st taskStatus) terminal() bool { return st >= taskCompleted }
 // handler's request; the store owns the record.
 type task struct {
 	id        string
-	principal string // caller.principal of the creating request: only it may see the task
+	owner     string // caller.binding of the creating request: only it may see the task
 	share     string // caller.share: whose part of -max-tasks it takes
 	createdAt time.Time
 	// cancel ends the run's context with a cause: tasks/cancel, shutdown,
@@ -277,7 +278,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	st.count.take(c.share, 1) // roomLocked made room
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
-	t := &task{id: id, principal: c.principal, share: c.share, createdAt: now, updatedAt: now,
+	t := &task{id: id, owner: c.binding(), share: c.share, createdAt: now, updatedAt: now,
 		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size}
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
 	t.message = "the task is running"
@@ -359,12 +360,12 @@ func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	return old
 }
 
-// lookupLocked returns the task id of principal, or nil: unknown, expired
-// (then forgotten) and another principal's all look the same.
+// lookupLocked returns the task id of owner (caller.binding), or nil: unknown, expired
+// (then forgotten) and another owner's all look the same.
 // [§Security Implications]: SEP-2663, "Auth binding"
-func (st *taskStore) lookupLocked(id, principal string, now time.Time) *task {
+func (st *taskStore) lookupLocked(id, owner string, now time.Time) *task {
 	t := st.tasks[id]
-	if t == nil || t.principal != principal {
+	if t == nil || t.owner != owner {
 		return nil
 	}
 	if st.expiredLocked(t, now) {
@@ -472,13 +473,13 @@ func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 }
 
 // get returns the task as tasks/get shows it (DetailedTask), its stored
-// values not copied (encodeLocked), or false when principal has no such
+// values not copied (encodeLocked), or false when owner has no such
 // task.
-func (st *taskStore) get(id, principal string) (storedMembers, bool) {
+func (st *taskStore) get(id, owner string) (storedMembers, bool) {
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		return nil, false
 	}
@@ -487,10 +488,10 @@ func (st *taskStore) get(id, principal string) (storedMembers, bool) {
 
 // detail is get for a notification: it also says whether the state is
 // final.
-func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok bool) {
+func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return nil, false, false
@@ -501,14 +502,14 @@ func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok boo
 	return m.joinObject(), terminal, true
 }
 
-// owned returns the ids, in order, that name a live task of principal.
-func (st *taskStore) owned(ids []string, principal string) []string {
+// owned returns the ids, in order, that name a live task of owner.
+func (st *taskStore) owned(ids []string, owner string) []string {
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		if st.lookupLocked(id, principal, now) != nil {
+		if st.lookupLocked(id, owner, now) != nil {
 			out = append(out, id)
 		}
 	}
@@ -523,10 +524,10 @@ func (st *taskStore) owned(ids []string, principal string) []string {
 // more the task is working again and its runner wakes. raw is the
 // inputResponses object.
 // [§Task Update Requests]: SEP-2663, section Task Update Requests
-func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
+func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return taskNotFound(methodTasksUpdate)
@@ -611,10 +612,10 @@ func (t *task) askIndex(key string) int {
 // returns afterwards is discarded); a finished one is left as it is. Both
 // are acknowledged.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
-func (st *taskStore) cancelTask(id, principal string) *rpcError {
+func (st *taskStore) cancelTask(id, owner string) *rpcError {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return taskNotFound(methodTasksCancel)
