@@ -316,26 +316,26 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 	logLinePool.Put(bp)
 }
 
-// targetName returns what a request names, for the access line: the tool
-// or prompt of tools/call and prompts/get, the URI of resources/read; ""
-// for other methods and when params do not say. The handler records it
-// (req.target); a request refused before its handler ran (rate limited,
-// invalid) has it read from params here.
+// targetName returns what a request names, for the access and audit
+// lines: the tool or prompt name, the resource URI, the prompt or
+// template a completion refers to; "" for other methods (a task id is a
+// capability: never logged) and when params do not say. The handler
+// records it (req.target); a request refused before its handler ran
+// (rate limited, invalid) has it read from params here.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
 	}
-	var raw []byte
-	switch r.method {
-	case methodToolsCall, methodPromptsGet:
-		raw = r.param("name")
-	case methodResourcesRead:
-		raw = r.param("uri")
-	default:
-		return ""
+	switch t := methods[r.method].target; t {
+	case targetTool, targetPrompt, targetResource:
+		s, _ := jsonString(r.param(t.param()))
+		return s
+	case targetRef:
+		if ref, rerr := objectParam(r.param("ref"), "ref", "type", "name", "uri"); rerr == nil {
+			return ref["name"] + ref["uri"]
+		}
 	}
-	s, _ := jsonString(raw)
-	return s
+	return ""
 }
 
 // logAttrs are the attributes that tie a log line to its request, the
@@ -627,18 +627,7 @@ const maxAuditName = 256
 // writes its line only when access lines are off (-access-log=false), so
 // that an authenticated request leaves exactly one line either way.
 func (s *server) audit(req *request, who caller, took time.Duration, code int) {
-	name := ""
-	for _, p := range []string{"name", "uri"} {
-		if v, ok := jsonString(req.param(p)); ok {
-			name = v
-			break
-		}
-	}
-	if req.method == "completion/complete" {
-		if ref, rerr := objectParam(req.param("ref"), "ref", "type", "name", "uri"); rerr == nil {
-			name = ref["name"] + ref["uri"]
-		}
-	}
+	name := req.targetName()
 	if len(name) > maxAuditName {
 		name = name[:maxAuditName] + "..."
 	}
