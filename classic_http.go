@@ -176,9 +176,10 @@ func (st *sessionStore) full(share string) bool {
 	return !st.roomLocked(share, false)
 }
 
-// lookupLocked returns the live session id opened by owner (caller.binding); nil when
-// there is none (never existed, ended, expired, or opened by another
-// owner: all look the same). Looking it up is a use.
+// lookupLocked returns the live session id opened by owner
+// (caller.binding); nil when there is none (never existed, ended,
+// expired, or opened by another owner: all look the same). Looking it up
+// is a use.
 func (st *sessionStore) lookupLocked(id, owner string) *sessionEntry {
 	e := st.byID[id]
 	if e == nil || e.sess.owner != owner {

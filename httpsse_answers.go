@@ -26,10 +26,11 @@ const (
 	// httpAnswerBudget is how many answers of -max-body the server holds
 	// at once while clients read them: 32 MiB by default, 8 MiB for one
 	// client (its share: four answers of 1.8 MiB). An answer larger than
-	// a share takes the whole share, and is written alone. Without it a
-	// client that asked for a large answer on every request slot and
-	// never read held each answer, and the slot, for the write timeout:
-	// 256 answers of 1.8 MiB took 730 MiB (TestAttackUnreadAnswers).
+	// a share takes the whole share, and is written alone. It is the
+	// bodies' budget (httpBodyBudget) mirrored: what a client makes the
+	// server hold for it on the way out is bounded as what it sends is on
+	// the way in, whatever it asks for on every request slot and however
+	// slowly it reads (TestAttackUnreadAnswers).
 	httpAnswerBudget = 8
 
 	// httpSmallAnswer is the largest answer that takes nothing from the
@@ -44,12 +45,12 @@ const (
 	// httpSendBuffer is the kernel send buffer of each accepted
 	// connection (SO_SNDBUF; Linux doubles it for its bookkeeping, so a
 	// connection holds at most 128 KiB of the host's TCP memory for its
-	// client). Left alone, Linux grows it to tcp_wmem's maximum, 4 MiB,
-	// while a client reads slowly: 1024 connections left unread after a
-	// large answer held 2.5 GiB, past the host's tcp_mem limit, where
-	// every TCP allocation on the machine fails. 64 KiB fills a 50 Mbit/s
-	// link 10 ms away; a large answer to a client farther away arrives
-	// more slowly.
+	// client). Left alone, Linux grows it towards tcp_wmem's maximum
+	// (4 MiB) while a client reads slowly, so -max-connections clients
+	// that never read could hold gigabytes of kernel memory, past the
+	// host's tcp_mem limit, where every TCP allocation on the machine
+	// fails. 64 KiB fills a 50 Mbit/s link 10 ms away; a large answer to
+	// a client farther away arrives more slowly.
 	httpSendBuffer = 64 << 10
 
 	// httpLargeAnswerIdle is how long a connection whose last exchange
