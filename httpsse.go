@@ -17,6 +17,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -60,6 +61,12 @@ type httpTransport struct {
 	// chunks keeps the chunks bodies are read in (readBody) for the next
 	// bodies: bodyChunksKept of readBodyFirst bytes at most, idle.
 	chunks *bufferPool
+	// answers bounds the bytes of the answers being written, until the
+	// client has read them (httpAnswerBudget answers of -max-body), with
+	// a share per client (httpsse_answers.go).
+	answers *shareLimit
+	// largeAnswerIdle is httpLargeAnswerIdle; tests shorten it.
+	largeAnswerIdle time.Duration
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
@@ -116,6 +123,13 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	t.chunks = newBufferPool(bodyChunksKept, readBodyFirst, readBodyFirst)
 	control := max(shareFloor, n/8)
 	t.control = newShareLimit(control, s.share(control, shareFloor))
+	answers := httpAnswerBudget * cfg.maxBody
+	t.answers = newShareLimit(answers, s.share(answers, cfg.maxBody))
+	t.largeAnswerIdle = cmp.Or(cfg.largeAnswerIdle, httpLargeAnswerIdle)
+	s.metrics.gauge("baremcp_http_answer_bytes", "Bytes of answers being written to HTTP clients: the answer budget in use.", func() int64 {
+		_, all := t.answers.held("")
+		return all
+	})
 	t.queueWait = httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
@@ -241,25 +255,26 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 // session, served by a near-copy, got no keep-alives).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
 func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
-	call := t.newCall(w, rc, r)
+	call := t.newCall(w, rc, r, who, req.id)
 	defer call.release()
 	if req.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
 	// check runs only for a modern request (modern _meta inside a
 	// session too); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing, takesTail: true})
+	reply, code := t.s.serveParts(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		call.abandon()
 		return
 	}
-	call.finish(reply, req.replyTail, req.era.replyCode(code))
+	call.finish(reply, req.era.replyCode(code))
 }
 
-// newCall starts the response of one request. The caller defers
-// release.
-func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
-	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics, replies: t.s.replies}
+// newCall starts the response of one request of who, whose id is id
+// (nil: a batch). The caller defers release.
+func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, who caller, id []byte) *httpCall {
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics, id: id, replies: t.s.replies,
+		answers: answerHold{budget: t.answers, share: who.share, wait: t.queueWait}}
 }
 
 // receive reads the body of a POST whose content type has been checked,
@@ -571,27 +586,46 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 	if len(id) > 0 {
 		raw = id[0]
 	}
-	writeJSON(w, status, encodeError(raw, e), nil)
+	writeJSON(w, status, encodeError(raw, e))
 }
 
 // writeJSON writes one message as an application/json body.
-func writeJSON(w http.ResponseWriter, status int, msg, tail []byte) {
-	if tail != nil && bytes.ContainsAny(msg, "\r\n") {
-		// tail, encoded by encodeResult, breaks no line but at its end;
-		// the head holds the peer's id.
-		msg, tail = append(msg[:len(msg):len(msg)], tail...), nil
-	}
-	msg = oneLine(msg)
+func writeJSON(w http.ResponseWriter, status int, msg []byte) {
+	writeJSONParts(w, status, replyParts{msg})
+}
+
+// writeJSONParts writes one message, in pieces (replyParts), as an
+// application/json body: each piece is handed to the connection as it
+// is, so a stored value in it is never copied (net/http's buffers pass a
+// large write through).
+func writeJSONParts(w http.ResponseWriter, status int, msg replyParts) {
+	msg = oneLineParts(msg)
 	// Every answer is written with a deadline: a client that never reads
 	// must not hold the handler, nor what it holds, for longer.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(msg)+len(tail)))
+	w.Header().Set("Content-Length", strconv.Itoa(msg.size()))
 	w.WriteHeader(status)
-	_, _ = w.Write(msg)
-	if tail != nil {
-		_, _ = w.Write(tail)
+	for _, b := range msg {
+		if _, err := w.Write(b); err != nil {
+			return
+		}
 	}
+}
+
+// oneLineParts is oneLine for a reply in pieces: the pieces as they are
+// when none holds a line break but the last one's end (stored values
+// never do: compactLine), else the line joined and compacted.
+func oneLineParts(msg replyParts) replyParts {
+	for i, b := range msg {
+		if i == len(msg)-1 {
+			b = bytes.TrimSuffix(b, []byte("\n"))
+		}
+		if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+			return replyParts{oneLine(msg.join())}
+		}
+	}
+	return msg
 }
 
 // httpCall is one request's response in progress. The first notification
@@ -608,6 +642,12 @@ type httpCall struct {
 	challenge func(reply []byte) string
 	// replies takes back the reply's buffer once written (finish).
 	replies *bufferPool
+	// id is the request's id, for the error that replaces a reply the
+	// answer budget refuses; nil for a batch.
+	id []byte
+	// answers is the budget every event and reply larger than
+	// httpSmallAnswer is written under (httpsse_answers.go).
+	answers answerHold
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
@@ -641,7 +681,16 @@ func (c *httpCall) notify(msg []byte) {
 			c.metrics.sseOpened()
 		}
 	}
-	c.eventLocked(msg)
+	msg = oneLine(msg)
+	release, rerr := c.answers.hold(c.conn, len(msg), true)
+	if rerr != nil {
+		// The client has not read what it was sent for as long as a write
+		// may block: its stream ends, as a write timing out ends it.
+		c.done = true
+		return
+	}
+	defer release()
+	c.eventLocked(replyParts{msg})
 }
 
 // startSSE writes the head of an SSE response: status 200, the event
@@ -658,32 +707,46 @@ func startSSE(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// finish writes the reply, continued by tail (req.replyTail, nil for
-// none): the last event of the stream, or the whole application/json
-// response when nothing was streamed.
-func (c *httpCall) finish(reply, tail []byte, code int) {
+// finish writes the reply: the last event of the stream, or the whole
+// application/json response when nothing was streamed, piece by piece
+// (writeJSONParts). A reply larger than httpSmallAnswer is written under
+// the answer budget, taken first and given back once the write has
+// returned (the client has read all but what the kernel's buffer holds,
+// or the write timed out); a reply the budget refuses is replaced by
+// -31503 (TestAttackUnreadAnswers).
+func (c *httpCall) finish(reply replyParts, code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.endLocked() {
 		return
 	}
-	if c.streaming {
-		if tail != nil {
-			reply = append(reply[:len(reply):len(reply)], tail...)
+	reply = oneLineParts(reply)
+	release, rerr := c.answers.hold(c.conn, reply.size(), false)
+	if rerr != nil {
+		reply, code = replyParts{encodeError(c.id, rerr)}, rerr.Code
+		release = func() {}
+		if c.metrics != nil {
+			c.metrics.busyRefused()
 		}
+	}
+	defer release()
+	if c.streaming {
 		c.eventLocked(reply)
 		return
 	}
 	switch {
 	case code == codeRateLimited || code == codeServerBusy:
-		c.w.Header().Set("Retry-After", retryAfter(reply))
+		c.w.Header().Set("Retry-After", retryAfter(reply.join())) // an error: one short piece
 	case code == codeInsufficientScope && c.challenge != nil:
-		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
+		c.w.Header().Set("WWW-Authenticate", c.challenge(reply.join()))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	writeJSON(c.w, httpStatus(code), reply, tail)
-	// Written: net/http holds no part of it.
-	c.replies.put(reply)
+	writeJSONParts(c.w, httpStatus(code), reply)
+	if len(reply) == 1 {
+		// Written: net/http holds no part of it. A reply in pieces holds
+		// stored values that are not the call's to give.
+		c.replies.put(reply[0])
+	}
 }
 
 // endLocked ends the call and reports whether its last write may go out:
@@ -769,24 +832,41 @@ func (c *httpCall) comment() {
 	}
 }
 
-// eventLocked writes one SSE event carrying msg and flushes it. A write
-// error (the client left) ends the call.
-func (c *httpCall) eventLocked(msg []byte) {
+// eventLocked writes one SSE event carrying msg (one line, in pieces:
+// oneLineParts) and flushes it. A write error (the client left) ends the
+// call.
+func (c *httpCall) eventLocked(msg replyParts) {
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	if _, err := c.w.Write(sseEvent(msg)); err != nil {
-		c.done = true
-		return
-	}
-	if err := c.rc.Flush(); err != nil {
+	if writeSSEEvent(c.w, msg) != nil || c.rc.Flush() != nil {
 		c.done = true
 	}
 }
+
+// writeSSEEvent writes one SSE event carrying msg (one line, in pieces:
+// oneLineParts): a small one in one write, a large one piece by piece,
+// never copied.
+func writeSSEEvent(w io.Writer, msg replyParts) error {
+	if len(msg) == 1 && len(msg[0]) <= httpSmallAnswer {
+		msg = replyParts{sseEvent(msg[0])}
+	} else {
+		msg = append(append(replyParts{[]byte(sseEventHead)}, msg...), []byte("\n"))
+	}
+	for _, b := range msg {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sseEventHead starts every SSE event the transport writes.
+const sseEventHead = "event: message\ndata: "
 
 // sseEvent is msg (a message line) as one SSE event.
 func sseEvent(msg []byte) []byte {
 	msg = oneLine(msg)
 	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, sseEventHead...)
 	buf = append(buf, msg...) // ends in "\n"
 	return append(buf, '\n')
 }

@@ -109,7 +109,7 @@ func (t *httpTransport) serveResourceMetadata(w http.ResponseWriter, r *http.Req
 		return
 	}
 	h.Set("Cache-Control", "max-age=300")
-	writeJSON(w, http.StatusOK, append(doc, '\n'), nil)
+	writeJSON(w, http.StatusOK, append(doc, '\n'))
 }
 
 // The error descriptions of the challenges: fixed text the server wrote,

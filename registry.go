@@ -46,8 +46,10 @@ type registry struct {
 // listPage is one encoded page of a list result (registry.page), read
 // only once made, shared by every request that lists it. tail is the rest
 // of the whole response after its id, for the server's default cache
-// hints (encodeResult): made once, so that a request listing the page is
-// answered by writing its id between bytes encoded once. Kept for the
+// hints (encodeResult): made once, the reply's second piece
+// (replyParts), so that HTTP answers a request listing the page by
+// writing its id and bytes encoded once; it holds no line break but its
+// last byte (json.Marshal writes none). Kept for the
 // tools/list row of docs/PERFORMANCE.md (1,000 tools): copying the page
 // into each response, then collecting it, was most of that row's CPU.
 type listPage struct {

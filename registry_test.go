@@ -953,16 +953,16 @@ func TestListPageTwoParts(t *testing.T) {
 					t.Fatalf("page(tools, %s, %q) = %v", version, cursor, rerr)
 				}
 				for range 2 { // the tail is made once, then reused
-					head, tail, err := s.encodeResult([]byte(id), result{body: page, cache: &s.cache}, version)
-					if err != nil || tail == nil {
-						t.Fatalf("encodeResult(page) = %v, tail %q; want a tail", err, tail)
+					parts, err := s.encodeResult([]byte(id), result{body: page, cache: &s.cache}, version)
+					if err != nil || len(parts) != 2 || &parts[1][0] != &page.tail[0] {
+						t.Fatalf("encodeResult(page) = %d pieces, %v; want the head and the page's tail", len(parts), err)
 					}
-					whole, none, err := s.encodeResult([]byte(id), result{body: json.RawMessage(page.body), cache: &s.cache}, version)
-					if err != nil || none != nil {
-						t.Fatalf("encodeResult(body) = %v, tail %q; want no tail", err, none)
+					whole, err := s.encodeResult([]byte(id), result{body: json.RawMessage(page.body), cache: &s.cache}, version)
+					if err != nil || len(whole) != 1 {
+						t.Fatalf("encodeResult(body) = %d pieces, %v; want one", len(whole), err)
 					}
-					if got := string(head) + string(tail); got != string(whole) {
-						t.Errorf("%s, cursor %q, id %s: in two parts\n%s\nwant\n%s", version, cursor, id, got, whole)
+					if got := string(parts.join()); got != string(whole[0]) {
+						t.Errorf("%s, cursor %q, id %s: in two parts\n%s\nwant\n%s", version, cursor, id, got, whole[0])
 					}
 				}
 			}

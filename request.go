@@ -65,11 +65,6 @@ type request struct {
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
 
-	// replyTail is the rest of the reply answer encoded, shared and read
-	// only (a list page's, encodeResult); nil when the reply is whole.
-	// serve joins the two unless the transport writes both (exchange).
-	replyTail []byte
-
 	// end is how the request ended when its reply's code does not say
 	// (outcomeOf): input_required, a tool error, a timeout, a
 	// cancellation; answer records it.

@@ -365,7 +365,7 @@ func parseOutgoing(b []byte) (id []byte, notification, ok bool) {
 func TestWireStringsAreJSON(t *testing.T) {
 	odd := "m\x7f\x01\u2028é\xff"
 	s := newTestServer(t)
-	res, _, err := s.encodeResult([]byte("1"), result{cache: &cacheHint{TTL: 1, Scope: odd}}, version20260728)
+	res, err := s.encodeResult([]byte("1"), result{cache: &cacheHint{TTL: 1, Scope: odd}}, version20260728)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestWireStringsAreJSON(t *testing.T) {
 	}{
 		{"encodeRequest", encodeRequest([]byte("1"), odd, json.RawMessage(`{}`))},
 		{"encodeNotification", encodeNotification(odd, map[string]any{})},
-		{"encodeResult cacheScope", res},
+		{"encodeResult cacheScope", res.join()},
 	} {
 		if !json.Valid(tt.msg) {
 			t.Errorf("%s wrote %q, not JSON", tt.name, tt.msg)

@@ -12,7 +12,7 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget. Every count and duration is bounded; the whole
+// subscribe-memory, budget; and unread answers (answers.go): answers. Every count and duration is bounded; the whole
 // run takes about two minutes.
 // It exits non-zero when a test fails its criteria.
 package main
@@ -72,6 +72,7 @@ func main() {
 		{"init-body", testInitBody},
 		{"subscribe-memory", testSubscribeMemory},
 		{"budget", testBudget},
+		{"answers", testAnswers},
 	}
 	failed := 0
 	for _, t := range tests {
