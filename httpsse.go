@@ -59,6 +59,9 @@ type httpTransport struct {
 	// draining is set when shutdown begins: /readyz answers 503 from then
 	// on (httpsse_health.go).
 	draining atomic.Bool
+	// refused logs the refusals, at most a line a second
+	// (httpsse_responses.go).
+	refused failureLog
 }
 
 // httpBodyBudget is how many bodies of -max-body the server holds at
@@ -90,6 +93,7 @@ func (t *httpTransport) routes(mux *http.ServeMux) {
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
 	t := &httpTransport{s: s, cfg: cfg, origins: map[string]bool{}, cop: http.NewCrossOriginProtection(), keepAlive: cfg.keepAlive, closing: make(chan struct{})}
+	t.refused = failureLog{log: s.log, msg: "HTTP requests refused"}
 	if t.keepAlive <= 0 {
 		t.keepAlive = defaultKeepAlive
 	}
@@ -251,6 +255,7 @@ func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *
 // newCall starts the response of one request. The caller defers
 // release.
 func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
+	setReason(w, reasonAnswer)
 	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
 }
 
@@ -497,6 +502,7 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 	if len(id) > 0 {
 		raw = id[0]
 	}
+	setReason(w, refusalReason(status, e))
 	writeJSON(w, status, encodeError(raw, e))
 }
 

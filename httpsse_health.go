@@ -59,6 +59,7 @@ func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
 
 // writeProbe writes a probe's answer: a word of plain text, never cached.
 func writeProbe(w http.ResponseWriter, status int, body string) {
+	setReason(w, reasonProbe)
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

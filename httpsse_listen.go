@@ -236,6 +236,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	defer t.auth.close()
+	defer t.refused.close()
 	mux := http.NewServeMux()
 	t.routes(mux)
 	debugRoutes(mux, s)
@@ -253,7 +254,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	// once Serve has returned.
 	var conns sync.WaitGroup
 	srv := &http.Server{
-		Handler:           t.closeWhileDraining(mux),
+		Handler:           countResponses(s.metrics, &t.refused, t.closeWhileDraining(mux)),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,

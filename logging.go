@@ -46,9 +46,9 @@ const (
 	maxLogValueBytes = 256
 
 	// maxLogBacklog bounds the log lines queued while another goroutine
-	// writes to the log (logSink). Beyond it writers wait: a stalled
-	// stderr slows the server down instead of growing its memory or
-	// losing lines.
+	// writes to the log (logSink). Beyond it lines are dropped and
+	// counted: a stalled stderr (nobody reads the pipe) never holds a
+	// request, and the memory it can cost is bounded (logSink).
 	maxLogBacklog = 1 << 20
 
 	// maxLogSpareBytes bounds the batch buffer the log sink keeps for
@@ -57,6 +57,11 @@ const (
 	// which cost more than formatting the lines; the backlog bound makes
 	// larger batches rare.
 	maxLogSpareBytes = 2 * maxLogBacklog
+
+	// logCloseWait bounds how long closing the log waits for a write in
+	// progress: a stalled stderr must not keep a stopping server from
+	// exiting. What is still queued then is dropped.
+	logCloseWait = 2 * time.Second
 )
 
 // logConfig is the logging flags.
@@ -95,12 +100,13 @@ func logFlags(fs *flag.FlagSet) *logConfig {
 }
 
 // newLogger returns the server's logger and its access log, both writing
-// to w through one logSink; the access log is nil when access lines are
-// off (-access-log=false, or -log-level above info). With c.linger the
-// sink batches lines on a goroutine of its own: closeLog writes what is
+// to w through sink; the access log is nil when access lines are off
+// (-access-log=false, or -log-level above info). With c.linger the sink
+// batches lines on the goroutine of its timer: sink.close writes what is
 // queued and stops it, and must be called once nothing logs any more.
-func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, closeLog func()) {
-	sink := newLogSink(w, c.linger)
+func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, sink *logSink) {
+	sink = newLogSink(w, c.linger)
+	sink.json = c.format == logFormatJSON
 	opts := &slog.HandlerOptions{Level: c.level}
 	var h slog.Handler = slog.NewTextHandler(sink, opts)
 	if c.format == logFormatJSON {
@@ -109,56 +115,63 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 	if c.access && c.level <= slog.LevelInfo {
 		access = &accessLog{sink: sink, json: c.format == logFormatJSON}
 	}
-	return slog.New(h), access, sink.close
+	return slog.New(h), access, sink
 }
 
 // logSink is the one writer of the log: every line, slog's and the access
 // lines, is one Write of a complete line, and lines never interleave and
 // keep their order. How they reach w depends on linger:
 //
-//   - 0 (HTTP, tests): the goroutine that calls Write writes, and lines
-//     completed meanwhile are queued and go out together in its next
-//     Write, as the stdio transport writes stdout. Nothing is ever left
-//     queued once every writer has returned.
-//   - above 0 (stdio: logLinger): Write only queues. The first line queued
-//     arms a timer; when it fires, linger later, the lines queued by then
-//     are written in one system call, on the timer's goroutine. An access
-//     line per request then costs a copy, not a write(2) of its own: at a
-//     few thousand requests a second, each write carries a few lines
+//   - above 0 (run, both transports: logLinger): Write only queues. The
+//     first line queued arms a timer; when it fires, linger later, the
+//     lines queued by then are written in one system call, on the timer's
+//     goroutine. A request's access line thus costs a copy, never a
+//     write(2) on the request's path, and its reply is never behind it:
+//     at a few thousand requests a second, each write carries a few lines
 //     instead of one. No goroutine waits for lines: waking one for the
 //     first line of every batch, and again at the end of its linger, cost
-//     more than the lines (issue 14's benchmark criterion: 10 % of the
-//     server's CPU on HTTP at one client). Lines reach w at most linger
-//     late (or once a stalled write returns), and close writes what is
-//     queued; a crash of the whole process (not a handler's panic, which
-//     is recovered) loses at most linger's worth.
+//     more than the lines. Lines reach w at most linger late (or once a
+//     stalled write returns), and close writes what is queued; a crash of
+//     the whole process (not a handler's panic, which is recovered) loses
+//     at most linger's worth.
+//   - 0 (tests): the goroutine that calls Write writes, and lines
+//     completed meanwhile are queued and go out together in its next
+//     Write. Nothing is left queued once every writer has returned, so a
+//     test reads a complete log as soon as the server has answered.
 //
-// Either way, once maxLogBacklog bytes are queued, writers wait for the
-// write in progress (or the timer's): a stalled stderr slows the server
-// down instead of growing its memory or losing lines.
+// Either way Write never waits for w: once maxLogBacklog bytes are queued
+// behind a write in progress, further lines are dropped and counted
+// (dropped, the metric baremcp_log_lines_dropped_total), and when the
+// queue has drained the sink writes one line saying how many were lost.
+// A stalled stderr costs at most the queue and the batch being written
+// (each at most maxLogBacklog plus a line, in buffers of at most twice
+// that: 4 MiB) and the one goroutine blocked in the write; serving goes
+// on (TestLogSinkNeverBlocks). stalled tells how long the write in
+// progress has been waiting.
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
+	json   bool // the sink's own line (dropped lines) is JSON, not text
 
 	// q coalesces the lines written to w (linequeue.go); its mu also
-	// guards closed and armed.
-	q      lineQueue
-	closed bool // close was called: Write writes itself
-	armed  bool // linger > 0: timer is set to write the queue
+	// guards closed, armed and unreported.
+	q          lineQueue
+	closed     bool   // close was called: Write writes itself
+	armed      bool   // linger > 0: timer is set to write the queue
+	unreported uint64 // lines dropped since the last line that said so
 
 	// timer (linger > 0) runs lingered linger after the first line of a
 	// batch is queued; it is the only owner of the batch write, and close
 	// stops it.
 	timer *time.Timer
+
+	dropped atomic.Uint64 // lines dropped since the sink was made
+	writing atomic.Int64  // when the write in progress began (Unix ns); 0 for none
 }
 
-// logLinger is how long the log sink of a stdio server waits for more
-// lines before it writes a batch: short enough that a log tail looks
-// live, long enough to put many access lines in one system call under
-// load. An HTTP server does not wait: against the harness, waiting cost
-// HTTP at one client 6 to 10 % more CPU per request than writing each
-// line at once (a timer's wake-up a millisecond for a few lines), and
-// writing at once cost stdio at k=1 about as much more.
+// logLinger is how long the log sink waits for more lines before it
+// writes a batch: short enough that a log tail looks live, long enough to
+// put many access lines in one system call under load.
 const logLinger = time.Millisecond
 
 // newLogSink returns a sink writing to w, batching for linger when it is
@@ -173,15 +186,19 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	return l
 }
 
-// Write queues or writes p, one or more complete lines. It never returns
-// an error: a log that cannot be written has nowhere to say so.
+// Write queues or writes p, one or more complete lines, or drops it when
+// maxLogBacklog bytes wait already. It never waits for w, and never
+// returns an error: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
-	batching := l.timer != nil
 	l.q.mu.Lock()
-	for len(l.q.queued) >= maxLogBacklog && (l.q.flushing || batching && !l.closed) {
-		l.q.room.Wait()
+	batching := l.timer != nil && !l.closed
+	if (batching || l.q.flushing) && len(l.q.queued)+len(p) > maxLogBacklog {
+		l.unreported++
+		l.q.mu.Unlock()
+		l.dropped.Add(1)
+		return len(p), nil
 	}
-	if batching && !l.closed {
+	if batching {
 		l.q.queued = append(l.q.queued, p...)
 		if !l.armed && !l.q.flushing {
 			// A write in progress takes the queue when it ends.
@@ -221,14 +238,50 @@ func (l *logSink) lingered() {
 
 // flush writes b, then every batch queued meanwhile (lineQueue.drain);
 // only the goroutine that set flushing calls it. ours says b is a batch
-// of the sink's, not the caller's line.
+// of the sink's, not the caller's line. Once the queue is empty it
+// reports the lines dropped since the last report, in a line of its own.
 func (l *logSink) flush(b []byte, ours bool) {
-	l.q.drain(b, ours, func(b []byte) { _, _ = l.w.Write(b) })
+	l.q.drain(b, ours, func(b []byte) {
+		l.writing.Store(time.Now().UnixNano())
+		_, _ = l.w.Write(b)
+		l.writing.Store(0)
+	})
+	l.q.mu.Lock()
+	n := l.unreported
+	l.unreported = 0
+	l.q.mu.Unlock()
+	if n > 0 {
+		line := logLine{json: l.json}
+		line.begin(time.Now(), nil, "WARN", "log lines dropped: the log was not read fast enough")
+		line.int("dropped", int64(n))
+		line.end()
+		_, _ = l.Write(line.b)
+	}
 }
 
-// close writes what is queued and waits for a write in progress; later
-// lines are written by their callers, as with linger 0. It is safe to
-// call more than once, and does nothing more for a sink without linger.
+// backlog returns the bytes queued behind the write in progress.
+func (l *logSink) backlog() int {
+	l.q.mu.Lock()
+	defer l.q.mu.Unlock()
+	return len(l.q.queued)
+}
+
+// stalled returns how long the write in progress has been waiting at
+// now: 0 when none is in progress.
+func (l *logSink) stalled(now time.Time) time.Duration {
+	start := l.writing.Load()
+	if start == 0 {
+		return 0
+	}
+	return max(0, now.Sub(time.Unix(0, start)))
+}
+
+// close writes what is queued and waits for a write in progress, for at
+// most logCloseWait: past it, a stalled w keeps what is queued and close
+// returns (the goroutine that waits to write it is left behind, blocked
+// in w like the write before it). Later lines are written by their
+// callers, as with linger 0. It is safe to call more than once, and does
+// nothing for a sink without linger.
 func (l *logSink) close() {
 	if l.timer == nil {
 		return
@@ -236,15 +289,27 @@ func (l *logSink) close() {
 	l.timer.Stop()
 	l.q.mu.Lock()
 	l.closed = true
-	for l.q.flushing {
-		l.q.room.Wait()
-	}
-	b := l.q.queued
-	l.q.queued = nil
-	l.q.flushing = len(b) > 0
 	l.q.mu.Unlock()
-	if len(b) > 0 {
-		l.flush(b, true)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.q.mu.Lock()
+		for l.q.flushing {
+			l.q.room.Wait()
+		}
+		b := l.q.queued
+		l.q.queued = nil
+		l.q.flushing = len(b) > 0
+		l.q.mu.Unlock()
+		if len(b) > 0 {
+			l.flush(b, true)
+		}
+	}()
+	wait := time.NewTimer(logCloseWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
 	}
 }
 
@@ -424,7 +489,8 @@ func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
 		l.b = append(l.b, st.zone...)
 	}
 	l.plain("level", level)
-	l.plain("msg", msg)
+	l.key("msg")
+	l.str(msg)
 }
 
 // key starts the pair named key.

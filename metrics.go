@@ -162,9 +162,14 @@ type metrics struct {
 	rateLimited  atomic.Uint64
 	busy         atomic.Uint64 // HTTP requests refused with 503: every slot taken
 	authFailures [numAuthReasons]atomic.Uint64
+	responses    httpResponses // HTTP responses by status and reason (httpsse_responses.go)
 
 	build build
 	start time.Time
+
+	// log is the log's writer, whose dropped lines, backlog and stall are
+	// read at scrape time; nil for none.
+	log *logSink
 
 	mu     sync.Mutex // guards gauges
 	gauges []gaugeFunc
@@ -352,6 +357,24 @@ func (m *metrics) exposition() []byte {
 		sample("baremcp_auth_failures_total", []string{"reason", authReasonNames[r]}, u(m.authFailures[r].Load()))
 	}
 
+	if l := m.log; l != nil {
+		family("baremcp_log_lines_dropped_total", "counter", "Log lines dropped because the log's backlog was full: stderr was not read fast enough.")
+		sample("baremcp_log_lines_dropped_total", nil, u(l.dropped.Load()))
+		family("baremcp_log_backlog_bytes", "gauge", "Bytes of log lines queued behind the write in progress (at most "+strconv.Itoa(maxLogBacklog)+").")
+		sample("baremcp_log_backlog_bytes", nil, strconv.Itoa(l.backlog()))
+		family("baremcp_log_write_blocked_seconds", "gauge", "How long the log write in progress has been waiting; 0 when none. Past 1 nobody reads stderr: lines queue, then drop.")
+		sample("baremcp_log_write_blocked_seconds", nil, strconv.FormatFloat(l.stalled(time.Now()).Seconds(), 'g', -1, 64))
+	}
+
+	family("baremcp_http_responses_total", "counter", "HTTP responses written, by status and reason (answer: a JSON-RPC request's; the refusals are listed in docs/OPERATIONS.md).")
+	for si := range numHTTPStatuses {
+		for r := range numHTTPReasons {
+			if v := m.responses[si][r].Load(); v > 0 || presetResponse(si, r) {
+				sample("baremcp_http_responses_total", []string{"code", statusName(si), "reason", httpReasonNames[r]}, u(v))
+			}
+		}
+	}
+
 	m.mu.Lock()
 	gauges := slices.Clone(m.gauges)
 	m.mu.Unlock()
@@ -417,7 +440,7 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 		_, _ = w.Write(body)
 	})
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           countResponses(s.metrics, nil, mux),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpBodyReadTimeout,
 		WriteTimeout:      httpWriteTimeout,

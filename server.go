@@ -148,6 +148,7 @@ type server struct {
 	bridged *shareLimit
 	metrics *metrics   // counters, gauges, histograms (metrics.go)
 	access  *accessLog // the access lines; nil is off (logging.go)
+	logSink *logSink   // the log's writer, for its metrics (logging.go); nil counts nothing
 	// baseScopes are needed by every request of a scoped caller
 	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
 	// filterLists hides from list results what a caller's scopes do not
@@ -200,6 +201,9 @@ type config struct {
 	// newLogger made from them, nil when access lines are off.
 	log    logConfig
 	access *accessLog
+	// logSink is the log's writer, for its metrics (dropped lines, the
+	// backlog, a stalled write); nil counts nothing.
+	logSink *logSink
 	// metricsAddr is where -metrics serves /metrics; "" is off.
 	metricsAddr string
 	// printVersion is -version: print the build and exit.
@@ -254,9 +258,11 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	bridged := max(1, int64(s.maxRequests)/4)
 	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
 	s.access = cfg.access
+	s.logSink = cfg.logSink
 	b := readBuild()
 	b.version = s.info.Version
 	s.metrics = newMetrics(b)
+	s.metrics.log = cfg.logSink
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
 	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, s.clientShare, cfg.now, logger, s.publishTask)
