@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -56,9 +55,6 @@ type httpTransport struct {
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
-	// draining is set when shutdown begins: /readyz answers 503 from then
-	// on (httpsse_health.go).
-	draining atomic.Bool
 	// refused logs the refusals, at most a line a second
 	// (httpsse_responses.go).
 	refused failureLog
@@ -80,8 +76,7 @@ const httpBodyBudget = 8
 // 2024-11-05 transport's two (classic_sse.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
-	mux.HandleFunc("GET "+healthPath, t.healthz)
-	mux.HandleFunc("GET "+readyPath, t.readyz)
+	t.s.health.routes(mux)
 	t.routesResourceMetadata(mux)
 	if t.s.modernOnly {
 		return

@@ -13,7 +13,10 @@
 
 package main
 
-import "net/http"
+import (
+	"net/http"
+	"sync/atomic"
+)
 
 // The health endpoints' paths.
 const (
@@ -21,15 +24,28 @@ const (
 	readyPath  = "/readyz"
 )
 
+// probes is the state the probes report: whether shutdown has begun.
+// The server holds one (server.health), so that both listeners that
+// serve the probes, the MCP one and -metrics, say the same.
+type probes struct {
+	draining atomic.Bool // shutdown has begun: /readyz answers 503
+}
+
+// routes registers /healthz and /readyz on mux.
+func (p *probes) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+healthPath, p.healthz)
+	mux.HandleFunc("GET "+readyPath, p.readyz)
+}
+
 // healthz answers a liveness probe: the process is serving HTTP.
-func (t *httpTransport) healthz(w http.ResponseWriter, r *http.Request) {
+func (p *probes) healthz(w http.ResponseWriter, r *http.Request) {
 	writeProbe(w, http.StatusOK, "ok\n")
 }
 
 // readyz answers a readiness probe: 200 until shutdown begins
 // (beginDrain), 503 after.
-func (t *httpTransport) readyz(w http.ResponseWriter, r *http.Request) {
-	if t.draining.Load() {
+func (p *probes) readyz(w http.ResponseWriter, r *http.Request) {
+	if p.draining.Load() {
 		writeProbe(w, http.StatusServiceUnavailable, "draining\n")
 		return
 	}
@@ -37,7 +53,7 @@ func (t *httpTransport) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // beginDrain turns /readyz to 503 for good: shutdown has begun.
-func (t *httpTransport) beginDrain() { t.draining.Store(true) }
+func (t *httpTransport) beginDrain() { t.s.health.draining.Store(true) }
 
 // closeWhileDraining wraps the server's handler: once shutdown has begun,
 // every answer carries Connection: close and its connection closes after
@@ -50,7 +66,7 @@ func (t *httpTransport) beginDrain() { t.draining.Store(true) }
 // a stream opened before the drain keeps its connection until it ends.
 func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.draining.Load() {
+		if t.s.health.draining.Load() {
 			w.Header().Set("Connection", "close")
 		}
 		next.ServeHTTP(w, r)

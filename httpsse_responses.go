@@ -31,25 +31,25 @@ type httpReason uint8
 // The reasons, and their names (httpReasonNames). The first ones are not
 // refusals.
 const (
-	reasonAnswer         httpReason = iota // a JSON-RPC request's answer, whatever its status (its outcome: baremcp_requests_total)
-	reasonOK                               // another success: 202 for a notification, an SSE GET stream, 204, metadata, /metrics
-	reasonProbe                            // /healthz, /readyz (200, or 503 while draining)
-	reasonHost                             // 403: Host not allowed (DNS rebinding)
-	reasonOrigin                           // 403: Origin not allowed, or a cross-origin request
-	reasonNotFound                         // 404: no such path on this listener
-	reasonMethod                           // 405: an HTTP method the path does not serve
-	reasonNotAcceptable                    // 406: Accept lacks a type the answer may have
-	reasonMediaType                        // 415: the body is not application/json
-	reasonTooLarge                         // 413: the body is larger than -max-body
-	reasonUnreadable                       // 400: the body could not be read (cut off, too slow)
-	reasonNotJSON                          // 400 with -32700: the body is not JSON
-	reasonInvalid                          // 400 with -32600: not a JSON-RPC message the transport takes
-	reasonSession                          // 404: a classic session that does not exist (any more)
-	reasonConflict                         // 409: a classic session's GET stream is open already
-	reasonAuth                             // 401, 400, 403 or 503 from authentication (by reason: baremcp_auth_failures_total)
-	reasonBusy                             // 503: no request slot, body budget or session left (-31503)
-	reasonInternal                         // 500 written outside a request's answer
-	reasonOther                            // anything else: none is written today
+	reasonAnswer        httpReason = iota // a JSON-RPC request's answer, whatever its status (its outcome: baremcp_requests_total)
+	reasonOK                              // another success: 202 for a notification, an SSE GET stream, 204, metadata, /metrics
+	reasonProbe                           // /healthz, /readyz (200, or 503 while draining)
+	reasonHost                            // 403: Host not allowed (DNS rebinding)
+	reasonOrigin                          // 403: Origin not allowed, or a cross-origin request
+	reasonNotFound                        // 404: no such path on this listener
+	reasonMethod                          // 405: an HTTP method the path does not serve
+	reasonNotAcceptable                   // 406: Accept lacks a type the answer may have
+	reasonMediaType                       // 415: the body is not application/json
+	reasonTooLarge                        // 413: the body is larger than -max-body
+	reasonUnreadable                      // 400: the body could not be read (cut off, too slow)
+	reasonNotJSON                         // 400 with -32700: the body is not JSON
+	reasonInvalid                         // 400 with -32600: not a JSON-RPC message the transport takes
+	reasonSession                         // 404: a classic session that does not exist (any more)
+	reasonConflict                        // 409: a classic session's GET stream is open already
+	reasonAuth                            // 401, 400, 403 or 503 from authentication (by reason: baremcp_auth_failures_total)
+	reasonBusy                            // 503: no request slot, body budget or session left (-31503)
+	reasonInternal                        // 500 written outside a request's answer
+	reasonOther                           // anything else: none is written today
 	numHTTPReasons
 )
 

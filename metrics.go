@@ -413,8 +413,9 @@ const maxMetricsConnections = 64
 // is called; stop closes the listener and waits for the serving
 // goroutine. bound is the address it listens on. On a loopback address
 // (the default for a bare port) only a Host naming loopback is answered,
-// as on the MCP endpoint (DNS rebinding). Nothing else is served there:
-// no MCP, no health checks. At most maxMetricsConnections are open.
+// as on the MCP endpoint (DNS rebinding). The probes are served there
+// too, without that check (TestProbesWhileConnectionsHeld); no MCP. At
+// most maxMetricsConnections are open.
 func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -426,6 +427,10 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 		loopback = tcp.IP.IsLoopback()
 	}
 	mux := http.NewServeMux()
+	// The probes too, for an orchestrator: the MCP listener's
+	// connections are bounded (-max-connections), and slow clients that
+	// hold them all would keep a probe there from being read at all.
+	s.health.routes(mux)
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		if loopback && !isLoopbackHost(r.Host) {
 			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)

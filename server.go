@@ -149,6 +149,7 @@ type server struct {
 	metrics *metrics   // counters, gauges, histograms (metrics.go)
 	access  *accessLog // the access lines; nil is off (logging.go)
 	logSink *logSink   // the log's writer, for its metrics (logging.go); nil counts nothing
+	health  probes     // what /healthz and /readyz say, on every listener (httpsse_health.go)
 	// baseScopes are needed by every request of a scoped caller
 	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
 	// filterLists hides from list results what a caller's scopes do not
