@@ -442,7 +442,9 @@ func TestMetricsListener(t *testing.T) {
 		{"GET", "/metrics", "evil.example", 403},
 		{"POST", "/metrics", "", 405},
 		{"GET", "/mcp", "", 404},
-		{"GET", "/healthz", "", 404},
+		{"GET", "/healthz", "", 200},
+		{"GET", "/readyz", "evil.example", 200},
+		{"GET", "/sse", "", 404},
 	} {
 		r, _ := http.NewRequestWithContext(t.Context(), tt.method, url+tt.path, nil)
 		if tt.host != "" {
@@ -452,7 +454,7 @@ func TestMetricsListener(t *testing.T) {
 		if got.status != tt.status {
 			t.Errorf("%s %s (Host %q) = %d, want %d", tt.method, tt.path, tt.host, got.status, tt.status)
 		}
-		if tt.status == 200 {
+		if tt.status == 200 && tt.path == "/metrics" {
 			if ct := got.header.Get("Content-Type"); ct != metricsContentType {
 				t.Errorf("Content-Type %q, want %q", ct, metricsContentType)
 			}
