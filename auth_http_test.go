@@ -1005,7 +1005,7 @@ func TestAuthOneSnapshot(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	req := s.newRequest(&msg, nil, nil)
+	req := s.newRequest(&msg, nil, framing{})
 	req.caller = caller{principal: "p", share: "p", scoped: true}
 	if rerr := s.authorize(req); rerr != nil {
 		t.Fatalf("authorize = %v, want the unscoped tool allowed", rerr)

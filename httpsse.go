@@ -16,7 +16,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -42,6 +41,10 @@ type httpTransport struct {
 	cop       *http.CrossOriginProtection
 	auth      *authenticator // who a request's credential names (auth.go)
 	sessions  *sessionStore  // classic sessions (classic_http.go)
+	// streams maps each session of the 2024-11-05 transport to the
+	// connection that carries it (*session to *classicSSEConn,
+	// classic_sse.go); a session absent from it is a Streamable HTTP one.
+	streams sync.Map
 	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
@@ -192,7 +195,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	// The era is decided here, once (decideEra): initialize and the
 	// messages of a classic session go through the session, even those
 	// served modern.
-	req := t.s.newRequest(&msg, nil, r.Header)
+	req := t.s.newRequest(&msg, nil, httpFraming(r.Header, true))
 	switch {
 	case req.era.classicOn:
 		t.postClassic(w, r, rc, &msg, req, who, release)
@@ -511,23 +514,6 @@ func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(status)
 	_, _ = w.Write(msg)
-}
-
-// oneLine returns msg (a message line ending in "\n") with no other line
-// break: handlers may return pretty-printed json.RawMessage, and both an
-// SSE data line and clients that split JSON bodies on newlines need one
-// line per message.
-func oneLine(msg []byte) []byte {
-	body := bytes.TrimSuffix(msg, []byte("\n"))
-	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
-		return msg
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, body); err != nil {
-		return msg // not reached: every message is encoded JSON
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
 }
 
 // httpCall is one request's response in progress. The first notification

@@ -26,6 +26,35 @@ const (
 	headerParamPrefix     = "Mcp-Param-"
 )
 
+// The W3C trace context headers, which a request may carry instead of
+// _meta's traceparent and tracestate.
+// [§traceparent Header]: https://www.w3.org/TR/trace-context/#traceparent-header
+const (
+	headerTraceparent = "Traceparent"
+	headerTracestate  = "Tracestate"
+)
+
+// httpFraming is what an HTTP request carries beside its message, in the
+// core's terms (framing): whether it names a classic session and which
+// protocol version its header declares (for a transport that looks
+// sessions up per message, sessionHints: Streamable HTTP; the 2024-11-05
+// transport and a batch hand their session over), its trace context
+// headers, and the header map a handler reads through req.Header. A
+// repeated traceparent is ambiguous and ignored; repeated tracestate
+// headers are one list, joined (RFC 9110 §5.3).
+func httpFraming(h http.Header, sessionHints bool) framing {
+	f := framing{sessionHints: sessionHints, header: h}
+	if sessionHints {
+		f.sessionNamed = len(h.Values(headerSessionID)) > 0
+		f.version = strings.Trim(h.Get(headerProtocolVersion), " \t")
+	}
+	if ps := h.Values(headerTraceparent); len(ps) == 1 {
+		f.traceparent = strings.Trim(ps[0], " \t")
+		f.tracestate = strings.Join(h.Values(headerTracestate), ",")
+	}
+	return f
+}
+
 // mirroredHeaders returns the check that compares the request headers a
 // client mirrors from the body with the parsed body, as
 // [§Server Validation] requires; any failure is -32020 naming the header.

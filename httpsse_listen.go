@@ -1,6 +1,7 @@
 // The Streamable HTTP transport's settings and life: its flags and
 // defaults, the listener (loopback unless told otherwise, at most
-// -max-connections), the server's timeouts, and graceful shutdown.
+// -max-connections, limitListener), the server's timeouts, and graceful
+// shutdown.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts,
@@ -73,9 +74,6 @@ const (
 	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
 	defaultKeepAlive = 15 * time.Second
 )
-
-// envToken names the environment variable that may hold the bearer token.
-const envToken = "BAREMCP_TOKEN"
 
 // httpConfig is the HTTP transport's settings, from the command line.
 type httpConfig struct {
@@ -315,4 +313,108 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	s.tasks.wait()
 	s.log.Info("stopped", "transport", "http")
 	return nil
+}
+
+// limitListener accepts at most n connections at a time, and at most
+// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
+// Accept waits for one to close before
+// accepting more, and closes at once a connection whose address already
+// has perAddr open (issue 19, finding 6: idle sockets from one address
+// used up -max-connections, and every other client waited). Addresses,
+// not principals: nothing is authenticated before a connection's first
+// request. A proxy the operator trusts (-trusted-proxy) is bound by n
+// alone: its connections carry many clients, each counted by its own
+// address request by request (clientAddr, the shares), and capping the
+// proxy like one client reset the 257th connection of a replica behind
+// HAProxy, its health checks included (review A, finding 1). Close
+// unblocks a waiting Accept.
+type limitListener struct {
+	net.Listener
+	slots   chan struct{}
+	perAddr int
+	// exempt reports an address bound by n alone (a trusted proxy); nil
+	// exempts none.
+	exempt    func(netip.Addr) bool
+	done      chan struct{}
+	closeOnce sync.Once
+
+	mu     sync.Mutex // guards byAddr
+	byAddr map[string]int
+}
+
+// newLimitListener wraps ln to hold at most n connections open, perAddr
+// of them from one IP address unless exempt (nil: none) says the address
+// is bound by n alone.
+func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
+}
+
+// Accept waits for a free slot, then accepts a connection from an address
+// under its cap.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		ip := remoteIP(c.RemoteAddr().String())
+		if l.exempted(ip) {
+			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+		}
+		addr := addrNetwork(ip)
+		l.mu.Lock()
+		over := l.byAddr[addr] >= l.perAddr
+		if !over {
+			l.byAddr[addr]++
+		}
+		l.mu.Unlock()
+		if over {
+			c.Close()
+			<-l.slots
+			continue
+		}
+		return &limitConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+				delete(l.byAddr, addr)
+			}
+			l.mu.Unlock()
+			<-l.slots
+		}}, nil
+	}
+}
+
+// exempted reports whether connections from addr (an IP address) are
+// bound by the total alone.
+func (l *limitListener) exempted(addr string) bool {
+	if l.exempt == nil {
+		return false
+	}
+	a, err := netip.ParseAddr(addr)
+	return err == nil && l.exempt(a.Unmap())
+}
+
+// Close closes the listener and wakes a waiting Accept.
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitConn frees its listener slot once, on the first Close.
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }

@@ -531,7 +531,7 @@ func BenchmarkAccessLine(b *testing.B) {
 			_, access, _ := newLogger(logConfig{format: format, access: true}, io.Discard)
 			s := newTestServer(b)
 			msg, _ := parseMessage([]byte(benchCall))
-			req := s.newRequest(&msg, nil, nil)
+			req := s.newRequest(&msg, nil, framing{})
 			req.version, req.target = version20260728, "echo"
 			b.ReportAllocs()
 			for b.Loop() {

@@ -35,50 +35,6 @@ import (
 	"time"
 )
 
-// outcome is how a request ended, for the access line and the request
-// counter: a closed set.
-type outcome uint8
-
-// The outcomes, and their names in logs and labels (outcomeNames).
-const (
-	outcomeOK            outcome = iota // a result
-	outcomeInputRequired                // an input_required result (multi round-trip)
-	outcomeToolError                    // a tool result with isError: true
-	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
-	outcomeServerError                  // -32603 internal error, or an application-defined code
-	outcomeTimeout                      // -request-timeout expired
-	outcomeCancelled                    // the client cancelled, or shutdown did
-	outcomeRateLimited                  // refused by -rate-limit (-31429)
-	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
-	numOutcomes
-)
-
-// outcomeNames spells the outcomes, indexed by outcome.
-var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
-
-// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
-// result); req.end says what the code alone cannot (input_required, a
-// tool error, a timeout, a cancellation), as serve recorded it.
-func outcomeOf(req *request, code int) outcome {
-	if req.end != outcomeOK {
-		return req.end
-	}
-	switch {
-	case code == 0:
-		return outcomeOK
-	case code == codeRateLimited:
-		return outcomeRateLimited
-	case code == codeInsufficientScope:
-		return outcomeForbidden
-	case code == codeInternalError:
-		return outcomeServerError
-	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
-		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
-		return outcomeClientError
-	}
-	return outcomeServerError
-}
-
 // authReason is why an HTTP request failed authentication, as a metrics
 // label: a closed set, derived from the refusal (authReasonOf), never
 // from the failure's free-text reason, so no token can grow the series.

@@ -154,7 +154,7 @@ func serveAs(tb testing.TB, s *server, who caller, line string) map[string]any {
 	if rerr != nil {
 		tb.Fatalf("parseMessage(%s) = %v", line, rerr)
 	}
-	reply, _ := s.serve(tb.Context(), s.newRequest(&msg, nil, nil), exchange{caller: who})
+	reply, _ := s.serve(tb.Context(), s.newRequest(&msg, nil, framing{}), exchange{caller: who})
 	return mustDecode(tb, string(reply))
 }
 
