@@ -34,18 +34,18 @@ const httpPath = "/mcp"
 // httpTransport is the MCP endpoint's handler. It is immutable once built
 // and serves requests concurrently.
 type httpTransport struct {
-	s         *server
-	cfg       *httpConfig
-	loopback  bool            // bound to a loopback address: Host is checked
-	origins   map[string]bool // allowed Origin values, normalised
-	cop       *http.CrossOriginProtection
-	auth      *authenticator // who a request's credential names (auth.go)
-	sessions  *sessionStore  // classic sessions (classic_http.go)
+	s        *server
+	cfg      *httpConfig
+	loopback bool            // bound to a loopback address: Host is checked
+	origins  map[string]bool // allowed Origin values, normalised
+	cop      *http.CrossOriginProtection
+	auth     *authenticator // who a request's credential names (auth.go)
+	sessions *sessionStore  // classic sessions (classic_http.go)
 	// streams maps each session of the 2024-11-05 transport to the
 	// connection that carries it (*session to *classicSSEConn,
 	// classic_sse.go); a session absent from it is a Streamable HTTP one.
-	streams sync.Map
-	keepAlive time.Duration  // SSE comment interval on long-lived streams
+	streams   sync.Map
+	keepAlive time.Duration // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -103,6 +103,8 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
+	s.metrics.setLimit("max-sessions", float64(maxSessions))
+	s.metrics.setLimit("max-body", float64(cfg.maxBody))
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
 	n := int64(s.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))

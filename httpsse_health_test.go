@@ -255,7 +255,7 @@ func TestDrainClosesConnections(t *testing.T) {
 // slot frees (the header timeout, 10 s).
 func TestProbesWhileConnectionsHeld(t *testing.T) {
 	s := newTestServer(t)
-	metricsAddr, stopMetrics, err := s.serveMetrics("127.0.0.1:0")
+	metricsAddr, stopMetrics, err := s.serveMetrics("127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}

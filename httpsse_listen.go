@@ -20,6 +20,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -246,7 +247,10 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if len(cfg.trustedProxies) > 0 {
 		exempt = cfg.trusts
 	}
-	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	limited := newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	ln = limited
+	s.metrics.setLimit("max-connections", float64(maxConns))
+	s.metrics.gauge("baremcp_http_connections_open", "Connections open on the MCP listener now (at most -max-connections).", limited.open)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
@@ -280,7 +284,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	// balancer stops sending new work during -shutdown-delay, before the
 	// listener closes.
 	t.beginDrain()
-	s.log.Info("shutting down", "transport", "http", "delay", cfg.shutdownDelay, "timeout", cfg.drainTimeout)
+	s.log.Info("shutting down", "transport", "http", "delay_us", cfg.shutdownDelay.Microseconds(), "timeout_us", cfg.drainTimeout.Microseconds())
 	if cfg.shutdownDelay > 0 {
 		delay := time.NewTimer(cfg.shutdownDelay)
 		select {
@@ -337,6 +341,7 @@ type limitListener struct {
 	exempt    func(netip.Addr) bool
 	done      chan struct{}
 	closeOnce sync.Once
+	conns     atomic.Int64 // open connections (open)
 
 	mu     sync.Mutex // guards byAddr
 	byAddr map[string]int
@@ -365,7 +370,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		ip := remoteIP(c.RemoteAddr().String())
 		if l.exempted(ip) {
-			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+			l.conns.Add(1)
+			return &limitConn{Conn: c, release: func() { l.conns.Add(-1); <-l.slots }}, nil
 		}
 		addr := addrNetwork(ip)
 		l.mu.Lock()
@@ -379,7 +385,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 			continue
 		}
+		l.conns.Add(1)
 		return &limitConn{Conn: c, release: func() {
+			l.conns.Add(-1)
 			l.mu.Lock()
 			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
 				delete(l.byAddr, addr)
@@ -399,6 +407,9 @@ func (l *limitListener) exempted(addr string) bool {
 	a, err := netip.ParseAddr(addr)
 	return err == nil && l.exempt(a.Unmap())
 }
+
+// open returns the connections open now.
+func (l *limitListener) open() int64 { return l.conns.Load() }
 
 // Close closes the listener and wakes a waiting Accept.
 func (l *limitListener) Close() error {

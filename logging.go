@@ -21,6 +21,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -340,12 +341,23 @@ var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 // request writes the access line of req, served on transport with the
 // given outcome, JSON-RPC error code (0 for a result) and duration, ended
 // at end.
-// Fields that do not apply are left out (name, principal, client, code,
-// parent_span_id); docs/OPERATIONS.md lists them all.
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
 	l := logLine{b: (*bp)[:0], json: a.json}
 	l.begin(end, a.stampOf(end), "INFO", "request")
+	l.request(req, tr, out, code, d)
+	l.end()
+	_, _ = a.sink.Write(l.b)
+	*bp = l.b
+	logLinePool.Put(bp)
+}
+
+// request adds the fields of a request's line (the access line, the
+// audit line): req served on tr with outcome out, JSON-RPC error code
+// (0 for a result) and duration d. Fields that do not apply are left out
+// (protocol, name, principal, client, code, parent_span_id);
+// docs/OPERATIONS.md lists them all.
+func (l *logLine) request(req *request, tr transport, out outcome, code int, d time.Duration) {
 	l.id("id", req.id)
 	l.plain("transport", transportNames[tr])
 	l.plain("era", eraName(req.era.era))
@@ -376,10 +388,6 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 	if req.trace.Remote {
 		l.hex("parent_span_id", req.trace.ParentID[:])
 	}
-	l.end()
-	_, _ = a.sink.Write(l.b)
-	*bp = l.b
-	logLinePool.Put(bp)
 }
 
 // targetName returns what a request names, for the access line: the tool
@@ -405,15 +413,33 @@ func (r *request) targetName() string {
 }
 
 // logAttrs are the attributes that tie a log line to its request, the
-// same as its access line's: id, method, trace_id, span_id. slog escapes
-// the values; the method is one of the table's (handlers run only for
-// those), the id is cut like any client value.
+// same as its access line's and spelt as it spells them: id, method,
+// trace_id, span_id. slog escapes the values; the method is one of the
+// table's (handlers run only for those), the id is cut like any client
+// value (logID).
 func (r *request) logAttrs() []any {
-	id := string(r.id)
-	if len(id) > maxLogValueBytes {
-		id = id[:maxLogValueBytes] + "..."
+	return []any{r.server.logID(r.id), "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
+}
+
+// logID is the attribute "id" for a JSON-RPC id in a line slog writes,
+// spelt as the access line spells it (logLine.id): an integer as a
+// number; a string as a string, cut at maxLogValueBytes and, in text,
+// always quoted (slog quotes a []byte with strconv.Quote, as logLine.id
+// does), so that id=7 and id="7" stay distinct on every line
+// (TestLogIDsMatch).
+func (s *server) logID(raw []byte) slog.Attr {
+	if isJSONInteger(raw) && len(raw) <= 20 {
+		return slog.Any("id", json.Number(raw))
 	}
-	return []any{"id", id, "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
+	v, ok := jsonString(raw)
+	if !ok {
+		v = string(raw)
+	}
+	v = cutLogValue(v)
+	if s.logSink != nil && !s.logSink.json {
+		return slog.Any("id", []byte(v))
+	}
+	return slog.String("id", v)
 }
 
 // Logger returns the server's logger with the request's id, method and
@@ -683,37 +709,20 @@ func appendJSONString(b []byte, v string) []byte {
 	return append(b, '"')
 }
 
-// maxAuditName bounds the tool name or URI an audit line quotes.
-const maxAuditName = 256
-
-// audit writes the audit line of a request an authenticated caller made:
-// who, what (method and the tool, prompt or resource it names), the
-// outcome and how long it took. Never the token: only its principal.
-// Values are quoted by the log handler, so a hostile name cannot forge a
-// line. The access line (logging.go) carries all of this and more; audit
-// writes its line only when access lines are off (-access-log=false), so
-// that an authenticated request leaves exactly one line either way.
-func (s *server) audit(req *request, who caller, took time.Duration, code int) {
-	name := ""
-	for _, p := range []string{"name", "uri"} {
-		if v, ok := jsonString(req.param(p)); ok {
-			name = v
-			break
-		}
+// audit writes the audit line of a request an authenticated caller
+// made, served on tr: the access line's fields (logLine.request), with
+// msg=audit. Never the token: only its principal. The access line
+// carries all of this; audit writes its line only when access lines are
+// off (-access-log=false), so that an authenticated request leaves
+// exactly one line either way, at info level.
+func (s *server) audit(req *request, tr transport, took time.Duration, code int) {
+	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
 	}
-	if req.method == "completion/complete" {
-		if ref, rerr := objectParam(req.param("ref"), "ref", "type", "name", "uri"); rerr == nil {
-			name = ref["name"] + ref["uri"]
-		}
-	}
-	if len(name) > maxAuditName {
-		name = name[:maxAuditName] + "..."
-	}
-	// The outcome and the trace ids are the access line's, so that both
-	// lines, and the metrics, say the same of a request (review B,
-	// finding 12: the audit line had a vocabulary of its own).
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
-		slog.String("principal", who.principal), slog.String("method", req.method), slog.String("name", name),
-		slog.String("outcome", outcomeNames[outcomeOf(req, code)]), slog.Int("code", code), slog.Duration("duration", took),
-		slog.String("trace_id", hex.EncodeToString(req.trace.TraceID[:])), slog.String("span_id", hex.EncodeToString(req.trace.SpanID[:])))
+	end := time.Now()
+	l := logLine{json: s.logSink.json}
+	l.begin(end, nil, "INFO", "audit")
+	l.request(req, tr, outcomeOf(req, code), code, took)
+	l.end()
+	_, _ = s.logSink.Write(l.b)
 }

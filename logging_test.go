@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -538,5 +539,30 @@ func BenchmarkAccessLine(b *testing.B) {
 				access.request(req, transportStdio, outcomeOK, 0, time.Now(), 12*time.Microsecond)
 			}
 		})
+	}
+}
+
+// TestLogIDsMatch checks that a line slog writes about a request (a
+// timeout, an internal error, a handler's own line) spells its id as the
+// access line does, in both formats: a number as a number, a string
+// always quoted in text, a long one cut the same way.
+func TestLogIDsMatch(t *testing.T) {
+	idField := regexp.MustCompile(`(?: |,)("id":.*?,"|id=.*? )`)
+	for _, format := range []string{logFormatText, logFormatJSON} {
+		for _, id := range []string{`778`, `-3`, `"req-7"`, `"7"`, `"two words"`, `"q\"uote"`, `"` + strings.Repeat("é", 200) + `"`, `123456789012345678901234`} {
+			var slogged bytes.Buffer
+			logger, _, sink := newLogger(logConfig{format: format, level: slog.LevelInfo}, &slogged)
+			s := &server{log: logger, logSink: sink}
+			logger.Info("m", s.logID([]byte(id)), "k", "v")
+			l := logLine{json: format == logFormatJSON}
+			l.begin(time.Now(), nil, "INFO", "m")
+			l.id("id", []byte(id))
+			l.plain("k", "v")
+			l.end()
+			got, want := idField.FindString(slogged.String()), idField.FindString(string(l.b))
+			if got == "" || got != want {
+				t.Errorf("%s id %s: slog wrote %q, the access line %q", format, id, got, want)
+			}
+		}
 	}
 }

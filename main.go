@@ -382,8 +382,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	if httpCfg.addr != "" {
+		s.metrics.serving(transportHTTP)
+	} else {
+		s.metrics.serving(transportStdio)
+	}
 	if cfg.metricsAddr != "" {
-		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
+		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr, cfg.pprof)
 		if err != nil {
 			return fmt.Errorf("-metrics: %w", err)
 		}
@@ -417,7 +422,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
 	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics, and the probes /healthz and /readyz (host:port; a bare port binds 127.0.0.1)")
+	pprof := fs.Bool("pprof", false, "also serve Go's profiles at /debug/pprof/ on the -metrics listener")
 	printVersion := fs.Bool("version", false, "print the version and VCS revision of this binary, and exit")
 	httpCfg := httpFlags(fs)
 	limits := limitFlags(fs)
@@ -479,6 +485,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 			return config{}, nil, fmt.Errorf("-metrics %w", err)
 		}
 		*metricsAddr = addr
+	} else if *pprof {
+		return config{}, nil, errors.New("-pprof serves on the -metrics listener: set -metrics too")
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
@@ -526,6 +534,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 
 		log:          *logs,
 		metricsAddr:  *metricsAddr,
+		pprof:        *pprof,
 		printVersion: *printVersion,
 		tasks:        *tasks,
 		replicaID:    *replicaID,

@@ -26,7 +26,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
+	"net/http/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,7 +127,17 @@ type metrics struct {
 	// read at scrape time; nil for none.
 	log *logSink
 
-	mu     sync.Mutex // guards gauges
+	// transports are the transports this process serves, and modernOnly
+	// says the classic era is off: the request series they can have are
+	// written from the start, at 0 (preset).
+	transports [numTransports]atomic.Bool
+	modernOnly bool
+
+	// limits are the configured limits, by flag, written as
+	// baremcp_limit (setLimit); guarded by mu.
+	limits map[string]float64
+
+	mu     sync.Mutex // guards gauges, limits
 	gauges []gaugeFunc
 }
 
@@ -240,25 +250,8 @@ const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
 // the request path have a series once they have counted something; the
 // other families are always present. The order is fixed.
 func (m *metrics) exposition() []byte {
-	var b bytes.Buffer
-	family := func(name, typ, help string) {
-		b.WriteString("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + typ + "\n")
-	}
-	sample := func(name string, labels []string, v string) {
-		b.WriteString(name)
-		for i := 0; i+1 < len(labels); i += 2 {
-			if i == 0 {
-				b.WriteByte('{')
-			} else {
-				b.WriteByte(',')
-			}
-			b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
-			if i+2 >= len(labels) {
-				b.WriteByte('}')
-			}
-		}
-		b.WriteString(" " + v + "\n")
-	}
+	var b expo
+	family, sample := b.family, b.sample
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 
@@ -267,7 +260,7 @@ func (m *metrics) exposition() []byte {
 		for e, era := range [numEras]string{"modern", "classic"} {
 			for tr := range numTransports {
 				for out := range numOutcomes {
-					if v := m.requests[m.requestSlot(mi, e, tr, out)].Load(); v > 0 {
+					if v := m.requests[m.requestSlot(mi, e, tr, out)].Load(); v > 0 || m.preset(method, e, tr) {
 						sample("baremcp_requests_total", []string{"method", method, "era", era, "transport", transportNames[tr], "outcome", outcomeNames[out]}, u(v))
 					}
 				}
@@ -342,11 +335,51 @@ func (m *metrics) exposition() []byte {
 
 	family("baremcp_build_info", "gauge", "The running binary: module version, VCS revision and Go release; always 1.")
 	sample("baremcp_build_info", []string{"version", m.build.version, "revision", m.build.revision, "goversion", m.build.goVer}, "1")
-	family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.")
-	sample("process_start_time_seconds", nil, strconv.FormatFloat(float64(m.start.UnixMilli())/1e3, 'f', 3, 64))
-	family("go_goroutines", "gauge", "Goroutines that currently exist.")
-	sample("go_goroutines", nil, strconv.Itoa(runtime.NumGoroutine()))
+	m.writeLimits(&b)
+	m.writeRuntime(&b)
 	return b.Bytes()
+}
+
+// expo is an exposition being written.
+type expo struct{ bytes.Buffer }
+
+// family starts the family name of type typ.
+func (b *expo) family(name, typ, help string) {
+	b.WriteString("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + typ + "\n")
+}
+
+// sample writes one sample of name: labels are name, value pairs.
+func (b *expo) sample(name string, labels []string, v string) {
+	b.WriteString(name)
+	for i := 0; i+1 < len(labels); i += 2 {
+		if i == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+		if i+2 >= len(labels) {
+			b.WriteByte('}')
+		}
+	}
+	b.WriteString(" " + v + "\n")
+}
+
+// float formats v for a sample.
+func float(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// loopbackOnly answers 403 to a request whose Host does not name
+// loopback when on is set (a listener bound to loopback: DNS rebinding),
+// and passes the others to next.
+func loopbackOnly(on bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if on && !isLoopbackHost(r.Host) {
+			setReason(w, reasonHost)
+			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // escapeHelp escapes a HELP text: backslash and line feed.
@@ -372,7 +405,7 @@ const maxMetricsConnections = 64
 // as on the MCP endpoint (DNS rebinding). The probes are served there
 // too, without that check (TestProbesWhileConnectionsHeld); no MCP. At
 // most maxMetricsConnections are open.
-func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
+func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop func(), err error) {
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
@@ -387,11 +420,18 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 	// connections are bounded (-max-connections), and slow clients that
 	// hold them all would keep a probe there from being read at all.
 	s.health.routes(mux)
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		if loopback && !isLoopbackHost(r.Host) {
-			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)
-			return
-		}
+	if profiles {
+		// Behind the same Host check as /metrics: a profile shows the
+		// process's memory and command line. A CPU profile or trace
+		// longer than the listener's write timeout (30 s) is refused:
+		// ask for ?seconds=20.
+		mux.Handle("/debug/pprof/", loopbackOnly(loopback, http.HandlerFunc(pprof.Index)))
+		mux.Handle("/debug/pprof/cmdline", loopbackOnly(loopback, http.HandlerFunc(pprof.Cmdline)))
+		mux.Handle("/debug/pprof/profile", loopbackOnly(loopback, http.HandlerFunc(pprof.Profile)))
+		mux.Handle("/debug/pprof/symbol", loopbackOnly(loopback, http.HandlerFunc(pprof.Symbol)))
+		mux.Handle("/debug/pprof/trace", loopbackOnly(loopback, http.HandlerFunc(pprof.Trace)))
+	}
+	mux.Handle("GET /metrics", loopbackOnly(loopback, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := s.metrics.exposition()
 		h := w.Header()
 		h.Set("Content-Type", metricsContentType)
@@ -399,7 +439,7 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write(body)
-	})
+	})))
 	srv := &http.Server{
 		Handler:           countResponses(s.metrics, nil, mux),
 		ReadHeaderTimeout: httpReadHeaderTimeout,

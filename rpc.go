@@ -457,7 +457,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		// The access line (serve) is the audit line; without access
 		// lines an authenticated request still leaves this one.
 		// Deferred first, so it runs last: after a panic's answer is set.
-		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
+		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), code) }(time.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -205,8 +205,10 @@ type config struct {
 	// logSink is the log's writer, for its metrics (dropped lines, the
 	// backlog, a stalled write); nil counts nothing.
 	logSink *logSink
-	// metricsAddr is where -metrics serves /metrics; "" is off.
+	// metricsAddr is where -metrics serves /metrics; "" is off. pprof
+	// (-pprof) serves Go's profiles there too.
 	metricsAddr string
+	pprof       bool
 	// printVersion is -version: print the build and exit.
 	printVersion bool
 	// baseScopes, scopeImplies and filterLists are the scope settings of
@@ -264,6 +266,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	b.version = s.info.Version
 	s.metrics = newMetrics(b)
 	s.metrics.log = cfg.logSink
+	s.metrics.modernOnly = s.modernOnly
 	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
 	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, s.clientShare, cfg.now, logger, s.publishTask)
@@ -271,6 +274,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 		n, _ := s.tasks.live()
 		return int64(n)
 	})
+	s.setLimitMetrics()
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

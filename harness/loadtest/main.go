@@ -12,8 +12,9 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget. Every count and duration is bounded; the whole
-// run takes about two minutes.
+// subscribe-memory, budget; and the operations tests (ops.go): log-stall
+// (-stall, 60 s by default), promtool. Every count and duration is
+// bounded; the whole run takes about three minutes.
 // It exits non-zero when a test fails its criteria.
 package main
 
@@ -71,6 +72,8 @@ func main() {
 		{"init-body", testInitBody},
 		{"subscribe-memory", testSubscribeMemory},
 		{"budget", testBudget},
+		{"log-stall", testLogStall},
+		{"promtool", testPromtool},
 	}
 	failed := 0
 	for _, t := range tests {
