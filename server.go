@@ -48,19 +48,33 @@ type build struct {
 // from a checkout with -buildvcs=false, or by go run and go test.
 const develVersion = "(devel)"
 
-// readBuild returns the binary's build information. The go command stamps
-// the module version from the VCS tag (a pseudo-version between tags,
-// "+dirty" with local changes) and the revision when it builds in a
-// checkout; nothing is stamped by hand.
+// linkedVersion is the version a release build sets at link time:
+//
+//	go build -ldflags='-X main.linkedVersion=v1.2.3' .
+//
+// It is the one package-level variable the program has: the linker's -X
+// can set nothing else (a constant, a field), and a release built from
+// an archive (git archive, a tarball) has no VCS information for the go
+// command to stamp. "" when not set: readBuild uses the go command's.
+var linkedVersion string
+
+// readBuild returns the binary's build information. The version is the
+// one set at link time (linkedVersion), else the one the go command
+// stamps: the module version from the VCS tag (a pseudo-version between
+// tags, "+dirty" with local changes) when it builds in a checkout. The
+// revision is the go command's (TestLinkedVersion, harness/release).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
 	info, ok := debug.ReadBuildInfo()
+	if ok && info.Main.Version != "" {
+		b.version = info.Main.Version
+	}
+	if linkedVersion != "" {
+		b.version = linkedVersion
+	}
 	if !ok {
 		return b
-	}
-	if v := info.Main.Version; v != "" {
-		b.version = v
 	}
 	for _, kv := range info.Settings {
 		switch kv.Key {
