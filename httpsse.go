@@ -605,7 +605,9 @@ func (c *httpCall) finish(reply []byte, code int) {
 // endLocked ends the call and reports whether its last write may go out:
 // false when it had ended already or the client has gone.
 func (c *httpCall) endLocked() bool {
-	live := !c.done && c.conn.Err() == nil
+	// A request cut by shutdown ended its connection's context, not the
+	// connection: its answer (errCut) still goes out.
+	live := !c.done && (c.conn.Err() == nil || errors.Is(context.Cause(c.conn), errCutByShutdown))
 	c.done = true
 	return live
 }

@@ -68,6 +68,11 @@ const (
 	// flight before cancelling them.
 	defaultDrainTimeout = 10 * time.Second
 
+	// httpCutGrace is how long a request cut at -shutdown-timeout has to
+	// write its answer before its connection is closed: a handler that
+	// watches its context returns at once.
+	httpCutGrace = time.Second
+
 	// defaultKeepAlive is how often a long-lived stream (a
 	// subscriptions/listen response, a classic GET stream) carries an SSE
 	// comment when nothing else flows: well under the idle timeouts of
@@ -232,8 +237,8 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	s, cfg := t.s, t.cfg
 	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
 	// hang off their own root.
-	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelBase(nil)
 	defer t.auth.close()
 	defer t.refused.close()
 	mux := http.NewServeMux()
@@ -308,8 +313,17 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(drain); err != nil {
-		s.log.Warn("shutdown timed out; cancelling requests in flight", "transport", "http", "err", err)
-		cancelBase()
+		// Cut what is still running, and let it answer: a cut call gets
+		// errCut (500) and its connection closes after it (draining), so
+		// that neither the client nor a proxy takes an empty reply for a
+		// request never read (HAProxy's retry-on empty-response would run
+		// it again elsewhere). A handler that ignores its context for
+		// httpCutGrace more has its connection closed under it.
+		s.log.Warn("shutdown timed out; cutting requests in flight", "transport", "http", "err", err)
+		cancelBase(errCutByShutdown)
+		grace, cancelGrace := context.WithTimeout(context.Background(), httpCutGrace)
+		_ = srv.Shutdown(grace)
+		cancelGrace()
 		_ = srv.Close()
 	}
 	<-served
