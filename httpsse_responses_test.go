@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHTTPRefusals writes every refusal of httpRefusals (the table of
@@ -94,4 +96,69 @@ func mustRawHTTP(tb testing.TB, ts *testHTTP, raw string) *http.Response {
 	resp.Body.Close()
 	conn.Close()
 	return resp
+}
+
+// TestHTTPRefusalsInState writes the refusals of httpRefusals that need
+// a state to happen (a classic session's open stream, every request slot
+// taken) with real requests, and those that need a failing authorization
+// server or a failed encoding through the functions that write them, and
+// checks each is counted with its reason.
+func TestHTTPRefusalsInState(t *testing.T) {
+	t.Run("conflict", func(t *testing.T) {
+		s := newTestServer(t)
+		ts := newTestHTTP(t, s, nil)
+		c := newTestClassicClient(t, ts)
+		c.initialize(classicInitialize(1, version20251125))
+		resp := c.open(http.MethodGet)
+		defer resp.Body.Close()
+		if status, _, _ := c.post(http.MethodGet); status != http.StatusConflict {
+			t.Errorf("second GET: %d, want 409", status)
+		}
+		if got := s.metrics.responses[statusIndex(409)][reasonConflict].Load(); got != 1 {
+			t.Errorf("409 conflict counted %d times, want 1", got)
+		}
+	})
+	t.Run("busy", func(t *testing.T) {
+		g := newTestGates()
+		s := newTestServer(t, withGates(g), withFlags("-max-requests", "1"))
+		ts := newTestHTTP(t, s, nil)
+		ts.tr.queueWait = time.Millisecond
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
+		}()
+		mustReceive(t, g.started)
+		got := mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("2", "tools/list", ""), nil))
+		close(g.release)
+		<-done
+		if got.status != http.StatusServiceUnavailable {
+			t.Errorf("a call with every slot taken: %d, want 503", got.status)
+		}
+		if n := s.metrics.responses[statusIndex(503)][reasonBusy].Load(); n != 1 {
+			t.Errorf("503 busy counted %d times, want 1", n)
+		}
+	})
+	ts := newTestHTTP(t, newTestServer(t), nil)
+	for _, tt := range []struct {
+		name   string
+		write  func(w http.ResponseWriter)
+		status int
+		reason httpReason
+	}{
+		{"insufficient scope", func(w http.ResponseWriter) {
+			ts.tr.refuse(w, &authFailure{status: 403, code: "insufficient_scope", scope: "mcp:tools"})
+		}, 403, reasonAuth},
+		{"authorization server unavailable", func(w http.ResponseWriter) { ts.tr.refuse(w, &authFailure{status: 503}) }, 503, reasonAuth},
+		{"internal", func(w http.ResponseWriter) { writeHTTPError(w, http.StatusInternalServerError, errInternal) }, 500, reasonInternal},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			cw := &countedWriter{ResponseWriter: rec}
+			tt.write(cw)
+			if cw.status != tt.status || !cw.given || cw.reason != tt.reason {
+				t.Errorf("wrote %d for %s, want %d for %s", cw.status, httpReasonNames[cw.reason], tt.status, httpReasonNames[tt.reason])
+			}
+		})
+	}
 }
