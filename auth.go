@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Authentication over Streamable HTTP: the flags of the resource server,
 // and who a caller is (a static token, or an OAuth access token from the
 // authorization server) with what it was granted. Authorization applies to

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Static bearer tokens (-token-file, $BAREMCP_TOKEN): the two forms of the
 // token file, the check every token meets, and the lookup of a presented
 // token. A static token is the simple install's credential: no

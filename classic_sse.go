@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The 2024-11-05 HTTP+SSE transport, kept for the clients that know no
 // other: GET /sse opens an event stream whose first event, "endpoint",
 // names where to POST (/messages?sessionId=ID); every message the server

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP transport: one endpoint, routed by HTTP method; each
 // POSTed request answered with one JSON object, or with an SSE stream
 // scoped to it when it produced notifications before its result.
@@ -79,7 +81,7 @@ const httpBodyBudget = 8
 // 2024-11-05 transport's two (classic_sse.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
-	t.s.health.routes(mux)
+	t.s.probeRoutes(mux)
 	t.routesResourceMetadata(mux)
 	if t.s.modernOnly {
 		return
@@ -106,7 +108,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	s.metrics.setLimit("max-sessions", float64(maxSessions))
 	s.metrics.setLimit("max-body", float64(cfg.maxBody))
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
-	n := int64(s.maxRequests)
+	n := int64(s.limits.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
 	bodies := httpBodyBudget * cfg.maxBody
 	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP request headers that mirror the body
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and Mcp-Param-* for a
 // tool's x-mcp-header arguments), checked against the parsed request
@@ -80,17 +82,12 @@ func mirroredHeaders(h http.Header) func(req *request) *rpcError {
 		if v != req.method {
 			return headerMismatch("%s header does not match the method", headerMethod)
 		}
-		var member string
-		switch req.method {
-		case "tools/call", "prompts/get":
-			member = "name"
-		case "resources/read":
-			member = "uri"
-		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
-			// [§Routing Headers]: SEP-2663, "the client MUST set the
-			// Mcp-Name header ... to the value of params.taskId"
-			member = "taskId"
-		default:
+		// The member Mcp-Name mirrors is the method's target: a tool's or
+		// prompt's name, a resource's uri, a task's id.
+		// [§Routing Headers]: SEP-2663, "the client MUST set the
+		// Mcp-Name header ... to the value of params.taskId"
+		member := methods[req.method].target.param()
+		if member == "" {
 			return nil
 		}
 		want, ok := jsonString(req.param(member))

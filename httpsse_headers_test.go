@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the Streamable HTTP headers that mirror the body
 // (httpsse_headers.go) beyond TestHTTPRules: their encoding, fuzzed, and
 // the x-mcp-header declarations registration refuses.

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Health and readiness of the Streamable HTTP transport, for load
 // balancers, orchestrators and supervisors: GET /healthz answers 200 while
 // the process serves; GET /readyz answers 200 while the server takes new
@@ -13,10 +15,7 @@
 
 package main
 
-import (
-	"net/http"
-	"sync/atomic"
-)
+import "net/http"
 
 // The health endpoints' paths.
 const (
@@ -24,28 +23,22 @@ const (
 	readyPath  = "/readyz"
 )
 
-// probes is the state the probes report: whether shutdown has begun.
-// The server holds one (server.health), so that both listeners that
-// serve the probes, the MCP one and -metrics, say the same.
-type probes struct {
-	draining atomic.Bool // shutdown has begun: /readyz answers 503
-}
-
-// routes registers /healthz and /readyz on mux.
-func (p *probes) routes(mux *http.ServeMux) {
-	mux.HandleFunc("GET "+healthPath, p.healthz)
-	mux.HandleFunc("GET "+readyPath, p.readyz)
+// probeRoutes registers /healthz and /readyz on mux: the MCP listener's
+// and the -metrics listener's, which say the same (server.draining).
+func (s *server) probeRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+healthPath, s.healthz)
+	mux.HandleFunc("GET "+readyPath, s.readyz)
 }
 
 // healthz answers a liveness probe: the process is serving HTTP.
-func (p *probes) healthz(w http.ResponseWriter, r *http.Request) {
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeProbe(w, http.StatusOK, "ok\n")
 }
 
 // readyz answers a readiness probe: 200 until shutdown begins
 // (beginDrain), 503 after.
-func (p *probes) readyz(w http.ResponseWriter, r *http.Request) {
-	if p.draining.Load() {
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
 		writeProbe(w, http.StatusServiceUnavailable, "draining\n")
 		return
 	}
@@ -53,7 +46,7 @@ func (p *probes) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // beginDrain turns /readyz to 503 for good: shutdown has begun.
-func (t *httpTransport) beginDrain() { t.s.health.draining.Store(true) }
+func (t *httpTransport) beginDrain() { t.s.draining.Store(true) }
 
 // closeWhileDraining wraps the server's handler: once shutdown has begun,
 // every answer carries Connection: close and its connection closes after
@@ -66,7 +59,7 @@ func (t *httpTransport) beginDrain() { t.s.health.draining.Store(true) }
 // a stream opened before the drain keeps its connection until it ends.
 func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.s.health.draining.Load() {
+		if t.s.draining.Load() {
 			w.Header().Set("Connection", "close")
 		}
 		next.ServeHTTP(w, r)

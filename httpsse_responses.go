@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Every HTTP response the server writes, counted: by status and by a
 // reason from a closed set (baremcp_http_responses_total), on the MCP
 // listener and the metrics listener alike. A refusal (a response written

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 package main
 
 import (

@@ -25,17 +25,17 @@ import (
 )
 
 const (
+	// defaultRequestTimeout bounds one request's handler. Progress does not
+	// extend it: the spec asks for a maximum regardless of progress.
+	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+	defaultRequestTimeout = 5 * time.Minute
+
 	// defaultMaxRequests bounds the requests served at once: per stdio
 	// connection (the reader stops reading: backpressure through the
 	// pipe) and in total over HTTP (a request waits up to httpQueueWait,
 	// then gets 503). Each request in flight holds at most one message
 	// (maxLineBytes or -max-body) and one goroutine.
 	defaultMaxRequests = maxInFlight
-
-	// defaultMaxConnections bounds the open HTTP connections, and so the
-	// connection goroutines and header buffers. Beyond it the listener
-	// stops accepting; new connections wait in the kernel's backlog.
-	defaultMaxConnections = 1024
 
 	// httpQueueWait bounds how long an HTTP request waits for one of the
 	// -max-requests slots before it is refused with 503: long enough to
@@ -93,18 +93,15 @@ const (
 
 // limitConfig is the limits set on the command line.
 type limitConfig struct {
-	maxRequests    int
-	maxConnections int
-	rate           float64 // tool calls per second per principal; 0 is off
-	burst          int
-	clientShare    int // percent of each global limit one client may hold (limits_share.go)
+	maxRequests int
+	rate        float64 // tool calls per second per principal; 0 is off
+	burst       int
+	clientShare int // percent of each global limit one client may hold (limits_share.go)
 }
 
-// limitFlags registers the limit flags on fs and returns where they land.
-func limitFlags(fs *flag.FlagSet) *limitConfig {
-	c := &limitConfig{}
+// limitFlags registers the limit flags on fs, landing in c.
+func limitFlags(fs *flag.FlagSet, c *limitConfig) {
 	fs.IntVar(&c.maxRequests, "max-requests", defaultMaxRequests, "requests served at once: per stdio connection, and in total over HTTP (`n`)")
-	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
 	fs.Func("rate-limit", "tools/call invocations per second per caller (`rate`, e.g. 20 or 20/s); 0 turns rate limiting off (default 50 over HTTP, off on stdio)", func(v string) error {
 		r, err := strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
 		if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
@@ -115,13 +112,12 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 	})
 	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a caller may make at once before -rate-limit applies (`n`); 0 means max(1, rate), or 100 with the default HTTP rate")
 	fs.IntVar(&c.clientShare, "client-share", defaultClientShare, "the part of each global limit one client (its principal, else its IP address) may hold, in `percent`; 100 turns shares off")
-	return c
 }
 
 // check reports a flag value that cannot work.
 func (c *limitConfig) check() error {
-	if c.maxRequests <= 0 || c.maxConnections <= 0 {
-		return errors.New("-max-requests and -max-connections must be positive")
+	if c.maxRequests <= 0 {
+		return errors.New("-max-requests must be positive")
 	}
 	if c.burst < 0 {
 		return errors.New("-rate-burst must not be negative")

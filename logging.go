@@ -77,12 +77,12 @@ type logConfig struct {
 	linger time.Duration
 }
 
-// logFlags registers the logging flags on fs and returns where they land.
+// logFlags registers the logging flags on fs, landing in c.
 // Text is the default format: the same wherever the server runs (a
 // terminal, a supervisor, a client capturing stderr), readable as it is and
 // parseable as logfmt; ask for json where a log pipeline wants it.
-func logFlags(fs *flag.FlagSet) *logConfig {
-	c := &logConfig{format: logFormatText, level: slog.LevelInfo, access: true}
+func logFlags(fs *flag.FlagSet, c *logConfig) {
+	c.format, c.level = logFormatText, slog.LevelInfo
 	fs.Func("log-format", "log line `format`: text (logfmt) or json (default text)", func(v string) error {
 		if v != logFormatText && v != logFormatJSON {
 			return fmt.Errorf("want text or json, got %q", v)
@@ -99,7 +99,6 @@ func logFlags(fs *flag.FlagSet) *logConfig {
 		return nil
 	})
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
-	return c
 }
 
 // newLogger returns the server's logger and its access log, both writing
@@ -390,26 +389,26 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 	}
 }
 
-// targetName returns what a request names, for the access line: the tool
-// or prompt of tools/call and prompts/get, the URI of resources/read; ""
-// for other methods and when params do not say. The handler records it
-// (req.target); a request refused before its handler ran (rate limited,
-// invalid) has it read from params here.
+// targetName returns what a request names, for the access and audit
+// lines: the tool or prompt name, the resource URI, the prompt or
+// template a completion refers to; "" for other methods (a task id is a
+// capability: never logged) and when params do not say. The handler
+// records it (req.target); a request refused before its handler ran
+// (rate limited, invalid) has it read from params here.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
 	}
-	var raw []byte
-	switch r.method {
-	case methodToolsCall, methodPromptsGet:
-		raw = r.param("name")
-	case methodResourcesRead:
-		raw = r.param("uri")
-	default:
-		return ""
+	switch t := methods[r.method].target; t {
+	case targetTool, targetPrompt, targetResource:
+		s, _ := jsonString(r.param(t.param()))
+		return s
+	case targetRef:
+		if ref, rerr := objectParam(r.param("ref"), "ref", "type", "name", "uri"); rerr == nil {
+			return ref["name"] + ref["uri"]
+		}
 	}
-	s, _ := jsonString(raw)
-	return s
+	return ""
 }
 
 // logAttrs are the attributes that tie a log line to its request, the

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Metrics: counters, gauges and latency histograms of the server, kept
 // with atomic adds on the request path, and written in the Prometheus
 // text exposition format on a listener of their own (-metrics ADDR, off
@@ -147,8 +149,12 @@ type gaugeFunc struct {
 	read       func() int64
 }
 
-// newMetrics returns zeroed metrics for the methods table.
-func newMetrics(b build) *metrics {
+// newMetrics returns zeroed metrics for the methods table, with the
+// gauges read from s (its subscriptions and tasks) and its build, at the
+// version s serves (serverInfo.version).
+func newMetrics(s *server) *metrics {
+	b := readBuild()
+	b.version = s.info.Version
 	m := &metrics{build: b, start: time.Now(), methodIndex: map[string]int{}}
 	for name, meth := range methods {
 		if !meth.notification {
@@ -162,6 +168,14 @@ func newMetrics(b build) *metrics {
 	}
 	m.requests = make([]atomic.Uint64, len(m.methodNames)*numEras*int(numTransports)*int(numOutcomes))
 	m.latency = make([]histogram, len(m.methodNames))
+	m.log, m.modernOnly = s.logSink, s.modernOnly
+	m.serving(s.transport)
+	m.setLimits(s)
+	m.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
+	m.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
+		n, _ := s.tasks.live()
+		return int64(n)
+	})
 	return m
 }
 
@@ -187,9 +201,13 @@ func (m *metrics) requestSlot(method, era int, tr transport, out outcome) int {
 	return ((method*numEras+era)*int(numTransports)+int(tr))*int(numOutcomes) + int(out)
 }
 
+// started counts a request in flight, until served counts it answered.
+func (m *metrics) started() { m.inFlight.Add(1) }
+
 // served counts one request answered: its method, era, transport and
-// outcome, and its latency.
+// outcome, and its latency; it is no longer in flight.
 func (m *metrics) served(method string, e era, tr transport, out outcome, d time.Duration) {
+	m.inFlight.Add(-1)
 	i := m.method(method)
 	m.requests[m.requestSlot(i, eraIndex(e), tr, out)].Add(1)
 	m.latency[i].observe(d)
@@ -419,7 +437,7 @@ func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop 
 	// The probes too, for an orchestrator: the MCP listener's
 	// connections are bounded (-max-connections), and slow clients that
 	// hold them all would keep a probe there from being read at all.
-	s.health.routes(mux)
+	s.probeRoutes(mux)
 	if profiles {
 		// Behind the same Host check as /metrics: a profile shows the
 		// process's memory and command line. A CPU profile or trace

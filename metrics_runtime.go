@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Metrics of the process and of the Go runtime, under the names
 // client_golang's collectors give them (process_*, go_*), so that the
 // dashboards and alerts written for any Go exporter work unchanged; the
@@ -54,15 +56,14 @@ func (m *metrics) setLimit(flag string, v float64) {
 	m.limits[flag] = v
 }
 
-// setLimitMetrics records the server's limits (those of every transport;
-// the HTTP transport adds its own) as baremcp_limit.
-func (s *server) setLimitMetrics() {
-	m := s.metrics
-	m.setLimit("max-requests", float64(s.maxRequests))
+// setLimits records s's limits (those of every transport; the HTTP
+// transport adds its own) as baremcp_limit.
+func (m *metrics) setLimits(s *server) {
+	m.setLimit("max-requests", float64(s.limits.maxRequests))
 	m.setLimit("max-subscriptions", float64(s.subs.maxSubs))
 	m.setLimit("max-subscription-uris", float64(s.subs.maxURIs))
 	m.setLimit("max-tasks", float64(s.tasks.cfg.maxTasks))
-	m.setLimit("client-share", float64(s.clientShare))
+	m.setLimit("client-share", float64(s.limits.clientShare))
 	rate, burst := 0.0, 0.0
 	if s.limiter != nil {
 		rate, burst = s.limiter.rate, s.limiter.burst

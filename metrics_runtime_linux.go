@@ -1,3 +1,5 @@
+//go:build !stdio && linux
+
 // The process's figures on Linux, read from /proc as client_golang's
 // process collector reads them (metrics_runtime.go).
 //

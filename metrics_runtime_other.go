@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !stdio && !linux
 
 // The process's figures where there is no /proc: none
 // (metrics_runtime.go writes only the start time).

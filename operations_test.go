@@ -1,3 +1,5 @@
+//go:build !stdio
+
 package main
 
 import (
@@ -91,7 +93,7 @@ func TestOperationsRefusalTable(t *testing.T) {
 // HTTP rate limit.
 func TestOperationsFlagDefaults(t *testing.T) {
 	var usage bytes.Buffer
-	if _, _, err := parseFlags([]string{"-h"}, &usage, func(string) string { return "" }); err == nil {
+	if _, err := parseFlags([]string{"-h"}, &usage, func(string) string { return "" }); err == nil {
 		t.Fatal("parseFlags(-h) = nil error")
 	}
 	defaults := map[string]string{} // flag name -> default as printed; "" for none printed
@@ -146,16 +148,16 @@ func TestOperationsFlagDefaults(t *testing.T) {
 	if checked < 25 {
 		t.Errorf("checked %d of %d defaults: the table's format changed?", checked, len(rows))
 	}
-	cfg, _, err := parseFlags([]string{"-http", "127.0.0.1:0"}, io.Discard, func(string) string { return "" })
+	cfg, err := parseFlags([]string{"-http", "127.0.0.1:0"}, io.Discard, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, row := range rows {
 		switch {
-		case strings.HasPrefix(row[0], "`-rate-limit") && (cfg.rate != 50 || !strings.Contains(row[1], "`50/s` over HTTP")):
-			t.Errorf("-rate-limit: OPERATIONS.md says %s, over HTTP the server uses %v/s", row[1], cfg.rate)
-		case strings.HasPrefix(row[0], "`-rate-burst") && (cfg.burst != 100 || !strings.Contains(row[1], "`100` with the default HTTP rate")):
-			t.Errorf("-rate-burst: OPERATIONS.md says %s, over HTTP the server uses %d", row[1], cfg.burst)
+		case strings.HasPrefix(row[0], "`-rate-limit") && (cfg.limits.rate != 50 || !strings.Contains(row[1], "`50/s` over HTTP")):
+			t.Errorf("-rate-limit: OPERATIONS.md says %s, over HTTP the server uses %v/s", row[1], cfg.limits.rate)
+		case strings.HasPrefix(row[0], "`-rate-burst") && (cfg.limits.burst != 100 || !strings.Contains(row[1], "`100` with the default HTTP rate")):
+			t.Errorf("-rate-burst: OPERATIONS.md says %s, over HTTP the server uses %d", row[1], cfg.limits.burst)
 		}
 	}
 }

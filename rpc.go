@@ -236,6 +236,38 @@ type method struct {
 	// rateLimited methods take a token from the caller's bucket (limits.go).
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
+	// target is what the method's params name: the scope check
+	// (requiredScopes), the mirrored Mcp-Name header and the access and
+	// audit lines read it from here.
+	target target
+}
+
+// target is the kind of thing a method's params name.
+type target uint8
+
+// The targets.
+const (
+	targetNone     target = iota
+	targetTool            // params.name, a tool
+	targetPrompt          // params.name, a prompt
+	targetResource        // params.uri, a resource or a template's match
+	targetTask            // params.taskId, a task of the caller's
+	targetRef             // params.ref, the prompt or template a completion refers to
+	targetListen          // params.notifications, the resources a listen watches
+)
+
+// param is the params member that holds a target named by a string: name,
+// uri or taskId; "" for the others.
+func (t target) param() string {
+	switch t {
+	case targetTool, targetPrompt:
+		return "name"
+	case targetResource:
+		return "uri"
+	case targetTask:
+		return "taskId"
+	}
+	return ""
 }
 
 // methodCancelled names the notification that cancels a request, in both
@@ -251,21 +283,21 @@ var methods = map[string]method{
 	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
 	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
 	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetTool, mrtr: true, rateLimited: true},
 	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
-	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, target: targetResource, cacheable: true, mrtr: true},
+	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
+	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
-	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra},
 	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
 	// would overwrite the task's own ttlMs.
-	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
-	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
-	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
+	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
+	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, target: targetTask, era: modernEra},
+	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, target: targetTask, era: modernEra},
 	methodCancelled:             {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
@@ -444,11 +476,10 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.inFlight.Add(1)
+	s.metrics.started()
 	reply, code = s.answer(req.bind(ctx), req, ex)
 	end := time.Now()
 	d := end.Sub(start)
-	s.metrics.inFlight.Add(-1)
 	out := outcomeOf(req, code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {

@@ -145,29 +145,28 @@ func (s *server) authorize(req *request) *rpcError {
 	return insufficientScope(s.challengeScopes(req.caller, need))
 }
 
-// requiredScopes returns the scopes the target of req declares: the tool
-// of tools/call, the prompt of prompts/get, the resource (or else the
-// first matching template, as resources/read finds it) of a resource
-// request, the prompt or template a completion refers to (completions
-// reveal values), and every resource a subscriptions/listen watches.
+// requiredScopes returns the scopes the target of req declares (its
+// method's target): the tool of tools/call, the prompt of prompts/get,
+// the resource (or else the first matching template, as resources/read
+// finds it) of a resource request, the prompt or template a completion
+// refers to (completions reveal values), and every resource a
+// subscriptions/listen watches.
 func (s *server) requiredScopes(req *request) []string {
 	reg := s.snapshot(req)
-	name := func(p string) string {
-		v, _ := jsonString(req.param(p))
-		return v
-	}
-	switch req.method {
-	case "tools/call":
-		if t := reg.tool(name("name")); t != nil {
+	t := methods[req.method].target
+	name, _ := jsonString(req.param(t.param()))
+	switch t {
+	case targetTool:
+		if t := reg.tool(name); t != nil {
 			return t.Scopes
 		}
-	case "prompts/get":
-		if p := reg.prompt(name("name")); p != nil {
+	case targetPrompt:
+		if p := reg.prompt(name); p != nil {
 			return p.Scopes
 		}
-	case "resources/read", methodResourcesSubscribe, methodResourcesUnsubscribe:
-		return reg.uriScopes(name("uri"))
-	case "completion/complete":
+	case targetResource:
+		return reg.uriScopes(name)
+	case targetRef:
 		ref, rerr := objectParam(req.param("ref"), "ref", "type", "name", "uri")
 		if rerr != nil {
 			return nil
@@ -184,7 +183,7 @@ func (s *server) requiredScopes(req *request) []string {
 				}
 			}
 		}
-	case methodSubscriptionsListen:
+	case targetListen:
 		f, rerr := parseSubscriptionFilter(req.param("notifications"), s.subs.maxURIs)
 		if rerr != nil {
 			return nil

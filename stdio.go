@@ -228,7 +228,7 @@ loop:
 // newStdioConn returns a connection writing to out, not yet serving.
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
-		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
+		slots: newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		jobs: make(chan stdioJob)}
 	c.outq.init(maxSpareBytes)
 	return c
@@ -481,7 +481,7 @@ func (c *stdioConn) spawn(job stdioJob) {
 		return
 	default:
 	}
-	if c.workers.Load() < int32(c.s.maxRequests) {
+	if c.workers.Load() < int32(c.s.limits.maxRequests) {
 		c.workers.Add(1)
 		c.pool.Go(func() {
 			c.do(job)
