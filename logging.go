@@ -173,8 +173,12 @@ type logSink struct {
 
 // logLinger is how long the log sink waits for more lines before it
 // writes a batch: short enough that a log tail looks live, long enough to
-// put many access lines in one system call under load.
-const logLinger = time.Millisecond
+// put many access lines in one system call. Each batch costs a timer's
+// goroutine and a thread's wake-up: at 1 ms, HTTP at one client paid 6 to
+// 10 % more CPU per request than writing each line on the request
+// (docs/PERFORMANCE.md, issue 14), which a stalled stderr would block;
+// at 10 ms a batch's wake-up is spread over ten times the lines.
+const logLinger = 10 * time.Millisecond
 
 // newLogSink returns a sink writing to w, batching for linger when it is
 // above 0.
