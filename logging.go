@@ -160,6 +160,7 @@ type logSink struct {
 	q          lineQueue
 	closed     bool   // close was called: Write writes itself
 	armed      bool   // linger > 0: timer is set to write the queue
+	hurried    bool   // armed, and reset to fire at once (logHurryBytes)
 	unreported uint64 // lines dropped since the last line that said so
 
 	// timer (linger > 0) runs lingered linger after the first line of a
@@ -172,13 +173,20 @@ type logSink struct {
 }
 
 // logLinger is how long the log sink waits for more lines before it
-// writes a batch: short enough that a log tail looks live, long enough to
-// put many access lines in one system call. Each batch costs a timer's
-// goroutine and a thread's wake-up: at 1 ms, HTTP at one client paid 6 to
-// 10 % more CPU per request than writing each line on the request
-// (docs/PERFORMANCE.md, issue 14), which a stalled stderr would block;
-// at 10 ms a batch's wake-up is spread over ten times the lines.
-const logLinger = 10 * time.Millisecond
+// writes a batch, unless logHurryBytes are queued first: short enough
+// that a log tail looks live, long enough to put many access lines in one
+// system call. Each batch costs a timer's goroutine and a thread's
+// wake-up, which the requests of a quiet server share: measured in the
+// harness at HTTP c=1 (server CPU per request, one run of 7 rounds), 1 ms
+// cost 6 to 10 % more than writing each line on its request (issue 14),
+// 10 ms 14 % more, 100 ms 5 % less.
+const logLinger = 100 * time.Millisecond
+
+// logHurryBytes is the queue that has its batch written at once rather
+// than at the end of the linger: a busy server's lines go out in batches
+// of this size (tens to hundreds a second), well before the backlog bound
+// (maxLogBacklog) is near.
+const logHurryBytes = 64 << 10
 
 // newLogSink returns a sink writing to w, batching for linger when it is
 // above 0.
@@ -206,10 +214,14 @@ func (l *logSink) Write(p []byte) (int, error) {
 	}
 	if batching {
 		l.q.queued = append(l.q.queued, p...)
-		if !l.armed && !l.q.flushing {
+		switch {
+		case !l.armed && !l.q.flushing:
 			// A write in progress takes the queue when it ends.
 			l.armed = true
 			l.timer.Reset(l.linger)
+		case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
+			l.hurried = true
+			l.timer.Reset(0)
 		}
 		l.q.mu.Unlock()
 		return len(p), nil
@@ -229,7 +241,7 @@ func (l *logSink) Write(p []byte) (int, error) {
 // batch, unless a write is in progress, which writes it when it ends.
 func (l *logSink) lingered() {
 	l.q.mu.Lock()
-	l.armed = false
+	l.armed, l.hurried = false, false
 	if l.q.flushing || len(l.q.queued) == 0 {
 		l.q.mu.Unlock()
 		return

@@ -486,3 +486,25 @@ func TestLogIDsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSinkHurries checks that a batch of logHurryBytes is written at
+// once, not at the end of the linger: a busy server's lines never wait
+// long enough to near the backlog bound.
+func TestLogSinkHurries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &countingWriter{}
+		sink := newLogSink(w, logLinger)
+		defer sink.close()
+		line := []byte(strings.Repeat("x", 1023) + "\n")
+		for range logHurryBytes / len(line) {
+			sink.Write(line)
+		}
+		synctest.Wait()
+		w.mu.Lock()
+		n := w.buf.Len()
+		w.mu.Unlock()
+		if n != logHurryBytes {
+			t.Errorf("%d bytes written before the linger ended, want the %d queued", n, logHurryBytes)
+		}
+	})
+}
