@@ -6,11 +6,9 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // mustReadDoc returns the text of a file of docs/.
@@ -84,80 +82,34 @@ func TestOperationsRefusalTable(t *testing.T) {
 	}
 }
 
-// TestOperationsFlagDefaults checks the defaults docs/OPERATIONS.md's
-// flag table states against the flag set's (its usage, as -h prints it):
-// a value in backticks is the flag's default (durations compared as
-// durations), "off" or "none" is an empty, false or zero default. Flags
-// whose default the flag package cannot print (those parsed by a
-// function) are checked by their effect where the doc states one: the
-// HTTP rate limit.
-func TestOperationsFlagDefaults(t *testing.T) {
-	var usage bytes.Buffer
-	if _, err := parseFlags([]string{"-h"}, &usage, func(string) string { return "" }); err == nil {
-		t.Fatal("parseFlags(-h) = nil error")
+// TestDerivedDefaultsDocumented checks the defaults README's flag table
+// states in words, those the flag package cannot print because they
+// depend on other flags (TestREADMEFlags checks the others): the HTTP
+// tools/call rate limit, 50 a second with a burst of 100.
+func TestDerivedDefaultsDocumented(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	defaults := map[string]string{} // flag name -> default as printed; "" for none printed
-	flagLine := regexp.MustCompile(`^  -([a-z0-9-]+)`)
-	defaultOf := regexp.MustCompile(`\(default "?([^")]*)"?\)$`)
-	var name string
-	for line := range strings.SplitSeq(usage.String(), "\n") {
-		if m := flagLine.FindStringSubmatch(line); m != nil {
-			name = m[1]
-			defaults[name] = ""
-		}
-		if m := defaultOf.FindStringSubmatch(line); m != nil && name != "" {
-			defaults[name] = m[1]
-		}
-	}
-	rows := docTable(t, mustReadDoc(t, "OPERATIONS.md"), "## Flags")
-	checked := 0
-	for _, row := range rows {
-		flagName, _, _ := strings.Cut(strings.Trim(row[0], "`"), " ")
-		flagName = strings.TrimPrefix(flagName, "-")
-		def, known := defaults[flagName]
-		if !known {
-			t.Errorf("OPERATIONS.md documents -%s, which the flag set lacks", flagName)
-			continue
-		}
-		doc := row[1]
-		switch {
-		case strings.HasPrefix(doc, "off") || strings.HasPrefix(doc, "none"):
-			if def != "" && def != "false" && def != "0" && def != "0s" {
-				t.Errorf("-%s: OPERATIONS.md says %s, the flag's default is %q", flagName, doc, def)
-			}
-			checked++
-		case doc == "on":
-			if def != "true" {
-				t.Errorf("-%s: OPERATIONS.md says on, the flag's default is %q", flagName, def)
-			}
-			checked++
-		case strings.Count(doc, "`") == 2 && strings.HasPrefix(doc, "`") && strings.HasSuffix(doc, "`") && def != "":
-			v := strings.Trim(doc, "`")
-			if v == def {
-				checked++
-				continue
-			}
-			dv, err1 := time.ParseDuration(v)
-			dd, err2 := time.ParseDuration(def)
-			if err1 != nil || err2 != nil || dv != dd {
-				t.Errorf("-%s: OPERATIONS.md says %s, the flag's default is %q", flagName, doc, def)
-			}
-			checked++
-		}
-	}
-	if checked < 25 {
-		t.Errorf("checked %d of %d defaults: the table's format changed?", checked, len(rows))
-	}
+	readme := string(b)
 	cfg, err := parseFlags([]string{"-http", "127.0.0.1:0"}, io.Discard, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range rows {
-		switch {
-		case strings.HasPrefix(row[0], "`-rate-limit") && (cfg.limits.rate != 50 || !strings.Contains(row[1], "`50/s` over HTTP")):
-			t.Errorf("-rate-limit: OPERATIONS.md says %s, over HTTP the server uses %v/s", row[1], cfg.limits.rate)
-		case strings.HasPrefix(row[0], "`-rate-burst") && (cfg.limits.burst != 100 || !strings.Contains(row[1], "`100` with the default HTTP rate")):
-			t.Errorf("-rate-burst: OPERATIONS.md says %s, over HTTP the server uses %d", row[1], cfg.limits.burst)
+	for _, tt := range []struct {
+		row, says string
+		got, want float64
+	}{
+		{"| `-rate-limit RATE` |", "| `50` over HTTP, off on stdio |", cfg.limits.rate, 50},
+		{"| `-rate-burst N` |", "| `100` with the default HTTP rate, else `max(1, rate)` |", float64(cfg.limits.burst), 100},
+	} {
+		_, rest, ok := strings.Cut(readme, tt.row)
+		line, _, _ := strings.Cut(rest, "\n")
+		if !ok || !strings.HasPrefix(line, strings.TrimPrefix(tt.says, "|")) {
+			t.Errorf("README's row %s does not say %s", tt.row, tt.says)
+		}
+		if tt.got != tt.want {
+			t.Errorf("%s: the server uses %v over HTTP, README says %v", tt.row, tt.got, tt.want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 func TestProductDebugRoutes(t *testing.T) {
 	s := newTestServer(t, withRegistry("product"))
 	debugRoutes(http.NewServeMux(), s)
-	if got := strings.Join(toolNames(t, s.registry()), " "); got != "echo add slow confirm_delete ask_model list_roots toggle_extra_tool" {
+	if got := strings.Join(toolNames(t, s.registry()), " "); got != "echo add slow confirm_delete ask_model list_roots toggle_extra_tool tally" {
 		t.Errorf("after debugRoutes the tools are %s", got)
 	}
 }

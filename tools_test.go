@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,7 +127,7 @@ func TestContentKinds(t *testing.T) {
 		{"empty text keeps text", textContent(""), `{"type":"text","text":""}`},
 		{"image", imageContent([]byte{1, 2, 3}, "image/png"), `{"type":"image","data":"AQID","mimeType":"image/png"}`},
 		{"audio", audioContent([]byte("RIFF"), "audio/wav"), `{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}`},
-		{"resource_link", linkContent(resourceLink{URI: "x://a", Name: "a", Size: 3}), `{"type":"resource_link","uri":"x://a","name":"a","size":3}`},
+		{"resource_link", linkContent(resourceLink{URI: "x://a", Name: "a", Size: new(int64(3))}), `{"type":"resource_link","uri":"x://a","name":"a","size":3}`},
 		{"embedded text resource", embeddedContent(resourceContents{URI: "x://a", MimeType: "text/plain", Text: "t"}), `{"type":"resource","resource":{"uri":"x://a","mimeType":"text/plain","text":"t"}}`},
 		{"embedded blob resource", embeddedContent(resourceContents{URI: "x://b", Blob: []byte{0}}), `{"type":"resource","resource":{"uri":"x://b","blob":"AA=="}}`},
 		{"annotations", content{Type: "text", Text: "a", Annotations: &annotations{Audience: []string{"user"}, Priority: &prio}}, `{"type":"text","text":"a","annotations":{"audience":["user"],"priority":0.5}}`},
@@ -299,6 +301,9 @@ func TestToolErrorsCarryNoGoText(t *testing.T) {
 		{"a strconv error", numErr, true},
 		{"an early end of input", io.ErrUnexpectedEOF, true},
 		{"an unmarshal error", json.Unmarshal([]byte(`{"a":"x"}`), &struct{ A int }{}), true},
+		{"a DNS error", fmt.Errorf("fetch: %w", &net.DNSError{Err: "no such host", Name: "internal.example"}), true},
+		{"an address error", &net.AddrError{Err: "missing port", Addr: "10.0.0.1"}, true},
+		{"a URL error", &url.Error{Op: "Get", URL: "http://10.0.0.1/secret", Err: errors.New("refused")}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			logs := &syncBuffer{}
