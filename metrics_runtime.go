@@ -60,7 +60,7 @@ func (m *metrics) setLimit(flag string, v float64) {
 // transport adds its own) as baremcp_limit.
 func (m *metrics) setLimits(s *server) {
 	m.setLimit("max-requests", float64(s.limits.maxRequests))
-	m.setLimit("max-subscriptions", float64(s.subs.maxSubs))
+	m.setLimit("max-subscriptions", float64(s.subs.listens.total))
 	m.setLimit("max-subscription-uris", float64(s.subs.maxURIs))
 	m.setLimit("max-tasks", float64(s.tasks.cfg.maxTasks))
 	m.setLimit("client-share", float64(s.limits.clientShare))

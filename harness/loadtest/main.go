@@ -12,9 +12,10 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget; and the operations tests (ops.go): log-stall
-// (-stall, 60 s by default), promtool. Every count and duration is
-// bounded; the whole run takes about three minutes.
+// subscribe-memory, budget; unread answers (answers.go): answers; and the
+// operations tests (ops.go): log-stall (-stall, 60 s by default),
+// promtool. Every count and duration is bounded; the whole run takes
+// about four minutes.
 // It exits non-zero when a test fails its criteria.
 package main
 
@@ -53,7 +54,8 @@ func main() {
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "baremcp")
 	build := exec.Command("go", "build", "-tags", "demo,loadtest", "-o", bin, ".")
-	build.Dir, build.Stdout, build.Stderr = *repo, os.Stderr, os.Stderr
+	// CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go).
+	build.Dir, build.Stdout, build.Stderr, build.Env = *repo, os.Stderr, os.Stderr, append(os.Environ(), "CGO_ENABLED=0")
 	if err := build.Run(); err != nil {
 		fatal(fmt.Errorf("build: %w", err))
 	}
@@ -74,6 +76,7 @@ func main() {
 		{"budget", testBudget},
 		{"log-stall", testLogStall},
 		{"promtool", testPromtool},
+		{"answers", testAnswers},
 	}
 	failed := 0
 	for _, t := range tests {

@@ -85,6 +85,10 @@ type start struct {
 	Round    int     `json:"round"`
 	AnswerMs float64 `json:"answer_ms"` // from before fork to the answer read
 	ExitMs   float64 `json:"exit_ms"`   // from before fork to the exit reaped
+	// CPUMs is the process's user and system time: what a start costs
+	// whatever else the machine runs, where the wall times above wait for
+	// the CPU on a loaded machine.
+	CPUMs float64 `json:"cpu_ms"`
 }
 
 func coldstart(args []string) error {
@@ -170,7 +174,8 @@ func once(command string) (start, error) {
 	case werr != nil:
 		return start{}, fmt.Errorf("exit: %v", werr)
 	}
-	return start{Kind: "coldstart", AnswerMs: ms(answered), ExitMs: ms(exited)}, nil
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return start{Kind: "coldstart", AnswerMs: ms(answered), ExitMs: ms(exited), CPUMs: ms(cpu)}, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
