@@ -1,4 +1,4 @@
-//go:build (demo || !(conformance || bench)) && !stdio
+//go:build demo && !stdio
 
 // The product registry beside the HTTP wing: the load-test build's debug
 // routes (httpsse_debug.go) add nothing to it in any other build.
