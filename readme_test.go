@@ -3,11 +3,13 @@
 // names exists, so the map cannot drift from the layout. It is the
 // baremcp project's check on its own README: in a copy under another
 // module (README's "Make it yours") the README is the copy's own, and
-// the test skips.
+// those tests skip. Every code fence of README.md and docs/*.md closes
+// cleanly, in any copy.
 
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,6 +98,72 @@ func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
 		defined := regexp.MustCompile(`(?m)(func (\([^)]*\) )?` + q + `[\[(]|type ` + q + ` |^\t+` + q + `\s)`)
 		if !defined.MatchString(src.String()) {
 			t.Errorf("README's life of a request names %s, which the code does not define", m[1])
+		}
+	}
+}
+
+// TestMarkdownFencesClose: every code fence in README.md and docs/*.md
+// closes on a line of only backticks (at least as many as opened it) and
+// spaces. A closing fence with text after it is no fence in CommonMark:
+// the block runs on and swallows the prose and headings below it.
+func TestMarkdownFencesClose(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append([]string{"README.md"}, files...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range unclosedFences(string(data)) {
+			t.Errorf("%s: %s", f, problem)
+		}
+	}
+}
+
+// unclosedFences returns what is wrong with the backtick fences of a
+// Markdown text: a line inside a block that starts with the fence but has
+// more after it (meant to close it, it does not), and a block still open
+// at the end.
+func unclosedFences(md string) []string {
+	var problems []string
+	open, opened := "", 0 // the opening fence's backticks and its line
+	n := 0
+	for line := range strings.Lines(md) {
+		n++
+		text := strings.TrimLeft(strings.TrimRight(line, "\r\n"), " ")
+		ticks := text[:len(text)-len(strings.TrimLeft(text, "`"))]
+		switch {
+		case open == "" && len(ticks) >= 3:
+			open, opened = ticks, n
+		case open == "" || !strings.HasPrefix(text, open):
+		case strings.Trim(text, "` ") == "" && !strings.Contains(strings.TrimRight(text, " "), " "):
+			open = ""
+		default:
+			problems = append(problems, fmt.Sprintf("line %d: the block opened at line %d does not close: text after its fence", n, opened))
+		}
+	}
+	if open != "" {
+		problems = append(problems, fmt.Sprintf("the block opened at line %d never closes", opened))
+	}
+	return problems
+}
+
+func TestUnclosedFences(t *testing.T) {
+	for _, tt := range []struct {
+		name, md string
+		want     int // problems found
+	}{
+		{"closed", "text\n```go\ncode\n```\nmore\n", 0},
+		{"closed with spaces", "```\ncode\n```  \r\n", 0},
+		{"indented in a list", "1. step\n\n   ```sh\n   go vet\n   ```\n", 0},
+		{"a longer fence holds a shorter one", "````\n```\n````\n", 0},
+		{"text after the closing fence", "```go\ncode\n``` Registries may change\n## Next\n", 2},
+		{"never closed", "```\ncode\n", 1},
+	} {
+		if got := unclosedFences(tt.md); len(got) != tt.want {
+			t.Errorf("%s: unclosedFences(%q) = %q, want %d problems", tt.name, tt.md, got, tt.want)
 		}
 	}
 }
