@@ -26,7 +26,7 @@ func mustREADMESection(tb testing.TB, heading string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if !strings.HasPrefix(string(mod), "module baremcp\n") {
+	if modulePath(string(mod)) != "baremcp" {
 		tb.Skip("not the baremcp module: this copy's README is its own")
 	}
 	readme, err := os.ReadFile("README.md")
@@ -39,6 +39,30 @@ func mustREADMESection(tb testing.TB, heading string) string {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	return section
+}
+
+// modulePath returns the module path a go.mod declares, whatever its line
+// ends (a Windows checkout may have CRLF), or "" if it declares none.
+func modulePath(gomod string) string {
+	for line := range strings.Lines(gomod) {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(path), `"`)
+		}
+	}
+	return ""
+}
+
+func TestModulePath(t *testing.T) {
+	for _, tt := range []struct{ gomod, want string }{
+		{"module baremcp\n\ngo 1.26\n", "baremcp"},
+		{"module baremcp\r\n\r\ngo 1.26\r\n", "baremcp"},
+		{"// a comment\nmodule \"example.com/shouter\"\n", "example.com/shouter"},
+		{"go 1.26\n", ""},
+	} {
+		if got := modulePath(tt.gomod); got != tt.want {
+			t.Errorf("modulePath(%q) = %q, want %q", tt.gomod, got, tt.want)
+		}
+	}
 }
 
 func TestREADMEMapsEveryFile(t *testing.T) {
