@@ -74,9 +74,6 @@ const (
 	defaultKeepAlive = 15 * time.Second
 )
 
-// envToken names the environment variable that may hold the bearer token.
-const envToken = "BAREMCP_TOKEN"
-
 // httpConfig is the HTTP transport's settings, from the command line.
 type httpConfig struct {
 	addr           string   // listen address as given; see httpListenAddr

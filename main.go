@@ -151,7 +151,9 @@
 // (child processes and tools never see them; /proc/PID/environ still
 // shows the environment the process was started with, so prefer the
 // files). A secret file that group or others may read or write is
-// warned about at start.
+// warned about at start. Their prefix is the server's name (serverName)
+// in upper case: a server renamed shouter reads SHOUTER_TOKEN and
+// SHOUTER_STATE_KEY.
 //
 // # Logs, traces and metrics
 //
@@ -416,7 +418,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
 	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
 	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
-	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $BAREMCP_STATE_KEY, else random per process")
+	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $"+envStateKey+", else random per process")
 	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")

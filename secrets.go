@@ -1,5 +1,6 @@
 // The operator's secrets: the bearer token (-token-file, $BAREMCP_TOKEN)
-// and the requestState key (-state-key-file, $BAREMCP_STATE_KEY). Files
+// and the requestState key (-state-key-file, $BAREMCP_STATE_KEY; both
+// variables named after the server: envToken, envStateKey). Files
 // are read bounded, checked for permissions that let other users read
 // them, and a binary key is kept byte for byte; a token is checked for a
 // length that resists guessing; both variables are taken out of the
@@ -23,12 +24,40 @@ import (
 	"strings"
 )
 
-// envStateKey names the environment variable holding the requestState secret.
-const envStateKey = "BAREMCP_STATE_KEY"
+// envToken and envStateKey name the environment variables that may hold
+// the bearer token and the requestState secret: BAREMCP_TOKEN and
+// BAREMCP_STATE_KEY, and in a server renamed shouter (README, "Make it
+// yours") SHOUTER_TOKEN and SHOUTER_STATE_KEY, which its flags, warnings
+// and errors then name. Read-only after start, as the other tables.
+var (
+	envToken    = secretEnvName(serverName, "TOKEN")
+	envStateKey = secretEnvName(serverName, "STATE_KEY")
+)
 
 // secretEnv names the environment variables that hold secrets; takeSecrets
 // removes them from the process environment.
 var secretEnv = []string{envToken, envStateKey}
+
+// secretEnvName returns the environment variable of the secret what for
+// the server named name: the name in upper case with every character but
+// an ASCII letter or digit written "_" (and "_" before a leading digit),
+// then "_" and what, so that any server name gives a name a shell can
+// set. TestSecretEnvName.
+func secretEnvName(name, what string) string {
+	var b strings.Builder
+	for i, c := range strings.ToUpper(name) {
+		switch {
+		case c >= '0' && c <= '9' && i == 0:
+			b.WriteByte('_')
+			b.WriteRune(c)
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String() + "_" + what
+}
 
 // minTokenBytes is the shortest bearer token accepted. Every request may
 // guess the token (there is no lockout, and a refused request costs the

@@ -10,7 +10,8 @@
 #      go test -run TestTranscripts -update . and checked by a plain run;
 #   5. go vet ./..., go test ./..., the release build, whose tools/list
 #      over stdio must show shout alone and whose serverInfo must say
-#      shouter (listcheck/, in both eras).
+#      shouter (listcheck/, in both eras), and which reads
+#      SHOUTER_STATE_KEY and names no BAREMCP_ variable.
 # Then what the copy's own .ci/run would run in Go (vet and test with
 # -tags demo, test with -tags conformance, vet with -tags bench, and the
 # raw probes, which build the demo with -tags demo), and README's other
@@ -209,6 +210,21 @@ transcript_can_fail() {
 release_lists_shout() {
   (cd "$HERE/listcheck" && go run . -bin "$COPY/shouter" -name shouter -tools shout)
 }
+# release_names_its_secrets: the renamed server reads SHOUTER_STATE_KEY (a
+# short one stops it with an error naming the variable) and its -h names
+# SHOUTER_ variables, no BAREMCP_ one.
+release_names_its_secrets() {
+  readme_has '`shouter` reads `SHOUTER_TOKEN`'
+  local out rc=0
+  out="$(SHOUTER_STATE_KEY=short ./shouter </dev/null 2>&1)" || rc=$?
+  if [ $rc -eq 0 ] || [[ "$out" != *SHOUTER_STATE_KEY* ]]; then
+    echo "$out"; echo "SHOUTER_STATE_KEY=short did not stop shouter with an error naming SHOUTER_STATE_KEY"; return 1
+  fi
+  out="$(./shouter -h 2>&1 || true)"
+  if [[ "$out" == *BAREMCP_* ]] || [[ "$out" != *SHOUTER_STATE_KEY* ]] || [[ "$out" != *SHOUTER_TOKEN* ]]; then
+    echo "$out"; echo "shouter -h names a BAREMCP_ variable, or not SHOUTER_STATE_KEY and SHOUTER_TOKEN"; return 1
+  fi
+}
 
 # skips SCRIPT: SCRIPT prints one line saying it is skipped, and exits 0.
 skips() {
@@ -233,6 +249,7 @@ check "5. go vet ./..." readme_run 'go vet ./...'
 check "5. go test ./..." readme_run 'go test ./...'
 check "5. go build -trimpath -ldflags='-s -w' -o shouter ." readme_run "go build -trimpath -ldflags='-s -w' -o shouter ."
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
+check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
 
 # ------------------------------------------------ the copy's own CI, in Go --
 
