@@ -53,16 +53,18 @@ const defaultStateTTL = 10 * time.Minute
 // The binding is not in the token: presenting state on another request or
 // as another principal simply fails verification.
 type stateSealer struct {
-	key []byte
-	ttl time.Duration
-	now func() time.Time
+	key    []byte
+	random bool // the key was drawn for this process: see open
+	ttl    time.Duration
+	now    func() time.Time
 }
 
 // newStateSealer derives the signing key from secret, or draws a random
 // one when secret is nil: state then does not survive a restart and is
 // not accepted by other replicas.
 func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stateSealer {
-	if secret == nil {
+	random := secret == nil
+	if random {
 		secret = make([]byte, stateMinKeyBytes)
 		rand.Read(secret) // never fails (crypto/rand, Go 1.24+)
 	}
@@ -75,7 +77,7 @@ func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stat
 	if now == nil {
 		now = time.Now
 	}
-	return stateSealer{key: mac.Sum(nil), ttl: ttl, now: now}
+	return stateSealer{key: mac.Sum(nil), random: random, ttl: ttl, now: now}
 }
 
 // statePayload is the signed content of a requestState. It is JSON because
@@ -131,7 +133,10 @@ func (st stateSealer) mac(header []byte, binding [sha256.Size]byte) []byte {
 // open verifies token for the request with binding and returns its
 // payload. Size, layout and the MAC (hmac.Equal) are checked before any
 // byte of the payload is parsed; expiry is checked after, as it is covered
-// by the MAC. Every failure is -32602.
+// by the MAC. Every failure is -32602. With a random key, a MAC that does
+// not verify most likely comes from another process (a replica, or this
+// server before a restart) more than from an attacker, and the message
+// says so first, naming the fix (TestRetryAfterRestart).
 func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayload, *rpcError) {
 	var p statePayload
 	if len(token) > maxRequestStateBytes {
@@ -146,6 +151,9 @@ func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayloa
 	}
 	body, sum := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
 	if !hmac.Equal(sum, st.mac(body, binding)) {
+		if st.random {
+			return p, invalidParams("invalid params: requestState does not verify: most likely another or a restarted server process issued it (this one's key is random per process: its operator sets -state-key-file); else it was altered, or was issued for another request, arguments or caller")
+		}
 		return p, invalidParams("invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller")
 	}
 	expiry := int64(binary.BigEndian.Uint64(body[1:9]))
