@@ -190,8 +190,11 @@ update_only_ours() {
   find testdata -type f -name '*.txt' ! -path testdata/shouter.txt -exec cksum {} + | sort >"$TMP/after"
   diff "$TMP/before" "$TMP/after" || { echo "-update changed transcripts other than testdata/shouter.txt (above)"; return 1; }
   readme_run 'cat testdata/shouter.txt'
-  grep -q '"text":"HELLO"' testdata/shouter.txt ||
-    { echo 'testdata/shouter.txt: no "text":"HELLO" among the recorded answers'; return 1; }
+  local want
+  for want in '"text":"HELLO"' '"text":"Every letter in upper case; at most 100 characters."' '"text":"Greet Ada with the shout tool."'; do
+    grep -qF -- "$want" testdata/shouter.txt ||
+      { echo "testdata/shouter.txt: no $want among the recorded answers (the tool, the resource, the prompt)"; return 1; }
+  done
 }
 # transcript_can_fail: the runner really reads testdata/shouter.txt: with
 # a wrong recorded answer, go test fails.
