@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of authorization over Streamable HTTP (auth.go, httpsse_auth.go)
 // against the test authorization server: the protected resource metadata,
 // one raw request per challenge rule (and no handler reached by any
@@ -923,7 +925,7 @@ func TestAuthFlags(t *testing.T) {
 		{name: "an empty audience", args: []string{"-http", "8080", "-oauth-issuer", "https://as.example.com", "-oauth-audience", ""}, err: "empty audience"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+			_, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
 			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("parseFlags = %v, want %q", err, tt.err)
 			}
@@ -1005,7 +1007,7 @@ func TestAuthOneSnapshot(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	req := s.newRequest(&msg, nil, nil)
+	req := s.newRequest(&msg, nil, framing{})
 	req.caller = caller{principal: "p", share: "p", scoped: true}
 	if rerr := s.authorize(req); rerr != nil {
 		t.Fatalf("authorize = %v, want the unscoped tool allowed", rerr)

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Token introspection (RFC 7662) for access tokens that are not JWTs:
 // the resource server asks the authorization server whether a token is
 // active, authenticating as its own client, a bounded number at a time and

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The authorization server's signing keys: its metadata (RFC 8414, or
 // OpenID Connect discovery) found lazily from -oauth-issuer, its key set
 // (RFC 7517) parsed strictly, and the key cache that serves requests: keys

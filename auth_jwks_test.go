@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the authorization server's metadata and keys (auth_jwks.go)
 // against the test authorization server: discovery in each of its forms,
 // and the key cache when the server rotates keys, is slow, down or

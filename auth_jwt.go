@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // OAuth access tokens: the resource server's verifier (a cache of tokens
 // already verified, then a JWT checked locally or an opaque token asked
 // about by introspection), compact JWS verification with the standard

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of JWT access-token verification (auth_jwt.go): one row per
 // rule, each naming the reason the token must be refused for, so that a
 // row fails when its rule is removed (the token is then accepted, or

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The authorization server the authorization tests run against, written
 // for them with the standard library: it generates RSA, ECDSA (P-256) and
 // Ed25519 keys, mints access tokens with them (and hostile ones from raw

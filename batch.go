@@ -131,8 +131,9 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 // array, an initialize (which MUST NOT be part of a batch), and a request
 // carrying the modern _meta (the modern era has no batches) are refused
 // with -32600; every other request is judged by newRequest in the
-// session. The error is the one answer of a batch refused whole.
-func (s *server) readBatch(data []byte, sess *session) ([]batchItem, *rpcError) {
+// session, with what the transport read beside the batch (f) as its own.
+// The error is the one answer of a batch refused whole.
+func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, *rpcError) {
 	entries, rerr := splitBatch(data)
 	if rerr != nil {
 		return nil, rerr
@@ -158,7 +159,7 @@ func (s *server) readBatch(data []byte, sess *session) ([]batchItem, *rpcError) 
 		case msg.method == methodInitialize:
 			it.reply = encodeError(msg.id, newError(codeInvalidRequest, "invalid request: initialize must not be part of a batch"))
 		default:
-			req := s.newRequest(&it.msg, sess, nil)
+			req := s.newRequest(&it.msg, sess, f)
 			if req.meta.modern {
 				it.reply = encodeError(msg.id, newError(codeInvalidRequest, "invalid request: a batch belongs to the session's protocol version %s: its messages carry no %s", versionBatches, metaProtocolVersion))
 				continue
@@ -225,14 +226,14 @@ type sessionBatch struct {
 // calls once it has admitted the batch (a request slot, or a control
 // slot when requests is 0): a batch refused 503 has done nothing, and the
 // client may send it again (review A, finding 8). Its requests run under
-// parent. The error is the answer to a batch refused whole: outside a
-// session of versionBatches, empty, oversize or not JSON. The caller
-// calls end.
-func (s *server) readSessionBatch(parent context.Context, sess *session, body []byte, transport string) (*sessionBatch, *rpcError) {
+// parent, each with f, what the transport read beside the batch. The
+// error is the answer to a batch refused whole: outside a session of
+// versionBatches, empty, oversize or not JSON. The caller calls end.
+func (s *server) readSessionBatch(parent context.Context, sess *session, body []byte, f framing, transport string) (*sessionBatch, *rpcError) {
 	if sess.negotiated() != versionBatches {
 		return nil, batchOutsideSession(body)
 	}
-	items, rerr := s.readBatch(body, sess)
+	items, rerr := s.readBatch(body, sess, f)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -138,7 +138,7 @@ func BenchmarkStdioLogged(b *testing.B) {
 			if n := len(args); n > 0 && args[n-1] == "k=1" {
 				depth, args = 1, args[:n-1]
 			}
-			linger := withConfig(func(c *config) { c.log.linger = logLinger })
+			linger := withConfig(func(c *config) { c.logs.linger = logLinger })
 			benchStdio(b, newTestServer(b, withBenchTools(20), withFlags(args...), withLogs(w), linger), depth, benchCall)
 			w.Close()
 			<-drained
@@ -218,24 +218,6 @@ func benchStdio(b *testing.B, s *server, depth int, request string) {
 		b.Fatal(err)
 	}
 	outW.Close()
-}
-
-// BenchmarkSSEEvent frames a typical tools/call reply as one SSE event,
-// as httpCall.eventLocked does for a request that streamed notifications.
-func BenchmarkSSEEvent(b *testing.B) {
-	s := newTestServer(b, withBenchTools(20))
-	msg, rerr := parseMessage([]byte(benchCall))
-	if rerr != nil {
-		b.Fatal(rerr)
-	}
-	reply := s.dispatch(b.Context(), &msg, exchange{})
-	b.ReportAllocs()
-	b.SetBytes(int64(len(reply)))
-	for b.Loop() {
-		if ev := sseEvent(reply); len(ev) <= len(reply) {
-			b.Fatalf("sseEvent = %q", ev)
-		}
-	}
 }
 
 // BenchmarkDispatchToolsCallLastOf1000 calls the last of 1000 tools: the

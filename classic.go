@@ -23,7 +23,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -90,47 +89,46 @@ func (d eraDecision) replyCode(code int) int {
 
 // decideEra is the one place the era of a message is decided, from
 // whether its _meta names a protocol version (req.meta.modern), its
-// method, the transport's classic session and -modern-only, and on HTTP
-// the headers. A message is served in the classic era when the classic
-// era is open to it, its _meta names no protocol version, and either the
-// method is classic-only or the session has negotiated a version
-// (initialize succeeded); everything else is modern.
+// method, the transport's classic session and -modern-only, and what the
+// transport read beside the message (f). A message is served in the
+// classic era when the classic era is open to it, its _meta names no
+// protocol version, and either the method is classic-only or the session
+// has negotiated a version (initialize succeeded); everything else is
+// modern.
 //
-// On stdio (h nil) sess is the connection's session; nil means a
-// transport without one. On HTTP (h non-nil) the session is looked up
-// after this decision, so the headers say whether the message belongs
-// to one, as the dual-era rules ask: initialize, an Mcp-Session-Id, or a
-// classic MCP-Protocol-Version make it a session's, and so does a
-// message with neither that header nor a _meta protocol version (its
-// client predates 2025-06-18). Only sessions that negotiated a version
-// are kept (classic_http.go), and a session id that names none is
-// answered 404 before anything is served, so a named session counts as
-// negotiated.
+// sess is the session the transport hands over (stdio's connection, a
+// 2024-11-05 stream's, a batch's). A transport that names sessions per
+// message (f.sessionHints: Streamable HTTP) looks the session up after
+// this decision, so its framing says whether the message belongs to one,
+// as the dual-era rules ask: initialize, a session id, or a classic
+// protocol version make it a session's, and so does a message with
+// neither that version nor a _meta protocol version (its client predates
+// 2025-06-18). Only sessions that negotiated a version are kept
+// (classic_http.go), and a session id that names none is answered 404
+// before anything is served, so a named session counts as negotiated.
+// Without either, the transport has no classic session: modern.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
-func (s *server) decideEra(req *request, sess *session, h http.Header) eraDecision {
+func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision {
 	modern := eraDecision{era: modernEra}
 	if s.modernOnly {
 		return modern
 	}
 	var negotiated bool
-	if h == nil {
-		if sess == nil {
-			return modern
-		}
+	switch {
+	case sess != nil:
 		negotiated = sess.negotiated() != ""
-	} else {
-		named := len(h.Values(headerSessionID)) > 0
-		v := strings.Trim(h.Get(headerProtocolVersion), " \t")
+	case f.sessionHints:
 		// Without a session, modern _meta makes the request modern, even
-		// under a classic MCP-Protocol-Version header: the mirrored-header
+		// under a classic protocol version header: the mirrored-header
 		// check then names the mismatch (-32020), where the classic path
-		// asked for a session, or for the _meta it carried (review A,
-		// finding 12).
-		if req.method != methodInitialize && !named && (req.meta.modern || (v != "" && !isClassicVersion(v))) {
+		// would ask for a session, or for the _meta it carried.
+		if req.method != methodInitialize && !f.sessionNamed && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
 			return modern
 		}
-		negotiated = named
+		negotiated = f.sessionNamed
+	default:
+		return modern
 	}
 	d := eraDecision{era: modernEra, classicOn: true}
 	if !req.meta.modern && (methods[req.method].era == classicEra || negotiated) {

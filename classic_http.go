@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The classic era over Streamable HTTP (revisions 2025-03-26 to 2025-11-25):
 // sessions minted by initialize and named by Mcp-Session-Id, the
 // standalone GET stream, DELETE, the MCP-Protocol-Version header of
@@ -285,7 +287,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 		find = t.sessions.acquire
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.principal)
-	if sess != nil && sess.stream != nil {
+	if t.stream(sess) != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
 		// travel on its own stream, so its id names no session here.
 		if request {
@@ -418,7 +420,7 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	defer t.sessions.release(sess)
-	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, "http")
+	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, httpFraming(r.Header, false), "http")
 	if rerr != nil {
 		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the classic era over Streamable HTTP (the transcripts in
 // testdata/classic are played over HTTP too): the session lifecycle, the GET stream, and
 // -modern-only.

@@ -71,15 +71,11 @@ type session struct {
 	// the HTTP GET stream.
 	wake chan struct{}
 
-	// id is the HTTP Mcp-Session-Id, principal who opened it and share
-	// the key of that client's share of the limits (limits_share.go); all
-	// are set before the session is shared and never change.
+	// id is the HTTP session id (an Mcp-Session-Id, or the 2024-11-05
+	// transport's sessionId), principal who opened it and share the key
+	// of that client's share of the limits (limits_share.go); all are set
+	// before the session is shared and never change.
 	id, principal, share string
-	// stream, set before the session is shared and never changed, is the
-	// 2024-11-05 HTTP+SSE connection that carries the session
-	// (classic_sse.go); nil on stdio and Streamable HTTP. Its id is then
-	// that transport's sessionId, not an Mcp-Session-Id.
-	stream *classicSSEConn
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)

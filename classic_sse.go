@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The 2024-11-05 HTTP+SSE transport, kept for the clients that know no
 // other: GET /sse opens an event stream whose first event, "endpoint",
 // names where to POST (/messages?sessionId=ID); every message the server
@@ -93,6 +95,17 @@ func (c *classicSSEConn) stop() {
 	c.wg.Wait()
 }
 
+// stream returns the 2024-11-05 connection that carries sess, nil for a
+// Streamable HTTP session (or none).
+func (t *httpTransport) stream(sess *session) *classicSSEConn {
+	if sess == nil {
+		return nil
+	}
+	conn, _ := t.streams.Load(sess)
+	c, _ := conn.(*classicSSEConn)
+	return c
+}
+
 // only returns the handler of an endpoint that serves one HTTP method:
 // the endpoint's checks (guard) first, then serve, or 405 naming the
 // method for any other.
@@ -127,7 +140,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	// after the replica id, for a load balancer to route /messages by.
 	sess.id, sess.principal, sess.share = newScopedID(t.s.replicaID), who.principal, who.share
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
-	sess.stream = conn
+	t.streams.Store(sess, conn)
 	// The stream does not keep its session alive, as Streamable HTTP's
 	// GET stream does not (sessionStore): a session unused for
 	// -session-idle, or the least recently used when the store is full,
@@ -142,6 +155,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		sess.end()
 		cancel()
 		conn.stop()
+		t.streams.Delete(sess)
 	}()
 	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
 	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
@@ -163,7 +177,8 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.principal)
-	if sess != nil && sess.stream == nil {
+	conn := t.stream(sess)
+	if sess != nil && conn == nil {
 		// A Streamable HTTP session: its id is no endpoint here.
 		t.sessions.release(sess)
 		sess = nil
@@ -196,7 +211,6 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 			release()
 		}
 	}()
-	conn := sess.stream
 	if jsonKind(body) == '[' {
 		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
 		return
@@ -205,7 +219,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 	if !ok {
 		return
 	}
-	req := t.s.newRequest(&msg, sess, nil)
+	req := t.s.newRequest(&msg, sess, httpFraming(r.Header, false))
 	switch {
 	case msg.isResponse() || msg.isNotification():
 		if !t.takeInSession(w, r, &msg, req, who, sess, release, "http+sse") {
@@ -263,7 +277,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 // without requests, a control slot). It reports whether it handed the
 // body (release) to that goroutine; otherwise it has given it back.
 func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Request, conn *classicSSEConn, body []byte, who caller, release func()) (handed bool) {
-	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, "http+sse")
+	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, httpFraming(r.Header, false), "http+sse")
 	if rerr != nil {
 		release()
 		writeHTTPError(w, http.StatusBadRequest, rerr)

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the 2024-11-05 HTTP+SSE transport (classic_sse.go): a whole
 // conversation over the stream and the endpoint it announces, the rules
 // of each endpoint, and the end of a stream.

@@ -137,3 +137,28 @@ const fuzzInputBudget = 2 * time.Second
 // requests: a short request timeout, so that a fuzzed call to a slow or
 // waiting tool ends quickly.
 func withFuzzLimits() testOption { return withFlags("-request-timeout", "50ms") }
+
+// mustReceive waits for a value on ch, failing after a generous deadline.
+func mustReceive[T any](tb testing.TB, ch <-chan T) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		tb.Fatal("timed out waiting")
+		panic("unreachable")
+	}
+}
+
+// skipFlagsOfTheHTTPWing skips tb in the stdio build when args name a
+// flag of the HTTP wing, which that build does not know
+// (TestStdioBuildKnowsNoHTTPFlag); in the full build it does nothing.
+func skipFlagsOfTheHTTPWing(tb testing.TB, args []string) {
+	tb.Helper()
+	if hasHTTPWing {
+		return
+	}
+	if _, err := parseFlags(args, io.Discard, func(string) string { return "" }); err != nil && strings.Contains(err.Error(), "flag provided but not defined") {
+		tb.Skipf("%v: the stdio build has no HTTP wing", err)
+	}
+}

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP transport: one endpoint, routed by HTTP method; each
 // POSTed request answered with one JSON object, or with an SSE stream
 // scoped to it when it produced notifications before its result.
@@ -16,7 +18,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -36,14 +37,18 @@ const httpPath = "/mcp"
 // httpTransport is the MCP endpoint's handler. It is immutable once built
 // and serves requests concurrently.
 type httpTransport struct {
-	s         *server
-	cfg       *httpConfig
-	loopback  bool            // bound to a loopback address: Host is checked
-	origins   map[string]bool // allowed Origin values, normalised
-	cop       *http.CrossOriginProtection
-	auth      *authenticator // who a request's credential names (auth.go)
-	sessions  *sessionStore  // classic sessions (classic_http.go)
-	keepAlive time.Duration  // SSE comment interval on long-lived streams
+	s        *server
+	cfg      *httpConfig
+	loopback bool            // bound to a loopback address: Host is checked
+	origins  map[string]bool // allowed Origin values, normalised
+	cop      *http.CrossOriginProtection
+	auth     *authenticator // who a request's credential names (auth.go)
+	sessions *sessionStore  // classic sessions (classic_http.go)
+	// streams maps each session of the 2024-11-05 transport to the
+	// connection that carries it (*session to *classicSSEConn,
+	// classic_sse.go); a session absent from it is a Streamable HTTP one.
+	streams   sync.Map
+	keepAlive time.Duration // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -102,7 +107,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	}
 	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
-	n := int64(s.maxRequests)
+	n := int64(s.limits.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
 	bodies := httpBodyBudget * cfg.maxBody
 	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))
@@ -193,7 +198,7 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	// The era is decided here, once (decideEra): initialize and the
 	// messages of a classic session go through the session, even those
 	// served modern.
-	req := t.s.newRequest(&msg, nil, r.Header)
+	req := t.s.newRequest(&msg, nil, httpFraming(r.Header, true))
 	switch {
 	case req.era.classicOn:
 		t.postClassic(w, r, rc, &msg, req, who, release)
@@ -510,23 +515,6 @@ func writeJSON(w http.ResponseWriter, status int, msg []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
 	w.WriteHeader(status)
 	_, _ = w.Write(msg)
-}
-
-// oneLine returns msg (a message line ending in "\n") with no other line
-// break: handlers may return pretty-printed json.RawMessage, and both an
-// SSE data line and clients that split JSON bodies on newlines need one
-// line per message.
-func oneLine(msg []byte) []byte {
-	body := bytes.TrimSuffix(msg, []byte("\n"))
-	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
-		return msg
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, body); err != nil {
-		return msg // not reached: every message is encoded JSON
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
 }
 
 // httpCall is one request's response in progress. The first notification

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP side of authorization: the protected resource
 // metadata document (RFC 9728) clients discover the authorization server
 // from, and the answers to requests that are refused: 401 with a Bearer

@@ -1,4 +1,4 @@
-//go:build loadtest
+//go:build loadtest && !stdio
 
 // The load-test build's debug routes and tool, compiled in only with
 // -tags loadtest (harness/loadtest builds the server with -tags

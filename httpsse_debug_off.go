@@ -1,4 +1,4 @@
-//go:build !loadtest
+//go:build !loadtest && !stdio
 
 // The load-test build's debug routes are absent here: every build but
 // -tags loadtest (httpsse_debug.go) serves the transport's own routes

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP request headers that mirror the body
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and Mcp-Param-* for a
 // tool's x-mcp-header arguments), checked against the parsed request
@@ -26,6 +28,35 @@ const (
 	headerParamPrefix     = "Mcp-Param-"
 )
 
+// The W3C trace context headers, which a request may carry instead of
+// _meta's traceparent and tracestate.
+// [§traceparent Header]: https://www.w3.org/TR/trace-context/#traceparent-header
+const (
+	headerTraceparent = "Traceparent"
+	headerTracestate  = "Tracestate"
+)
+
+// httpFraming is what an HTTP request carries beside its message, in the
+// core's terms (framing): whether it names a classic session and which
+// protocol version its header declares (for a transport that looks
+// sessions up per message, sessionHints: Streamable HTTP; the 2024-11-05
+// transport and a batch hand their session over), its trace context
+// headers, and the header map a handler reads through req.Header. A
+// repeated traceparent is ambiguous and ignored; repeated tracestate
+// headers are one list, joined (RFC 9110 §5.3).
+func httpFraming(h http.Header, sessionHints bool) framing {
+	f := framing{sessionHints: sessionHints, header: h}
+	if sessionHints {
+		f.sessionNamed = len(h.Values(headerSessionID)) > 0
+		f.version = strings.Trim(h.Get(headerProtocolVersion), " \t")
+	}
+	if ps := h.Values(headerTraceparent); len(ps) == 1 {
+		f.traceparent = strings.Trim(ps[0], " \t")
+		f.tracestate = strings.Join(h.Values(headerTracestate), ",")
+	}
+	return f
+}
+
 // mirroredHeaders returns the check that compares the request headers a
 // client mirrors from the body with the parsed body, as
 // [§Server Validation] requires; any failure is -32020 naming the header.
@@ -51,17 +82,12 @@ func mirroredHeaders(h http.Header) func(req *request) *rpcError {
 		if v != req.method {
 			return headerMismatch("%s header does not match the method", headerMethod)
 		}
-		var member string
-		switch req.method {
-		case "tools/call", "prompts/get":
-			member = "name"
-		case "resources/read":
-			member = "uri"
-		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
-			// [§Routing Headers]: SEP-2663, "the client MUST set the
-			// Mcp-Name header ... to the value of params.taskId"
-			member = "taskId"
-		default:
+		// The member Mcp-Name mirrors is the method's target: a tool's or
+		// prompt's name, a resource's uri, a task's id.
+		// [§Routing Headers]: SEP-2663, "the client MUST set the
+		// Mcp-Name header ... to the value of params.taskId"
+		member := methods[req.method].target.param()
+		if member == "" {
 			return nil
 		}
 		want, ok := jsonString(req.param(member))

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Health and readiness of the Streamable HTTP transport, for load
 // balancers, orchestrators and supervisors: GET /healthz answers 200 while
 // the process serves; GET /readyz answers 200 while the server takes new

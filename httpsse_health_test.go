@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the health probes (httpsse_health.go): what they answer and to
 // whom, and the order of a graceful shutdown under load: /readyz fails
 // before any request is refused, and a request in flight is still

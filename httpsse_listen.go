@@ -1,6 +1,9 @@
+//go:build !stdio
+
 // The Streamable HTTP transport's settings and life: its flags and
 // defaults, the listener (loopback unless told otherwise, at most
-// -max-connections), the server's timeouts, and graceful shutdown.
+// -max-connections, limitListener), the server's timeouts, and graceful
+// shutdown.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts,
@@ -13,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -57,11 +61,6 @@ const (
 	// (SEP-2243, "No Specification-Level Header Size Limit").
 	httpMaxHeaderBytes = 32 << 10
 
-	// defaultRequestTimeout bounds one request's handler. Progress does not
-	// extend it: the spec asks for a maximum regardless of progress.
-	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
-	defaultRequestTimeout = 5 * time.Minute
-
 	// defaultDrainTimeout bounds how long shutdown waits for requests in
 	// flight before cancelling them.
 	defaultDrainTimeout = 10 * time.Second
@@ -72,22 +71,29 @@ const (
 	// common proxies (nginx: 60s) and clients.
 	// [§Receiving Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
 	defaultKeepAlive = 15 * time.Second
+
+	// defaultMaxConnections bounds the open HTTP connections, and so the
+	// connection goroutines and header buffers. Beyond it the listener
+	// stops accepting; new connections wait in the kernel's backlog.
+	defaultMaxConnections = 1024
 )
 
-// httpConfig is the HTTP transport's settings, from the command line.
+// httpConfig is the settings of the HTTP wing (the Streamable HTTP
+// transport and the metrics listener), from the command line; the
+// server's config holds it (config.http).
 type httpConfig struct {
-	addr           string   // listen address as given; see httpListenAddr
-	allowOrigins   []string // Origins allowed besides the server's own
-	maxBody        int64
-	requestTimeout time.Duration // 0 means none
-	drainTimeout   time.Duration
-	shutdownDelay  time.Duration // how long /readyz says 503 before the listener closes
-	tokenFile      string
-	auth           authConfig // authentication: static tokens, the OAuth resource server (auth.go)
+	addr          string   // listen address; "" serves stdio (see httpListenAddr)
+	metricsAddr   string   // -metrics: where /metrics is served; "" is off
+	allowOrigins  []string // Origins allowed besides the server's own
+	maxBody       int64
+	drainTimeout  time.Duration
+	shutdownDelay time.Duration // how long /readyz says 503 before the listener closes
+	tokenFile     string
+	auth          authConfig // authentication: static tokens, the OAuth resource server (auth.go)
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool
-	maxConnections int              // open connections; 0 means defaultMaxConnections (limits.go)
+	maxConnections int              // open connections; 0 means defaultMaxConnections
 	maxSessions    int              // classic sessions open at once
 	sessionIdle    time.Duration    // a classic session unused this long ends
 	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
@@ -109,10 +115,14 @@ func (c *httpConfig) trusts(addr netip.Addr) bool {
 	return false
 }
 
-// httpFlags registers the HTTP flags on fs and returns where they land.
-func httpFlags(fs *flag.FlagSet) *httpConfig {
+// httpFlags registers the flags of the HTTP wing on fs and returns where
+// they land; settle checks them once parsed. -replica-id lands in cfg:
+// the ids it scopes are the core's (newScopedID), but only a load
+// balancer in front of HTTP replicas routes by it.
+func httpFlags(fs *flag.FlagSet, cfg *config) *httpConfig {
 	c := &httpConfig{}
 	fs.StringVar(&c.addr, "http", "", "serve Streamable HTTP on `addr` (host:port; a bare port binds 127.0.0.1)")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
 	fs.Func("allow-origin", "allow browser requests from `origin` (repeatable; scheme://host[:port])", func(v string) error {
 		if _, ok := normalizeOrigin(v); !ok {
 			return fmt.Errorf("want scheme://host[:port], got %q", v)
@@ -121,7 +131,7 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 		return nil
 	})
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
+	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
@@ -138,7 +148,71 @@ func httpFlags(fs *flag.FlagSet) *httpConfig {
 		c.trustedProxies = append(c.trustedProxies, p)
 		return nil
 	})
+	fs.StringVar(&cfg.replicaID, "replica-id", "", "start every task id and /sse session id with `name` and a dot, so a load balancer can route their requests to this replica")
 	return c
+}
+
+// settle checks the HTTP wing's flags once parsed and completes cfg: with
+// -http the transport is HTTP and the scope settings of its authorization
+// are the server's; without it, the flags of who may connect over HTTP
+// are refused (the other HTTP limits are ignored on stdio). set names the
+// flags the command line gave.
+func (c *httpConfig) settle(cfg *config, set map[string]bool, getenv func(string) string, warn warnFunc) error {
+	if cfg.replicaID != "" && !validReplicaID(cfg.replicaID) {
+		return fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", cfg.replicaID)
+	}
+	if c.maxConnections <= 0 {
+		return errors.New("-max-connections must be positive")
+	}
+	if c.metricsAddr != "" {
+		addr, err := httpListenAddr(c.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics %w", err)
+		}
+		c.metricsAddr = addr
+	}
+	cfg.http = c
+	if c.addr != "" {
+		cfg.transport = transportHTTP
+		if err := c.finish(getenv, warn); err != nil {
+			return err
+		}
+		cfg.baseScopes, cfg.scopeImplies, cfg.filterLists = c.auth.scopes, c.auth.implies, c.auth.filterLists
+		return nil
+	}
+	if c.auth.oauthFlagsSet() || c.auth.scopeFlagsSet() {
+		// Authorization is HTTP's: on stdio the credentials come from the
+		// environment, as the spec says.
+		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
+		return errors.New("the -oauth-* and -scope-* flags need -http")
+	}
+	// Who may connect, and with what, is HTTP's too: set on stdio these
+	// would seem to protect what they cannot.
+	for _, name := range []string{"token-file", "allow-public-without-auth", "trusted-proxy", "allow-origin"} {
+		if set[name] {
+			return fmt.Errorf("-%s needs -http: stdio has no authentication (its client started the process)", name)
+		}
+	}
+	return nil
+}
+
+// serveTransport serves the transport the flags chose, Streamable HTTP
+// (-http) or stdio, with the metrics listener beside it when -metrics
+// asks; it returns when the transport has ended (stdin's EOF, or ctx and
+// the drain). The metrics listener outlives the drain, so a shutdown can
+// be watched to its end.
+func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	if s.http != nil && s.http.metricsAddr != "" {
+		_, stopMetrics, err := s.serveMetrics(s.http.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics: %w", err)
+		}
+		defer stopMetrics()
+	}
+	if s.transport == transportHTTP {
+		return s.listenHTTP(ctx, s.http)
+	}
+	return s.serveStdio(ctx, stdin, stdout)
 }
 
 // finish checks the flags, loads the static tokens (from -token-file, else
@@ -153,8 +227,8 @@ func (c *httpConfig) finish(getenv func(string) string, warn warnFunc) error {
 	if c.maxBody <= 0 || c.maxBody > maxMaxBodyBytes {
 		return fmt.Errorf("-max-body must be positive and at most %d", maxMaxBodyBytes)
 	}
-	if c.requestTimeout < 0 || c.drainTimeout < 0 || c.shutdownDelay < 0 {
-		return errors.New("-request-timeout, -shutdown-timeout and -shutdown-delay must not be negative")
+	if c.drainTimeout < 0 || c.shutdownDelay < 0 {
+		return errors.New("-shutdown-timeout and -shutdown-delay must not be negative")
 	}
 	if c.maxSessions <= 0 || c.sessionIdle <= 0 {
 		return errors.New("-max-sessions and -session-idle must be positive")
@@ -311,4 +385,108 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	s.tasks.wait()
 	s.log.Info("stopped", "transport", "http")
 	return nil
+}
+
+// limitListener accepts at most n connections at a time, and at most
+// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
+// Accept waits for one to close before
+// accepting more, and closes at once a connection whose address already
+// has perAddr open (issue 19, finding 6: idle sockets from one address
+// used up -max-connections, and every other client waited). Addresses,
+// not principals: nothing is authenticated before a connection's first
+// request. A proxy the operator trusts (-trusted-proxy) is bound by n
+// alone: its connections carry many clients, each counted by its own
+// address request by request (clientAddr, the shares), and capping the
+// proxy like one client reset the 257th connection of a replica behind
+// HAProxy, its health checks included (review A, finding 1). Close
+// unblocks a waiting Accept.
+type limitListener struct {
+	net.Listener
+	slots   chan struct{}
+	perAddr int
+	// exempt reports an address bound by n alone (a trusted proxy); nil
+	// exempts none.
+	exempt    func(netip.Addr) bool
+	done      chan struct{}
+	closeOnce sync.Once
+
+	mu     sync.Mutex // guards byAddr
+	byAddr map[string]int
+}
+
+// newLimitListener wraps ln to hold at most n connections open, perAddr
+// of them from one IP address unless exempt (nil: none) says the address
+// is bound by n alone.
+func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
+}
+
+// Accept waits for a free slot, then accepts a connection from an address
+// under its cap.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		ip := remoteIP(c.RemoteAddr().String())
+		if l.exempted(ip) {
+			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+		}
+		addr := addrNetwork(ip)
+		l.mu.Lock()
+		over := l.byAddr[addr] >= l.perAddr
+		if !over {
+			l.byAddr[addr]++
+		}
+		l.mu.Unlock()
+		if over {
+			c.Close()
+			<-l.slots
+			continue
+		}
+		return &limitConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+				delete(l.byAddr, addr)
+			}
+			l.mu.Unlock()
+			<-l.slots
+		}}, nil
+	}
+}
+
+// exempted reports whether connections from addr (an IP address) are
+// bound by the total alone.
+func (l *limitListener) exempted(addr string) bool {
+	if l.exempt == nil {
+		return false
+	}
+	a, err := netip.ParseAddr(addr)
+	return err == nil && l.exempt(a.Unmap())
+}
+
+// Close closes the listener and wakes a waiting Accept.
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitConn frees its listener slot once, on the first Close.
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the Streamable HTTP transport's life (httpsse_listen.go): its
 // flags, the listen address, and graceful shutdown through serveHTTP.
 
@@ -231,7 +233,8 @@ func TestHTTPFlagsKeepAlive(t *testing.T) {
 		{[]string{"-http", "8080", "-sse-keepalive", "30s"}, 30 * time.Second, false},
 		{[]string{"-http", "8080", "-sse-keepalive", "0"}, 0, true},
 	} {
-		_, hc, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+		pcfg, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+		hc := pcfg.http
 		if (err != nil) != tt.err || (err == nil && hc.keepAlive != tt.want) {
 			t.Errorf("parseFlags(%q) = %v, %v; want %v, error %v", tt.args, hc, err, tt.want, tt.err)
 		}

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // The Streamable HTTP transport's checks before any method: the
 // DNS-rebinding defences (Host on a loopback bind, Origin), cross-origin
 // protection and CORS for the origins the operator allows, bearer token

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the Streamable HTTP checks before any method
 // (httpsse_security.go) beyond the Host and Origin rows of TestHTTPRules:
 // bearer token authentication, and the caller's address behind trusted
@@ -190,10 +192,11 @@ func TestParseTrustedProxy(t *testing.T) {
 			t.Errorf("parseTrustedProxy(%q) = %v, %v; want %s", tt.in, p, err, tt.want)
 		}
 	}
-	if _, _, err := parseFlags([]string{"-http", "127.0.0.1:0", "-trusted-proxy", "0.0.0.0/0"}, &bytes.Buffer{}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "trusts every address") {
+	if _, err := parseFlags([]string{"-http", "127.0.0.1:0", "-trusted-proxy", "0.0.0.0/0"}, &bytes.Buffer{}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "trusts every address") {
 		t.Errorf("parseFlags(-trusted-proxy 0.0.0.0/0) = %v, want the refusal", err)
 	}
-	_, hcfg, err := parseFlags([]string{"-http", "127.0.0.1:0", "-trusted-proxy", "127.0.0.1", "-trusted-proxy", "10.0.0.0/8"}, &bytes.Buffer{}, func(string) string { return "" })
+	pcfg, err := parseFlags([]string{"-http", "127.0.0.1:0", "-trusted-proxy", "127.0.0.1", "-trusted-proxy", "10.0.0.0/8"}, &bytes.Buffer{}, func(string) string { return "" })
+	hcfg := pcfg.http
 	if err != nil || fmt.Sprint(hcfg.trustedProxies) != "[127.0.0.1/32 10.0.0.0/8]" {
 		t.Errorf("parseFlags(-trusted-proxy twice) = %v, %v; want both networks", hcfg.trustedProxies, err)
 	}

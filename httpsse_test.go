@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the Streamable HTTP transport (httpsse.go): one raw request per
 // rule (TestHTTPRules), SSE responses, cancellation and timeouts, the
 // keep-alive of long-lived streams, and its fuzz target; and the test
@@ -587,18 +589,6 @@ func TestHTTPCallAfterDisconnect(t *testing.T) {
 	call.finish(encodeError([]byte("1"), errInternal), codeInternalError)
 	if rec.Body.Len() != n {
 		t.Errorf("written after disconnect: %q", rec.Body.String()[n:])
-	}
-}
-
-// mustReceive waits for a value on ch, failing after a generous deadline.
-func mustReceive[T any](tb testing.TB, ch <-chan T) T {
-	tb.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		tb.Fatal("timed out waiting")
-		panic("unreachable")
 	}
 }
 

@@ -1,6 +1,7 @@
 // Operating limits that are not a property of one transport: how many
-// requests run at once, how fast a principal may invoke tools, how many
-// HTTP connections are open, and how long a request may run. Every limit
+// requests run at once, how fast a principal may invoke tools, and how
+// long a request may run (the HTTP connection limit is the listener's,
+// httpsse_listen.go). Every limit
 // is a named constant or a flag, listed with its value in
 // docs/RELIABILITY.md.
 //
@@ -17,8 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,17 +25,17 @@ import (
 )
 
 const (
+	// defaultRequestTimeout bounds one request's handler. Progress does not
+	// extend it: the spec asks for a maximum regardless of progress.
+	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+	defaultRequestTimeout = 5 * time.Minute
+
 	// defaultMaxRequests bounds the requests served at once: per stdio
 	// connection (the reader stops reading: backpressure through the
 	// pipe) and in total over HTTP (a request waits up to httpQueueWait,
 	// then gets 503). Each request in flight holds at most one message
 	// (maxLineBytes or -max-body) and one goroutine.
 	defaultMaxRequests = maxInFlight
-
-	// defaultMaxConnections bounds the open HTTP connections, and so the
-	// connection goroutines and header buffers. Beyond it the listener
-	// stops accepting; new connections wait in the kernel's backlog.
-	defaultMaxConnections = 1024
 
 	// httpQueueWait bounds how long an HTTP request waits for one of the
 	// -max-requests slots before it is refused with 503: long enough to
@@ -94,18 +93,15 @@ const (
 
 // limitConfig is the limits set on the command line.
 type limitConfig struct {
-	maxRequests    int
-	maxConnections int
-	rate           float64 // tool calls per second per principal; 0 is off
-	burst          int
-	clientShare    int // percent of each global limit one client may hold (limits_share.go)
+	maxRequests int
+	rate        float64 // tool calls per second per principal; 0 is off
+	burst       int
+	clientShare int // percent of each global limit one client may hold (limits_share.go)
 }
 
-// limitFlags registers the limit flags on fs and returns where they land.
-func limitFlags(fs *flag.FlagSet) *limitConfig {
-	c := &limitConfig{}
+// limitFlags registers the limit flags on fs, landing in c.
+func limitFlags(fs *flag.FlagSet, c *limitConfig) {
 	fs.IntVar(&c.maxRequests, "max-requests", defaultMaxRequests, "requests served at once: per stdio connection, and in total over HTTP (`n`)")
-	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
 	fs.Func("rate-limit", "tools/call invocations per second per caller (`rate`, e.g. 20 or 20/s); 0 turns rate limiting off (default 50 over HTTP, off on stdio)", func(v string) error {
 		r, err := strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
 		if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
@@ -116,13 +112,12 @@ func limitFlags(fs *flag.FlagSet) *limitConfig {
 	})
 	fs.IntVar(&c.burst, "rate-burst", 0, "tools/call invocations a caller may make at once before -rate-limit applies (`n`); 0 means max(1, rate), or 100 with the default HTTP rate")
 	fs.IntVar(&c.clientShare, "client-share", defaultClientShare, "the part of each global limit one client (its principal, else its IP address) may hold, in `percent`; 100 turns shares off")
-	return c
 }
 
 // check reports a flag value that cannot work.
 func (c *limitConfig) check() error {
-	if c.maxRequests <= 0 || c.maxConnections <= 0 {
-		return errors.New("-max-requests and -max-connections must be positive")
+	if c.maxRequests <= 0 {
+		return errors.New("-max-requests must be positive")
 	}
 	if c.burst < 0 {
 		return errors.New("-rate-burst must not be negative")
@@ -263,108 +258,4 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	s.log.Warn("request timed out", append(req.logAttrs(), "ref", ref, "after", tc.after)...)
 	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
-}
-
-// limitListener accepts at most n connections at a time, and at most
-// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
-// Accept waits for one to close before
-// accepting more, and closes at once a connection whose address already
-// has perAddr open (issue 19, finding 6: idle sockets from one address
-// used up -max-connections, and every other client waited). Addresses,
-// not principals: nothing is authenticated before a connection's first
-// request. A proxy the operator trusts (-trusted-proxy) is bound by n
-// alone: its connections carry many clients, each counted by its own
-// address request by request (clientAddr, the shares), and capping the
-// proxy like one client reset the 257th connection of a replica behind
-// HAProxy, its health checks included (review A, finding 1). Close
-// unblocks a waiting Accept.
-type limitListener struct {
-	net.Listener
-	slots   chan struct{}
-	perAddr int
-	// exempt reports an address bound by n alone (a trusted proxy); nil
-	// exempts none.
-	exempt    func(netip.Addr) bool
-	done      chan struct{}
-	closeOnce sync.Once
-
-	mu     sync.Mutex // guards byAddr
-	byAddr map[string]int
-}
-
-// newLimitListener wraps ln to hold at most n connections open, perAddr
-// of them from one IP address unless exempt (nil: none) says the address
-// is bound by n alone.
-func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
-}
-
-// Accept waits for a free slot, then accepts a connection from an address
-// under its cap.
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		select {
-		case l.slots <- struct{}{}:
-		case <-l.done:
-			return nil, net.ErrClosed
-		}
-		c, err := l.Listener.Accept()
-		if err != nil {
-			<-l.slots
-			return nil, err
-		}
-		ip := remoteIP(c.RemoteAddr().String())
-		if l.exempted(ip) {
-			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
-		}
-		addr := addrNetwork(ip)
-		l.mu.Lock()
-		over := l.byAddr[addr] >= l.perAddr
-		if !over {
-			l.byAddr[addr]++
-		}
-		l.mu.Unlock()
-		if over {
-			c.Close()
-			<-l.slots
-			continue
-		}
-		return &limitConn{Conn: c, release: func() {
-			l.mu.Lock()
-			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
-				delete(l.byAddr, addr)
-			}
-			l.mu.Unlock()
-			<-l.slots
-		}}, nil
-	}
-}
-
-// exempted reports whether connections from addr (an IP address) are
-// bound by the total alone.
-func (l *limitListener) exempted(addr string) bool {
-	if l.exempt == nil {
-		return false
-	}
-	a, err := netip.ParseAddr(addr)
-	return err == nil && l.exempt(a.Unmap())
-}
-
-// Close closes the listener and wakes a waiting Accept.
-func (l *limitListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// limitConn frees its listener slot once, on the first Close.
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }

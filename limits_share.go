@@ -209,5 +209,5 @@ func (l *shareLimit) shareFull(share string, n int64) bool {
 // share returns one client's part of total, at least floor, as
 // -client-share sets it.
 func (s *server) share(total, floor int64) int64 {
-	return shareOf(total, s.clientShare, floor)
+	return shareOf(total, s.limits.clientShare, floor)
 }

@@ -352,7 +352,7 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, httpCfg, err := parseFlags(args, stderr, getenv)
+	cfg, err := parseFlags(args, stderr, getenv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -363,15 +363,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, readBuild())
 		return err
 	}
-	if httpCfg.addr == "" {
+	if cfg.transport == transportStdio {
 		// Over stdio the log waits for more lines (logLinger); over HTTP
 		// each line is written by the request that logged it, and lines
 		// meet in one write only when requests overlap: measured both
-		// ways, each is the cheaper on its transport (PERFORMANCE.md,
-		// issue 14).
-		cfg.log.linger = logLinger
+		// ways, each is the cheaper on its transport (PERFORMANCE.md).
+		cfg.logs.linger = logLinger
 	}
-	logger, access, closeLog := newLogger(cfg.log, stderr)
+	logger, access, closeLog := newLogger(cfg.logs, stderr)
 	// Deferred first, so run last: every line logged is written before
 	// run returns.
 	defer closeLog()
@@ -379,169 +378,103 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}
-	if cfg.stateKey == nil && httpCfg.addr != "" {
+	if cfg.stateKey == nil && cfg.transport == transportHTTP {
 		// Over stdio the state lives and dies with the one client's
 		// process, so there is nothing to warn of (and every start of a
-		// local agent's server wrote it).
+		// local agent's server would write it).
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
 	}
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
-	if cfg.metricsAddr != "" {
-		_, stopMetrics, err := s.serveMetrics(cfg.metricsAddr)
-		if err != nil {
-			return fmt.Errorf("-metrics: %w", err)
-		}
-		// Deferred after stop: the metrics listener outlives the
-		// transport's drain, so a shutdown can be watched to its end.
-		defer stopMetrics()
-	}
 	// Tasks outlive the requests that created them, not the process: the
 	// tasks still running fail ("server shutting down") and their
 	// handlers are awaited once serving ends (serveHTTP ends them earlier,
 	// at the start of its drain).
 	defer s.tasks.shutdown()
-	if httpCfg.addr != "" {
-		return s.listenHTTP(ctx, httpCfg)
-	}
-	return s.serveStdio(ctx, stdin, stdout)
+	return s.serveTransport(ctx, stdin, stdout)
 }
 
 // parseFlags turns the command line (and the environment, for secrets)
-// into the server's config and the HTTP transport's. Usage and flag errors
-// are written to stderr; -h returns flag.ErrHelp.
-func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (config, *httpConfig, error) {
+// into the server's config. The HTTP wing registers and checks its own
+// flags (httpFlags; absent from the stdio build, which knows none of
+// them). Usage and flag errors are written to stderr; -h returns
+// flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (config, error) {
+	var cfg config
 	fs := flag.NewFlagSet(serverName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cacheTTL := fs.Duration("cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
-	cacheScope := fs.String("cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
-	pageSize := fs.Int("page-size", 0, "items per page of list results; 0 means one page")
-	modernOnly := fs.Bool("modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
+	fs.DurationVar(&cfg.cache.TTL, "cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
+	fs.StringVar(&cfg.cache.Scope, "cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
+	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results; 0 means one page")
+	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
 	stateKeyFile := fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $"+envStateKey+", else random per process")
-	stateTTL := fs.Duration("state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
-	maxSubs := fs.Int("max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
-	maxSubURIs := fs.Int("max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
-	inputTimeout := fs.Duration("input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
-	printVersion := fs.Bool("version", false, "print the version and VCS revision of this binary, and exit")
-	httpCfg := httpFlags(fs)
-	limits := limitFlags(fs)
-	logs := logFlags(fs)
-	tasks := taskFlags(fs)
-	replicaID := fs.String("replica-id", "", "start every task id and /sse session id with `name` and a dot, so a load balancer can route their requests to this replica")
+	fs.DurationVar(&cfg.stateTTL, "state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
+	fs.IntVar(&cfg.maxSubscriptions, "max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
+	fs.IntVar(&cfg.maxSubscriptionURIs, "max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
+	fs.DurationVar(&cfg.inputTimeout, "input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
+	fs.DurationVar(&cfg.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
+	fs.BoolVar(&cfg.printVersion, "version", false, "print the version and VCS revision of this binary, and exit")
+	limitFlags(fs, &cfg.limits)
+	logFlags(fs, &cfg.logs)
+	taskFlags(fs, &cfg.tasks)
+	remote := httpFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
-		return config{}, nil, err
+		return config{}, err
 	}
 	// set names the flags the command line gave. A default that depends
 	// on another flag is derived from the flags the operator set; only a
-	// contradiction between flags the operator wrote is refused (issue 20).
+	// contradiction between flags the operator wrote is refused.
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
-		return config{}, nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *cacheTTL < 0 {
-		return config{}, nil, errors.New("-cache-ttl must not be negative")
+	if cfg.cache.TTL < 0 {
+		return config{}, errors.New("-cache-ttl must not be negative")
 	}
-	if *cacheScope != scopePublic && *cacheScope != scopePrivate {
-		return config{}, nil, fmt.Errorf("-cache-scope must be public or private, not %q", *cacheScope)
+	if cfg.cache.Scope != scopePublic && cfg.cache.Scope != scopePrivate {
+		return config{}, fmt.Errorf("-cache-scope must be public or private, not %q", cfg.cache.Scope)
 	}
-	if *pageSize < 0 {
-		return config{}, nil, errors.New("-page-size must not be negative")
+	if cfg.pageSize < 0 {
+		return config{}, errors.New("-page-size must not be negative")
 	}
-	if *stateTTL <= 0 {
-		return config{}, nil, errors.New("-state-ttl must be positive")
+	if cfg.stateTTL <= 0 {
+		return config{}, errors.New("-state-ttl must be positive")
 	}
-	if err := limits.check(); err != nil {
-		return config{}, nil, err
+	if cfg.requestTimeout < 0 {
+		return config{}, errors.New("-request-timeout must not be negative")
 	}
-	if err := tasks.check(); err != nil {
-		return config{}, nil, err
+	if err := cfg.limits.check(); err != nil {
+		return config{}, err
 	}
-	if *replicaID != "" && !validReplicaID(*replicaID) {
-		return config{}, nil, fmt.Errorf("-replica-id %q: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", *replicaID)
+	if err := cfg.tasks.check(); err != nil {
+		return config{}, err
 	}
-	if httpCfg.requestTimeout < 0 {
-		return config{}, nil, errors.New("-request-timeout must not be negative")
-	}
-	httpCfg.maxConnections = limits.maxConnections
-	subs, err := deriveSubscriptions(set, limits, *maxSubs)
+	subs, err := deriveSubscriptions(set, &cfg.limits, cfg.maxSubscriptions)
 	if err != nil {
-		return config{}, nil, err
+		return config{}, err
 	}
-	if err := limits.deriveRate(set, httpCfg.addr != ""); err != nil {
-		return config{}, nil, err
+	cfg.maxSubscriptions = subs
+	if cfg.maxSubscriptionURIs < 1 {
+		return config{}, errors.New("-max-subscription-uris must be at least 1")
 	}
-	if *maxSubURIs < 1 {
-		return config{}, nil, errors.New("-max-subscription-uris must be at least 1")
-	}
-	if *inputTimeout <= 0 {
-		return config{}, nil, errors.New("-input-timeout must be positive")
-	}
-	if *metricsAddr != "" {
-		addr, err := httpListenAddr(*metricsAddr)
-		if err != nil {
-			return config{}, nil, fmt.Errorf("-metrics %w", err)
-		}
-		*metricsAddr = addr
+	if cfg.inputTimeout <= 0 {
+		return config{}, errors.New("-input-timeout must be positive")
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
-	stateKey, err := loadStateKey(*stateKeyFile, getenv, warn)
-	if err != nil {
-		return config{}, nil, err
+	if cfg.stateKey, err = loadStateKey(*stateKeyFile, getenv, warn); err != nil {
+		return config{}, err
 	}
-	if httpCfg.addr != "" {
-		if err := httpCfg.finish(getenv, warn); err != nil {
-			return config{}, nil, err
-		}
-	} else if httpCfg.auth.oauthFlagsSet() || httpCfg.auth.scopeFlagsSet() {
-		// Authorization is HTTP's: on stdio the credentials come from the
-		// environment, as the spec says.
-		// [§Protocol Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#protocol-requirements
-		return config{}, nil, errors.New("the -oauth-* and -scope-* flags need -http")
-	} else {
-		// Who may connect, and with what, is HTTP's too: set on stdio these
-		// would seem to protect what they cannot (review B, finding 6).
-		// The HTTP limits (-max-body, -max-sessions, ...) are ignored.
-		for _, name := range []string{"token-file", "allow-public-without-auth", "trusted-proxy", "allow-origin"} {
-			if set[name] {
-				return config{}, nil, fmt.Errorf("-%s needs -http: stdio has no authentication (its client started the process)", name)
-			}
-		}
+	if err := remote.settle(&cfg, set, getenv, warn); err != nil {
+		return config{}, err
 	}
-	return config{
-		cache:        cacheHint{TTL: *cacheTTL, Scope: *cacheScope},
-		pageSize:     *pageSize,
-		stateKey:     stateKey,
-		stateTTL:     *stateTTL,
-		modernOnly:   *modernOnly,
-		inputTimeout: *inputTimeout,
-
-		maxSubscriptions:    subs,
-		maxSubscriptionURIs: *maxSubURIs,
-
-		// The request timeout is registered with the HTTP flags; it
-		// applies to stdio too.
-		requestTimeout: httpCfg.requestTimeout,
-		maxRequests:    limits.maxRequests,
-		rate:           limits.rate,
-		burst:          limits.burst,
-		clientShare:    limits.clientShare,
-
-		log:          *logs,
-		metricsAddr:  *metricsAddr,
-		printVersion: *printVersion,
-		tasks:        *tasks,
-		replicaID:    *replicaID,
-
-		warnings: warnings,
-
-		baseScopes:   httpCfg.auth.scopes,
-		scopeImplies: httpCfg.auth.implies,
-		filterLists:  httpCfg.auth.filterLists,
-	}, httpCfg, nil
+	if err := cfg.limits.deriveRate(set, cfg.transport == transportHTTP); err != nil {
+		return config{}, err
+	}
+	cfg.warnings = warnings
+	return cfg, nil
 }
 
 // deriveSubscriptions settles -max-subscriptions against -max-requests and

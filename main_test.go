@@ -48,7 +48,8 @@ func TestFlagDerivation(t *testing.T) {
 			"-rate-burst has no effect with -rate-limit 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, _, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
+			skipFlagsOfTheHTTPWing(t, tt.args)
+			cfg, err := parseFlags(tt.args, io.Discard, func(string) string { return "" })
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("parseFlags(%q) = %v, want an error containing %q", tt.args, err, tt.wantErr)
@@ -58,9 +59,9 @@ func TestFlagDerivation(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseFlags(%q) = %v", tt.args, err)
 			}
-			if cfg.maxRequests != tt.requests || cfg.maxSubscriptions != tt.subscriptions || cfg.rate != tt.rate || cfg.burst != tt.burst {
+			if cfg.limits.maxRequests != tt.requests || cfg.maxSubscriptions != tt.subscriptions || cfg.limits.rate != tt.rate || cfg.limits.burst != tt.burst {
 				t.Errorf("parseFlags(%q): -max-requests %d, -max-subscriptions %d, rate %v, burst %d; want %d, %d, %v, %d",
-					tt.args, cfg.maxRequests, cfg.maxSubscriptions, cfg.rate, cfg.burst, tt.requests, tt.subscriptions, tt.rate, tt.burst)
+					tt.args, cfg.limits.maxRequests, cfg.maxSubscriptions, cfg.limits.rate, cfg.limits.burst, tt.requests, tt.subscriptions, tt.rate, tt.burst)
 			}
 		})
 	}

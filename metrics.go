@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Metrics: counters, gauges and latency histograms of the server, kept
 // with atomic adds on the request path, and written in the Prometheus
 // text exposition format on a listener of their own (-metrics ADDR, off
@@ -34,50 +36,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-// outcome is how a request ended, for the access line and the request
-// counter: a closed set.
-type outcome uint8
-
-// The outcomes, and their names in logs and labels (outcomeNames).
-const (
-	outcomeOK            outcome = iota // a result
-	outcomeInputRequired                // an input_required result (multi round-trip)
-	outcomeToolError                    // a tool result with isError: true
-	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
-	outcomeServerError                  // -32603 internal error, or an application-defined code
-	outcomeTimeout                      // -request-timeout expired
-	outcomeCancelled                    // the client cancelled, or shutdown did
-	outcomeRateLimited                  // refused by -rate-limit (-31429)
-	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
-	numOutcomes
-)
-
-// outcomeNames spells the outcomes, indexed by outcome.
-var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
-
-// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
-// result); req.end says what the code alone cannot (input_required, a
-// tool error, a timeout, a cancellation), as serve recorded it.
-func outcomeOf(req *request, code int) outcome {
-	if req.end != outcomeOK {
-		return req.end
-	}
-	switch {
-	case code == 0:
-		return outcomeOK
-	case code == codeRateLimited:
-		return outcomeRateLimited
-	case code == codeInsufficientScope:
-		return outcomeForbidden
-	case code == codeInternalError:
-		return outcomeServerError
-	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
-		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
-		return outcomeClientError
-	}
-	return outcomeServerError
-}
 
 // authReason is why an HTTP request failed authentication, as a metrics
 // label: a closed set, derived from the refusal (authReasonOf), never
@@ -176,8 +134,12 @@ type gaugeFunc struct {
 	read       func() int64
 }
 
-// newMetrics returns zeroed metrics for the methods table.
-func newMetrics(b build) *metrics {
+// newMetrics returns zeroed metrics for the methods table, with the
+// gauges read from s (its subscriptions and tasks) and its build, at the
+// version s serves (serverInfo.version).
+func newMetrics(s *server) *metrics {
+	b := readBuild()
+	b.version = s.info.Version
 	m := &metrics{build: b, start: time.Now(), methodIndex: map[string]int{}}
 	for name, meth := range methods {
 		if !meth.notification {
@@ -191,6 +153,11 @@ func newMetrics(b build) *metrics {
 	}
 	m.requests = make([]atomic.Uint64, len(m.methodNames)*numEras*int(numTransports)*int(numOutcomes))
 	m.latency = make([]histogram, len(m.methodNames))
+	m.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
+	m.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
+		n, _ := s.tasks.live()
+		return int64(n)
+	})
 	return m
 }
 
@@ -216,9 +183,13 @@ func (m *metrics) requestSlot(method, era int, tr transport, out outcome) int {
 	return ((method*numEras+era)*int(numTransports)+int(tr))*int(numOutcomes) + int(out)
 }
 
+// started counts a request in flight, until served counts it answered.
+func (m *metrics) started() { m.inFlight.Add(1) }
+
 // served counts one request answered: its method, era, transport and
-// outcome, and its latency.
+// outcome, and its latency; it is no longer in flight.
 func (m *metrics) served(method string, e era, tr transport, out outcome, d time.Duration) {
+	m.inFlight.Add(-1)
 	i := m.method(method)
 	m.requests[m.requestSlot(i, eraIndex(e), tr, out)].Add(1)
 	m.latency[i].observe(d)

@@ -1,3 +1,5 @@
+//go:build !stdio
+
 // Tests of the metrics (metrics.go): the exposition's grammar, counters
 // and gauges that move as requests are served, the label sets that stay
 // closed, the listener, and the build's version (-version, build_info,
@@ -363,12 +365,12 @@ func TestMetricsGauges(t *testing.T) {
 // TestMetricsServedAllocatesNothing checks the hot path's cost: counting
 // a request allocates nothing.
 func TestMetricsServedAllocatesNothing(t *testing.T) {
-	m := newMetrics(readBuild())
+	m := newMetrics(newTestServer(t))
 	if n := testing.AllocsPerRun(100, func() {
-		m.inFlight.Add(1)
+		m.started()
 		m.served("tools/call", modernEra, transportHTTP, outcomeOK, 300*time.Microsecond)
+		m.started()
 		m.served("some/invention", classicEra, transportStdio, outcomeClientError, time.Hour)
-		m.inFlight.Add(-1)
 	}); n != 0 {
 		t.Errorf("served allocates %v times per call, want 0", n)
 	}
@@ -389,7 +391,7 @@ func TestMetricsHistogramBuckets(t *testing.T) {
 		{5 * time.Minute, "300"},
 		{time.Hour, "+Inf"},
 	} {
-		m := newMetrics(readBuild())
+		m := newMetrics(newTestServer(t))
 		m.served("ping", classicEra, transportStdio, outcomeOK, tt.d)
 		samples := mustParseExposition(t, string(m.exposition()))
 		got := ""
@@ -426,9 +428,13 @@ func TestMetricsListener(t *testing.T) {
 		{"0.0.0.0:9090", "0.0.0.0:9090"},
 		{"nonsense", ""},
 	} {
-		cfg, _, err := parseFlags([]string{"-metrics", tt.arg}, io.Discard, func(string) string { return "" })
-		if cfg.metricsAddr != tt.want || (err != nil) != (tt.want == "") {
-			t.Errorf("-metrics %s = %q, %v; want %q", tt.arg, cfg.metricsAddr, err, tt.want)
+		cfg, err := parseFlags([]string{"-metrics", tt.arg}, io.Discard, func(string) string { return "" })
+		got := ""
+		if err == nil {
+			got = cfg.http.metricsAddr
+		}
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("-metrics %s = %q, %v; want %q", tt.arg, got, err, tt.want)
 		}
 	}
 	s := newTestServer(t)

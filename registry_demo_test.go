@@ -9,7 +9,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -23,7 +22,7 @@ func TestDemoTranscripts(t *testing.T) {
 // TestProductRegistry lists what the product binary serves: exactly the
 // demo's tools, prompts, resources and template, in registration order,
 // and nothing from the conformance fixtures, the benchmark fillers or the
-// load-test build's flood tool (its debug routes add nothing here).
+// load-test build's flood tool (TestProductDebugRoutes).
 func TestProductRegistry(t *testing.T) {
 	for _, tt := range []struct{ method, member, key, want string }{
 		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool"},
@@ -41,13 +40,6 @@ func TestProductRegistry(t *testing.T) {
 			}
 		})
 	}
-	t.Run("debug routes", func(t *testing.T) {
-		s := newTestServer(t, withRegistry("product"))
-		debugRoutes(http.NewServeMux(), s)
-		if got := strings.Join(toolNames(t, s.registry()), " "); got != "echo add slow confirm_delete ask_model list_roots toggle_extra_tool" {
-			t.Errorf("after debugRoutes the tools are %s", got)
-		}
-	})
 }
 
 // TestRunServesTheDemo drives the product binary (run) with the demo's

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"maps"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +43,7 @@ type request struct {
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	// trace is the request's trace context, decided once by newRequest
-	// (newTraceContext) from _meta, the HTTP headers, or afresh. rctx is
+	// (newTraceContext) from _meta, the transport's framing, or afresh. rctx is
 	// the handler's context, which carries it (request_context.go, bind).
 	trace traceContext
 	rctx  requestContext
@@ -57,9 +56,10 @@ type request struct {
 	// same snapshot: a tool replaced between them cannot run with scopes
 	// never checked (STYLE 8c; review B, finding 7).
 	reg *registry
-	// header is the HTTP request's header (nil on stdio); handlers read
-	// it through Header, which lets only handlerHeaders through.
-	header http.Header
+	// header is the transport's request header fields by canonical name
+	// (framing.header; nil on stdio); handlers read them through Header,
+	// which lets only handlerHeaders through.
+	header map[string][]string
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
@@ -503,25 +503,15 @@ var handlerHeaders = []string{
 	"X-Request-Id",
 }
 
-// Header returns the values of the HTTP request header name when it is in
-// handlerHeaders, joined by ", " (RFC 9110 §5.3); "" otherwise, on stdio,
-// and for every header not listed: Authorization is never readable here.
-// The values are the client's (or its proxies'): untrusted input.
+// Header returns the values of the request header field name (matched
+// without regard to case) when it is in handlerHeaders, joined by ", "
+// (RFC 9110 §5.3); "" otherwise, on stdio, and for every field not
+// listed: Authorization is never readable here. The values are the
+// client's (or its proxies'): untrusted input.
 func (r *request) Header(name string) string {
-	name = http.CanonicalHeaderKey(name)
-	if r.header == nil || !slices.Contains(handlerHeaders, name) {
+	i := slices.IndexFunc(handlerHeaders, func(h string) bool { return strings.EqualFold(h, name) })
+	if i < 0 {
 		return ""
 	}
-	vs := r.header.Values(name)
-	switch len(vs) {
-	case 0:
-		return ""
-	case 1:
-		return vs[0]
-	}
-	out := vs[0]
-	for _, v := range vs[1:] {
-		out += ", " + v
-	}
-	return out
+	return strings.Join(r.header[handlerHeaders[i]], ", ")
 }

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime/debug"
 	"strconv"
 
@@ -226,6 +225,38 @@ type method struct {
 	// rateLimited methods take a token from the caller's bucket (limits.go).
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
+	// target is what the method's params name: the scope check
+	// (requiredScopes), the mirrored Mcp-Name header and the access and
+	// audit lines read it from here.
+	target target
+}
+
+// target is the kind of thing a method's params name.
+type target uint8
+
+// The targets.
+const (
+	targetNone     target = iota
+	targetTool            // params.name, a tool
+	targetPrompt          // params.name, a prompt
+	targetResource        // params.uri, a resource or a template's match
+	targetTask            // params.taskId, a task of the caller's
+	targetRef             // params.ref, the prompt or template a completion refers to
+	targetListen          // params.notifications, the resources a listen watches
+)
+
+// param is the params member that holds a target named by a string: name,
+// uri or taskId; "" for the others.
+func (t target) param() string {
+	switch t {
+	case targetTool, targetPrompt:
+		return "name"
+	case targetResource:
+		return "uri"
+	case targetTask:
+		return "taskId"
+	}
+	return ""
 }
 
 // methodCancelled names the notification that cancels a request, in both
@@ -241,21 +272,21 @@ var methods = map[string]method{
 	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
 	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
 	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
-	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true, rateLimited: true},
+	"tools/call":               {handle: (*server).handleToolsCall, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetTool, mrtr: true, rateLimited: true},
 	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
-	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, cacheable: true, mrtr: true},
-	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, era: classicEra},
-	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, era: classicEra},
+	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, target: targetResource, cacheable: true, mrtr: true},
+	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
+	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
-	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, mrtr: true},
-	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}},
-	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, era: modernEra},
+	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
+	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra},
 	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
 	// would overwrite the task's own ttlMs.
-	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, era: modernEra},
-	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, era: modernEra},
-	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, era: modernEra},
+	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
+	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, target: targetTask, era: modernEra},
+	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, target: targetTask, era: modernEra},
 	methodCancelled:             {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
@@ -366,28 +397,59 @@ type exchange struct {
 	closing <-chan struct{}
 }
 
+// framing is what a transport read beside a message, in the core's
+// terms: each transport turns its own framing (HTTP's headers) into these
+// fields, so that the core reads no transport's format. The zero value is
+// a transport that carries nothing beside its messages (stdio).
+type framing struct {
+	// sessionHints says the transport names a message's classic session
+	// in its framing and looks the session up once the era is decided
+	// (Streamable HTTP's Mcp-Session-Id): decideEra then reads
+	// sessionNamed and version. Without it, the transport hands over the
+	// session of its connection, or none (stdio, the 2024-11-05 stream).
+	sessionHints bool
+	// sessionNamed: the message names a classic session.
+	sessionNamed bool
+	// version is the protocol version the transport declared beside the
+	// message (MCP-Protocol-Version), trimmed; "" when none.
+	version string
+	// traceparent and tracestate are the W3C trace context the transport
+	// carried (one traceparent header, the tracestate headers joined), as
+	// sent; "" when absent or ambiguous. A trace context in _meta wins
+	// (newTraceContext).
+	traceparent, tracestate string
+	// header is the transport's request header fields by canonical name
+	// (HTTP's header map, shared, never modified); handlers read those
+	// handlerHeaders lists (req.Header). nil on stdio.
+	header map[string][]string
+}
+
 // newRequest reads msg into the request a handler will see: its params
 // split and its _meta decoded (parseParams; a problem is kept in
-// req.invalid and answered by serve), and its era decided (decideEra),
-// once, before anything is served, and its trace context
-// (newTraceContext). sess is the transport's classic session and h its
-// HTTP headers (nil on stdio); see decideEra.
-func (s *server) newRequest(msg *message, sess *session, h http.Header) *request {
-	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: h}
+// req.invalid and answered by serve), its era decided (decideEra), once,
+// before anything is served, and its trace context (newTraceContext).
+// sess is the session the transport hands over (stdio's connection, a
+// 2024-11-05 stream's, a batch's), nil when it has none or names it in f
+// (Streamable HTTP); see decideEra. Every path that builds a request
+// passes what its transport read beside the message (f), so that every
+// handler sees the same view (TestEveryPathCarriesFraming).
+func (s *server) newRequest(msg *message, sess *session, f framing) *request {
+	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: f.header}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
-	req.era = s.decideEra(req, sess, h)
+	req.era = s.decideEra(req, sess, &f)
 	if !req.notification {
-		req.trace = newTraceContext(req.meta.traceparent, req.meta.tracestate, h)
+		req.trace = newTraceContext(req.meta.traceparent, req.meta.tracestate, f.traceparent, f.tracestate)
 	}
 	return req
 }
 
-// dispatch serves one request or notification read on a transport whose
-// classic session, if any, is ex.session (stdio, and tests): newRequest,
-// then serve. It returns the encoded response line, or nil when nothing
-// must be written (notifications).
+// dispatch serves one request or notification read on a transport that
+// carries nothing beside its messages and whose classic session, if any,
+// is ex.session (stdio, and tests): newRequest, then serve. It returns the
+// encoded response line, or nil when nothing must be written
+// (notifications).
 func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
-	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, nil), ex)
+	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, framing{}), ex)
 	return reply
 }
 
@@ -403,11 +465,10 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.inFlight.Add(1)
+	s.metrics.started()
 	reply, code = s.answer(req.bind(ctx), req, ex)
 	end := time.Now()
 	d := end.Sub(start)
-	s.metrics.inFlight.Add(-1)
 	out := outcomeOf(req, code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
@@ -669,3 +730,64 @@ func encodeNotification(method string, params any) []byte {
 
 // refCounter hands out log correlation numbers.
 type refCounter = atomic.Int64
+
+// outcome is how a request ended, for the access line and the request
+// counter: a closed set.
+type outcome uint8
+
+// The outcomes, and their names in logs and labels (outcomeNames).
+const (
+	outcomeOK            outcome = iota // a result
+	outcomeInputRequired                // an input_required result (multi round-trip)
+	outcomeToolError                    // a tool result with isError: true
+	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
+	outcomeServerError                  // -32603 internal error, or an application-defined code
+	outcomeTimeout                      // -request-timeout expired
+	outcomeCancelled                    // the client cancelled, or shutdown did
+	outcomeRateLimited                  // refused by -rate-limit (-31429)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	numOutcomes
+)
+
+// outcomeNames spells the outcomes, indexed by outcome.
+var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
+
+// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
+// result); req.end says what the code alone cannot (input_required, a
+// tool error, a timeout, a cancellation), as serve recorded it.
+func outcomeOf(req *request, code int) outcome {
+	if req.end != outcomeOK {
+		return req.end
+	}
+	switch {
+	case code == 0:
+		return outcomeOK
+	case code == codeRateLimited:
+		return outcomeRateLimited
+	case code == codeInsufficientScope:
+		return outcomeForbidden
+	case code == codeInternalError:
+		return outcomeServerError
+	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
+		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
+		return outcomeClientError
+	}
+	return outcomeServerError
+}
+
+// oneLine returns msg (a message line ending in "\n") with no other line
+// break: handlers may return pretty-printed json.RawMessage, and both an
+// SSE data line and clients that split JSON bodies on newlines need one
+// line per message.
+func oneLine(msg []byte) []byte {
+	body := bytes.TrimSuffix(msg, []byte("\n"))
+	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
+		return msg
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, body); err != nil {
+		return msg // not reached: every message is encoded JSON
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}

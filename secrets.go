@@ -16,7 +16,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,10 +24,11 @@ import (
 )
 
 // envToken and envStateKey name the environment variables that may hold
-// the bearer token and the requestState secret: BAREMCP_TOKEN and
-// BAREMCP_STATE_KEY, and in a server renamed shouter (README, "Make it
-// yours") SHOUTER_TOKEN and SHOUTER_STATE_KEY, which its flags, warnings
-// and errors then name. Read-only after start, as the other tables.
+// the bearer token (HTTP only; taken out of the environment by every
+// build) and the requestState secret: BAREMCP_TOKEN and BAREMCP_STATE_KEY,
+// and in a server renamed shouter (README, "Make it yours") SHOUTER_TOKEN
+// and SHOUTER_STATE_KEY, which its flags, warnings and errors then name.
+// Read-only after start, as the other tables.
 var (
 	envToken    = secretEnvName(serverName, "TOKEN")
 	envStateKey = secretEnvName(serverName, "STATE_KEY")
@@ -58,13 +58,6 @@ func secretEnvName(name, what string) string {
 	}
 	return b.String() + "_" + what
 }
-
-// minTokenBytes is the shortest bearer token accepted. Every request may
-// guess the token (there is no lockout, and a refused request costs the
-// guesser almost nothing), so it must hold at least 128 bits: 32 bytes do
-// even as hex, the sparsest common alphabet (4 bits a character). openssl
-// rand -hex 32 or head -c 32 /dev/urandom | base64 make one.
-const minTokenBytes = 32
 
 // maxSecretFileBytes bounds a key or token file. A secret is a few dozen
 // bytes; a file larger than this is a wrong path (a log, a binary), and is
@@ -173,44 +166,4 @@ func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byt
 		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
 	}
 	return key, nil
-}
-
-// loadTokens returns the static bearer tokens: those of the file path
-// (parseTokenFile: one token, or named tokens with their scopes), else the
-// one token of the environment, else nil (no static tokens). Every token
-// given in clear passes checkToken.
-func loadTokens(path string, getenv func(string) string, warn warnFunc) (*tokenSet, error) {
-	if path != "" {
-		b, err := readSecretFile("-token-file", path, warn)
-		if err != nil {
-			return nil, err
-		}
-		return parseTokenFile(b, "-token-file "+path)
-	}
-	token := strings.TrimSpace(getenv(envToken))
-	if token == "" {
-		return nil, nil
-	}
-	return singleToken("$"+envToken, token)
-}
-
-// checkToken refuses a bearer token shorter than minTokenBytes, or one no
-// client can send: a bearer credential is a b64token (RFC 6750 §2.1),
-// letters, digits and -._~+/ with trailing = only. source names where the
-// token came from; the error never quotes the token.
-func checkToken(source, token string) error {
-	if len(token) < minTokenBytes {
-		return fmt.Errorf("%s: the bearer token must be at least %d bytes (it has %d): a shorter one can be guessed; make one with openssl rand -hex 32", source, minTokenBytes, len(token))
-	}
-	body := strings.TrimRight(token, "=")
-	if body == "" {
-		return errors.New(source + ": the bearer token is only padding (=)")
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
-			return errors.New(source + ": the bearer token may hold only letters, digits and -._~+/ (then = at the end), as an Authorization header carries it (RFC 6750)")
-		}
-	}
-	return nil
 }

@@ -121,57 +121,42 @@ func newScopedID(replica string) string {
 	return replica + "." + rand.Text()
 }
 
-// server is one MCP server: identity, settings and the live registry.
+// server is one MCP server: its settings (the embedded config, held once
+// and read where it is used, as net/http's Server is its own
+// configuration), what it built from them, and the live registry.
 // Transports share it; it is safe for concurrent use.
 type server struct {
-	info           implementation
+	config
 	serverInfoJSON []byte // info encoded once, stamped on every modern result
-	instructions   string
-	cache          cacheHint // default hints for cacheable results
-	pageSize       int       // list page size; 0 means one page
-	modernOnly     bool      // the classic (initialize) era is off
 	log            *slog.Logger
 	refs           refCounter
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
-	inputTimeout   time.Duration    // how long a classic client has to answer one bridged round
-	maxRequests    int              // requests served at once (limits.go)
-	requestTimeout time.Duration
-	limiter        *rateLimiter // tools/call per principal; nil is off
-	// clientShare is the percent of each global limit one client may
-	// hold (limits_share.go).
-	clientShare int
+	limiter        *rateLimiter     // tools/call per principal; nil is off
 	// bridged bounds the requests waiting for their client's answers to
 	// bridged server-to-client requests (classic_bridge.go): a quarter of
 	// -max-requests, so that with the listens (at most half) some slots
 	// are always left for requests that end.
 	bridged *shareLimit
-	metrics *metrics   // counters, gauges, histograms (metrics.go)
-	access  *accessLog // the access lines; nil is off (logging.go)
-	// baseScopes are needed by every request of a scoped caller
-	// (-oauth-scopes); scopeImplies widens granted scopes (-scope-implies);
-	// filterLists hides from list results what a caller's scopes do not
-	// allow (-scope-filter-lists). See auth.go.
-	baseScopes   []string
-	scopeImplies map[string][]string
-	filterLists  bool
-	tasks        *taskStore // the tasks extension's tasks (tasks_store.go)
-	replicaID    string     // -replica-id: starts the ids newScopedID issues
+	metrics *metrics   // counters, gauges, histograms (metrics.go; nil in the stdio build)
+	tasks   *taskStore // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
 }
 
-// config is what run hands newServer.
+// config is the server's settings: what run's flags set, and what tests
+// set in their place. newServer settles the zero values a test leaves to
+// their defaults.
 type config struct {
 	// info is the server's identity (serverInfo); the zero value means the
 	// product's, serverName at the build's version (readBuild). Tests set
 	// their own, so that what they check depends on neither.
 	info         implementation
 	instructions string
-	cache        cacheHint
-	pageSize     int
-	modernOnly   bool
+	cache        cacheHint // default hints for cacheable results
+	pageSize     int       // list page size; 0 means one page
+	modernOnly   bool      // the classic (initialize) era is off
 	// stateKey signs MRTR requestState; nil draws a random key per
 	// process. stateTTL is its lifetime (0 means defaultStateTTL); now is
 	// the clock (nil means time.Now; tests set it).
@@ -185,27 +170,19 @@ type config struct {
 	// inputTimeout bounds one round of bridged server-to-client requests
 	// (classic_bridge.go); 0 means defaultInputTimeout.
 	inputTimeout time.Duration
-	// maxRequests bounds the requests served at once (0 means
-	// defaultMaxRequests); requestTimeout cancels a request after it (0
-	// means never); rate and burst set the tools/call rate limit per
-	// principal (rate 0 is off). See limits.go.
-	maxRequests    int
+	// requestTimeout cancels a request after it (0 means never).
 	requestTimeout time.Duration
-	rate           float64
-	burst          int
-	// clientShare is the percent of each global limit one client may
-	// hold (limits_share.go); 0 means defaultClientShare.
-	clientShare int
-	// log is the logging flags (logging.go); access is the access log
+	// limits are the requests served at once (0 means
+	// defaultMaxRequests), the tools/call rate limit per principal (rate
+	// 0 is off) and the client share (0 means defaultClientShare); see
+	// limits.go and limits_share.go.
+	limits limitConfig
+	// logs is the logging flags (logging.go); access is the access log
 	// newLogger made from them, nil when access lines are off.
-	log    logConfig
+	logs   logConfig
 	access *accessLog
-	// metricsAddr is where -metrics serves /metrics; "" is off.
-	metricsAddr string
-	// printVersion is -version: print the build and exit.
-	printVersion bool
 	// baseScopes, scopeImplies and filterLists are the scope settings of
-	// authenticated callers (auth.go); zero values restrict nothing.
+	// authenticated callers (scopes.go); zero values restrict nothing.
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool
@@ -215,55 +192,41 @@ type config struct {
 	// replicaID is -replica-id: the name that starts every id only this
 	// process can resolve (newScopedID); "" for none.
 	replicaID string
+	// transport is the transport the flags chose; http is the HTTP wing's
+	// settings (nil in the stdio build, and in tests that serve no HTTP).
+	transport transport
+	http      *httpConfig
+	// printVersion is -version: print the build and exit.
+	printVersion bool
 	// warnings are what parseFlags found worth telling the operator
 	// (secret files others may read, a public bind without
 	// authentication); run logs them once the logger exists.
 	warnings []startupWarning
 }
 
-// newServer returns a server with an empty registry.
+// newServer returns a server with an empty registry, holding cfg with its
+// zero values settled to their defaults.
 func newServer(cfg config, logger *slog.Logger) *server {
-	info := cfg.info
-	if info == (implementation{}) {
-		info = implementation{Name: serverName, Version: readBuild().version}
+	if cfg.info == (implementation{}) {
+		cfg.info = implementation{Name: serverName, Version: readBuild().version}
 	}
-	s := &server{
-		info:         info,
-		instructions: cfg.instructions,
-		cache:        cfg.cache,
-		pageSize:     cfg.pageSize,
-		modernOnly:   cfg.modernOnly,
-		log:          logger,
-		states:       newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now),
-		subs:         newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.clientShare),
-		inputTimeout: cfg.inputTimeout,
-		replicaID:    cfg.replicaID,
+	if cfg.inputTimeout <= 0 {
+		cfg.inputTimeout = defaultInputTimeout
 	}
-	if s.inputTimeout <= 0 {
-		s.inputTimeout = defaultInputTimeout
+	if cfg.limits.maxRequests <= 0 {
+		cfg.limits.maxRequests = defaultMaxRequests
 	}
-	s.maxRequests, s.requestTimeout = cfg.maxRequests, cfg.requestTimeout
-	if s.maxRequests <= 0 {
-		s.maxRequests = defaultMaxRequests
+	if cfg.limits.clientShare <= 0 {
+		cfg.limits.clientShare = defaultClientShare
 	}
-	s.limiter = newRateLimiter(cfg.rate, cfg.burst, cfg.now)
-	s.clientShare = cfg.clientShare
-	if s.clientShare <= 0 {
-		s.clientShare = defaultClientShare
-	}
-	bridged := max(1, int64(s.maxRequests)/4)
+	s := &server{config: cfg, log: logger}
+	s.states = newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now)
+	s.subs = newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.limits.clientShare)
+	s.limiter = newRateLimiter(cfg.limits.rate, cfg.limits.burst, cfg.now)
+	bridged := max(1, int64(cfg.limits.maxRequests)/4)
 	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
-	s.access = cfg.access
-	b := readBuild()
-	b.version = s.info.Version
-	s.metrics = newMetrics(b)
-	s.metrics.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
-	s.baseScopes, s.scopeImplies, s.filterLists = cfg.baseScopes, cfg.scopeImplies, cfg.filterLists
-	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, s.clientShare, cfg.now, logger, s.publishTask)
-	s.metrics.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
-		n, _ := s.tasks.live()
-		return int64(n)
-	})
+	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.limits.clientShare, cfg.now, logger, s.publishTask)
+	s.metrics = newMetrics(s)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s

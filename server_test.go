@@ -97,7 +97,7 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	for _, o := range opts {
 		o(&st)
 	}
-	cfg, _, err := parseFlags(st.args, io.Discard, st.getenv)
+	cfg, err := parseFlags(st.args, io.Discard, st.getenv)
 	if err != nil {
 		tb.Fatalf("parseFlags(%q) = %v", st.args, err)
 	}
@@ -112,7 +112,7 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	}
 	// Without linger (unless an edit sets it) the log is complete when the
 	// server has answered, which the tests that read it rely on.
-	logger, access, closeLog := newLogger(cfg.log, st.logs)
+	logger, access, closeLog := newLogger(cfg.logs, st.logs)
 	tb.Cleanup(closeLog)
 	cfg.access = access
 	s := newServer(cfg, logger)
@@ -145,34 +145,30 @@ func (b *syncBuffer) String() string {
 }
 
 // TestNameChecksMatchPatterns checks the hand-written name checks
-// (isName) against the regular expressions they replaced, on names at and
-// past every bound and with every byte value in each position.
+// (isName) against the regular expressions they replaced
+// (mustMatchPattern); the token names' is TestTokenNameMatchesPattern.
 func TestNameChecksMatchPatterns(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		check   func(string) bool
-		pattern string
-		maxLen  int
-	}{
-		{"tool name", validToolName, `^[A-Za-z0-9_.-]{1,128}$`, 128},
-		{"token name", validTokenName, `^[A-Za-z0-9._-]{1,64}$`, 64},
-		{"replica id", validReplicaID, `^[a-z0-9][a-z0-9-]{0,31}$`, 32},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			re := regexp.MustCompile(tt.pattern)
-			inputs := []string{"", "a", "-", "a-", "-a", "\n", "a\n", strings.Repeat("a", tt.maxLen), strings.Repeat("a", tt.maxLen+1), strings.Repeat("-", tt.maxLen)}
-			for c := 0; c < 256; c++ {
-				b := string(rune(c))
-				if c >= 0x80 {
-					b = string([]byte{byte(c)})
-				}
-				inputs = append(inputs, b, "a"+b, b+"a", "a"+b+"a")
-			}
-			for _, in := range inputs {
-				if got, want := tt.check(in), re.MatchString(in); got != want {
-					t.Errorf("check(%q) = %v, want %v (%s)", in, got, want, tt.pattern)
-				}
-			}
-		})
+	t.Run("tool name", func(t *testing.T) { mustMatchPattern(t, validToolName, `^[A-Za-z0-9_.-]{1,128}$`, 128) })
+	t.Run("replica id", func(t *testing.T) { mustMatchPattern(t, validReplicaID, `^[a-z0-9][a-z0-9-]{0,31}$`, 32) })
+}
+
+// mustMatchPattern checks that check accepts exactly what pattern
+// matches, on names at and past maxLen and with every byte value in each
+// position.
+func mustMatchPattern(tb testing.TB, check func(string) bool, pattern string, maxLen int) {
+	tb.Helper()
+	re := regexp.MustCompile(pattern)
+	inputs := []string{"", "a", "-", "a-", "-a", "\n", "a\n", strings.Repeat("a", maxLen), strings.Repeat("a", maxLen+1), strings.Repeat("-", maxLen)}
+	for c := 0; c < 256; c++ {
+		b := string(rune(c))
+		if c >= 0x80 {
+			b = string([]byte{byte(c)})
+		}
+		inputs = append(inputs, b, "a"+b, b+"a", "a"+b+"a")
+	}
+	for _, in := range inputs {
+		if got, want := check(in), re.MatchString(in); got != want {
+			tb.Errorf("check(%q) = %v, want %v (%s)", in, got, want, pattern)
+		}
 	}
 }

@@ -228,7 +228,7 @@ loop:
 // newStdioConn returns a connection writing to out, not yet serving.
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, out: out, session: newSession(), inFlight: map[string]*stdioCall{},
-		slots: newShareLimit(int64(s.maxRequests), int64(s.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
+		slots: newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)), lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		jobs: make(chan stdioJob)}
 	c.outq.init(maxSpareBytes)
 	return c
@@ -348,7 +348,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 		c.write(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
 		return
 	}
-	req := c.s.newRequest(&msg, c.session, nil)
+	req := c.s.newRequest(&msg, c.session, framing{})
 	if msg.method == methodInitialize {
 		reply, _ := c.s.serve(ctx, req, exchange{send: c.write, session: c.session, closing: c.closing})
 		c.write(reply)
@@ -392,7 +392,7 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) {
 		c.write(encodeError(nil, batchOutsideSession(line)))
 		return
 	}
-	items, rerr := c.s.readBatch(line, c.session)
+	items, rerr := c.s.readBatch(line, c.session, framing{})
 	if rerr != nil {
 		c.write(encodeError(nil, rerr))
 		return
@@ -481,7 +481,7 @@ func (c *stdioConn) spawn(job stdioJob) {
 		return
 	default:
 	}
-	if c.workers.Load() < int32(c.s.maxRequests) {
+	if c.workers.Load() < int32(c.s.limits.maxRequests) {
 		c.workers.Add(1)
 		c.pool.Go(func() {
 			c.do(job)
@@ -541,7 +541,7 @@ func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 		if c.session.negotiated() != versionBatches {
 			return false
 		}
-		items, rerr := c.s.readBatch(line, c.session)
+		items, rerr := c.s.readBatch(line, c.session, framing{})
 		if rerr != nil || !controlBatch(items) {
 			return false
 		}

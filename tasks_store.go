@@ -96,13 +96,11 @@ type taskConfig struct {
 	maxBytes, maxTotalBytes int64
 }
 
-// taskFlags registers the task flags on fs and returns where they land.
-func taskFlags(fs *flag.FlagSet) *taskConfig {
-	c := &taskConfig{}
+// taskFlags registers the task flags on fs, landing in c.
+func taskFlags(fs *flag.FlagSet, c *taskConfig) {
 	fs.DurationVar(&c.ttl, "task-ttl", defaultTaskTTL, "keep a finished task's result for `duration`")
 	fs.DurationVar(&c.timeout, "task-timeout", defaultTaskTimeout, "fail a task still running after `duration`")
 	fs.IntVar(&c.maxTasks, "max-tasks", defaultMaxTasks, "tasks held at once, running or finished (`n`); one client may hold its -client-share of them")
-	return c
 }
 
 // check reports a task flag that cannot work.

@@ -18,18 +18,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 )
 
-// The _meta keys and HTTP headers of trace context. SEP-414 makes the
-// _meta keys an exception to the reverse-DNS prefix rule, so that they
-// match what OpenTelemetry instrumentations already send.
+// The _meta keys of trace context. SEP-414 makes them an exception to the
+// reverse-DNS prefix rule, so that they match what OpenTelemetry
+// instrumentations already send.
 const (
-	metaTraceparent   = "traceparent"
-	metaTracestate    = "tracestate"
-	headerTraceparent = "Traceparent"
-	headerTracestate  = "Tracestate"
+	metaTraceparent = "traceparent"
+	metaTracestate  = "tracestate"
 )
 
 const (
@@ -92,13 +89,13 @@ func (tc traceContext) child() traceContext {
 const traceFlagsKnown = 0x03
 
 // newTraceContext decides a request's trace context: a valid traceparent
-// in _meta (SEP-414, the MCP carrier) wins, then one in the HTTP headers
-// (h, nil on stdio), else the server starts a trace. A malformed
-// traceparent is ignored, and its tracestate with it, as W3C asks; a
-// malformed tracestate alone is dropped and its traceparent kept. Neither
-// is ever an error for the request.
+// in _meta (SEP-414, the MCP carrier) wins, then the one the transport
+// carried (framing.traceparent: HTTP's header), else the server starts a
+// trace. A malformed traceparent is ignored, and its tracestate with it,
+// as W3C asks; a malformed tracestate alone is dropped and its
+// traceparent kept. Neither is ever an error for the request.
 // [§Processing Model]: https://www.w3.org/TR/trace-context/#processing-model
-func newTraceContext(metaParent, metaState string, h http.Header) traceContext {
+func newTraceContext(metaParent, metaState, carriedParent, carriedState string) traceContext {
 	var tc traceContext
 	ok := false
 	if metaParent != "" {
@@ -106,15 +103,9 @@ func newTraceContext(metaParent, metaState string, h http.Header) traceContext {
 			tc.State = metaState
 		}
 	}
-	if !ok && h != nil {
-		// A repeated traceparent header is ambiguous: ignored. Repeated
-		// tracestate headers are one list, joined (RFC 9110 §5.3).
-		if ps := h.Values(headerTraceparent); len(ps) == 1 {
-			if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(strings.Trim(ps[0], " \t")); ok {
-				if st := strings.Join(h.Values(headerTracestate), ","); validTracestate(st) {
-					tc.State = st
-				}
-			}
+	if !ok && carriedParent != "" {
+		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(carriedParent); ok && validTracestate(carriedState) {
+			tc.State = carriedState
 		}
 	}
 	if ok {

@@ -99,7 +99,8 @@ func TestValidTracestate(t *testing.T) {
 }
 
 // TestTraceContextSources checks where a request's trace comes from:
-// _meta first (SEP-414), then the HTTP header, else a fresh trace; a
+// _meta first (SEP-414), then what the transport carried (framing: HTTP's
+// headers, read by httpFraming, TestHTTPFraming), else a fresh trace; a
 // malformed one is skipped, its tracestate with it.
 func TestTraceContextSources(t *testing.T) {
 	const (
@@ -107,31 +108,24 @@ func TestTraceContextSources(t *testing.T) {
 		headerTP = "00-22222222222222222222222222222222-2222222222222222-00"
 		bad      = "00-zz111111111111111111111111111111-1111111111111111-01"
 	)
-	header := func(kv ...string) map[string][]string {
-		h := map[string][]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			h[kv[i]] = append(h[kv[i]], kv[i+1])
-		}
-		return h
-	}
 	for _, tt := range []struct {
-		name                 string
-		metaParent, metaSt   string
-		h                    map[string][]string
-		wantTrace, wantState string // wantTrace "" means fresh
+		name                     string
+		metaParent, metaSt       string
+		carriedParent, carriedSt string
+		wantTrace, wantState     string // wantTrace "" means fresh
 	}{
-		{"nothing: fresh", "", "", nil, "", ""},
-		{"_meta", metaTP, "a=1", nil, "11111111111111111111111111111111", "a=1"},
-		{"_meta wins over the header", metaTP, "", header("Traceparent", headerTP), "11111111111111111111111111111111", ""},
-		{"header", "", "", header("Traceparent", headerTP, "Tracestate", "b=2", "Tracestate", "c=3"), "22222222222222222222222222222222", "b=2,c=3"},
-		{"malformed _meta falls back to the header", bad, "a=1", header("Traceparent", headerTP), "22222222222222222222222222222222", ""},
-		{"malformed _meta alone: fresh", bad, "a=1", nil, "", ""},
-		{"bad tracestate dropped, traceparent kept", metaTP, "A=1", nil, "11111111111111111111111111111111", ""},
-		{"repeated header ignored", "", "", header("Traceparent", headerTP, "Traceparent", headerTP), "", ""},
-		{"header with blanks", "", "", header("Traceparent", " "+headerTP+"\t"), "22222222222222222222222222222222", ""},
+		{"nothing: fresh", "", "", "", "", "", ""},
+		{"_meta", metaTP, "a=1", "", "", "11111111111111111111111111111111", "a=1"},
+		{"_meta wins over the transport's", metaTP, "", headerTP, "b=2", "11111111111111111111111111111111", ""},
+		{"the transport's", "", "", headerTP, "b=2,c=3", "22222222222222222222222222222222", "b=2,c=3"},
+		{"malformed _meta falls back to the transport's", bad, "a=1", headerTP, "", "22222222222222222222222222222222", ""},
+		{"malformed _meta alone: fresh", bad, "a=1", "", "", "", ""},
+		{"malformed carried alone: fresh", "", "", bad, "b=2", "", ""},
+		{"bad tracestate dropped, traceparent kept", metaTP, "A=1", "", "", "11111111111111111111111111111111", ""},
+		{"bad carried tracestate dropped", "", "", headerTP, "B=2", "22222222222222222222222222222222", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tc := newTraceContext(tt.metaParent, tt.metaSt, tt.h)
+			tc := newTraceContext(tt.metaParent, tt.metaSt, tt.carriedParent, tt.carriedSt)
 			if tt.wantTrace == "" {
 				if tc.Remote || allZero(tc.TraceID[:]) || !allZero(tc.ParentID[:]) || tc.State != "" || tc.Flags != 0 {
 					t.Errorf("got %+v, want a fresh trace", tc)
@@ -144,7 +138,7 @@ func TestTraceContextSources(t *testing.T) {
 			}
 		})
 	}
-	a, b := newTraceContext("", "", nil), newTraceContext("", "", nil)
+	a, b := newTraceContext("", "", "", ""), newTraceContext("", "", "", "")
 	if a.TraceID == b.TraceID || a.SpanID == b.SpanID {
 		t.Errorf("two fresh traces share ids: %+v %+v", a, b)
 	}

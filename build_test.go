@@ -1,0 +1,106 @@
+// Tests of the builds: the stdio build (go build -tags stdio) links none
+// of the HTTP wing's packages and knows none of its flags, as net/http's
+// TestOmitHTTP2Vet holds its own omission.
+
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// stdioForbidden are the packages the stdio build must not link: the
+// HTTP stack, TLS and certificates, and the public-key algorithms only
+// OAuth's token verification needs.
+var stdioForbidden = []string{"net/http", "crypto/tls", "crypto/x509", "crypto/rsa", "crypto/ecdsa"}
+
+// goTool returns the go command that runs this test.
+func goTool(tb testing.TB) string {
+	tb.Helper()
+	name := "go"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if p := filepath.Join(runtime.GOROOT(), "bin", name); fileExists(p) {
+		return p
+	}
+	p, err := exec.LookPath("go")
+	if err != nil {
+		tb.Fatalf("no go command to list the build's packages: %v", err)
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestStdioBuildDeps lists the packages the stdio build links and fails
+// on any of stdioForbidden, for every registry build the stdio build may
+// be combined with. The full build is checked to link them, so that the
+// list keeps meaning something.
+func TestStdioBuildDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the go command")
+	}
+	deps := func(tags string) []string {
+		out, err := exec.Command(goTool(t), "list", "-deps", "-tags", tags, ".").Output()
+		if err != nil {
+			t.Fatalf("go list -deps -tags %q .: %v", tags, err)
+		}
+		return strings.Fields(string(out))
+	}
+	for _, tags := range []string{"stdio", "stdio,demo", "stdio,conformance"} {
+		t.Run(tags, func(t *testing.T) {
+			got := deps(tags)
+			for _, pkg := range stdioForbidden {
+				if slices.Contains(got, pkg) {
+					t.Errorf("go build -tags %s links %s", tags, pkg)
+				}
+			}
+		})
+	}
+	t.Run("full build", func(t *testing.T) {
+		got := deps("")
+		for _, pkg := range stdioForbidden {
+			if !slices.Contains(got, pkg) {
+				t.Errorf("the full build does not link %s: the stdio build's list is out of date", pkg)
+			}
+		}
+	})
+}
+
+// TestStdioBuildKnowsNoHTTPFlag: the flags the full build has and the
+// stdio build lacks are exactly the HTTP wing's (httpFlags); this build
+// refuses each of them as undefined, or, in the full build, registers them.
+func TestStdioBuildKnowsNoHTTPFlag(t *testing.T) {
+	wing := flag.NewFlagSet("wing", flag.ContinueOnError)
+	httpFlags(wing, &config{})
+	var names []string
+	wing.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if hasHTTPWing != (len(names) > 0) {
+		t.Fatalf("hasHTTPWing %v, but httpFlags registers %q", hasHTTPWing, names)
+	}
+	for _, name := range names {
+		_, err := parseFlags([]string{"-" + name + "=1"}, io.Discard, func(string) string { return "" })
+		if err != nil && strings.Contains(err.Error(), "flag provided but not defined") {
+			t.Errorf("-%s: %v, want it registered in the full build", name, err)
+		}
+	}
+	if !hasHTTPWing {
+		for _, name := range []string{"http", "metrics", "token-file", "oauth-issuer", "max-connections", "replica-id", "shutdown-timeout"} {
+			_, err := parseFlags([]string{"-" + name + "=x"}, io.Discard, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -"+name) {
+				t.Errorf("-%s in the stdio build: %v, want it undefined", name, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,329 @@
+// Scopes: what a caller was granted (widened by -scope-implies), what each
+// tool, prompt, resource and template declares it needs, and the check
+// that runs before every handler, in both eras and on every transport.
+// Callers without a scope limit (stdio, HTTP without authentication, a
+// static token listed without scopes) pass every check; the transports
+// decide who is scoped (auth.go over HTTP).
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling,
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors,
+// RFC 6749 §3.3 (scope tokens).
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// codeInsufficientScope answers a request whose caller lacks a scope the
+// request needs. Like -31429 and -31503 (limits.go) it lies outside the
+// JSON-RPC reserved range and ends in the HTTP status that carries it: 403
+// with an insufficient_scope challenge, in both eras, since that status is
+// what a client's step-up authorization reacts to.
+// [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
+const codeInsufficientScope = -31403
+
+// validScope reports whether s is a scope token (RFC 6749 §3.3):
+// 1*( %x21 / %x23-5B / %x5D-7E ). The same bytes are what a challenge's
+// quoted scope may carry (RFC 6750 §3), so a scope can never break one.
+func validScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// holds returns granted widened by s.scopeImplies, transitively: the
+// scopes a caller effectively has.
+// [§Step-Up Authorization Flow]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
+func (s *server) holds(granted []string) map[string]bool {
+	have := make(map[string]bool, len(granted))
+	todo := slices.Clone(granted)
+	for len(todo) > 0 {
+		sc := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if have[sc] {
+			continue
+		}
+		have[sc] = true
+		todo = append(todo, s.scopeImplies[sc]...)
+	}
+	return have
+}
+
+// allowed reports whether who may do what needs: always for a caller
+// whose credential carries no scope limit.
+func (s *server) allowed(who caller, need []string) bool {
+	if !who.scoped || len(need) == 0 {
+		return true
+	}
+	have := s.holds(who.scopes)
+	for _, sc := range need {
+		if !have[sc] {
+			return false
+		}
+	}
+	return true
+}
+
+// challengeScopes is the scope of an insufficient_scope challenge: every
+// scope the operation needs, in one challenge (the 2026-07-28 SHOULD), and
+// then the scopes the caller holds that this server uses: a client that
+// replaces its scope with the challenge's (the 1.x TypeScript SDK) keeps
+// what it had, and the union the spec asks of clients is unchanged.
+// [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
+func (s *server) challengeScopes(who caller, need []string) string {
+	out := slices.Clone(need)
+	known := s.knownScopes()
+	for _, sc := range who.scopes {
+		if known[sc] && !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// knownScopes is every scope this server uses: the base scopes and each
+// scope a tool, prompt, resource or template of the registry declares.
+func (s *server) knownScopes() map[string]bool {
+	known := map[string]bool{}
+	add := func(list []string) {
+		for _, sc := range list {
+			known[sc] = true
+		}
+	}
+	add(s.baseScopes)
+	reg := s.registry()
+	for _, t := range reg.tools {
+		add(t.Scopes)
+	}
+	for _, p := range reg.prompts {
+		add(p.Scopes)
+	}
+	for _, r := range reg.resources {
+		add(r.Scopes)
+	}
+	for _, t := range reg.templates {
+		add(t.Scopes)
+	}
+	return known
+}
+
+// insufficientScope is the answer to a request its caller may not make:
+// the words of the 403 challenge, and its scope in data.
+func insufficientScope(scope string) *rpcError {
+	return &rpcError{Code: codeInsufficientScope,
+		Message: fmt.Sprintf("forbidden: insufficient scope: request a token with scope %q", scope),
+		Data:    map[string]string{"scope": scope}}
+}
+
+// authorize is the scope check serve runs before every handler, in both
+// eras: the base scopes (-oauth-scopes) and those the request's target
+// declares. Unknown targets need only the base scopes; the handler then
+// answers that they are unknown.
+func (s *server) authorize(req *request) *rpcError {
+	if !req.caller.scoped {
+		return nil
+	}
+	need := slices.Clone(s.baseScopes)
+	for _, sc := range s.requiredScopes(req) {
+		if !slices.Contains(need, sc) {
+			need = append(need, sc)
+		}
+	}
+	if s.allowed(req.caller, need) {
+		return nil
+	}
+	return insufficientScope(s.challengeScopes(req.caller, need))
+}
+
+// requiredScopes returns the scopes the target of req declares (its
+// method's target): the tool of tools/call, the prompt of prompts/get,
+// the resource (or else the first matching template, as resources/read
+// finds it) of a resource request, the prompt or template a completion
+// refers to (completions reveal values), and every resource a
+// subscriptions/listen watches.
+func (s *server) requiredScopes(req *request) []string {
+	reg := s.snapshot(req)
+	t := methods[req.method].target
+	name, _ := jsonString(req.param(t.param()))
+	switch t {
+	case targetTool:
+		if t := reg.tool(name); t != nil {
+			return t.Scopes
+		}
+	case targetPrompt:
+		if p := reg.prompt(name); p != nil {
+			return p.Scopes
+		}
+	case targetResource:
+		return reg.uriScopes(name)
+	case targetRef:
+		ref, rerr := objectParam(req.param("ref"), "ref", "type", "name", "uri")
+		if rerr != nil {
+			return nil
+		}
+		switch ref["type"] {
+		case "ref/prompt":
+			if p := reg.prompt(ref["name"]); p != nil {
+				return p.Scopes
+			}
+		case "ref/resource":
+			for _, t := range reg.templates {
+				if t.URITemplate == ref["uri"] {
+					return t.Scopes
+				}
+			}
+		}
+	case targetListen:
+		f, rerr := parseSubscriptionFilter(req.param("notifications"), s.subs.maxURIs)
+		if rerr != nil {
+			return nil
+		}
+		var need []string
+		for _, u := range f.uris {
+			for _, sc := range reg.uriScopes(u) {
+				if !slices.Contains(need, sc) {
+					need = append(need, sc)
+				}
+			}
+		}
+		return need
+	}
+	return nil
+}
+
+// uriScopes returns the scopes of what resources/read would read at uri.
+func (r *registry) uriScopes(uri string) []string {
+	switch res, tmpl, _ := r.resolveURI(uri); {
+	case res != nil:
+		return res.Scopes
+	case tmpl != nil:
+		return tmpl.Scopes
+	}
+	return nil
+}
+
+// checkScopes panics on a scope a registration declares that is not a
+// scope token: the first run reveals it.
+func checkScopes(what string, scopes []string) {
+	for _, sc := range scopes {
+		if !validScope(sc) {
+			panic(fmt.Sprintf("%s: %q is not a scope token (RFC 6749 §3.3)", what, sc))
+		}
+	}
+}
+
+// scopedCache is the cache hint of a read whose resource declares
+// scopes: private even when the resource's own hint says public, so that
+// no shared cache hands it to a caller without them. (Without a hint a
+// read is private anyway.) The server still checks every read; this only
+// keeps honest caches honest.
+// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#security-considerations
+func scopedCache(hint *cacheHint, scopes []string) *cacheHint {
+	if len(scopes) == 0 || hint == nil {
+		return hint
+	}
+	h := *hint
+	h.Scope = scopePrivate
+	return &h
+}
+
+// filteredList answers a list method with only the items the caller's
+// scopes allow (-scope-filter-lists). Pages are offsets into the filtered
+// list and encoded per request; the result is cacheScope private, since
+// it differs between callers.
+func (s *server) filteredList(kind string, req *request) (result, error) {
+	cursor, rerr := req.cursorParam()
+	if rerr != nil {
+		return result{}, rerr
+	}
+	reg := s.snapshot(req)
+	var keep []int
+	for i := range reg.count(kind) {
+		var need []string
+		switch kind {
+		case "tools":
+			need = reg.tools[i].Scopes
+		case "prompts":
+			need = reg.prompts[i].Scopes
+		case "resources":
+			need = reg.resources[i].Scopes
+		default:
+			need = reg.templates[i].Scopes
+		}
+		if s.allowed(req.caller, need) {
+			keep = append(keep, i)
+		}
+	}
+	start := 0
+	if cursor != "" {
+		var ok bool
+		if start, ok = decodeCursor(cursor); !ok || start <= 0 || start >= len(keep) {
+			return result{}, invalidParams("invalid cursor")
+		}
+	}
+	end := len(keep)
+	if s.pageSize > 0 && start+s.pageSize < end {
+		end = start + s.pageSize
+	}
+	b := append(make([]byte, 0, 256), `{"`...)
+	b = append(b, kind...)
+	b = append(b, `":[`...)
+	for n, i := range keep[start:end] {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		item, err := reg.encodeItem(kind, i, req.version)
+		if err != nil {
+			return result{}, err
+		}
+		b = append(b, item...)
+	}
+	b = append(b, ']')
+	if end < len(keep) {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, encodeCursor(end)...)
+		b = append(b, '"')
+	}
+	b = append(b, '}')
+	return result{body: json.RawMessage(b), cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
+}
+
+// Principal returns who sent the request: the subject of its OAuth
+// access token as issuer "#" sub, the name of its static token, or
+// "bearer:" and a digest for the single static token; "" when no one was
+// authenticated (stdio, or HTTP without authentication). The same
+// principal keeps its classic sessions and requestState across token
+// refreshes.
+func (r *request) Principal() string { return r.caller.principal }
+
+// Scopes returns the scopes the principal holds, widened by -scope-implies,
+// sorted; nil when its credential carries no scope limit (see HasScope).
+func (r *request) Scopes() []string {
+	if !r.caller.scoped {
+		return nil
+	}
+	have := r.server.holds(r.caller.scopes)
+	out := make([]string, 0, len(have))
+	for sc := range have {
+		out = append(out, sc)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// HasScope reports whether the principal may act with scope: it holds it
+// (or a broader scope implying it), or its credential is not limited by
+// scopes at all.
+func (r *request) HasScope(scope string) bool {
+	return r.server.allowed(r.caller, []string{scope})
+}

@@ -1,0 +1,43 @@
+//go:build stdio
+
+// The stdio build (go build -tags stdio): baremcp without its HTTP wing.
+// It links no net/http, TLS, X.509, RSA or ECDSA, no OAuth, metrics or
+// health code (TestStdioBuildDeps), and the HTTP wing's flags are unknown
+// to it. The core calls the few names below in place of the wing's, the
+// way net/http's omithttp2.go stands in for its HTTP/2 bundle: the
+// transport is always stdio, and metrics are counted nowhere.
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports#stdio.
+
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"time"
+)
+
+// httpConfig is the HTTP wing's settings: none in this build.
+type httpConfig struct{}
+
+// httpFlags registers no flag: the stdio build has no HTTP wing.
+func httpFlags(*flag.FlagSet, *config) *httpConfig { return nil }
+
+// settle has nothing to check: the transport stays stdio.
+func (*httpConfig) settle(*config, map[string]bool, func(string) string, warnFunc) error {
+	return nil
+}
+
+// serveTransport serves stdio, the only transport of this build.
+func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	return s.serveStdio(ctx, stdin, stdout)
+}
+
+// metrics counts nothing in this build; its methods do nothing on the
+// nil *metrics newMetrics returns.
+type metrics struct{}
+
+func newMetrics(*server) *metrics                                      { return nil }
+func (*metrics) started()                                              {}
+func (*metrics) served(string, era, transport, outcome, time.Duration) {}
