@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -190,4 +191,62 @@ func TestUnclosedFences(t *testing.T) {
 			t.Errorf("%s: unclosedFences(%q) = %q, want %d problems", tt.name, tt.md, got, tt.want)
 		}
 	}
+}
+
+// TestREADMEBuildsTable: README's "Builds" table has the shape
+// harness/builds/table.sh prints: its header, a row for the full build,
+// one for the stdio build once a file names that tag, and the minimal Go
+// program's, each cell a figure in its unit. The figures are measured,
+// not checked: the script prints them.
+func TestREADMEBuildsTable(t *testing.T) {
+	section := mustREADMESection(t, "## Builds")
+	const header = "| build | command | Go files | lines | packages linked | stripped size | cold start, median (× minimal) | its CPU time, median (× minimal) |"
+	var rows []string
+	for line := range strings.Lines(section) {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "|") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) < 2 || rows[0] != header || !regexp.MustCompile(`^\|( --- \|){8}$`).MatchString(rows[1]) {
+		t.Fatalf("README's Builds table does not open with\n%s\nand its separator; it has\n%s", header, strings.Join(rows, "\n"))
+	}
+	want := []string{"full"}
+	if mustHaveStdioBuild(t) {
+		want = append(want, "stdio")
+	}
+	want = append(want, "minimal")
+	ms := `[0-9]+\.[0-9]{2} ms \([0-9]+\.[0-9]{2}x\)`
+	cell := regexp.MustCompile("^\\| ([a-z]+) \\| `[^`|]+` \\| [0-9]+ \\| [0-9]{1,3}(,[0-9]{3})* \\| [0-9]+ \\| [0-9]+\\.[0-9]{2} MiB \\| " + ms + " \\| " + ms + " \\|$")
+	var got []string
+	for _, r := range rows[2:] {
+		m := cell.FindStringSubmatch(r)
+		if m == nil {
+			t.Errorf("README's Builds table: row %q is not build, `command`, files, lines, packages, N.NN MiB, N.NN ms (N.NNx) twice", r)
+			continue
+		}
+		got = append(got, m[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README's Builds table has rows %q, want %q (harness/builds/table.sh prints them)", got, want)
+	}
+}
+
+// mustHaveStdioBuild reports whether a file of the package names the
+// stdio tag in its build line, as harness/builds/table.sh decides.
+func mustHaveStdioBuild(tb testing.TB) bool {
+	tb.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if regexp.MustCompile(`(?m)^//go:build .*stdio`).Match(b) {
+			return true
+		}
+	}
+	return false
 }

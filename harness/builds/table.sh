@@ -4,11 +4,13 @@
 # excluded), the packages it links (go list -deps, the standard library's
 # included), its stripped size (CGO_ENABLED=0, -trimpath -ldflags='-s -w')
 # and its cold start: start the binary, send one server/discover on stdin,
-# close it, read the answer, wait for the exit. The same figures for a
-# minimal Go program that answers the same line (harness/bench/rows/minimal)
-# are the floor; the starts of all of them alternate, so that the machine's
-# load falls on each alike (harness/bench/rows coldstart), and the table
-# gives each median and its ratio to the floor's.
+# close it, read the answer, wait for the exit (wall time), and the CPU
+# time the process used doing it (user and system, which a loaded machine
+# inflates less). The same figures for a minimal Go program that answers
+# the same line (harness/bench/rows/minimal) are the floor; the starts of
+# all of them alternate, so that the machine's load falls on each alike
+# (harness/bench/rows coldstart), and the table gives each median and its
+# ratio to the floor's.
 #
 # The builds are the full server (go build) and, once a file of the
 # package names the tag, the stdio server (go build -tags stdio). Until
@@ -19,8 +21,11 @@
 #
 # Prints the table (Markdown) on stdout, ready for README.md's "Builds";
 # progress and the conditions of the run on stderr. Exit status: 0 done;
-# 1 a build or a start failed; 2 bad usage. Needs go; about 30 s on
-# 2 cores (builds from a warm cache, 600 starts).
+# 1 a build or a start failed; 2 bad usage. Needs go; 600 starts and the
+# builds (from a warm cache) take about 2 minutes on a busy 2-core machine.
+# Wall times on a busy machine are mostly waiting: the load and the core
+# count are printed beside the table, and a quiet machine gives the
+# figures to compare.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,7 +34,7 @@ N=200
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) N="${2:?-n needs a number}"; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "table.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -50,6 +55,9 @@ fi
 
 # lines FILE...: the lines of the files, summed.
 lines() { cat "$@" | wc -l | tr -d ' '; }
+
+# thousands N: N with a comma every three digits (19,626).
+thousands() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
 
 # mib BYTES: the size in MiB, two decimals.
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
@@ -81,24 +89,27 @@ echo "# cold start: $N starts of each, alternated" >&2
 "$TMP/rows" coldstart -n "$N" -out "$TMP/cold.jsonl" "${servers[@]}" >&2 ||
   { echo "table.sh: the cold starts failed (above)" >&2; exit 1; }
 
-# median NAME: the median exit_ms of NAME's starts.
+# median NAME FIELD: the median of FIELD (exit_ms, cpu_ms) over NAME's
+# starts.
 median() {
-  sed -n 's/.*"name":"'"$1"'".*"exit_ms":\([0-9.]*\).*/\1/p' "$TMP/cold.jsonl" | sort -g |
+  sed -n 's/.*"name":"'"$1"'".*"'"$2"'":\([0-9.]*\).*/\1/p' "$TMP/cold.jsonl" | sort -g |
     awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.2f", m }'
 }
-floor="$(median minimal)"
+floor="$(median minimal exit_ms)" floorcpu="$(median minimal cpu_ms)"
 
 echo "# $(cd "$ROOT" && git describe --always --dirty 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3) $(go env GOOS)/$(go env GOARCH)," \
   "$(nproc 2>/dev/null || echo '?') cores, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'), $N starts each" >&2
 
-echo '| build | command | Go files | lines | packages linked | stripped size | cold start (median) | vs a minimal Go program |'
+# ratio A B: A / B, two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo '| build | command | Go files | lines | packages linked | stripped size | cold start, median (× minimal) | its CPU time, median (× minimal) |'
 echo '| --- | --- | --- | --- | --- | --- | --- | --- |'
 row() { # row NAME COMMAND
-  local m
-  m="$(median "$1")"
-  printf '| %s | %s | %s | %s | %s | %s | %s ms | %.2fx |\n' "$1" "$2" "${files[$1]}" \
-    "$(printf "%'d" "${nlines[$1]}" 2>/dev/null || echo "${nlines[$1]}")" "${pkgs[$1]}" "$(mib "${size[$1]}")" "$m" \
-    "$(awk -v a="$m" -v b="$floor" 'BEGIN { print a / b }')"
+  local m c
+  m="$(median "$1" exit_ms)" c="$(median "$1" cpu_ms)"
+  printf '| %s | %s | %s | %s | %s | %s | %s ms (%sx) | %s ms (%sx) |\n' "$1" "$2" "${files[$1]}" \
+    "$(thousands "${nlines[$1]}")" "${pkgs[$1]}" "$(mib "${size[$1]}")" "$m" "$(ratio "$m" "$floor")" "$c" "$(ratio "$c" "$floorcpu")"
 }
 for b in "${builds[@]}"; do
   name="${b%%:*}" tags="${b#*:}"
