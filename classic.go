@@ -71,22 +71,6 @@ type eraDecision struct {
 	classicOn bool
 }
 
-// replyCode is the code whose HTTP status answers a reply (httpStatus):
-// a reply served modern maps its error code; a classic one travels with
-// 200, because a JSON-RPC error is a response like any other in the
-// classic revisions (clients of that era treat any other status as a
-// transport failure). Insufficient scope is the exception: it is
-// HTTP's 403 in every revision that has authorization (2025-03-26 on),
-// and what a client's step-up reacts to.
-// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-// [§Scope Challenge Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling
-func (d eraDecision) replyCode(code int) int {
-	if d.era == classicEra && code != codeInsufficientScope {
-		return 0
-	}
-	return code
-}
-
 // decideEra is the one place the era of a message is decided, from
 // whether its _meta names a protocol version (req.meta.modern), its
 // method, the transport's classic session and -modern-only, and what the

@@ -97,21 +97,6 @@ func watchedURI(req *request) (string, *rpcError) {
 	return uri, nil
 }
 
-// sessionNotices takes the notices waiting for sess's HTTP GET stream,
-// encoded; nil when the session is not watched.
-func (s *server) sessionNotices(sess *session) [][]byte {
-	w := sess.watching()
-	if w == nil {
-		return nil
-	}
-	pending := s.subs.take(w)
-	out := make([][]byte, len(pending))
-	for i, n := range pending {
-		out[i] = encodeClassicNotice(n)
-	}
-	return out
-}
-
 // encodeClassicNotice writes n as the classic revisions spell it: no
 // subscriptionId, and list_changed without params.
 func encodeClassicNotice(n notice) []byte {

@@ -490,3 +490,8 @@ func (c *limitConn) Close() error {
 	c.once.Do(c.release)
 	return err
 }
+
+// validReplicaID reports whether id is what -replica-id accepts: 1 to 32
+// of a-z, 0-9 and '-', not starting with '-', a name that is safe in a
+// header (Mcp-Name), a URL query and a load balancer's server name.
+func validReplicaID(id string) bool { return isName(id, 32, false, "-") && id[0] != '-' }

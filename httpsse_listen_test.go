@@ -240,3 +240,9 @@ func TestHTTPFlagsKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaIDMatchesPattern checks validReplicaID against the regular
+// expression it replaced (mustMatchPattern).
+func TestReplicaIDMatchesPattern(t *testing.T) {
+	mustMatchPattern(t, validReplicaID, `^[a-z0-9][a-z0-9-]{0,31}$`, 32)
+}

@@ -85,11 +85,6 @@ func (b build) String() string {
 	return line + " " + b.goVer
 }
 
-// validReplicaID reports whether id is what -replica-id accepts: 1 to 32
-// of a-z, 0-9 and '-', not starting with '-', a name that is safe in a
-// header (Mcp-Name), a URL query and a load balancer's server name.
-func validReplicaID(id string) bool { return isName(id, 32, false, "-") && id[0] != '-' }
-
 // isName reports whether s is 1 to maxLen bytes, each an ASCII digit, a
 // lowercase letter, an uppercase one when upper is set, or a byte of
 // extra. The names checked at registration and on the command line use it

@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
-	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -319,17 +317,17 @@ func internalCause(err error) bool {
 		link            *os.LinkError
 		syscallErr      *os.SyscallError
 		errno           syscall.Errno
-		netOp           *net.OpError
-		dns             *net.DNSError
-		addr            *net.AddrError
-		urlErr          *url.Error
 		runtimeErr      runtime.Error
+		// network is every net and net/url error (OpError, DNSError,
+		// AddrError, url.Error all say whether they timed out), named by
+		// its method so that the core links no net package.
+		network interface{ Timeout() bool }
 	)
 	return errors.As(err, &jsonSyntax) || errors.As(err, &jsonType) || errors.As(err, &jsonUnsupported) ||
 		errors.As(err, &jsonValue) || errors.As(err, &jsonMarshaler) || errors.As(err, &jsonTarget) ||
 		errors.As(err, &number) || errors.As(err, &base64Input) ||
 		errors.As(err, &path) || errors.As(err, &link) || errors.As(err, &syscallErr) || errors.As(err, &errno) ||
-		errors.As(err, &netOp) || errors.As(err, &dns) || errors.As(err, &addr) || errors.As(err, &urlErr) ||
+		errors.As(err, &network) ||
 		errors.As(err, &runtimeErr) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

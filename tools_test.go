@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -299,6 +301,9 @@ func TestToolErrorsCarryNoGoText(t *testing.T) {
 		{"a strconv error", numErr, true},
 		{"an early end of input", io.ErrUnexpectedEOF, true},
 		{"an unmarshal error", json.Unmarshal([]byte(`{"a":"x"}`), &struct{ A int }{}), true},
+		{"a DNS error", fmt.Errorf("fetch: %w", &net.DNSError{Err: "no such host", Name: "internal.example"}), true},
+		{"an address error", &net.AddrError{Err: "missing port", Addr: "10.0.0.1"}, true},
+		{"a URL error", &url.Error{Op: "Get", URL: "http://10.0.0.1/secret", Err: errors.New("refused")}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			logs := &syncBuffer{}
