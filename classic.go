@@ -206,14 +206,10 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 		return result{}, newError(codeInvalidRequest, "invalid request: already initialized at protocol version %s", req.session.negotiated())
 	}
 	req.version = version
-	si := s.info
-	if !atLeast(version, version20250618) {
-		si.Title = ""
-	}
 	return result{body: initializeResult{
 		ProtocolVersion: version,
 		Capabilities:    s.registry().capabilities(version),
-		ServerInfo:      si,
+		ServerInfo:      implementationFor(version, s.info),
 		Instructions:    s.instructions,
 	}}, nil
 }
@@ -259,6 +255,9 @@ type initializeResult struct {
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
 	if req.session.markInitialized() {
 		s.watchSession(req.session)
+		if s.pingInterval > 0 {
+			go s.keepAlive(context.WithoutCancel(ctx), req.session) // ends with the session (classic_ping.go)
+		}
 	}
 	return result{}, nil
 }
@@ -283,71 +282,4 @@ func (s *server) handleSetLevel(ctx context.Context, req *request) (result, erro
 	}
 	req.session.setLogLevel(level)
 	return result{}, nil
-}
-
-// contentFor returns blocks as version can carry them: a type the
-// revision does not define becomes a text block saying what was there, and
-// annotation fields it does not define are dropped. blocks is not
-// modified.
-func contentFor(version string, blocks []content) []content {
-	if atLeast(version, version20250618) {
-		return blocks
-	}
-	out := make([]content, len(blocks))
-	for i, c := range blocks {
-		out[i] = c.downgrade(version)
-	}
-	return out
-}
-
-// downgrade returns c in a pre-2025-06-18 shape: audio (2025-03-26) and
-// resource_link (2025-06-18) become text, and annotations lose
-// lastModified (2025-06-18).
-// [2024-11-05 schema]: https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json
-func (c content) downgrade(version string) content {
-	switch {
-	case c.Type == "audio" && !atLeast(version, version20250326):
-		c = content{Type: "text", Text: fmt.Sprintf("[audio content (%s, %d bytes) omitted: protocol version %s has no audio content]", c.MimeType, len(c.Data), version), Annotations: c.Annotations}
-	case c.Type == "resource_link" && !atLeast(version, version20250618) && c.Link != nil:
-		name := c.Link.Title
-		if name == "" {
-			name = c.Link.Name
-		}
-		text := fmt.Sprintf("resource %q: %s", name, c.Link.URI)
-		if c.Link.Description != "" {
-			text += "\n" + c.Link.Description
-		}
-		c = content{Type: "text", Text: text, Annotations: c.Annotations}
-	}
-	c.Annotations = c.Annotations.forVersion(version)
-	return c
-}
-
-// forVersion returns a without the fields version does not define.
-func (a *annotations) forVersion(version string) *annotations {
-	if a == nil || a.LastModified == "" || atLeast(version, version20250618) {
-		return a
-	}
-	b := *a
-	b.LastModified = ""
-	if b.Audience == nil && b.Priority == nil {
-		return nil
-	}
-	return &b
-}
-
-// iconsFor returns icons when version defines them (2025-11-25 on).
-func iconsFor(version string, icons []icon) []icon {
-	if !atLeast(version, version20251125) {
-		return nil
-	}
-	return icons
-}
-
-// titleFor returns title when version defines it (2025-06-18 on).
-func titleFor(version, title string) string {
-	if !atLeast(version, version20250618) {
-		return ""
-	}
-	return title
 }

@@ -17,7 +17,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -216,40 +215,6 @@ func clientRefused(method, asked string, raw []byte) *rpcError {
 		Code:    codeInternalError,
 		Message: fmt.Sprintf("%s: the client answered %s with error %d: %s", method, asked, code, message),
 	}
-}
-
-// classicInputParams returns q's params as version defines them: before
-// 2025-11-25 an elicitation has no mode member; a 2025-11-25 url mode
-// elicitation needs an elicitationId, unique per request.
-// [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
-// [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
-func classicInputParams(version string, q inputRequest) (json.RawMessage, error) {
-	if q.method != methodElicit {
-		return q.params, nil
-	}
-	members, err := objectMembers(q.params)
-	if err != nil {
-		return nil, fmt.Errorf("bridge: %s params: %w", q.method, err)
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, m := range members {
-		if m.name == "mode" && !atLeast(version, version20251125) {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(appendJSONString(nil, m.name))
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	if q.mode == elicitModeURL {
-		b.WriteString(`,"elicitationId":`)
-		b.Write(appendJSONString(nil, rand.Text()))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // cancelledParams is the params of notifications/cancelled.

@@ -82,7 +82,7 @@ func newSessionStore(max, perShare int, idle time.Duration, now func() time.Time
 
 // expiredLocked reports whether e has been idle too long.
 func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
-	return e.requests == 0 && now.Sub(e.lastUsed) > st.idle
+	return e.requests == 0 && now.Sub(e.lastUsed) > st.idle || e.sess.ended()
 }
 
 // endLocked removes e and ends its session.

@@ -359,6 +359,23 @@ func (c *session) deliver(msg *message) bool {
 	return ok
 }
 
+// hasStream reports whether an HTTP GET stream of the session is open.
+func (c *session) hasStream() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streaming
+}
+
+// ended reports whether the session has ended.
+func (c *session) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // openStream claims the session's one GET stream; false if it is taken.
 func (c *session) openStream() bool {
 	c.mu.Lock()

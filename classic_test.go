@@ -62,6 +62,7 @@ var classicServerMessageDefs = map[string]string{
 	"elicitation/create":                   "ElicitRequest",
 	"sampling/createMessage":               "CreateMessageRequest",
 	"roots/list":                           "ListRootsRequest",
+	"ping":                                 "PingRequest",
 }
 
 // sent notes a client line: the method of a classic request, by id; of

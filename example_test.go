@@ -110,3 +110,22 @@ func Example_addMiddleware() {
 	// audit: tool drop_table by "" in trace 0af7651916cd43dd8448eb211c80319c: drop_table needs an authenticated caller
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"drop_table needs an authenticated caller"}],"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
+
+func Example_meta() {
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
+	s.addTool(tool{
+		Name:  "chart",
+		Meta:  map[string]any{"com.example/owner": "charts", "ui": map[string]any{"resourceUri": "ui://charts/view.html"}},
+		Call:  func(ctx context.Context, req *request) (*toolResult, error) { return textResult("ok"), nil },
+		Icons: []icon{{Src: "https://example.com/chart.png", MimeType: "image/png"}},
+	})
+	// 2026-07-28 carries the tool's _meta and icons; 2025-03-26 has
+	// neither on a tool, so its clients see a plain tool (dialect.go).
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+exampleMeta+`}}`)
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"chart","inputSchema":{"type":"object"},"icons":[{"src":"https://example.com/chart.png","mimeType":"image/png"}],"_meta":{"com.example/owner":"charts","ui":{"resourceUri":"ui://charts/view.html"}}}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"example","version":"1.0.0"}}}
+	// {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"chart","inputSchema":{"type":"object"}}]}}
+}

@@ -223,6 +223,24 @@ func (l *rateLimiter) refill(b *tokenBucket, now time.Time) {
 	}
 }
 
+// take reports whether b, refilled at rate per second up to burst, has a
+// token at now, and takes it; a zero bucket starts full. One request's
+// notifications use it (notify_limit.go).
+func (b *tokenBucket) take(now time.Time, burst, rate float64) bool {
+	if b.last.IsZero() {
+		b.tokens, b.last = burst, now
+	}
+	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
+		b.tokens = math.Min(burst, b.tokens+elapsed*rate)
+		b.last = now
+	}
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
 // sweepLocked drops the buckets that have refilled: a full bucket is the
 // same as a new one, so forgetting it changes nothing for its principal.
 func (l *rateLimiter) sweepLocked(now time.Time) {

@@ -70,7 +70,10 @@ type inputRequest struct {
 	mode   string          // elicitation: elicitModeForm or elicitModeURL
 	params json.RawMessage // the request's params, encoded
 	schema json.RawMessage // form mode: requestedSchema, kept to check the answer
-	err    error
+	// sampling is a sampling request's params before encoding, fitted to
+	// a classic revision when bridged (classicInputParams, dialect.go).
+	sampling *samplingRequest
+	err      error
 }
 
 // elicitForm asks the user to fill in a form. requestedSchema is JSON text
@@ -126,12 +129,18 @@ type samplingRequest struct {
 	Temperature      *float64          `json:"temperature,omitempty"`
 	StopSequences    []string          `json:"stopSequences,omitempty"`
 	ModelPreferences *modelPreferences `json:"modelPreferences,omitempty"`
+	// Metadata is passed through to the model's provider as is (every
+	// revision); its format is the provider's.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-// samplingMessage is one message of a sampling conversation.
+// samplingMessage is one message of a sampling conversation: text, image
+// or audio content (createMessage refuses the other kinds, which no
+// revision allows here).
 type samplingMessage struct {
-	Role    string  `json:"role"` // "user" or "assistant"
-	Content content `json:"content"`
+	Role    string         `json:"role"` // "user" or "assistant"
+	Content content        `json:"content"`
+	Meta    map[string]any `json:"_meta,omitempty"` // 2025-11-25 on
 }
 
 // modelPreferences are the server's advisory hints for model selection.
@@ -162,14 +171,21 @@ func createMessage(key string, p samplingRequest) inputRequest {
 	case p.MaxTokens <= 0:
 		q.err = fmt.Errorf("createMessage %q: MaxTokens must be positive", key)
 	}
-	for _, m := range p.Messages {
+	for i, m := range p.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
 			q.err = fmt.Errorf("createMessage %q: role %q is not user or assistant", key, m.Role)
+		}
+		if err := checkSamplingContent(m.Content); err != nil {
+			q.err = fmt.Errorf("createMessage %q: message %d: %w", key, i, err)
+		}
+		if err := checkMeta(m.Meta); err != nil {
+			q.err = fmt.Errorf("createMessage %q: message %d: %w", key, i, err)
 		}
 	}
 	if q.err != nil {
 		return q
 	}
+	q.sampling = &p
 	params, err := json.Marshal(p)
 	if err != nil {
 		q.err = fmt.Errorf("createMessage %q: %w", key, err)

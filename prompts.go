@@ -23,6 +23,7 @@ type prompt struct {
 	Description string
 	Arguments   []promptArgument
 	Icons       []icon
+	Meta        map[string]any // its _meta (2025-06-18 on)
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
 	// Scopes are the scopes a caller needs to get the prompt or complete
 	// its arguments, beyond -oauth-scopes (auth.go).
@@ -62,6 +63,8 @@ func prefixCompleter(values ...string) completer {
 type promptResult struct {
 	Description string          `json:"description,omitempty"`
 	Messages    []promptMessage `json:"messages"`
+	// Meta is the result's _meta (every revision).
+	Meta map[string]any `json:"-"`
 }
 
 // promptMessage is one message of a rendered prompt.
@@ -77,6 +80,12 @@ func (s *server) addPrompt(p prompt) {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
 	checkScopes("addPrompt "+p.Name, p.Scopes)
+	if err := checkIcons(p.Icons); err != nil {
+		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
+	}
+	if err := checkMeta(p.Meta); err != nil {
+		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
+	}
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {
@@ -110,10 +119,12 @@ type promptWire struct {
 	Description string           `json:"description,omitempty"`
 	Arguments   []promptArgument `json:"arguments,omitempty"`
 	Icons       []icon           `json:"icons,omitempty"`
+	Meta        map[string]any   `json:"_meta,omitempty"`
 }
 
 // wire returns p as the given protocol version shows it: titles (of the
-// prompt and its arguments) from 2025-06-18, icons from 2025-11-25.
+// prompt and its arguments) and _meta from 2025-06-18, icons from
+// 2025-11-25.
 func (p *prompt) wire(version string) promptWire {
 	args := p.Arguments
 	if !atLeast(version, version20250618) && len(args) > 0 {
@@ -123,7 +134,7 @@ func (p *prompt) wire(version string) promptWire {
 			args[i] = a
 		}
 	}
-	return promptWire{p.Name, titleFor(version, p.Title), p.Description, args, iconsFor(version, p.Icons)}
+	return promptWire{p.Name, titleFor(version, p.Title), p.Description, args, iconsFor(version, p.Icons), metaFor(version, p.Meta)}
 }
 
 // handlePromptsList answers prompts/list in registration order.
@@ -172,7 +183,23 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	if res == nil {
 		return result{}, fmt.Errorf("prompt %s returned no result", name)
 	}
-	return result{body: res.wire(req.version)}, nil
+	for i, m := range res.Messages {
+		if err := m.Content.check(); err != nil {
+			return result{}, fmt.Errorf("prompt %s: message %d: %w", name, i, err)
+		}
+	}
+	if err := checkMeta(res.Meta); err != nil {
+		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+	}
+	out := result{body: res.wire(req.version)}
+	if len(res.Meta) > 0 {
+		meta, err := appendMetaMembers(nil, res.Meta)
+		if err != nil {
+			return result{}, err
+		}
+		out.meta = meta
+	}
+	return out, nil
 }
 
 // wire returns r as the given protocol version shows it: message content

@@ -182,10 +182,21 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
-	if isModern(version) && r.hasTaskTools() {
-		// [§Capability Negotiation]: SEP-2663; not defined before
-		// 2026-07-28, so never in a classic initialize.
-		b.WriteString(`,"extensions":{"` + extensionTasks + `":{}}`)
+	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps): capabilities
+	// have no extensions member before 2026-07-28, so never in a classic
+	// initialize; a classic host of MCP Apps reads the tool's _meta.ui.
+	if isModern(version) && (r.hasTaskTools() || r.hasApps()) {
+		b.WriteString(`,"extensions":{`)
+		if r.hasTaskTools() {
+			b.WriteString(`"` + extensionTasks + `":{}`)
+			if r.hasApps() {
+				b.WriteByte(',')
+			}
+		}
+		if r.hasApps() {
+			b.WriteString(`"` + extensionApps + `":{"mimeTypes":["` + mimeTypeApp + `"]}`)
+		}
+		b.WriteByte('}')
 	}
 	b.WriteByte('}')
 	return b.Bytes()

@@ -45,6 +45,95 @@ const demoInstructions = " demo server: echo and add are instant; slow reports p
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
 	"prompts greet and personal_greeting."
 
+// tallyViewURI is the tally tool's MCP App view.
+const tallyViewURI = "ui://demo/tally.html"
+
+// tallyView is the tally tool's view: plain HTML and script, no build
+// step. It speaks JSON-RPC 2.0 with its host over postMessage, as the MCP
+// Apps extension specifies: ui/initialize, then
+// ui/notifications/initialized; it shows the count of each
+// ui/notifications/tool-result, and its button sends tools/call, which the
+// host relays to this server. harness/apps renders it in headless
+// Chromium through the official host bridge.
+// [MCP Apps]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
+const tallyView = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Tally</title>
+<style>
+body { font-family: var(--font-sans, system-ui, sans-serif); color: var(--color-text-primary, #171717); margin: 12px; }
+output { font-size: 2em; font-weight: bold; }
+button { font: inherit; padding: 4px 12px; }
+</style>
+</head>
+<body>
+<p>Count: <output id="count">-</output></p>
+<button id="more" disabled>Add one</button>
+<p id="status" role="status"></p>
+<script>
+"use strict";
+let nextId = 1;
+let count = 0;
+const pending = new Map();
+const host = window.parent;
+
+function request(method, params) {
+  const id = nextId++;
+  host.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+}
+
+function show(result) {
+  const n = result && result.structuredContent && result.structuredContent.count;
+  if (typeof n === "number") {
+    count = n;
+    document.getElementById("count").textContent = String(n);
+  }
+}
+
+window.addEventListener("message", (event) => {
+  const msg = event.data;
+  if (event.source !== host || !msg || msg.jsonrpc !== "2.0") return;
+  if (msg.method === undefined) {
+    const p = pending.get(msg.id);
+    if (p) {
+      pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(msg.error.message));
+      else p.resolve(msg.result);
+    }
+  } else if (msg.method === "ui/notifications/tool-result") {
+    show(msg.params);
+  } else if (msg.id !== undefined) {
+    // ping, ui/resource-teardown: nothing to do but answer.
+    host.postMessage({ jsonrpc: "2.0", id: msg.id, result: {} }, "*");
+  }
+});
+
+document.getElementById("more").addEventListener("click", async () => {
+  const status = document.getElementById("status");
+  status.textContent = "asking the server...";
+  try {
+    show(await request("tools/call", { name: "tally", arguments: { count } }));
+    status.textContent = "";
+  } catch (e) {
+    status.textContent = "failed: " + e.message;
+  }
+});
+
+request("ui/initialize", {
+  protocolVersion: "2026-01-26",
+  appInfo: { name: "tally", version: "1" },
+  appCapabilities: {},
+}).then(() => {
+  host.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+  document.getElementById("more").disabled = false;
+});
+</script>
+</body>
+</html>
+`
+
 // demoLogoPNG is a 1×1 PNG, small enough to read in a transcript.
 const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -213,6 +302,40 @@ func registerDemo(s *server) (stop func()) {
 			s.addTool(extra)
 			return textResult("added the tool extra"), nil
 		},
+	})
+
+	// tally is an MCP App (apps.go): a host that renders apps shows its
+	// result with the view at tallyViewURI, whose button calls tally
+	// again through the host; any other client reads the text. To drop
+	// the app, delete this tool and the resource after it.
+	s.addTool(tool{
+		Name:         "tally",
+		Title:        "Tally counter",
+		Description:  "Adds one to count and returns the new count; an MCP Apps host shows it with a button that counts on.",
+		InputSchema:  `{"type":"object","properties":{"count":{"type":"integer","minimum":0,"maximum":1000000}},"additionalProperties":false}`,
+		OutputSchema: `{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"]}`,
+		Annotations:  &toolAnnotations{ReadOnlyHint: new(true), IdempotentHint: new(true)},
+		Meta:         map[string]any{"ui": map[string]any{"resourceUri": tallyViewURI}},
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			n := req.Int("count") + 1
+			r, err := structuredResult(map[string]any{"count": n})
+			if err != nil {
+				return nil, err
+			}
+			r.Content = append([]content{textContent(fmt.Sprintf("count is %d", n))}, r.Content...)
+			return r, nil
+		},
+	})
+	s.addResource(resource{
+		URI:         tallyViewURI,
+		Name:        "tally-view",
+		Title:       "Tally counter view",
+		Description: "The MCP App view of the tally tool.",
+		MimeType:    mimeTypeApp,
+		Text:        tallyView,
+		// The view loads nothing from elsewhere, so it needs no CSP
+		// domains: hosts apply their restrictive default.
+		Meta: map[string]any{"ui": map[string]any{"prefersBorder": true}},
 	})
 
 	s.addResource(resource{

@@ -25,9 +25,9 @@ func TestDemoTranscripts(t *testing.T) {
 // load-test build's flood tool (TestProductDebugRoutes).
 func TestProductRegistry(t *testing.T) {
 	for _, tt := range []struct{ method, member, key, want string }{
-		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool"},
+		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool tally"},
 		{"prompts/list", "prompts", "name", "greet personal_greeting"},
-		{"resources/list", "resources", "uri", "demo://readme demo://logo demo://clock"},
+		{"resources/list", "resources", "uri", "ui://demo/tally.html demo://readme demo://logo demo://clock"},
 		{"resources/templates/list", "resourceTemplates", "uriTemplate", "demo://items/{id}"},
 	} {
 		t.Run(tt.method, func(t *testing.T) {

@@ -109,6 +109,9 @@ var testRegistry = map[string]testSet{
 "prompts":[{"name":"same_name","arguments":[{"name":"q"}]}]}`,
 		add: addTestMRTR},
 
+	// fields: every field the registry API offers (fields_test.go).
+	"fields": {title: "baremcp fields", wire: `{}`, add: addTestFields},
+
 	// subscriptions: the conformance suite's two trigger tools and
 	// watched resource (the triggers announce a change without making
 	// one), and touch, which announces an update of any URI.
@@ -161,7 +164,7 @@ type testDefs struct {
 // testDef is one wire definition.
 type testDef struct {
 	Name, Title, Description, URI, URITemplate, MimeType, Text string
-	Size                                                       int64
+	Size                                                       *int64
 	Blob                                                       []byte
 	InputSchema, OutputSchema, Annotations                     json.RawMessage
 	Icons                                                      []icon
@@ -911,7 +914,7 @@ func TestRegistryChurnUnderLoad(t *testing.T) {
 		switch l {
 		case subExpand(toolsChanged1):
 			changed++
-		case subExpand(closure1):
+		case subExpand(closure1), subExpand(closed1):
 		default:
 			t.Errorf("unexpected line at EOF: %s", l)
 		}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // request is one client request in flight. The dispatcher fills it; a
@@ -81,6 +82,8 @@ type request struct {
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
 	sentProgress bool
+	// notices rate-limits its progress and log notifications (notify_limit.go).
+	notices noticeLimiter
 }
 
 // metaMembers are the _meta keys this server reads.
@@ -124,6 +127,9 @@ type requestMeta struct {
 	// are malformed. "" when absent or not a string.
 	traceparent string
 	tracestate  string
+	// extra are the other members, in order: the client's own keys a
+	// handler reads with req.Meta (meta.go).
+	extra []member
 }
 
 // parseParams splits params into _meta and the method's own members,
@@ -225,6 +231,7 @@ func (m *requestMeta) member(mem member) *rpcError {
 		if known := foldedName(mem.name, metaMembers...); known != "" {
 			return newError(codeInvalidRequest, "invalid request: _meta member %q is not %q", mem.name, known)
 		}
+		m.extra = append(m.extra, mem)
 	}
 	return nil
 }
@@ -308,7 +315,9 @@ func (r *request) Progress(progress, total float64, message string) {
 		// 2024-11-05 progress notifications have no message.
 		p.Message = ""
 	}
-	r.send(encodeNotification("notifications/progress", p))
+	if msg := r.notices.progress(time.Now(), encodeNotification("notifications/progress", p)); msg != nil {
+		r.send(msg)
+	}
 }
 
 // progressParams is the params of notifications/progress.
@@ -326,15 +335,24 @@ type progressParams struct {
 // internals out of it.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
 // [§Logging (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
+// Past the request's rate (notify_limit.go) lines are dropped, and their
+// number told once.
 func (r *request) Log(level logLevel, data any) {
+	if !r.logsAt(level) || r.send == nil || !r.notices.logLine(time.Now()) {
+		return
+	}
+	r.tellDropped()
+	r.send(encodeNotification("notifications/message", logParams{Level: level.String(), Logger: r.server.info.Name, Data: data}))
+}
+
+// logsAt reports whether the client reads log lines at level: a modern
+// request opts in with its own _meta, a classic one through its session.
+func (r *request) logsAt(level logLevel) bool {
 	least, on := r.meta.logLevel, r.meta.hasLogLevel
 	if !isModern(r.version) {
 		least, on = r.session.logLevel()
 	}
-	if !on || level < least || r.send == nil {
-		return
-	}
-	r.send(encodeNotification("notifications/message", logParams{Level: level.String(), Logger: r.server.info.Name, Data: data}))
+	return on && level >= least
 }
 
 // logParams is the params of notifications/message.

@@ -22,9 +22,14 @@ type resource struct {
 	Title       string
 	Description string
 	MimeType    string
-	Size        int64
+	// Size is the contents' size in bytes, when known: new(int64(0)) says
+	// the resource is empty, nil that its size is not given.
+	Size        *int64
 	Icons       []icon
 	Annotations *annotations
+	// Meta is the resource's _meta in resources/list (2025-06-18 on);
+	// a read's contents carry their own (resourceContents.Meta).
+	Meta map[string]any
 
 	Text string // static text contents
 	Blob []byte // static binary contents (sent base64)
@@ -56,6 +61,7 @@ type resourceTemplate struct {
 	MimeType    string
 	Icons       []icon
 	Annotations *annotations
+	Meta        map[string]any // its _meta (2025-06-18 on)
 
 	Read resourceReader
 	// Cache overrides the cache hints of reads through this template, as
@@ -75,23 +81,42 @@ type resourceContents struct {
 	URI      string
 	MimeType string
 	Text     string
-	Blob     []byte // when non-nil the contents are binary
+	Blob     []byte         // when non-nil the contents are binary
+	Meta     map[string]any // its _meta (2025-06-18 on)
 }
 
 // MarshalJSON writes TextResourceContents or BlobResourceContents.
 func (c resourceContents) MarshalJSON() ([]byte, error) {
 	if c.Blob != nil {
 		return json.Marshal(struct {
-			URI      string `json:"uri"`
-			MimeType string `json:"mimeType,omitempty"`
-			Blob     string `json:"blob"`
-		}{c.URI, c.MimeType, base64.StdEncoding.EncodeToString(c.Blob)})
+			URI      string         `json:"uri"`
+			MimeType string         `json:"mimeType,omitempty"`
+			Blob     string         `json:"blob"`
+			Meta     map[string]any `json:"_meta,omitempty"`
+		}{c.URI, c.MimeType, base64.StdEncoding.EncodeToString(c.Blob), c.Meta})
 	}
 	return json.Marshal(struct {
-		URI      string `json:"uri"`
-		MimeType string `json:"mimeType,omitempty"`
-		Text     string `json:"text"`
-	}{c.URI, c.MimeType, c.Text})
+		URI      string         `json:"uri"`
+		MimeType string         `json:"mimeType,omitempty"`
+		Text     string         `json:"text"`
+		Meta     map[string]any `json:"_meta,omitempty"`
+	}{c.URI, c.MimeType, c.Text, c.Meta})
+}
+
+// checkItem reports why a resource's or template's optional fields cannot
+// be sent in any revision (dialect.go): its size, icons, annotations or
+// _meta.
+func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
+	if size != nil && *size < 0 {
+		return fmt.Errorf("size %d is negative", *size)
+	}
+	if err := checkIcons(icons); err != nil {
+		return err
+	}
+	if err := a.check(); err != nil {
+		return err
+	}
+	return checkMeta(meta)
 }
 
 // addResource registers r. It panics on an empty or duplicate URI or name.
@@ -100,6 +125,12 @@ func (s *server) addResource(r resource) {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
 	checkScopes("addResource "+r.URI, r.Scopes)
+	if err := checkItem(r.Size, r.Icons, r.Annotations, r.Meta); err != nil {
+		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
+	}
+	if err := checkMeta(metaOfRead(r.MimeType, r.Meta)); err != nil {
+		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
+	}
 	s.update(func(reg *registry) {
 		if reg.resource(r.URI) != nil {
 			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
@@ -126,6 +157,9 @@ func (s *server) addTemplate(t resourceTemplate) {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
 	}
 	checkScopes("addTemplate "+t.URITemplate, t.Scopes)
+	if err := checkItem(nil, t.Icons, t.Annotations, t.Meta); err != nil {
+		panic(fmt.Sprintf("addTemplate %s: %v", t.URITemplate, err))
+	}
 	compiled, err := compileTemplate(t.URITemplate)
 	if err != nil {
 		panic("addTemplate: " + err.Error())
@@ -160,38 +194,41 @@ func (s *server) removeTemplate(uriTemplate string) bool {
 
 // resourceWire is a Resource as resources/list shows it.
 type resourceWire struct {
-	URI         string       `json:"uri"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
-	Size        int64        `json:"size,omitempty"`
-	Icons       []icon       `json:"icons,omitempty"`
-	Annotations *annotations `json:"annotations,omitempty"`
+	URI         string         `json:"uri"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MimeType    string         `json:"mimeType,omitempty"`
+	Size        *int64         `json:"size,omitempty"`
+	Icons       []icon         `json:"icons,omitempty"`
+	Annotations *annotations   `json:"annotations,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
-// wire returns r as the given protocol version shows it: title from
-// 2025-06-18, icons from 2025-11-25, annotations as the version defines them.
+// wire returns r as the given protocol version shows it (dialect.go):
+// title and _meta from 2025-06-18, icons from 2025-11-25, annotations as
+// the version defines them.
 func (r *resource) wire(version string) resourceWire {
 	return resourceWire{r.URI, r.Name, titleFor(version, r.Title), r.Description, r.MimeType, r.Size,
-		iconsFor(version, r.Icons), r.Annotations.forVersion(version)}
+		iconsFor(version, r.Icons), r.Annotations.forVersion(version), metaFor(version, r.Meta)}
 }
 
 // templateWire is a ResourceTemplate as resources/templates/list shows it.
 type templateWire struct {
-	URITemplate string       `json:"uriTemplate"`
-	Name        string       `json:"name"`
-	Title       string       `json:"title,omitempty"`
-	Description string       `json:"description,omitempty"`
-	MimeType    string       `json:"mimeType,omitempty"`
-	Icons       []icon       `json:"icons,omitempty"`
-	Annotations *annotations `json:"annotations,omitempty"`
+	URITemplate string         `json:"uriTemplate"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MimeType    string         `json:"mimeType,omitempty"`
+	Icons       []icon         `json:"icons,omitempty"`
+	Annotations *annotations   `json:"annotations,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
 // wire returns t as the given protocol version shows it, like resource.wire.
 func (t *resourceTemplate) wire(version string) templateWire {
 	return templateWire{t.URITemplate, t.Name, titleFor(version, t.Title), t.Description, t.MimeType,
-		iconsFor(version, t.Icons), t.Annotations.forVersion(version)}
+		iconsFor(version, t.Icons), t.Annotations.forVersion(version), metaFor(version, t.Meta)}
 }
 
 // handleResourcesList answers resources/list in registration order.
@@ -249,6 +286,11 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	if len(contents) == 0 {
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
 	}
+	for _, c := range contents {
+		if err := checkMeta(c.Meta); err != nil {
+			return result{}, fmt.Errorf("read %s: contents %s: %w", uri, c.URI, err)
+		}
+	}
 	if cache == nil {
 		// A read may depend on the authenticated user; the lists and
 		// server/discover keep the server's scope (-cache-scope, public
@@ -256,7 +298,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
-	return result{body: readResult{Contents: contents}, cache: cache}, nil
+	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
 }
 
 // readResource reads uri: from the resource r when it is not nil (its
@@ -269,10 +311,24 @@ func readResource(ctx context.Context, req *request, uri string, r *resource, tm
 	case r.Read != nil:
 		return r.Read(ctx, req, uri, nil)
 	case r.Blob != nil:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob}}, nil
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
 	default:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text}}, nil
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
 	}
+}
+
+// metaOfRead is the _meta of a static resource's contents: the MCP Apps
+// view's "ui" member (its CSP, permissions, domain, border), which hosts
+// read from the contents first and from the listing second, so that a
+// view declared once is found in both places; nothing else of the
+// listing's _meta, which describes the resource rather than a read.
+// [MCP Apps, Metadata Location]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
+func metaOfRead(mimeType string, meta map[string]any) map[string]any {
+	ui, ok := meta["ui"]
+	if !ok || mimeType != mimeTypeApp {
+		return nil
+	}
+	return map[string]any{"ui": ui}
 }
 
 // resourceNotFound is the error for an unknown URI in req's era: -32602

@@ -544,6 +544,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		req.rctx.setTimeout(s.requestTimeout)
 	}
 	res, err := m.handle(s, ctx, req)
+	req.flushNotices() // what the rate limits held back goes before the result
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
 		if req.session != nil {
 			// A classic client cannot retry with inputResponses: ask it

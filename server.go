@@ -10,7 +10,9 @@ package main
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net/url"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -21,9 +23,12 @@ import (
 
 // implementation names a piece of MCP software (serverInfo).
 type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"` // 2025-11-25 on
+	Icons       []icon `json:"icons,omitempty"`       // 2025-11-25 on
+	WebsiteURL  string `json:"websiteUrl,omitempty"`  // 2025-11-25 on
 }
 
 // serverName is the product's name: serverInfo.name, the flag set and log
@@ -162,6 +167,9 @@ type config struct {
 	// 0 means the default, and maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
+	// pingInterval is -ping-interval: how often a classic session is
+	// pinged (classic_ping.go); 0 is never.
+	pingInterval time.Duration
 	// inputTimeout bounds one round of bridged server-to-client requests
 	// (classic_bridge.go); 0 means defaultInputTimeout.
 	inputTimeout time.Duration
@@ -202,7 +210,7 @@ type config struct {
 // newServer returns a server with an empty registry, holding cfg with its
 // zero values settled to their defaults.
 func newServer(cfg config, logger *slog.Logger) *server {
-	if cfg.info == (implementation{}) {
+	if cfg.info.Name == "" {
 		cfg.info = implementation{Name: serverName, Version: readBuild().version}
 	}
 	if cfg.inputTimeout <= 0 {
@@ -225,6 +233,25 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})
 	return s
+}
+
+// describe sets what serverInfo says of the server beside its name and
+// version (2025-11-25 on; implementationFor leaves them out before):
+// a description, icons and the address of its website. A registry calls it
+// in buildRegistry, before serving starts; it panics on icons or an
+// address no revision allows.
+// [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
+func (s *server) describe(description, websiteURL string, icons ...icon) {
+	if err := checkIcons(icons); err != nil {
+		panic("describe: " + err.Error())
+	}
+	if websiteURL != "" {
+		if u, err := url.Parse(websiteURL); err != nil || !u.IsAbs() || u.Host == "" {
+			panic(fmt.Sprintf("describe: websiteUrl %q is not an absolute URL", websiteURL))
+		}
+	}
+	s.info.Description, s.info.WebsiteURL, s.info.Icons = description, websiteURL, icons
+	s.serverInfoJSON, _ = json.Marshal(s.info)
 }
 
 // registry returns the current snapshot. Callers must not modify it.

@@ -374,6 +374,9 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) {
 			return
 		}
 		c.writeLast(call, reply)
+		if closed := listenClosed(req, reply); closed != nil {
+			c.write(closed) // after the graceful result (subscriptions.go)
+		}
 	}})
 }
 

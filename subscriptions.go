@@ -715,6 +715,31 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	}
 }
 
+// listenClosed returns, for a subscriptions/listen request the server
+// ended with its graceful result (reply), the notifications/cancelled
+// that closes its stream on stdio, to be written after the result; nil for
+// any other reply. stdio has no stream of its own per request, so this
+// notification is how the server closes one; over HTTP the server closes
+// the response stream instead, and sends nothing.
+//
+// The spec is of two minds here: the cancellation page says a server MUST
+// send notifications/cancelled referencing the listen request when it
+// tears the subscription down, and the subscriptions page that it SHOULD
+// answer the request with a result "then close the stream". Both are
+// done, the result first: a client that reads the result knows the end
+// was graceful, and a client ignores a cancellation of a request already
+// answered (and SHOULD ignore a response that follows a cancellation, so
+// the other order would hide the result). docs/GAPS.md records it;
+// testdata/subscriptions/*.txt (EOF, SHUTDOWN) pin it.
+// [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
+// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
+func listenClosed(req *request, reply []byte) []byte {
+	if req.method != methodSubscriptionsListen || !bytes.Contains(reply, []byte(`"result":`)) {
+		return nil
+	}
+	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(req.id), Reason: "the server closed the subscription"})
+}
+
 // closure is SubscriptionsListenResult: the graceful end of the
 // subscription, tagged with its id (the dispatcher adds resultType and
 // serverInfo).

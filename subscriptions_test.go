@@ -32,6 +32,8 @@ const (
 	ackTools1     = `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}`
 	toolsChanged1 = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}`
 	closure1      = `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{$S,"io.modelcontextprotocol/subscriptionId":1}}}`
+	// closed1 follows closure1 on stdio: the stream's close (listenClosed).
+	closed1 = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the server closed the subscription"}}`
 )
 
 func TestSubscriptionsListenErrors(t *testing.T) {
@@ -152,6 +154,9 @@ func TestStdioShutdownDuringDrain(t *testing.T) {
 		p.closeInput()
 		if got, want := p.recv(), subExpand(closure1); got != want {
 			t.Fatalf("at EOF got %s, want %s", got, want)
+		}
+		if got, want := p.recv(), subExpand(closed1); got != want {
+			t.Fatalf("after the closure got %s, want %s", got, want)
 		}
 		synctest.Wait() // slow is waiting for its first step; the clock is stopped
 		p.cancel()

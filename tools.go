@@ -30,13 +30,17 @@ import (
 // (anyOf, $ref, ...) is refused at registration unless HandlerValidates is
 // set, which says Call checks its own arguments.
 type tool struct {
-	Name             string
-	Title            string
-	Description      string
-	InputSchema      string
-	OutputSchema     string
-	Annotations      *toolAnnotations
-	Icons            []icon
+	Name         string
+	Title        string
+	Description  string
+	InputSchema  string
+	OutputSchema string
+	Annotations  *toolAnnotations
+	Icons        []icon
+	// Meta is the tool's _meta (2025-06-18 on): keys as the spec's _meta
+	// rules say (meta.go), checked at registration. An MCP App links its
+	// view here: {"ui":{"resourceUri":"ui://..."}} (registry_demo.go).
+	Meta             map[string]any
 	HandlerValidates bool
 	// Scopes are the OAuth scopes (or static token scopes) a caller needs
 	// to call the tool, beyond -oauth-scopes; checked before Call runs
@@ -104,6 +108,15 @@ func (s *server) addTool(t tool) {
 	if t.InputSchema == "" {
 		t.InputSchema = `{"type":"object"}`
 	}
+	if err := checkInputSchema(t.InputSchema); err != nil {
+		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
+	}
+	if err := checkIcons(t.Icons); err != nil {
+		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
+	}
+	if err := checkMeta(t.Meta); err != nil {
+		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
+	}
 	var err error
 	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
@@ -163,24 +176,25 @@ type toolWire struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *toolAnnotations `json:"annotations,omitempty"`
 	Icons        []icon           `json:"icons,omitempty"`
+	Meta         map[string]any   `json:"_meta,omitempty"`
 }
 
-// wire returns t as the given protocol version shows it: annotations
-// from 2025-03-26, title and outputSchema from 2025-06-18, icons from
-// 2025-11-25.
+// wire returns t as the given protocol version shows it (dialect.go):
+// annotations from 2025-03-26, title, outputSchema and _meta from
+// 2025-06-18, icons from 2025-11-25, schemas as the revision can hold
+// them (inputSchemaFor, outputSchemaFor).
 func (t *tool) wire(version string) toolWire {
 	w := toolWire{
-		Name:        t.Name,
-		Title:       titleFor(version, t.Title),
-		Description: t.Description,
-		InputSchema: json.RawMessage(t.InputSchema),
-		Icons:       iconsFor(version, t.Icons),
+		Name:         t.Name,
+		Title:        titleFor(version, t.Title),
+		Description:  t.Description,
+		InputSchema:  inputSchemaFor(version, t.InputSchema),
+		OutputSchema: outputSchemaFor(version, t.OutputSchema),
+		Icons:        iconsFor(version, t.Icons),
+		Meta:         metaFor(version, t.Meta),
 	}
 	if atLeast(version, version20250326) {
 		w.Annotations = t.Annotations
-	}
-	if t.OutputSchema != "" && atLeast(version, version20250618) {
-		w.OutputSchema = json.RawMessage(t.OutputSchema)
 	}
 	return w
 }
@@ -357,6 +371,9 @@ type toolResult struct {
 	Content           []content
 	StructuredContent any
 	IsError           bool
+	// Meta is the result's _meta (every revision), beside the protocol's
+	// own keys the server stamps; its keys follow the _meta rules.
+	Meta map[string]any
 }
 
 // result encodes r as CallToolResult, as the given protocol version shows
@@ -369,10 +386,18 @@ type toolResult struct {
 // body apart and copying it into the response cost an allocation, a
 // clearing and a copy of its size: a tenth of a 1 MiB echo (issue 16).
 func (r *toolResult) result(version string) (result, error) {
+	for i, c := range r.Content {
+		if err := c.check(); err != nil {
+			return result{}, fmt.Errorf("tool result: content block %d: %w", i, err)
+		}
+	}
+	if err := checkMeta(r.Meta); err != nil {
+		return result{}, fmt.Errorf("tool result: %w", err)
+	}
 	blocks := contentFor(version, r.Content)
 	body := &toolBody{blocks: blocks, isError: r.IsError, size: 64}
 	for i, c := range blocks {
-		if c.Type == "text" && c.Annotations == nil {
+		if c.Type == "text" && c.Annotations == nil && c.Meta == nil {
 			body.size += len(c.Text) + 32
 			continue
 		}
@@ -391,10 +416,24 @@ func (r *toolResult) result(version string) (result, error) {
 		if err != nil {
 			return result{}, fmt.Errorf("encode tool result: %w", err)
 		}
-		body.structured = sc
+		body.structured = structuredFor(version, sc)
+		if body.structured == nil && len(blocks) == 0 {
+			// Left out for this revision (dialect.go), and nothing else
+			// says it: the value goes as its JSON text, as the spec asks
+			// of structured content anyway.
+			body.blocks = []content{textContent(string(sc))}
+		}
 		body.size += len(sc) + 24
 	}
-	return result{body: body, toolError: r.IsError}, nil
+	res := result{body: body, toolError: r.IsError}
+	if len(r.Meta) > 0 {
+		meta, err := appendMetaMembers(nil, r.Meta)
+		if err != nil {
+			return result{}, err
+		}
+		res.meta = meta
+	}
+	return res, nil
 }
 
 // toolBody is a CallToolResult's members, ready to append (result).
@@ -468,6 +507,8 @@ type content struct {
 	Link        *resourceLink     // resource_link
 	Resource    *resourceContents // resource
 	Annotations *annotations
+	// Meta is the block's _meta (2025-06-18 on).
+	Meta map[string]any
 }
 
 // resourceLink is the body of a resource_link block.
@@ -477,7 +518,10 @@ type resourceLink struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MimeType    string `json:"mimeType,omitempty"`
-	Size        int64  `json:"size,omitempty"`
+	// Size is the resource's size in bytes, when known (0 is a size).
+	Size  *int64         `json:"size,omitempty"`
+	Icons []icon         `json:"icons,omitempty"` // 2025-11-25 on
+	Meta  map[string]any `json:"_meta,omitempty"`
 }
 
 // annotations are display hints on resources and content blocks.
@@ -540,17 +584,19 @@ func (c content) MarshalJSON() ([]byte, error) {
 	switch c.Type {
 	case "text":
 		return json.Marshal(struct {
-			Type        string       `json:"type"`
-			Text        string       `json:"text"`
-			Annotations *annotations `json:"annotations,omitempty"`
-		}{c.Type, c.Text, c.Annotations})
+			Type        string         `json:"type"`
+			Text        string         `json:"text"`
+			Annotations *annotations   `json:"annotations,omitempty"`
+			Meta        map[string]any `json:"_meta,omitempty"`
+		}{c.Type, c.Text, c.Annotations, c.Meta})
 	case "image", "audio":
 		return json.Marshal(struct {
-			Type        string       `json:"type"`
-			Data        string       `json:"data"`
-			MimeType    string       `json:"mimeType"`
-			Annotations *annotations `json:"annotations,omitempty"`
-		}{c.Type, base64.StdEncoding.EncodeToString(c.Data), c.MimeType, c.Annotations})
+			Type        string         `json:"type"`
+			Data        string         `json:"data"`
+			MimeType    string         `json:"mimeType"`
+			Annotations *annotations   `json:"annotations,omitempty"`
+			Meta        map[string]any `json:"_meta,omitempty"`
+		}{c.Type, base64.StdEncoding.EncodeToString(c.Data), c.MimeType, c.Annotations, c.Meta})
 	case "resource_link":
 		if c.Link == nil {
 			return nil, errors.New("resource_link content without Link")
@@ -568,7 +614,8 @@ func (c content) MarshalJSON() ([]byte, error) {
 			Type        string            `json:"type"`
 			Resource    *resourceContents `json:"resource"`
 			Annotations *annotations      `json:"annotations,omitempty"`
-		}{c.Type, c.Resource, c.Annotations})
+			Meta        map[string]any    `json:"_meta,omitempty"`
+		}{c.Type, c.Resource, c.Annotations, c.Meta})
 	}
 	return nil, fmt.Errorf("unknown content type %q", c.Type)
 }

@@ -127,7 +127,7 @@ func TestContentKinds(t *testing.T) {
 		{"empty text keeps text", textContent(""), `{"type":"text","text":""}`},
 		{"image", imageContent([]byte{1, 2, 3}, "image/png"), `{"type":"image","data":"AQID","mimeType":"image/png"}`},
 		{"audio", audioContent([]byte("RIFF"), "audio/wav"), `{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}`},
-		{"resource_link", linkContent(resourceLink{URI: "x://a", Name: "a", Size: 3}), `{"type":"resource_link","uri":"x://a","name":"a","size":3}`},
+		{"resource_link", linkContent(resourceLink{URI: "x://a", Name: "a", Size: new(int64(3))}), `{"type":"resource_link","uri":"x://a","name":"a","size":3}`},
 		{"embedded text resource", embeddedContent(resourceContents{URI: "x://a", MimeType: "text/plain", Text: "t"}), `{"type":"resource","resource":{"uri":"x://a","mimeType":"text/plain","text":"t"}}`},
 		{"embedded blob resource", embeddedContent(resourceContents{URI: "x://b", Blob: []byte{0}}), `{"type":"resource","resource":{"uri":"x://b","blob":"AA=="}}`},
 		{"annotations", content{Type: "text", Text: "a", Annotations: &annotations{Audience: []string{"user"}, Priority: &prio}}, `{"type":"text","text":"a","annotations":{"audience":["user"],"priority":0.5}}`},

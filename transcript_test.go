@@ -521,6 +521,7 @@ func runTranscript(t *testing.T, tr transcript, transport string) [][]string {
 			c = newTestTranscriptStdio(t, s)
 		}
 		shapes := newTestClassicChecker(t)
+		wire := newTestWireRecorder(t, t.Name())
 		state := ""        // the last requestState the server issued
 		var tasks []string // the task ids the server wrote, in order
 		for _, st := range tr.steps {
@@ -535,9 +536,11 @@ func runTranscript(t *testing.T, tr transcript, transport string) [][]string {
 					return strconv.Quote(tasks[n-1])
 				})
 				shapes.sent(line)
+				wire.sent(line)
 				lines, classic := c.play(line)
 				for i, l := range lines {
 					shapes.check(l, classic[i])
+					wire.wrote(l, classic[i])
 					if m := requestStateRE.FindStringSubmatch(l); m != nil {
 						state = m[1]
 					}

@@ -9,6 +9,9 @@
 #        mcpgo-v1.2.1    modern (default) and each classic version pinned
 #   TS   harness/interop-clients/ts/sdk1.mjs      @modelcontextprotocol/sdk
 #        1.0.4 (2024-11-05), 1.12.1 (2025-03-26), 1.32.2 (2025-11-25)
+#   TS   harness/interop-clients/ts/fields.mjs     1.32.2 against the test
+#        registry's fields part (every field the registry API offers),
+#        served by go test -run TestFieldsTypeScriptClient
 #   TS   the interop-ts harness (harness/interop-ts, or tools/interop-ts
 #        before the rename), --client v2: @modelcontextprotocol/client 2.4.0
 #        in every mode
@@ -125,6 +128,13 @@ for name in "${GO_CLIENTS[@]}"; do
   run "$name" "$WORK/$name" -server "$SERVER"
 done
 run tssdk node "$TS/sdk1.mjs" --server "$SERVER"
+# The SDK 1.32.2 client against the test registry's fields part, which sets
+# every field the registry API offers (fields_test.go serves it over HTTP
+# and runs ts/fields.mjs): one 2025-11-25 session lists and calls every tool.
+echo "check.sh: running tsfields (go test -run TestFieldsTypeScriptClient)" >&2
+(cd "$REPO" && go test -count=1 -run 'TestFieldsTypeScriptClient$' -ts-fields "$TS/fields.mjs" -v .) >"$WORK/tsfields.out" 2>>"$LOG" || true
+sed -n -E 's#^ +(PASS|FAIL) ([^ :]+)(.*)$#\1 tssdk-1.32.2-fields/http/\2\3#p' "$WORK/tsfields.out" >>"$OUT"
+grep -q '^ *7 passed, 0 failed' "$WORK/tsfields.out" || { cat "$WORK/tsfields.out" >&2; echo "FAIL tssdk-1.32.2-fields/http/run: fields.mjs did not pass every step" >>"$OUT"; }
 # The v2 harness names configurations v2-<mode>; prefix them with the
 # client and its pinned version like every other row.
 v2version="$(node -e 'console.log(require(process.argv[1]).dependencies["@modelcontextprotocol/client"])' "$V2/package.json")"

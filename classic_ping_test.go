@@ -1,0 +1,55 @@
+// Tests of classic_ping.go: keep-alive pings to classic clients, and a
+// client that stops answering them noticed within the interval (the
+// transcript testdata/classic/ping.txt shows the exchange on each
+// transport).
+
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestKeepAlivePings pings a classic stdio client every second: it
+// answers the first ping, then falls silent; the silence is logged when
+// the next ping is due, one interval after the unanswered one, and the
+// session goes on (stdio's decision).
+func TestKeepAlivePings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs bytes.Buffer
+		s := newTestServer(t, withRegistry(), withFlags("-ping-interval", "1s"), withLogs(&logs))
+		c := newTestConn(t, s)
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"quiet","version":"1"}}}`)
+		c.recv()
+		start := time.Now()
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		ping := c.recv()
+		if want := `{"jsonrpc":"2.0","id":"baremcp-ping-1","method":"ping","params":{}}`; ping != want {
+			t.Fatalf("first ping %s, want %s", ping, want)
+		}
+		if d := time.Since(start); d != time.Second {
+			t.Errorf("first ping after %v, want 1s", d)
+		}
+		c.send(`{"jsonrpc":"2.0","id":"baremcp-ping-1","result":{}}`)
+		unanswered := c.recv() // the second ping, left unanswered
+		sent := time.Now()
+		c.recv() // the third: by now the silence is noticed
+		synctest.Wait()
+		if d := time.Since(sent); d > time.Second {
+			t.Errorf("the silence was noticed %v after the unanswered ping, want at most the interval (1s)", d)
+		}
+		if n := strings.Count(logs.String(), "did not answer a ping"); n != 1 {
+			t.Errorf("the logs say %d times that the client did not answer, want 1 (for %s):\n%s", n, unanswered, logs.String())
+		}
+		if !strings.Contains(logs.String(), `client=quiet`) {
+			t.Errorf("the warning does not name the client:\n%s", logs.String())
+		}
+		// The session goes on: requests are still served.
+		c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		for line := c.recv(); !strings.Contains(line, `"id":2`); line = c.recv() {
+		}
+	})
+}

@@ -1,0 +1,410 @@
+// Each revision's dialect, in one place: what a message written in a
+// given protocol revision may carry, and what no revision allows. Every
+// field a registry item, a content block, resource contents, a result or
+// a server-to-client request carries is fitted to the revision of the
+// message here: a field the revision does not define is left out, a
+// content type it does not define becomes a text block saying what was
+// there, and a shape a revision's schema cannot hold (a non-object
+// outputSchema before 2026-07-28, a boolean property schema where schemas
+// must be objects) is left out or rewritten to its equivalent. What no
+// revision allows (an inputSchema whose root is not an object, an
+// annotation out of range, a resource link in a sampling message) is
+// refused where it is made: at registration, with a panic that names the
+// item, or as an error from the builder.
+//
+// The schema gate (harness/schema) checks the outcome: every message of
+// the transcripts, testdata/fields/ among them (a registry that sets every
+// field the API offers), against its revision's schema.json.
+//
+// Spec: the schema.json of each revision, https://github.com/modelcontextprotocol/modelcontextprotocol/tree/main/schema
+// (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28).
+
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// contentFor returns blocks as version can carry them: a type the
+// revision does not define becomes a text block saying what was there,
+// and fields it does not define (annotations' lastModified, _meta, a
+// link's icons) are dropped. blocks is not modified.
+func contentFor(version string, blocks []content) []content {
+	if atLeast(version, version20251125) {
+		return blocks
+	}
+	out := make([]content, len(blocks))
+	for i, c := range blocks {
+		out[i] = c.downgrade(version)
+	}
+	return out
+}
+
+// downgrade returns c in a pre-2025-11-25 shape: audio (2025-03-26) and
+// resource_link (2025-06-18) become text, annotations lose lastModified
+// and blocks their _meta (both 2025-06-18), links their icons
+// (2025-11-25).
+// [2024-11-05 schema]: https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json
+func (c content) downgrade(version string) content {
+	switch {
+	case c.Type == "audio" && !atLeast(version, version20250326):
+		c = content{Type: "text", Text: fmt.Sprintf("[audio content (%s, %d bytes) omitted: protocol version %s has no audio content]", c.MimeType, len(c.Data), version), Annotations: c.Annotations, Meta: c.Meta}
+	case c.Type == "resource_link" && !atLeast(version, version20250618) && c.Link != nil:
+		name := c.Link.Title
+		if name == "" {
+			name = c.Link.Name
+		}
+		text := fmt.Sprintf("resource %q: %s", name, c.Link.URI)
+		if c.Link.Description != "" {
+			text += "\n" + c.Link.Description
+		}
+		c = content{Type: "text", Text: text, Annotations: c.Annotations}
+	case c.Type == "resource_link" && c.Link != nil:
+		link := *c.Link
+		link.Icons = iconsFor(version, link.Icons)
+		c.Link = &link
+	case c.Type == "resource" && c.Resource != nil:
+		rc := c.Resource.forVersion(version)
+		c.Resource = &rc
+	}
+	c.Annotations = c.Annotations.forVersion(version)
+	c.Meta = metaFor(version, c.Meta)
+	return c
+}
+
+// forVersion returns a without the fields version does not define.
+func (a *annotations) forVersion(version string) *annotations {
+	if a == nil || a.LastModified == "" || atLeast(version, version20250618) {
+		return a
+	}
+	b := *a
+	b.LastModified = ""
+	if b.Audience == nil && b.Priority == nil {
+		return nil
+	}
+	return &b
+}
+
+// forVersion returns c as version shows resource contents: _meta from
+// 2025-06-18.
+func (c resourceContents) forVersion(version string) resourceContents {
+	c.Meta = metaFor(version, c.Meta)
+	return c
+}
+
+// contentsFor returns the contents of a read as version shows them.
+func contentsFor(version string, contents []resourceContents) []resourceContents {
+	if atLeast(version, version20250618) {
+		return contents
+	}
+	out := make([]resourceContents, len(contents))
+	for i, c := range contents {
+		out[i] = c.forVersion(version)
+	}
+	return out
+}
+
+// iconsFor returns icons when version defines them (2025-11-25 on).
+func iconsFor(version string, icons []icon) []icon {
+	if !atLeast(version, version20251125) {
+		return nil
+	}
+	return icons
+}
+
+// titleFor returns title when version defines it (2025-06-18 on).
+func titleFor(version, title string) string {
+	if !atLeast(version, version20250618) {
+		return ""
+	}
+	return title
+}
+
+// metaFor returns m when version defines _meta on registry items, content
+// blocks and resource contents (2025-06-18 on; results carry _meta in
+// every revision).
+func metaFor(version string, m map[string]any) map[string]any {
+	if !atLeast(version, version20250618) {
+		return nil
+	}
+	return m
+}
+
+// implementationFor returns serverInfo as version defines Implementation:
+// title from 2025-06-18; description, icons and websiteUrl from
+// 2025-11-25.
+func implementationFor(version string, impl implementation) implementation {
+	impl.Title = titleFor(version, impl.Title)
+	if !atLeast(version, version20251125) {
+		impl.Description, impl.Icons, impl.WebsiteURL = "", nil, ""
+	}
+	return impl
+}
+
+// inputSchemaFor returns a tool's inputSchema as version can carry it:
+// before 2026-07-28 every value of the root's properties must be an object
+// (Tool.inputSchema.properties), so a boolean property schema, valid JSON
+// Schema, is written as its object equivalent: true as {}, false as
+// {"not":{}}. The schema was checked at registration (addTool).
+// [Boolean JSON Schemas]: https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2
+func inputSchemaFor(version, text string) json.RawMessage {
+	if isModern(version) {
+		return json.RawMessage(text)
+	}
+	return objectProperties([]byte(text))
+}
+
+// outputSchemaFor returns a tool's outputSchema as version can carry it:
+// nil before 2025-06-18, and before 2026-07-28 nil unless its root is
+// "type":"object" (those revisions require it; 2026-07-28 allows any
+// schema). Its structuredContent is left out with it (structuredFor): the
+// tool's text block still answers.
+// [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
+func outputSchemaFor(version, text string) json.RawMessage {
+	switch {
+	case text == "" || !atLeast(version, version20250618):
+		return nil
+	case isModern(version):
+		return json.RawMessage(text)
+	case rootType([]byte(text)) != "object":
+		return nil
+	}
+	return objectProperties([]byte(text))
+}
+
+// structuredFor returns structuredContent, encoded, as version can carry
+// it: nil before 2025-06-18, and before 2026-07-28 nil unless it is a JSON
+// object (CallToolResult.structuredContent is an object there).
+func structuredFor(version string, encoded []byte) []byte {
+	switch {
+	case !atLeast(version, version20250618):
+		return nil
+	case isModern(version) || jsonKind(encoded) == '{':
+		return encoded
+	}
+	return nil
+}
+
+// rootType returns the root "type" of a schema when it is a string, else "".
+func rootType(schema []byte) string {
+	members, err := objectMembers(schema)
+	if err != nil {
+		return ""
+	}
+	for _, m := range members {
+		if m.name == "type" {
+			t, _ := jsonString(m.value)
+			return t
+		}
+	}
+	return ""
+}
+
+// objectProperties returns schema with every boolean value of its root's
+// properties written as an object: true as {}, false as {"not":{}}. A
+// schema with none is returned as is.
+func objectProperties(schema []byte) json.RawMessage {
+	members, err := objectMembers(schema)
+	if err != nil {
+		return schema
+	}
+	var props []member
+	for _, m := range members {
+		if m.name == "properties" {
+			props, _ = objectMembers(m.value)
+		}
+	}
+	if !slices.ContainsFunc(props, func(p member) bool { k := jsonKind(p.value); return k == 't' || k == 'f' }) {
+		return schema
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(appendJSONString(nil, m.name))
+		b.WriteByte(':')
+		if m.name != "properties" {
+			b.Write(m.value)
+			continue
+		}
+		b.WriteByte('{')
+		for j, p := range props {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(appendJSONString(nil, p.name))
+			b.WriteByte(':')
+			switch jsonKind(p.value) {
+			case 't':
+				b.WriteString(`{}`)
+			case 'f':
+				b.WriteString(`{"not":{}}`)
+			default:
+				b.Write(p.value)
+			}
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// classicInputParams returns q's params as version defines them: before
+// 2025-11-25 an elicitation has no mode member; a 2025-11-25 url mode
+// elicitation needs an elicitationId, unique per request; a sampling
+// request's content is fitted (contentFor: audio is text in 2024-11-05)
+// and its messages lose _meta before 2025-11-25.
+// [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
+// [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
+func classicInputParams(version string, q inputRequest) (json.RawMessage, error) {
+	if q.method == methodCreateMessage && q.sampling != nil {
+		p := *q.sampling
+		p.Messages = slices.Clone(p.Messages)
+		for i, m := range p.Messages {
+			m.Content = contentFor(version, []content{m.Content})[0]
+			if !atLeast(version, version20251125) {
+				m.Meta = nil
+			}
+			p.Messages[i] = m
+		}
+		return json.Marshal(p)
+	}
+	if q.method != methodElicit {
+		return q.params, nil
+	}
+	members, err := objectMembers(q.params)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: %s params: %w", q.method, err)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, m := range members {
+		if m.name == "mode" && !atLeast(version, version20251125) {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(appendJSONString(nil, m.name))
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	if q.mode == elicitModeURL {
+		b.WriteString(`,"elicitationId":`)
+		b.Write(appendJSONString(nil, rand.Text()))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ---------------------------------------------------------------------------
+// What no revision allows, refused where it is made.
+
+// checkInputSchema reports why text cannot be a tool's inputSchema in any
+// revision: every revision requires a JSON object whose root is
+// "type":"object" (tool arguments are always objects).
+// [§Input Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#input-schema
+func checkInputSchema(text string) error {
+	if jsonKind([]byte(text)) != '{' {
+		return errors.New(`not a JSON object`)
+	}
+	if rootType([]byte(text)) != "object" {
+		return errors.New(`the root must be "type":"object" (every revision requires it)`)
+	}
+	return nil
+}
+
+// audiences are the roles an annotation's audience may name.
+// [§Annotations]: https://modelcontextprotocol.io/specification/2026-07-28/schema#annotations
+var audiences = []string{"user", "assistant"}
+
+// check reports why a cannot be sent in any revision: an audience other
+// than user and assistant, a priority outside 0..1, a lastModified that is
+// not an ISO 8601 (RFC 3339) time.
+func (a *annotations) check() error {
+	if a == nil {
+		return nil
+	}
+	for _, r := range a.Audience {
+		if !slices.Contains(audiences, r) {
+			return fmt.Errorf("annotations: audience %q is not user or assistant", r)
+		}
+	}
+	if p := a.Priority; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 1) {
+		return fmt.Errorf("annotations: priority %v is outside 0..1", *p)
+	}
+	if a.LastModified != "" {
+		if _, err := time.Parse(time.RFC3339, a.LastModified); err != nil {
+			return fmt.Errorf("annotations: lastModified %q is not an ISO 8601 time", a.LastModified)
+		}
+	}
+	return nil
+}
+
+// checkIcons reports why icons cannot be sent: an icon without src, or a
+// theme other than light and dark.
+// [§Icon]: https://modelcontextprotocol.io/specification/2026-07-28/schema#icon
+func checkIcons(icons []icon) error {
+	for i, ic := range icons {
+		if ic.Src == "" {
+			return fmt.Errorf("icon %d: no src", i)
+		}
+		if u, err := url.Parse(ic.Src); err != nil || u.Scheme == "" {
+			return fmt.Errorf("icon %d: src %q is not an absolute URI", i, ic.Src)
+		}
+		if ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark" {
+			return fmt.Errorf("icon %d: theme %q is not light or dark", i, ic.Theme)
+		}
+	}
+	return nil
+}
+
+// check reports why c cannot be sent in any revision: its annotations,
+// its _meta, a link's icons or its type's required members.
+func (c content) check() error {
+	if err := c.Annotations.check(); err != nil {
+		return err
+	}
+	if err := checkMeta(c.Meta); err != nil {
+		return err
+	}
+	switch c.Type {
+	case "resource_link":
+		if c.Link == nil || c.Link.URI == "" || c.Link.Name == "" {
+			return errors.New("resource_link needs a URI and a Name")
+		}
+		if err := checkIcons(c.Link.Icons); err != nil {
+			return fmt.Errorf("resource_link: %w", err)
+		}
+		return checkMeta(c.Link.Meta)
+	case "resource":
+		if c.Resource == nil || c.Resource.URI == "" {
+			return errors.New("embedded resource needs contents with a URI")
+		}
+		return checkMeta(c.Resource.Meta)
+	}
+	return nil
+}
+
+// checkSamplingContent reports why c cannot be in a sampling message: no
+// revision allows a resource link or an embedded resource there
+// (SamplingMessage.content is text, image or audio; tool use and results
+// are not offered).
+// [§Sampling Message]: https://modelcontextprotocol.io/specification/2026-07-28/schema#samplingmessage
+func checkSamplingContent(c content) error {
+	switch c.Type {
+	case "text", "image", "audio":
+		return c.check()
+	}
+	return fmt.Errorf("a sampling message cannot carry %s content", c.Type)
+}

@@ -1,0 +1,95 @@
+// Rate limits on the notifications one request sends (req.Progress,
+// req.Log): a handler in a tight loop must not flood its client, who
+// reads them in order before the result. Each kind takes a token per
+// notification from a bucket of its own (a burst, refilled at a rate per
+// second). A progress report that finds none is held back, replacing the
+// one held before (coalesced to the latest value), and sent with the next
+// token or before the result. A log line that finds none is dropped, and
+// the number dropped is told once, in one warning, before the next line
+// sent or before the result. So in elapsed seconds a request sends at most
+// progressBurst + progressRate*elapsed + 1 progress notifications, the
+// last value always among them, and logBurst + logRate*elapsed log lines,
+// each run of drops told by one warning; a handler that reports 2,000
+// times at once sends 21 and 100 + 1 (TestNotificationRateLimits).
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
+// ("Implementations SHOULD implement rate limiting to prevent flooding"),
+// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
+// (servers SHOULD rate limit log messages).
+
+package main
+
+import "time"
+
+// The notification limits of one request, documented in
+// docs/RELIABILITY.md: bursts that a handler reporting step by step never
+// meets (the demo's slow tool reports at most 100 steps, 50 a second), and
+// rates a client can show.
+const (
+	progressBurst = 20
+	progressRate  = 10
+	logBurst      = 100
+	logRate       = 10
+)
+
+// noticeLimiter holds one request's notification budget. It is owned by
+// the goroutine serving the request, as the request is.
+type noticeLimiter struct {
+	progressTokens tokenBucket
+	heldProgress   []byte // the latest report held back, encoded; nil when none
+	logTokens      tokenBucket
+	dropped        int // log lines dropped since the last told
+}
+
+// progress returns the progress notification to send now for msg, or
+// nil when it is held back (coalesced) until a token is free.
+func (l *noticeLimiter) progress(now time.Time, msg []byte) []byte {
+	if !l.progressTokens.take(now, progressBurst, progressRate) {
+		l.heldProgress = msg
+		return nil
+	}
+	l.heldProgress = nil
+	return msg
+}
+
+// logLine reports whether a log line may be sent now, taking a token;
+// a line that may not is counted as dropped.
+func (l *noticeLimiter) logLine(now time.Time) bool {
+	if !l.logTokens.take(now, logBurst, logRate) {
+		l.dropped++
+		return false
+	}
+	return true
+}
+
+// takeDropped returns the number of log lines dropped since the last call.
+func (l *noticeLimiter) takeDropped() int {
+	n := l.dropped
+	l.dropped = 0
+	return n
+}
+
+// flushNotices sends what the limits held back, before the request's
+// result: the latest progress report, and how many log lines were
+// dropped. The dispatcher calls it once the handler has returned.
+func (r *request) flushNotices() {
+	if r.send == nil {
+		return
+	}
+	if msg := r.notices.heldProgress; msg != nil {
+		r.notices.heldProgress = nil
+		r.send(msg)
+	}
+	r.tellDropped()
+}
+
+// tellDropped sends one warning saying how many log lines the rate limit
+// dropped, if any were and the client reads warnings.
+func (r *request) tellDropped() {
+	n := r.notices.takeDropped()
+	if n == 0 || !r.logsAt(levelWarning) {
+		return
+	}
+	r.send(encodeNotification("notifications/message", logParams{Level: levelWarning.String(), Logger: r.server.info.Name,
+		Data: map[string]any{"message": "log messages dropped: more than the request's rate limit", "dropped": n}}))
+}
