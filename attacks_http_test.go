@@ -7,13 +7,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -273,8 +278,8 @@ func TestAttackOneClientTakesEverySlot(t *testing.T) {
 		bridged++
 	}
 	// Its shares (limits_share.go), and no more.
-	if listens != s.subs.perShare || int64(bridged) != s.bridged.per {
-		t.Errorf("one client holds %d listens and %d unanswered elicitations, want its shares: %d and %d", listens, bridged, s.subs.perShare, s.bridged.per)
+	if int64(listens) != s.subs.listens.per || int64(bridged) != s.bridged.per {
+		t.Errorf("one client holds %d listens and %d unanswered elicitations, want its shares: %d and %d", listens, bridged, s.subs.listens.per, s.bridged.per)
 	}
 	other := ts.from(t, "127.0.0.2")
 	if !openListen(t, other, 1) {
@@ -407,4 +412,344 @@ func TestAttackIdleSockets(t *testing.T) {
 		dialFrom(t, ts, "127.0.0.1")
 	}
 	mustCallWithin(t, ts.from(t, "127.0.0.2"), "another client", time.Second)
+}
+
+// mustBigTask creates, as ts's client, a task of the test registry's big
+// tool whose result holds size bytes, waits until it has completed, and
+// returns its id and a raw HTTP request (head and body) that fetches it.
+func mustBigTask(tb testing.TB, ts *testHTTP, size int) (id string, get []byte) {
+	tb.Helper()
+	r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(tb, tb.Context(), ts, "", taskLine(1, "tools/call", fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, size)), nil))
+	if err != nil || r.status != http.StatusOK {
+		tb.Fatalf("big: %v, status %d: %.200s", err, r.status, r.body)
+	}
+	id = mustTaskID(tb, mustDecode(tb, string(r.body)))
+	body := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(tb, tb.Context(), ts, "", body, nil))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if bytes.Contains(r.body, []byte(`"status":"completed"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("task %s did not complete: %.300s", id, r.body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var buf bytes.Buffer
+	if err := newTestHTTPRequest(tb, tb.Context(), ts, "", body, nil).Write(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return id, buf.Bytes()
+}
+
+// sendQueued returns the bytes the kernel holds, sent but not yet taken
+// by the peer, on the server's side of every TCP connection to port
+// (the tx_queue column of /proc/net/tcp), and false where the kernel
+// does not say (not Linux).
+func sendQueued(port int) (int64, bool) {
+	data, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return 0, false
+	}
+	local := fmt.Sprintf(":%04X", port)
+	var sum int64
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 || !strings.HasSuffix(f[1], local) {
+			continue
+		}
+		tx, _, _ := strings.Cut(f[4], ":")
+		n, err := strconv.ParseInt(tx, 16, 64)
+		if err == nil {
+			sum += n
+		}
+	}
+	return sum, true
+}
+
+// waitFor polls cond every 20 ms until it holds or d has passed, and
+// reports whether it held.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// Answers held for clients that never read them: a client fetched a
+// task's 1.8 MiB result on every request slot of its share, from four
+// addresses, three times on each connection without waiting (pipelined),
+// and read nothing. Every answer was a fresh copy of the
+// result, held with its slot for the write timeout (30 s); the kernel
+// grew each connection's send buffer towards 4 MiB. Now the result is
+// written without a copy, at most a client's share of the answer budget
+// is being written for it (the rest is refused -31503 at once and frees
+// its slot), each connection's send buffer is bounded, and another
+// client's call is served meanwhile.
+func TestAttackUnreadAnswers(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"), withFlags("-max-requests", "64"))
+	ts := newTestLoopback(t, s, loopbackConfig(t, "-rate-limit", "0"))
+	const size = 1800 << 10
+	_, get := mustBigTask(t, ts, size)
+	heap0 := heapInUse()
+	var conns []net.Conn
+	for a := range 4 {
+		ip := fmt.Sprintf("127.0.0.%d", a+1)
+		for range s.share(int64(s.limits.maxRequests), shareFloor) {
+			c := dialFrom(t, ts, ip)
+			if _, err := c.Write(bytes.Repeat(get, 3)); err != nil { // pipelined
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+	}
+	// Each address may have as many answers written at once as its share
+	// of the budget holds; the others are answered at once.
+	perClient := ts.tr.answers.per / size
+	writing := func() int64 { _, n := ts.tr.slots.held(""); return n }
+	settled := waitFor(10*time.Second, func() bool { return writing() <= 4*perClient })
+	mustCallWithin(t, ts.from(t, "127.0.0.5"), "another client", time.Second)
+	held := int64(heapInUse()) - int64(heap0)
+	queued, known := sendQueued(ts.port)
+	_, budget := ts.tr.answers.held("")
+	t.Logf("%d connections asking: %d requests still writing, answer budget %d KiB in use, heap +%d KiB, kernel send queues %d KiB", len(conns), writing(), budget>>10, held>>10, queued>>10)
+	if !settled {
+		t.Errorf("%d requests hold a slot writing an unread answer, want at most %d (each address's share of the answer budget)", writing(), 4*perClient)
+	}
+	if max := ts.tr.answers.total; held > max {
+		t.Errorf("%d unread answers hold %d MiB of heap, want at most the answer budget, %d MiB", len(conns), held>>20, max>>20)
+	}
+	if max := int64(len(conns)) * 2 * httpSendBuffer; known && queued > max {
+		t.Errorf("the kernel holds %d KiB unsent for %d connections, want at most %d KiB (twice httpSendBuffer each)", queued>>10, len(conns), max>>10)
+	}
+}
+
+// A connection left idle after a large answer closes after
+// httpLargeAnswerIdle (shortened here), not httpIdleTimeout: the end of
+// the answer may sit unread in the kernel's buffer. After a small
+// answer it stays open.
+func TestAttackIdleAfterLargeAnswer(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.largeAnswerIdle = 200 * time.Millisecond
+	ts := newTestLoopback(t, s, hcfg)
+	_, getBig := mustBigTask(t, ts, 256<<10)
+	var small bytes.Buffer
+	if err := newTestHTTPRequest(t, t.Context(), ts, "", req("1", "ping", ""), nil).Write(&small); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name       string
+		get        []byte
+		wantClosed bool
+	}{
+		{"large answer", getBig, true},
+		{"small answer", small.Bytes(), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dialFrom(t, ts, "127.0.0.1")
+			if _, err := c.Write(tt.get); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			start := time.Now()
+			_ = c.SetReadDeadline(start.Add(time.Second))
+			_, err = br.ReadByte()
+			var ne net.Error
+			closed := err != nil && !(errors.As(err, &ne) && ne.Timeout())
+			if closed != tt.wantClosed {
+				t.Errorf("idle after the answer: %v after %v, want closed %v", err, time.Since(start).Round(time.Millisecond), tt.wantClosed)
+			}
+		})
+	}
+}
+
+// Introspection amplification: one address without any credential sent
+// made-up opaque tokens, each introspected under the server's own client
+// credentials, bounded only in concurrency (thousands a second). Now one
+// address causes at most introspectBurst, then introspectRate a second;
+// a token introspection refused is refused again without asking; and
+// another client's valid opaque token is served during the flood.
+func TestAttackIntrospectionFlood(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.auth = as.authConfig()
+	hcfg.auth.resource = testResource
+	hcfg.auth.introspect, hcfg.auth.introspectID, hcfg.auth.introspectPass = as.issuer+"/introspect", "rs", "rs-secret"
+	ts := newTestLoopback(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), hcfg)
+	as.activate("op-good", `{"active":true,"sub":"svc","aud":"`+testResource+`"}`)
+	call := func(ts *testHTTP, tok string) testHTTPReply {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(tok)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	const flood = 2 * time.Second
+	start := time.Now()
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; time.Since(start) < flood; i++ {
+				call(ts, fmt.Sprintf("made-up-%d-%d", w, i))
+				sent.Add(1)
+			}
+		})
+	}
+	time.Sleep(flood / 2)
+	legit := call(ts.from(t, "127.0.0.2"), "op-good")
+	wg.Wait()
+	elapsed := time.Since(start)
+	caused := int64(as.count("/introspect")) - 1 // the valid token's
+	limit := int64(introspectBurst + introspectRate*elapsed.Seconds() + 1)
+	t.Logf("one address sent %d made-up tokens in %v: %d introspected (at most %d); another client's valid token: status %d", sent.Load(), elapsed.Round(time.Millisecond), caused, limit, legit.status)
+	if caused > limit {
+		t.Errorf("one address caused %d introspections in %v, want at most %d (introspectBurst, then introspectRate a second)", caused, elapsed.Round(time.Millisecond), limit)
+	}
+	if legit.status != http.StatusOK {
+		t.Errorf("another client's valid opaque token during the flood: status %d, want 200: %.200s", legit.status, legit.body)
+	}
+	// A refused token sent again is refused from the cache.
+	n := as.count("/introspect")
+	other := ts.from(t, "127.0.0.3")
+	for range 20 {
+		if r := call(other, "revoked"); r.status != http.StatusUnauthorized {
+			t.Fatalf("a refused token: status %d, want 401", r.status)
+		}
+	}
+	if got := as.count("/introspect") - n; got != 1 {
+		t.Errorf("one refused token sent 20 times was introspected %d times, want 1", got)
+	}
+}
+
+// The task byte budget had no share per client: one address filled it
+// with tasks waiting for input, for the task timeout (an hour), and every
+// other client's taskMust call got 503, with an error that blamed the
+// task's own byte limit. Now a client may hold its share of the budget
+// (a quarter), its refusal names that share, and another client's
+// taskMust call still becomes a task.
+func TestAttackTaskBytes(t *testing.T) {
+	s := newTestServer(t, withRegistry("base", "tasks"))
+	ts := newTestLoopback(t, s, loopbackConfig(t, "-rate-limit", "0"))
+	item := strings.Repeat("i", 1400<<10) // the argument, and the question it asks
+	var refused []byte                    // the refusal of a task, or the error it failed with
+	created := 0
+	for i := 0; refused == nil && i < 64; i++ {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", taskLine(i+1, "tools/call", fmt.Sprintf(`"name":"approve","arguments":{"item":%q}`, item)), nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.code != 0 {
+			refused = r.body
+			break
+		}
+		created++
+		id := mustTaskID(t, mustDecode(t, string(r.body)))
+		get := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+		waitFor(5*time.Second, func() bool {
+			r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", get, nil))
+			switch {
+			case err != nil || bytes.Contains(r.body, []byte(`"status":"working"`)):
+				return false
+			case bytes.Contains(r.body, []byte(`"status":"failed"`)):
+				refused = r.body // its question did not fit
+			}
+			return true
+		})
+	}
+	_, total := s.tasks.live()
+	mine, _ := s.tasks.bytes.held(shareKey("", "127.0.0.1"))
+	t.Logf("one address started %d tasks of about %d KiB each, holding %d KiB (its share %d KiB, the budget %d KiB), then: %.400s", created, 2*len(item)>>10, mine>>10, s.tasks.bytes.per>>10, s.tasks.bytes.total>>10, refused)
+	if mine > s.tasks.bytes.per || total > s.tasks.bytes.total {
+		t.Errorf("one address holds %d bytes of tasks (all %d), want at most its share %d", mine, total, s.tasks.bytes.per)
+	}
+	if !bytes.Contains(refused, []byte(`"code":-31503`)) || !bytes.Contains(refused, []byte(`"maxTaskBytesPerClient"`)) || bytes.Contains(refused, []byte(strconv.Itoa(defaultMaxTaskBytes))) {
+		t.Errorf("the refusal: %.400s; want -31503 naming the client's share (maxTaskBytesPerClient), not the task's own limit", refused)
+	}
+	other := ts.from(t, "127.0.0.2")
+	r, err := doTestHTTP(other.Client(), newTestHTTPRequest(t, t.Context(), other, "", taskLine(1, "tools/call", fmt.Sprintf(`"name":"approve","arguments":{"item":%q}`, item)), nil))
+	if err != nil || !bytes.Contains(r.body, []byte(`"resultType":"task"`)) {
+		t.Errorf("another client's taskMust call of the same size: %v, %.300s; want a task", err, r.body)
+	}
+}
+
+// Made-up key ids kept the once-per-gap key refetch spent, so the first
+// tokens of a freshly rotated key were refused 401 invalid_token for up to
+// the gap, and their clients started a new authorization. Now a kid the
+// server cannot yet tell about is 503 with Retry-After: a rotated key's
+// first token, sent while another client sends made-up kids, is served or
+// told to retry, never refused.
+func TestAttackMadeUpKids(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	hcfg := loopbackConfig(t, "-rate-limit", "0")
+	hcfg.auth = as.authConfig()
+	hcfg.auth.resource, hcfg.auth.refetchGap = testResource, time.Second
+	ts := newTestLoopback(t, newTestServer(t, withAuthRegistry(new(atomic.Int64))), hcfg)
+	call := func(ts *testHTTP, tok string) testHTTPReply {
+		r, err := doTestHTTP(ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", callLine("open"), []string{bearer(tok)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := call(ts, as.mint(t, "rsa-1", "alice", "mcp:tools", nil)); r.status != http.StatusOK {
+		t.Fatalf("a token of the first key: status %d", r.status)
+	}
+	// The attacker: a made-up kid every 200 ms, each a fetch when the gap
+	// allows one.
+	stop := make(chan struct{})
+	sent := make(chan struct{}, 1)
+	var attacks sync.WaitGroup
+	attacks.Go(func() {
+		for i := 0; ; i++ {
+			call(ts, as.mint(t, "rsa-1", "mallory", "mcp:tools", func(h, c map[string]any) { h["kid"] = fmt.Sprint("made-up-", i) }))
+			select {
+			case sent <- struct{}{}:
+			default:
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	})
+	defer func() { close(stop); attacks.Wait() }()
+	<-sent
+	<-sent // a made-up kid has just spent the gap
+	as.publish("rsa-1", "rsa-2")
+	other := ts.from(t, "127.0.0.2")
+	tok := as.mint(t, "rsa-2", "bob", "mcp:tools", nil)
+	start := time.Now()
+	var answers []string
+	for {
+		r := call(other, tok)
+		answers = append(answers, fmt.Sprintf("%d after %v", r.status, time.Since(start).Round(time.Millisecond)))
+		if r.status == http.StatusOK {
+			break
+		}
+		retry, err := strconv.Atoi(r.header.Get("Retry-After"))
+		if r.status != http.StatusServiceUnavailable || err != nil || retry < 1 || time.Since(start) > 5*hcfg.auth.refetchGap {
+			t.Fatalf("the rotated key's first token: %v, last %.200s (Retry-After %q); want 503 with Retry-After until served", answers, r.body, r.header.Get("Retry-After"))
+		}
+		time.Sleep(time.Duration(retry) * time.Second)
+	}
+	t.Logf("the rotated key's first token, made-up kids every 200 ms: %v", answers)
 }

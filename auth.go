@@ -73,7 +73,7 @@ func authFlags(fs *flag.FlagSet, c *authConfig) {
 		c.audiences = append(c.audiences, v)
 		return nil
 	})
-	fs.StringVar(&c.jwks, "oauth-jwks", "", "the authorization server's JWKS `url`; default: from its metadata")
+	fs.StringVar(&c.jwks, "oauth-jwks", "", "the authorization server's JWKS `url`; default: from its metadata, which must name one on the issuer's origin")
 	fs.StringVar(&c.introspect, "oauth-introspect", "", "RFC 7662 introspection endpoint `url` for tokens that are not JWTs")
 	fs.StringVar(&c.introspectCredentials, "oauth-introspect-credentials", "", "`path` of the file holding this server's client id and secret (two lines) for -oauth-introspect")
 	fs.Func("oauth-scopes", "scopes every request needs (`scopes`, space-separated); advertised in the metadata and challenges", func(v string) error {

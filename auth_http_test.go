@@ -180,7 +180,9 @@ func TestAuthChallenges(t *testing.T) {
 		{name: "for another audience", edits: []string{bearer(tok(func(h, c map[string]any) { c["aud"] = "https://api.example.com" }))}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
 		{name: "from another issuer", edits: []string{bearer(tok(func(h, c map[string]any) { c["iss"] = "https://evil.example" }))}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
 		{name: "alg none", edits: []string{bearer(b64url([]byte(`{"alg":"none","kid":"rsa-1"}`)) + "." + b64url([]byte(`{"sub":"x"}`)) + ".AA")}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
-		{name: "unknown kid", edits: []string{bearer(tok(func(h, c map[string]any) { h["kid"] = "nope" }))}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
+		// Within the refetch gap of the first token's fetch: the key may
+		// be new, and the server cannot tell yet (keyNotYetKnown).
+		{name: "unknown kid", edits: []string{bearer(tok(func(h, c map[string]any) { h["kid"] = "nope" }))}, status: 503, code: codeServerBusy},
 		{name: "signed by a key the server does not publish", edits: []string{bearer(as.mint(t, "rsa-1b", "alice", "mcp:tools", nil))}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
 		{name: "oversize token", edits: []string{bearer(tok(func(h, c map[string]any) { c["pad"] = strings.Repeat("x", maxTokenBytes) }))}, status: 401, challenge: challengeInvalid, code: codeInvalidRequest},
 		{name: "two Authorization headers", edits: []string{bearer(good), bearer(good)}, status: 400, challenge: challengeBadReq, code: codeInvalidRequest},
@@ -505,6 +507,9 @@ func TestTokenFile(t *testing.T) {
 		{name: "one word among blank lines", file: "\n\n  " + testToken + "  \n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
 		{name: "one short word", file: "s3cret", err: "-token-file t: the bearer token must be at least 32 bytes"},
 		{name: "named", file: "# c\nalice " + a + " x:y\n\nbob  " + b + "\n", names: []string{"alice", "bob"}},
+		{name: "trailing comments are not scopes", file: "alice " + a + " x:y # the CI bot\nbob " + b + " #no scopes\n", names: []string{"alice", "bob"}},
+		{name: "one word and comments: the single token", file: "# the token\n" + testToken + "  # made with openssl rand -hex 16\n", names: []string{"bearer:" + hexDigest(testToken)[:16]}},
+		{name: "a guessable token", file: "alice " + strings.Repeat("a", 32) + "\n", err: "-token-file t line 1: the bearer token looks guessable"},
 		{name: "named by digest", file: "alice sha256:" + hexDigest("short") + "\n", names: []string{"alice"}},
 		{name: "empty", file: " \n", err: "-token-file t is empty"},
 		{name: "comments only", file: "# a\n# b\n", err: "-token-file t holds no token"},
@@ -593,7 +598,7 @@ func TestAuthIntrospection(t *testing.T) {
 	as.activate("op-no-sub", `{"active":true,"aud":"`+testResource+`"}`)
 	as.activate("op-active-string", `{"active":"true","sub":"svc","aud":"`+testResource+`"}`)
 	as.activate("op-bound", active(`,"cnf":{"x5t#S256":"bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}`))
-	for _, tt := range []struct {
+	for i, tt := range []struct {
 		name, token, mode string
 		status            int
 		body              string
@@ -614,7 +619,9 @@ func TestAuthIntrospection(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			as.set(func(as *testAS) { as.introMode = tt.mode })
-			got := authDo(t, ts, callLine("write"), bearer(tt.token))
+			// Each case from an address of its own: one address may cause
+			// introspectBurst introspections at once.
+			got := mustDo(t, ts.clientFrom(t, fmt.Sprintf("192.0.2.%d:40000", i+1)), newTestHTTPRequest(t, authContext(t), ts, "", callLine("write"), []string{bearer(tt.token)}))
 			if got.status != tt.status || !strings.Contains(string(got.body), tt.body) {
 				t.Fatalf("status %d, want %d: %s", got.status, tt.status, got.body)
 			}
@@ -1017,5 +1024,72 @@ func TestAuthOneSnapshot(t *testing.T) {
 	res, err := s.handleToolsCall(t.Context(), req)
 	if body, _ := json.Marshal(res.body); err != nil || !strings.Contains(string(body), `"text":"open"`) {
 		t.Errorf("handleToolsCall after the tool was replaced = %s, %v; want the checked tool's result", body, err)
+	}
+}
+
+// TestAuthBindingClient: what a caller creates is bound to its principal
+// and to the OAuth client its token was issued to (client_id, else azp):
+// a token of the same user issued to another client reaches none of a
+// task, a classic session or a requestState, exactly as a token of
+// another user does not; a refreshed token of the same client reaches
+// all three.
+func TestAuthBindingClient(t *testing.T) {
+	as := newTestAS(t, "", "rsa-1")
+	s := newTestServer(t, withAuthRegistry(new(atomic.Int64)), withFlags("-rate-limit", "0"), withSetup(func(s *server) {
+		s.addTool(tool{Name: "later", Task: taskMust, Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+	}))
+	ts := newTestAuthHTTP(t, s, as, nil)
+	token := func(edit func(c map[string]any)) string {
+		return bearer(as.mint(t, "rsa-1", "alice", "", func(h, c map[string]any) {
+			c["jti"] = fmt.Sprint(time.Now().UnixNano())
+			edit(c)
+		}))
+	}
+	appA := token(func(c map[string]any) { c["client_id"] = "app-a" })
+	appAAgain := token(func(c map[string]any) { c["client_id"] = "app-a" })
+	appAByAzp := token(func(c map[string]any) { delete(c, "client_id"); c["azp"] = "app-a" })
+	appB := token(func(c map[string]any) { c["client_id"] = "app-b" })
+
+	id := mustTaskID(t, mustDecode(t, string(authDo(t, ts, taskLine(1, "tools/call", `"name":"later"`), appA).body)))
+	get := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+	for _, tt := range []struct {
+		name, token string
+		reaches     bool
+	}{
+		{"the same client, a refreshed token", appAAgain, true},
+		{"the same client named by azp", appAByAzp, true},
+		{"another client of the same user", appB, false},
+	} {
+		if got := authDo(t, ts, get, tt.token); (got.code == 0) != tt.reaches {
+			t.Errorf("%s: tasks/get of the task = %d %s, want reached %v", tt.name, got.status, got.body, tt.reaches)
+		}
+	}
+
+	init := authDo(t, ts, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, appA, "-MCP-Protocol-Version")
+	sid := init.header.Get(headerSessionID)
+	if sid == "" {
+		t.Fatalf("initialize: %d %s", init.status, init.body)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if got := authDo(t, ts, ping, appAAgain, headerSessionID+": "+sid, "-MCP-Protocol-Version"); got.status != http.StatusOK {
+		t.Errorf("the session with app-a's refreshed token: %d %s, want 200", got.status, got.body)
+	}
+	if got := authDo(t, ts, ping, appB, headerSessionID+": "+sid, "-MCP-Protocol-Version"); got.status != http.StatusNotFound {
+		t.Errorf("app-a's session with app-b's token: %d %s, want 404", got.status, got.body)
+	}
+
+	withForms := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{` + params + `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}`
+	}
+	state, _ := jsonPath(mustDecode(t, string(authDo(t, ts, withForms("3", `"name":"confirm"`), appA).body)), "result.requestState").(string)
+	retry := withForms("4", `"name":"confirm","inputResponses":{"ok":{"action":"accept","content":{"ok":true}}},"requestState":"`+state+`"`)
+	if got := authDo(t, ts, retry, appB); got.code != codeInvalidParams {
+		t.Errorf("app-a's requestState with app-b's token: %d %s, want -32602", got.status, got.body)
+	}
+	if got := authDo(t, ts, retry, appAAgain); !strings.Contains(string(got.body), "confirmed") {
+		t.Errorf("app-a's requestState with its refreshed token: %s", got.body)
 	}
 }

@@ -42,6 +42,28 @@ const (
 // judge.
 const introspectRetry = time.Second
 
+const (
+	// introspectRate and introspectBurst bound the introspections one
+	// client address may cause: 5 a second, 10 at once. No principal
+	// exists before the token is judged, and every made-up opaque token
+	// costs the authorization server an exchange under this server's own
+	// credentials: bounded only in concurrency, one address without any
+	// credential caused 2,231 a second, and against a provider's quota
+	// the valid tokens of everyone else were refused. The rate is checked
+	// before a slot is taken. An honest client's opaque token is
+	// introspected once a minute at most (introspectionTTL), so one
+	// address may bring 300 new tokens a minute (a NAT of many users).
+	introspectRate  = 5
+	introspectBurst = 10
+
+	// introspectRefusalTTL is how long a token introspection refused is
+	// refused again without asking (oauthVerifier.refusals): a client
+	// repeating a revoked or made-up token costs one exchange a minute.
+	// A token the authorization server newly activates is believed a
+	// minute late at most, as a revoked one is (introspectionTTL).
+	introspectRefusalTTL = time.Minute
+)
+
 // introspector asks the introspection endpoint about tokens. Safe for
 // concurrent use.
 type introspector struct {
@@ -50,13 +72,16 @@ type introspector struct {
 	client     *http.Client
 	timeout    time.Duration // one exchange, defaultFetchTimeout
 	slots      *shareLimit   // maxIntrospections in flight, a share of them per client address
+	rate       *rateLimiter  // introspectRate per client address
 }
 
 // newIntrospector returns the introspector of cfg, whose clients may
-// each hold perClient of the maxIntrospections slots.
-func newIntrospector(cfg *authConfig, client *http.Client, perClient int64) *introspector {
+// each hold perClient of the maxIntrospections slots and cause
+// introspectRate a second, on the clock now.
+func newIntrospector(cfg *authConfig, client *http.Client, perClient int64, now func() time.Time) *introspector {
 	in := &introspector{url: cfg.introspect, id: cfg.introspectID, secret: cfg.introspectPass, client: client,
-		timeout: cfg.fetchTimeout, slots: newShareLimit(maxIntrospections, perClient)}
+		timeout: cfg.fetchTimeout, slots: newShareLimit(maxIntrospections, perClient),
+		rate: newRateLimiter(introspectRate, introspectBurst, now)}
 	if in.timeout <= 0 {
 		in.timeout = defaultFetchTimeout
 	}
@@ -67,12 +92,16 @@ func newIntrospector(cfg *authConfig, client *http.Client, perClient int64) *int
 // its address), is active and returns its claims. A token the endpoint
 // calls inactive is refused; a busy, slow, failing or garbled endpoint
 // makes the token unverifiable (503), not invalid, and so does a client
-// holding its share of the slots, or one that waited introspectWait for
-// a slot in vain.
+// past its rate (introspectRate, checked first), one holding its share
+// of the slots, or one that waited introspectWait for a slot in vain
+// (TestAttackIntrospectionFlood).
 // [RFC 7662 §2.1]: https://www.rfc-editor.org/rfc/rfc7662#section-2.1
 // [RFC 7662 §4]: https://www.rfc-editor.org/rfc/rfc7662#section-4
 func (in *introspector) introspect(ctx context.Context, tok, client string) (tokenClaims, *tokenError) {
 	var c tokenClaims
+	if ok, retry := in.rate.allow(client); !ok {
+		return c, &tokenError{reason: "introspection unavailable", detail: "this client's introspections pass its rate", unavailable: true, retry: retry}
+	}
 	if !in.slots.waitForTotal(ctx, client, 1, introspectWait) {
 		detail := "too many introspections in flight"
 		if in.slots.shareFull(client, 1) {

@@ -230,11 +230,12 @@ type keyCache struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the fetch in flight
 
-	mu         sync.Mutex // guards keys, loaded, staleAt, lastTry, inflight, discovered, closed
+	mu         sync.Mutex // guards keys, loaded, staleAt, lastTry, lastOK, inflight, discovered, closed
 	keys       []jwk
 	loaded     bool          // a fetch has succeeded once
 	staleAt    time.Time     // when keys should be refreshed
 	lastTry    time.Time     // when the last fetch started
+	lastOK     bool          // the last fetch that ended succeeded
 	inflight   chan struct{} // closed when the fetch in flight ends; nil when none
 	discovered string        // jwks_uri from the metadata
 	closed     bool
@@ -261,9 +262,14 @@ func newKeyCache(log *slog.Logger, cfg *authConfig, client *http.Client, now fun
 // key when kid is ""). Held keys answer at once, and stale ones start a
 // refresh in the background. An unknown kid starts a fetch if none ran
 // within the gap (key rotation) and waits for it at most c.wait; so does
-// the first token, since nothing is fetched before it. The only error is
-// that no key set could ever be fetched: the server, not the token, is at
-// fault (503).
+// the first token, since nothing is fetched before it. The errors are the
+// server's, not the token's (503): no key set could ever be fetched; or
+// the kid is unknown and the server cannot tell yet whether its key is
+// new (keyNotYetKnown): a fetch ran within the gap, or the one waited for
+// began before the token came, failed or is still running. So made-up
+// kids that keep the gap spent make a rotated key's first tokens wait,
+// never fail (TestAttackMadeUpKids); an empty lookup after a fetch that
+// began for this token, and succeeded, is the token's fault (401).
 func (c *keyCache) lookup(ctx context.Context, kid string) ([]jwk, *tokenError) {
 	c.mu.Lock()
 	now := c.now()
@@ -272,15 +278,21 @@ func (c *keyCache) lookup(ctx context.Context, kid string) ([]jwk, *tokenError) 
 		if !now.Before(c.staleAt) && c.canFetchLocked(now) {
 			c.startLocked(now)
 		}
-		if len(found) > 0 || kid == "" || !c.canFetchLocked(now) {
+		if len(found) > 0 || kid == "" {
 			c.mu.Unlock()
 			return found, nil
+		}
+		if !c.canFetchLocked(now) {
+			retry := c.gap - now.Sub(c.lastTry)
+			c.mu.Unlock()
+			return nil, keyNotYetKnown(retry)
 		}
 	} else if !c.canFetchLocked(now) {
 		retry := c.gap - now.Sub(c.lastTry)
 		c.mu.Unlock()
 		return nil, keysUnavailable(retry)
 	}
+	joined := c.inflight != nil // a fetch that began before this token
 	done := c.startLocked(now)
 	c.mu.Unlock()
 	timer := time.NewTimer(c.wait)
@@ -295,7 +307,21 @@ func (c *keyCache) lookup(ctx context.Context, kid string) ([]jwk, *tokenError) 
 	if !c.loaded {
 		return nil, keysUnavailable(c.gap)
 	}
-	return keysWithKid(c.keys, kid), nil
+	found := keysWithKid(c.keys, kid)
+	if len(found) == 0 && kid != "" && (joined || c.inflight != nil || !c.lastOK) {
+		return nil, keyNotYetKnown(c.gap - c.now().Sub(c.lastTry))
+	}
+	return found, nil
+}
+
+// keyNotYetKnown is the error of a token whose kid the keys held do not
+// name while the server cannot tell yet whether its key is new (lookup):
+// 503 with the time until the next fetch may begin, not 401, for the
+// token may be good (a key just rotated in), and a client told its token
+// is invalid starts a new authorization.
+func keyNotYetKnown(retry time.Duration) *tokenError {
+	return &tokenError{reason: "key not yet known", detail: "the token's key id is not in the key set held, which cannot be fetched again yet",
+		unavailable: true, retry: max(retry, time.Second)}
 }
 
 // keysUnavailable is the error of a token that cannot be checked because
@@ -355,6 +381,7 @@ func (c *keyCache) refresh(done chan struct{}) {
 		changed = c.loaded && !sameKeys(c.keys, keys)
 		c.keys, c.loaded, c.staleAt = keys, true, c.now().Add(ttl)
 	}
+	c.lastOK = err == nil
 	held := len(c.keys)
 	c.inflight = nil
 	close(done)
@@ -471,9 +498,37 @@ func (c *keyCache) discover(ctx context.Context) (string, error) {
 		if err := checkServerURL("jwks_uri", jwks, false); err != nil {
 			return "", fmt.Errorf("metadata %s: %w", u, err)
 		}
+		if !sameOrigin(jwks, c.issuer) {
+			// A document that names its own issuer can still be a
+			// spoofed one (a compromised or misconfigured host at that
+			// path): its jwks_uri must not turn key fetches into requests
+			// at any other service this server can reach.
+			return "", fmt.Errorf("metadata %s: jwks_uri %q is not on the issuer's origin; if the provider serves its keys elsewhere, name them with -oauth-jwks", u, jwks)
+		}
 		return jwks, nil
 	}
 	return "", fmt.Errorf("no authorization server metadata for %s", c.issuer)
+}
+
+// sameOrigin reports whether URLs a and b have one origin (RFC 6454):
+// scheme and host compared without case, the port with the scheme's
+// default filled in.
+func sameOrigin(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "http") {
+			return "80"
+		}
+		return "443"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 // keyTTL is how long a key set is fresh, from its Cache-Control.

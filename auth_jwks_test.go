@@ -49,6 +49,7 @@ func TestAuthDiscovery(t *testing.T) {
 		{name: "OpenID Connect at the root", metaMode: "oidc", metaHits: "/.well-known/openid-configuration"},
 		{name: "-oauth-jwks: no discovery", metaMode: "down", jwks: true},
 		{name: "metadata of another issuer", metaMode: "wrong issuer", want: "keys unavailable"},
+		{name: "a jwks_uri on another origin", metaMode: "other origin", want: "keys unavailable"},
 		{name: "metadata down", metaMode: "down", want: "keys unavailable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,12 +122,12 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 		{"an empty key set is garbage", []step{
 			{do: mode("empty"), kid: "rsa-1", want: "keys unavailable", fetches: 1},
 		}},
-		{"rotation: an unknown kid fetches once per gap; more unknown kids within it do not", []step{
+		{"rotation: an unknown kid fetches once per gap; within it an unknown kid is 503 (the key may be new), after a fetch for it 401", []step{
 			{kid: "rsa-1", fetches: 1},
-			{do: func(as *testAS) { as.publish("rsa-1", "rsa-2") }, kid: "rsa-2", want: "unknown key", fetches: 1},
+			{do: func(as *testAS) { as.publish("rsa-1", "rsa-2") }, kid: "rsa-2", want: "key not yet known", fetches: 1},
 			{do: later(defaultRefetchGap), kid: "rsa-2", fetches: 2},
-			{kid: "rsa-2", edit: madeUp, want: "unknown key", fetches: 2},
-			{kid: "rsa-2", edit: madeUp, want: "unknown key", fetches: 2},
+			{kid: "rsa-2", edit: madeUp, want: "key not yet known", fetches: 2},
+			{kid: "rsa-2", edit: madeUp, want: "key not yet known", fetches: 2},
 			{do: later(defaultRefetchGap), kid: "rsa-2", edit: madeUp, want: "unknown key", fetches: 3},
 		}},
 		{"stale keys, server down: served from the keys held, at once", []step{
@@ -145,26 +146,28 @@ func TestKeyCacheMisbehaviour(t *testing.T) {
 			{do: func(as *testAS) { mode("garbage")(as); <-time.After(defaultKeyTTL) }, kid: "rsa-1", edit: fresh, fetches: 2},
 			{kid: "rsa-1", edit: fresh, fetches: 2},
 		}},
-		{"unknown kid while the server is down: 401 after the fetch fails, keys kept", []step{
+		{"unknown kid while the server is down: 503 after the fetch fails, keys kept", []step{
 			{kid: "rsa-1", fetches: 1},
-			{do: func(as *testAS) { mode("down")(as); <-time.After(defaultRefetchGap) }, kid: "rsa-2", want: "unknown key", fetches: 2},
+			{do: func(as *testAS) { mode("down")(as); <-time.After(defaultRefetchGap) }, kid: "rsa-2", want: "key not yet known", fetches: 2},
 			{kid: "rsa-1", edit: fresh, fetches: 2},
 		}},
-		{"unknown kid while the server is slow: the request waits the bound, then 401", []step{
+		{"unknown kid while the server is slow: the request waits the bound, then 503", []step{
 			{kid: "rsa-1", fetches: 1},
-			{do: func(as *testAS) { mode("slow")(as); <-time.After(defaultRefetchGap) }, kid: "rsa-2", want: "unknown key", took: defaultKeyWait, fetches: 2},
+			{do: func(as *testAS) { mode("slow")(as); <-time.After(defaultRefetchGap) }, kid: "rsa-2", want: "key not yet known", took: defaultKeyWait, fetches: 2},
 			{kid: "rsa-1", edit: fresh, fetches: 2},
 		}},
-		{"a key removed: tokens it signed are forgotten by the cache and refused", []step{
+		{"a key removed: tokens it signed are forgotten by the cache, and refused once a fetch for them has not brought it back", []step{
 			{do: func(as *testAS) { as.publish("rsa-1", "rsa-2") }, kid: "rsa-2", fetches: 1},
 			{do: func(as *testAS) { as.publish("rsa-1"); <-time.After(defaultRefetchGap) }, kid: "rsa-1", edit: madeUp, want: "unknown key", fetches: 2},
-			{again: true, want: "unknown key", fetches: 2},
+			{again: true, want: "key not yet known", fetches: 2},
+			{do: later(defaultRefetchGap), again: true, want: "unknown key", fetches: 3},
 		}},
 		{"a key withdrawn verifies new tokens until the key set is refreshed, an hour at most whatever max-age says", []step{
 			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=86400" }) }, kid: "rsa-1", fetches: 1},
 			{do: func(as *testAS) { as.publish("rsa-2") }, kid: "rsa-1", edit: fresh, fetches: 1},
 			{do: later(time.Hour), kid: "rsa-1", edit: fresh, fetches: 2},
-			{kid: "rsa-1", edit: fresh, want: "unknown key", fetches: 2},
+			{kid: "rsa-1", edit: fresh, want: "key not yet known", fetches: 2},
+			{do: later(defaultRefetchGap), kid: "rsa-1", edit: fresh, want: "unknown key", fetches: 3},
 		}},
 		{"max-age sets the TTL, clamped to 5 minutes", []step{
 			{do: func(as *testAS) { as.set(func(as *testAS) { as.cacheControl = "max-age=10" }) }, kid: "rsa-1", fetches: 1},

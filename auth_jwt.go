@@ -15,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -55,6 +56,10 @@ const (
 
 	// maxVerifiedTokens bounds the verified-token cache.
 	maxVerifiedTokens = 4096
+
+	// maxNumericDate is the latest exp a token is taken to have:
+	// 9999-12-31T23:59:59Z, which time.Unix and every log can hold.
+	maxNumericDate = 253402300799
 )
 
 // jwsB64 is the only base64 a JWS segment may use: the URL alphabet,
@@ -98,6 +103,10 @@ type tokenClaims struct {
 	// bound says the token is sender-constrained (a cnf claim: DPoP,
 	// mTLS), a binding a Bearer resource server cannot check.
 	bound bool
+	// clientID (RFC 9068 §2.2; RFC 7662 §2.2) and azp (OpenID Connect's
+	// authorized party, what Entra, Keycloak and Google name the client
+	// with) say which client the token was issued to (caller.client).
+	clientID, azp string
 }
 
 // oauthVerifier verifies access tokens for one authorization server and
@@ -110,6 +119,11 @@ type oauthVerifier struct {
 	keys      *keyCache     // the authorization server's signing keys
 	intro     *introspector // nil without -oauth-introspect
 	cache     grantCache    // tokens verified already, by digest
+	// refusals are the tokens introspection refused, by digest
+	// (introspectRefusalTTL): a refused token sent again costs the
+	// authorization server nothing. A cache of its own, so that a flood
+	// of made-up tokens never pushes a verified one out of cache.
+	refusals grantCache
 }
 
 // newOAuthVerifier builds the verifier of cfg for resource; one client
@@ -125,24 +139,28 @@ func newOAuthVerifier(log *slog.Logger, cfg *authConfig, resource string, intros
 	v := &oauthVerifier{issuer: cfg.issuer, resource: resource, audiences: cfg.audiences, now: now}
 	v.keys = newKeyCache(log, cfg, client, now, v.cache.flush)
 	if cfg.introspect != "" {
-		v.intro = newIntrospector(cfg, client, introspectShare)
+		v.intro = newIntrospector(cfg, client, introspectShare, now)
 	}
 	return v
 }
 
 // verify returns the caller an access token names. A token verified
-// before and not yet expired is taken from the cache; otherwise a compact
-// JWS is verified locally and anything else asked about by introspection,
-// when an endpoint is configured, as client's (the share key of the
-// address that presented it).
+// before and not yet expired is taken from the cache, and one
+// introspection refused within introspectRefusalTTL is refused again at
+// once; otherwise a compact JWS is verified locally and anything else
+// asked about by introspection, when an endpoint is configured, as
+// client's (the share key of the address that presented it).
 func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller, *tokenError) {
 	if len(tok) > maxTokenBytes {
 		return caller{}, refuse("oversize token", strconv.Itoa(len(tok))+" bytes")
 	}
 	now := v.now()
 	sum := tokenDigest(tok)
-	if who, ok := v.cache.get(sum, now); ok {
-		return who, nil
+	if e, ok := v.cache.get(sum, now); ok {
+		return e.who, nil
+	}
+	if e, ok := v.refusals.get(sum, now); ok {
+		return caller{}, e.refused
 	}
 	gen := v.cache.generation()
 	var (
@@ -164,9 +182,12 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		err = refuse("not a JWT", "opaque token and no -oauth-introspect")
 	}
 	if err != nil {
+		if introspected && !err.unavailable {
+			v.refusals.put(sum, grantEntry{refused: err, until: now.Add(introspectRefusalTTL)}, now, v.refusals.generation())
+		}
 		return caller{}, err
 	}
-	who := caller{principal: c.iss + "#" + c.sub, scopes: c.scopes, scoped: true}
+	who := caller{principal: c.iss + "#" + c.sub, scopes: c.scopes, scoped: true, client: cmp.Or(c.clientID, c.azp)}
 	if c.hasExp {
 		sec, frac := math.Modf(c.exp)
 		who.expires = time.Unix(int64(sec), int64(frac*1e9))
@@ -180,7 +201,7 @@ func (v *oauthVerifier) verify(ctx context.Context, tok, client string) (caller,
 		// (review B, finding 5: without exp they never ended).
 		who.expires = until
 	}
-	v.cache.put(sum, who, until, now, gen)
+	v.cache.put(sum, grantEntry{who: who, until: until}, now, gen)
 	return who, nil
 }
 
@@ -320,7 +341,7 @@ func parseJWSHeader(b []byte) (alg, kid string, _ *tokenError) {
 }
 
 // claimNames are the claims read; a member imitating one by case is refused.
-var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "jti", "active", "token_type", "cnf"}
+var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "scope", "scp", "client_id", "azp", "jti", "active", "token_type", "cnf"}
 
 // parseClaims reads a JWT's claims or an introspection answer (the
 // members of RFC 7662 §2.2 share the claim names). Types are exact:
@@ -334,7 +355,7 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 	}
 	for _, m := range members {
 		switch m.name {
-		case "iss", "sub", "client_id", "jti", "token_type":
+		case "iss", "sub", "client_id", "azp", "jti", "token_type":
 			s, ok := jsonString(m.value)
 			if !ok {
 				return c, refuse("malformed claims", m.name+" is not a string")
@@ -344,6 +365,10 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 				c.iss = s
 			case "sub":
 				c.sub = s
+			case "client_id":
+				c.clientID = s
+			case "azp":
+				c.azp = s
 			}
 		case "aud":
 			list, ok := stringOrStrings(m.value)
@@ -358,7 +383,10 @@ func parseClaims(b []byte) (tokenClaims, *tokenError) {
 			}
 			switch m.name {
 			case "exp":
-				c.exp, c.hasExp = f, true
+				// Clamped: a later exp (2^63 seconds and more overflowed
+				// time.Unix into the past, and ended the token's streams at
+				// once) means the same as the last second of year 9999.
+				c.exp, c.hasExp = min(f, maxNumericDate), true
 			case "nbf":
 				c.nbf, c.hasNbf = f, true
 			case "iat":
@@ -576,26 +604,28 @@ type grantCache struct {
 	gen uint64 // flushes so far
 }
 
-// grantEntry is one verified token's caller and how long it stands.
+// grantEntry is one judged token: the caller of a verified one, or the
+// refusal of one introspection refused; and how long it stands.
 type grantEntry struct {
-	who   caller
-	until time.Time
+	who     caller
+	refused *tokenError
+	until   time.Time
 }
 
-// get returns the caller of the token with digest sum, if it is cached
-// and still valid at now.
-func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (caller, bool) {
+// get returns the entry of the token with digest sum, if it is cached
+// and still stands at now.
+func (g *grantCache) get(sum [sha256.Size]byte, now time.Time) (grantEntry, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.m[sum]
 	if !ok {
-		return caller{}, false
+		return grantEntry{}, false
 	}
 	if !now.Before(e.until) {
 		delete(g.m, sum)
-		return caller{}, false
+		return grantEntry{}, false
 	}
-	return e.who, true
+	return e, true
 }
 
 // generation returns the cache's count of flushes, taken before a token
@@ -606,13 +636,13 @@ func (g *grantCache) generation() uint64 {
 	return g.gen
 }
 
-// put remembers who for the token with digest sum until until, unless the
-// cache was flushed since gen (generation) was taken: the token was
-// verified against keys the flush forgot. A full cache first drops what
-// has expired, then arbitrary entries (map order): a dropped token is
-// only verified again.
-func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time, gen uint64) {
-	if !now.Before(until) {
+// put remembers e for the token with digest sum until e.until, unless
+// the cache was flushed since gen (generation) was taken: the token was
+// verified against keys the flush forgot. A full cache (maxVerifiedTokens)
+// first drops what has expired, then arbitrary entries (map order): a
+// dropped token is only judged again.
+func (g *grantCache) put(sum [sha256.Size]byte, e grantEntry, now time.Time, gen uint64) {
+	if !now.Before(e.until) {
 		return
 	}
 	g.mu.Lock()
@@ -636,7 +666,7 @@ func (g *grantCache) put(sum [sha256.Size]byte, who caller, until, now time.Time
 			delete(g.m, k)
 		}
 	}
-	g.m[sum] = grantEntry{who: who, until: until}
+	g.m[sum] = e
 }
 
 // flush forgets every verified token: the key set changed, and a key

@@ -157,7 +157,9 @@ func TestJWTRules(t *testing.T) {
 		{name: "RS256 on a key whose JWK says PS256", kids: []string{"pss-1"}, token: raw("pss-1", "RS256", `{"alg":"RS256","kid":"pss-1"}`, claims("")), want: "unknown key"},
 		{name: "PS256 with salt length 0", kids: []string{"pss-1"}, token: raw("pss-1", "PS256-salt0", `{"alg":"PS256","kid":"pss-1"}`, claims("")), want: "bad signature"},
 		{name: "ES256 with a DER signature", kids: []string{"ec-1"}, token: raw("ec-1", "ES256-DER", `{"alg":"ES256","kid":"ec-1"}`, claims("")), want: "bad signature"},
-		{name: "unknown kid", token: raw("rsa-2", "", `{"alg":"RS256","kid":"rsa-2"}`, claims("")), want: "unknown key"},
+		// The key set cannot be fetched here (no authorization server):
+		// the key may be new, so 503 (TestKeyCacheMisbehaviour).
+		{name: "unknown kid", token: raw("rsa-2", "", `{"alg":"RS256","kid":"rsa-2"}`, claims("")), want: "key not yet known"},
 		{name: "no kid and two keys fit", kids: []string{"rsa-1", "rsa-2"}, token: edit("rsa-1", func(h, c map[string]any) { delete(h, "kid") }), want: "unknown key"},
 		{name: "right kid, another key's signature", token: edit("rsa-1b", nil), want: "bad signature"},
 		{name: "claims changed after signing", token: mangle("rsa-1", func(tok string) string {
@@ -344,12 +346,12 @@ func TestVerifiedTokenCache(t *testing.T) {
 	// finding 4).
 	gen := v.cache.generation()
 	v.cache.flush()
-	v.cache.put(tokenDigest("checked before the flush"), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, gen)
+	v.cache.put(tokenDigest("checked before the flush"), grantEntry{until: jwtTestNow.Add(time.Hour)}, jwtTestNow, gen)
 	if n := v.cache.size(); n != 0 {
 		t.Errorf("a token verified before a flush was remembered after it: %d cached", n)
 	}
 	for i := range maxVerifiedTokens + 10 {
-		v.cache.put(tokenDigest(itoa(int64(i))), caller{}, jwtTestNow.Add(time.Hour), jwtTestNow, v.cache.generation())
+		v.cache.put(tokenDigest(itoa(int64(i))), grantEntry{until: jwtTestNow.Add(time.Hour)}, jwtTestNow, v.cache.generation())
 	}
 	if n := v.cache.size(); n > maxVerifiedTokens {
 		t.Errorf("cache holds %d tokens, bound %d", n, maxVerifiedTokens)
@@ -429,4 +431,22 @@ func BenchmarkVerifyToken(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestExpClamped: an exp of 2^63 seconds or more is the last second of
+// year 9999, so the caller's expiry (which ends its streams) is in the
+// future; time.Unix wrapped it into the past, and streams opened with
+// such a token ended at once.
+func TestExpClamped(t *testing.T) {
+	for _, exp := range []float64{1 << 63, 1e19, 1e300} {
+		v := newTestVerifier(t, "rsa-1")
+		tok := jwtTestToken(t, "rsa-1", func(h, c map[string]any) { c["exp"] = exp })
+		who, err := v.verify(t.Context(), tok, "")
+		if err != nil {
+			t.Fatalf("exp %g: %v", exp, err)
+		}
+		if want := time.Unix(maxNumericDate, 0); !who.expires.Equal(want) {
+			t.Errorf("exp %g: the caller expires %v, want %v", exp, who.expires, want)
+		}
+	}
 }

@@ -90,7 +90,7 @@ type testAS struct {
 	mu           sync.Mutex // guards every field below
 	published    []*testKey // in the key set, in order
 	jwksMode     string     // "" ok, "down" (500), "garbage", "slow", "empty", "missing" (404), "redirect" (to a working copy)
-	metaMode     string     // "" RFC 8414, "oidc" (OpenID discovery only), "oidc appended" (only that form), "down", "wrong issuer", "slow"
+	metaMode     string     // "" RFC 8414, "oidc" (OpenID discovery only), "oidc appended" (only that form), "down", "wrong issuer", "other origin" (jwks_uri on another port), "slow"
 	introMode    string     // "" answer, "down", "garbage", "slow"
 	cacheControl string     // of the key set
 	release      chan struct{}
@@ -190,15 +190,20 @@ func (as *testAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slow()
 		case metaMode == "oidc" && form == "rfc8414",
 			metaMode == "oidc appended" && form != "oidc appended",
-			(metaMode == "" || metaMode == "wrong issuer") && form != "rfc8414":
+			(metaMode == "" || metaMode == "wrong issuer" || metaMode == "other origin") && form != "rfc8414":
 			http.NotFound(w, r)
 			return
 		}
-		iss := as.issuer
-		if metaMode == "wrong issuer" {
+		iss, jwksURI := as.issuer, as.issuer+"/jwks"
+		switch metaMode {
+		case "wrong issuer":
 			iss += "/other"
+		case "other origin":
+			// Another service on the same host: a spoofed document
+			// aiming the key fetches at it.
+			jwksURI = fmt.Sprintf("http://127.0.0.1:%d/jwks", testASPort+1)
 		}
-		writeTestJSON(w, map[string]any{"issuer": iss, "jwks_uri": as.issuer + "/jwks",
+		writeTestJSON(w, map[string]any{"issuer": iss, "jwks_uri": jwksURI,
 			"token_endpoint": as.issuer + "/token", "authorization_endpoint": as.issuer + "/authorize",
 			"introspection_endpoint": as.issuer + "/introspect", "response_types_supported": []string{"code"}})
 	case path + "/jwks", path + "/jwks-moved":

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -69,25 +70,43 @@ func singleToken(source, tok string) (*tokenSet, error) {
 //	alice    sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  mcp:tools mcp:write
 //	ci-bot   a-long-random-token                           mcp:tools
 //
-// Blank lines and lines starting with "#" are skipped. Names and tokens
-// are unique; a token without scopes is unrestricted. source names the
-// file in errors, which name the line, never the token.
+// A comment runs from a word starting with "#" to the end of its line (a
+// token, a name or a scope never starts with one), so "# ..." lines and
+// trailing comments are skipped, and never taken for scopes; a file whose
+// only word outside comments is one token is the single form. Names and
+// tokens are unique; a token without scopes is unrestricted. source names
+// the file in errors, which name the line, never the token.
 func parseTokenFile(data []byte, source string) (*tokenSet, error) {
-	text := strings.TrimSpace(string(data))
-	if text == "" {
+	type entry struct {
+		line   int
+		fields []string
+	}
+	if strings.TrimSpace(string(data)) == "" {
 		return nil, fmt.Errorf("%s is empty", source)
 	}
-	if !strings.ContainsAny(text, " \t\r\n\v\f") {
-		return singleToken(source, text)
+	var entries []entry
+	for i, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		for j, f := range fields {
+			if strings.HasPrefix(f, "#") {
+				fields = fields[:j]
+				break
+			}
+		}
+		if len(fields) > 0 {
+			entries = append(entries, entry{i + 1, fields})
+		}
+	}
+	switch {
+	case len(entries) == 0:
+		return nil, fmt.Errorf("%s holds no token", source)
+	case len(entries) == 1 && len(entries[0].fields) == 1:
+		return singleToken(source, entries[0].fields[0])
 	}
 	set := &tokenSet{byHash: map[[sha256.Size]byte]*staticToken{}}
 	names := map[string]bool{}
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Fields(line)
+	for _, e := range entries {
+		i, fields := e.line-1, e.fields
 		if len(fields) < 2 {
 			return nil, fmt.Errorf("%s line %d: want NAME TOKEN [SCOPE...]", source, i+1)
 		}
@@ -166,10 +185,55 @@ func loadTokens(path string, getenv func(string) string, warn warnFunc) (*tokenS
 	return singleToken("$"+envToken, token)
 }
 
-// checkToken refuses a bearer token shorter than minTokenBytes, or one no
-// client can send: a bearer credential is a b64token (RFC 6750 §2.1),
-// letters, digits and -._~+/ with trailing = only. source names where the
-// token came from; the error never quotes the token.
+// minTokenBits is the least entropy a static token must show
+// (tokenEntropy): below what the shortest random token made as advised
+// shows (openssl rand -hex 16: 32 hex digits, 128 bits, of which the
+// measure sees at least 89 in 200,000 draws), far above a word repeated
+// or a run of one character (32 × "a": 0).
+const minTokenBits = 80
+
+// tokenEntropy estimates the bits of entropy token shows: its length
+// times the Shannon entropy of its characters, or 0 when it is one
+// shorter string repeated, or when more than three quarters of its
+// neighbouring characters are equal or adjacent (aaaa, abcd, 1234). It
+// cannot tell a phrase a person made up from a random string: it refuses
+// the tokens people type when asked for one, not every weak one.
+func tokenEntropy(token string) float64 {
+	n := len(token)
+	for p := 1; p <= n/2; p++ {
+		if token[p:] == token[:n-p] {
+			return 0 // a period of p: token is its first p bytes repeated
+		}
+	}
+	var counts [256]int
+	near := 0
+	for i := 0; i < n; i++ {
+		counts[token[i]]++
+		if i > 0 {
+			if d := int(token[i]) - int(token[i-1]); d >= -1 && d <= 1 {
+				near++
+			}
+		}
+	}
+	if n > 1 && 4*near > 3*(n-1) {
+		return 0
+	}
+	bits := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / float64(n)
+			bits -= p * math.Log2(p)
+		}
+	}
+	return bits * float64(n)
+}
+
+// checkToken refuses a bearer token shorter than minTokenBytes, one that
+// shows less than minTokenBits of entropy, or one no client can send: a
+// bearer credential is a b64token (RFC 6750 §2.1), letters, digits and
+// -._~+/ with trailing = only. source names where the token came from;
+// the error never quotes the token, and says how to make a good one
+// (TestCheckToken).
 func checkToken(source, token string) error {
 	if len(token) < minTokenBytes {
 		return fmt.Errorf("%s: the bearer token must be at least %d bytes (it has %d): a shorter one can be guessed; make one with openssl rand -hex 32", source, minTokenBytes, len(token))
@@ -183,6 +247,9 @@ func checkToken(source, token string) error {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
 			return errors.New(source + ": the bearer token may hold only letters, digits and -._~+/ (then = at the end), as an Authorization header carries it (RFC 6750)")
 		}
+	}
+	if bits := tokenEntropy(token); bits < minTokenBits {
+		return fmt.Errorf("%s: the bearer token looks guessable (about %.0f bits of entropy, want %d: repeated, sequential or few different characters); make one at random, e.g. openssl rand -hex 32", source, bits, minTokenBits)
 	}
 	return nil
 }

@@ -11,15 +11,21 @@ import (
 )
 
 // TestCheckToken checks the bearer token rules: at least minTokenBytes,
-// and only what an Authorization header can carry (RFC 6750 b64token).
-// The error never quotes the token.
+// only what an Authorization header can carry (RFC 6750 b64token), and
+// at least minTokenBits of entropy (tokenEntropy), with the way to make
+// one in the error. The error never quotes the token.
 func TestCheckToken(t *testing.T) {
 	for _, tt := range []struct {
 		name, token, wantErr string
 	}{
 		{"32 hex digits", testToken, ""},
-		{"base64 with padding", strings.Repeat("Ab+/", 8) + "==", ""},
-		{"every b64token character", "abcXYZ019-._~+/" + strings.Repeat("q", 17), ""},
+		{"base64 with padding", "q3Zk8/Lw+T1mYc0Rn5Vx7Hb2Ja9Ue4Sg6Dp0Kf8=", ""},
+		{"every b64token character", "abcXYZ019-._~+/" + testToken[:17], ""},
+		{"32 times one letter", strings.Repeat("a", 32), "looks guessable (about 0 bits of entropy, want 80"},
+		{"a word repeated", strings.Repeat("password", 4), "looks guessable"},
+		{"hex digits in order, twice", "0123456789abcdef0123456789abcdef", "looks guessable"},
+		{"the alphabet", "abcdefghijklmnopqrstuvwxyzABCDEF", "openssl rand -hex 32"},
+		{"two letters", strings.Repeat("ab", 15) + "ba", "looks guessable"},
 		{"31 bytes", testToken[:31], "at least 32 bytes (it has 31)"},
 		{"a word", "s3cret", "at least 32 bytes (it has 6)"},
 		{"a space inside", testToken[:16] + " " + testToken[16:], "only letters, digits and -._~+/"},

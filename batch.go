@@ -32,6 +32,22 @@ import (
 // a batch of ten thousand costs no more than one of 65.
 const maxBatchEntries = 64
 
+// maxBatchAnswerBytes bounds the answers a batch holds until its last one
+// is ready: once they hold this many bytes, the batch's later requests
+// are not served but answered with errBatchAnswers (the client sends
+// them again, alone). It is the largest line a client may send, 4 MiB: a
+// batch of 64 tools/list of a large registry, or of a few large
+// resources, fits. The answer that crosses it is kept whole, as any one
+// answer is as large as its handler makes it; the errors after it are
+// short (TestBatchAnswerBytes).
+const maxBatchAnswerBytes = maxLineBytes
+
+// errBatchAnswers answers a batch's request past maxBatchAnswerBytes. It
+// is the server's bound, not the request's fault: -32603, with the bound.
+var errBatchAnswers = &rpcError{Code: codeInternalError,
+	Message: "batch answers too large: the answers before this request fill the batch's bound; send it again alone",
+	Data:    map[string]int64{"maxBatchAnswerBytes": maxBatchAnswerBytes}}
+
 // versionBatches is the one protocol version whose sessions accept
 // batches: 2025-03-26 introduced them, 2025-06-18 removed them.
 const versionBatches = version20250326
@@ -212,13 +228,19 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 // for JSON-RPC sends no empty array. serve returns an entry's answer, nil
 // for a request cancelled by the client. Serving in turn, not at once,
 // keeps a batch to one request slot and one goroutine, whatever its size;
-// JSON-RPC lets the server choose any width of parallelism.
+// JSON-RPC lets the server choose any width of parallelism. Once the
+// answers hold maxBatchAnswerBytes, each later request is still handed
+// to serve (which tracks and releases it), but marked invalid with
+// errBatchAnswers, so that no handler runs for it.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	var b bytes.Buffer
 	for i := range items {
 		reply := items[i].reply
 		if items[i].kind == batchRequest {
+			if b.Len() >= maxBatchAnswerBytes && items[i].req.invalid == nil {
+				items[i].req.invalid = errBatchAnswers
+			}
 			reply = serve(i)
 		}
 		if reply == nil {

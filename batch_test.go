@@ -5,8 +5,11 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -122,4 +125,48 @@ func FuzzSplitBatch(f *testing.F) {
 			rest = rest[i+len(e):]
 		}
 	})
+}
+
+// TestBatchAnswerBytes checks the bound on what a batch's answers hold: a
+// batch of eight calls each answering 1 MiB runs the handler until the
+// answers hold maxBatchAnswerBytes (the fourth crosses it and is kept),
+// and the later calls are answered with errBatchAnswers, their handler
+// never run; the answer is at most the bound, one more answer and short
+// errors. An id the bound refused is free again for the next message.
+func TestBatchAnswerBytes(t *testing.T) {
+	s := newTestServer(t)
+	var calls atomic.Int64
+	s.addTool(tool{Name: "fat", Description: "Answers 1 MiB.", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		calls.Add(1)
+		return textResult(strings.Repeat("x", 1<<20)), nil
+	}})
+	c := newTestConn(t, s)
+	c.send(classicInitialize(1, version20250326))
+	c.recv()
+	fat := make([]string, 8)
+	for i := range fat {
+		fat[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fat"}}`, i+2)
+	}
+	c.send("[" + strings.Join(fat, ",") + "]")
+	got := c.recv()
+	var answers []map[string]any
+	if err := json.Unmarshal([]byte(got), &answers); err != nil || len(answers) != len(fat) {
+		t.Fatalf("the batch's answer: %v, %d entries, want %d", err, len(answers), len(fat))
+	}
+	for i, a := range answers {
+		wantError := i >= 4
+		if hasError := a["error"] != nil; hasError != wantError || (hasError && jsonPath(a, "error.data.maxBatchAnswerBytes") != float64(maxBatchAnswerBytes)) {
+			t.Errorf("answer %d: %.200s; want an error naming maxBatchAnswerBytes %v", i, mustJSON(t, a), wantError)
+		}
+	}
+	if n := calls.Load(); n != 4 {
+		t.Errorf("the handler ran %d times, want 4", n)
+	}
+	if max := maxBatchAnswerBytes + 1<<20 + 4*512; len(got) > max {
+		t.Errorf("the batch's answer is %d bytes, want at most %d", len(got), max)
+	}
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 9))
+	if got := c.recv(); !strings.Contains(got, `"id":9,"result"`) {
+		t.Errorf("a request reusing a refused id: %s", got)
+	}
 }

@@ -39,7 +39,7 @@ const (
 )
 
 // sessionStore holds the classic sessions of one HTTP endpoint, at most
-// max of them and perShare for one client (limits_share.go). Expired
+// open.total of them and open.per for one client (limits_share.go). Expired
 // sessions are swept lazily (when a session is looked up or added), so it
 // owns no goroutine; closeAll ends them all when the server stops.
 //
@@ -53,14 +53,16 @@ const (
 // when its share is what is full), which ends the same way.
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
 type sessionStore struct {
-	max, perShare int
-	idle          time.Duration
-	now           func() time.Time
+	idle time.Duration
+	now  func() time.Time
+	// open counts the sessions in byID, by the share of the client that
+	// opened them. Taken and given only under mu, so that it always
+	// agrees with byID.
+	open *shareLimit
 
-	mu      sync.Mutex // guards byID, byShare, closed
-	byID    map[string]*sessionEntry
-	byShare map[string]int // sessions open, by the share of the client that opened them
-	closed  bool
+	mu     sync.Mutex // guards byID, closed, and the use of open
+	byID   map[string]*sessionEntry
+	closed bool
 }
 
 // sessionEntry is one session and its use, for idle expiry. Its share is
@@ -77,7 +79,7 @@ func newSessionStore(max, perShare int, idle time.Duration, now func() time.Time
 	if now == nil {
 		now = time.Now
 	}
-	return &sessionStore{max: max, perShare: min(perShare, max), idle: idle, now: now, byID: map[string]*sessionEntry{}, byShare: map[string]int{}}
+	return &sessionStore{open: newShareLimit(int64(max), int64(perShare)), idle: idle, now: now, byID: map[string]*sessionEntry{}}
 }
 
 // expiredLocked reports whether e has been idle too long.
@@ -88,9 +90,7 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 // endLocked removes e and ends its session.
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
-	if st.byShare[e.sess.share]--; st.byShare[e.sess.share] <= 0 {
-		delete(st.byShare, e.sess.share)
-	}
+	st.open.give(e.sess.share, 1)
 	e.sess.end()
 }
 
@@ -124,12 +124,12 @@ func (st *sessionStore) roomLocked(share string, evict bool) bool {
 	if st.closed {
 		return false
 	}
-	if st.byShare[share] >= st.perShare {
+	if st.open.shareFull(share, 1) {
 		// Ending one of the client's own sessions makes room in the
 		// store too.
 		return st.evictLocked(share, evict)
 	}
-	if len(st.byID) >= st.max {
+	if st.open.totalFull(1) {
 		return st.evictLocked("", evict)
 	}
 	return true
@@ -153,11 +153,10 @@ func (st *sessionStore) evictLocked(share string, evict bool) bool {
 func (st *sessionStore) add(sess *session) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.roomLocked(sess.share, true) {
+	if !st.roomLocked(sess.share, true) || !st.open.take(sess.share, 1) {
 		return false
 	}
 	st.byID[sess.id] = &sessionEntry{sess: sess, lastUsed: st.now()}
-	st.byShare[sess.share]++
 	return true
 }
 
@@ -177,12 +176,13 @@ func (st *sessionStore) full(share string) bool {
 	return !st.roomLocked(share, false)
 }
 
-// lookupLocked returns the live session id opened by principal; nil when
-// there is none (never existed, ended, expired, or opened by another
-// principal: all look the same). Looking it up is a use.
-func (st *sessionStore) lookupLocked(id, principal string) *sessionEntry {
+// lookupLocked returns the live session id opened by owner
+// (caller.binding); nil when there is none (never existed, ended,
+// expired, or opened by another owner: all look the same). Looking it up
+// is a use.
+func (st *sessionStore) lookupLocked(id, owner string) *sessionEntry {
 	e := st.byID[id]
-	if e == nil || e.sess.principal != principal {
+	if e == nil || e.sess.owner != owner {
 		return nil
 	}
 	now := st.now()
@@ -194,12 +194,12 @@ func (st *sessionStore) lookupLocked(id, principal string) *sessionEntry {
 	return e
 }
 
-// acquire returns the live session id opened by principal and marks a
+// acquire returns the live session id opened by owner and marks a
 // request running in it until release; nil when there is none.
-func (st *sessionStore) acquire(id, principal string) *session {
+func (st *sessionStore) acquire(id, owner string) *session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	e := st.lookupLocked(id, principal)
+	e := st.lookupLocked(id, owner)
 	if e == nil {
 		return nil
 	}
@@ -207,13 +207,13 @@ func (st *sessionStore) acquire(id, principal string) *session {
 	return e.sess
 }
 
-// use returns the live session id opened by principal, counting the look
+// use returns the live session id opened by owner, counting the look
 // up as a use but marking nothing running: what a GET stream needs, which
 // must not keep its session alive.
-func (st *sessionStore) use(id, principal string) *session {
+func (st *sessionStore) use(id, owner string) *session {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if e := st.lookupLocked(id, principal); e != nil {
+	if e := st.lookupLocked(id, owner); e != nil {
 		return e.sess
 	}
 	return nil
@@ -229,12 +229,12 @@ func (st *sessionStore) release(sess *session) {
 	}
 }
 
-// remove ends the session id of principal; false when there is none.
-func (st *sessionStore) remove(id, principal string) bool {
+// remove ends the session id of owner; false when there is none.
+func (st *sessionStore) remove(id, owner string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	e := st.byID[id]
-	if e == nil || e.sess.principal != principal {
+	if e == nil || e.sess.owner != owner {
 		return false
 	}
 	st.endLocked(id, e)
@@ -286,7 +286,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 	if request {
 		find = t.sessions.acquire
 	}
-	sess := find(strings.TrimSpace(ids[0]), who.principal)
+	sess := find(strings.TrimSpace(ids[0]), who.binding())
 	if t.stream(sess) != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
 		// travel on its own stream, so its id names no session here.
@@ -436,13 +436,13 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 	}
 	defer lim.give(who.share, 1)
 	b.take()
-	call := t.newCall(w, rc, r)
+	call := t.newCall(w, rc, r, who, nil)
 	defer call.release()
 	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
 	requests := b.requests
 	switch {
 	case reply != nil:
-		call.finish(reply, 0)
+		call.finish(replyParts{reply}, 0)
 	case requests == 0:
 		w.WriteHeader(http.StatusAccepted)
 	default:
@@ -474,10 +474,10 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 	defer t.slots.give(who.share, 1)
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.principal, sess.share = rand.Text(), who.principal, who.share
-	call := t.newCall(w, rc, r)
+	sess.id, sess.owner, sess.share = rand.Text(), who.binding(), who.share
+	call := t.newCall(w, rc, r, who, req.id)
 	defer call.release()
-	reply, code := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
+	reply, code := t.s.serveParts(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
@@ -544,16 +544,29 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller,
 	defer tick.Stop()
 	expired, stopExpiry := who.expiry()
 	defer stopExpiry()
+	// A message larger than httpSmallAnswer is written under the answer
+	// budget (httpsse_answers.go), waiting for it as long as its write
+	// could block; refused, the stream ends as a write timing out ends
+	// it.
+	answers := answerHold{budget: t.answers, share: who.share, wait: t.queueWait}
+	event := func(msg []byte) bool {
+		msg = oneLine(msg)
+		release, rerr := answers.hold(r.Context(), len(msg), true)
+		if rerr != nil {
+			return false
+		}
+		defer release()
+		arm()
+		return writeSSEEvent(w, replyParts{msg}) == nil && rc.Flush() == nil
+	}
 	for {
 		select {
 		case msg := <-direct:
-			arm()
-			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+			if !event(msg) {
 				return
 			}
 		case msg := <-sess.queue:
-			arm()
-			if _, err := w.Write(sseEvent(msg)); err != nil || rc.Flush() != nil {
+			if !event(msg) {
 				return
 			}
 		case <-sess.wake:
@@ -592,7 +605,7 @@ func (t *httpTransport) deleteSession(w http.ResponseWriter, r *http.Request, wh
 		writeHTTPError(w, status, rerr)
 		return
 	}
-	t.sessions.remove(sess.id, who.principal)
+	t.sessions.remove(sess.id, who.binding())
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -72,10 +72,11 @@ type session struct {
 	wake chan struct{}
 
 	// id is the HTTP session id (an Mcp-Session-Id, or the 2024-11-05
-	// transport's sessionId), principal who opened it and share the key
-	// of that client's share of the limits (limits_share.go); all are set
-	// before the session is shared and never change.
-	id, principal, share string
+	// transport's sessionId), owner the binding of who opened it
+	// (caller.binding) and share the key of that client's share of the
+	// limits (limits_share.go); all are set before the session is shared
+	// and never change.
+	id, owner, share string
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)

@@ -138,7 +138,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	sess := newSession()
 	// 128 random bits in base32: visible ASCII, URL-safe, unguessable;
 	// after the replica id, for a load balancer to route /messages by.
-	sess.id, sess.principal, sess.share = newScopedID(t.s.replicaID), who.principal, who.share
+	sess.id, sess.owner, sess.share = newScopedID(t.s.replicaID), who.binding(), who.share
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
 	t.streams.Store(sess, conn)
 	// The stream does not keep its session alive, as Streamable HTTP's
@@ -151,7 +151,7 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		return
 	}
 	defer func() {
-		t.sessions.remove(sess.id, who.principal)
+		t.sessions.remove(sess.id, who.binding())
 		sess.end()
 		cancel()
 		conn.stop()
@@ -176,7 +176,7 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
 		return
 	}
-	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.principal)
+	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.binding())
 	conn := t.stream(sess)
 	if sess != nil && conn == nil {
 		// A Streamable HTTP session: its id is no endpoint here.

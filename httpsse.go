@@ -17,6 +17,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -58,6 +59,12 @@ type httpTransport struct {
 	// and notifications being handled, which take no request slot. Each
 	// has a share per client (limits_share.go).
 	slots, bodies, control *shareLimit
+	// answers bounds the bytes of the answers being written, until the
+	// client has read them (httpAnswerBudget answers of -max-body), with
+	// a share per client (httpsse_answers.go).
+	answers *shareLimit
+	// largeAnswerIdle is httpLargeAnswerIdle; tests shorten it.
+	largeAnswerIdle time.Duration
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
@@ -113,6 +120,13 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 	t.bodies = newShareLimit(bodies, s.share(bodies, cfg.maxBody))
 	control := max(shareFloor, n/8)
 	t.control = newShareLimit(control, s.share(control, shareFloor))
+	answers := httpAnswerBudget * cfg.maxBody
+	t.answers = newShareLimit(answers, s.share(answers, cfg.maxBody))
+	t.largeAnswerIdle = cmp.Or(cfg.largeAnswerIdle, httpLargeAnswerIdle)
+	s.metrics.gauge("baremcp_http_answer_bytes", "Bytes of answers being written to HTTP clients: the answer budget in use.", func() int64 {
+		_, all := t.answers.held("")
+		return all
+	})
 	t.queueWait = httpQueueWait
 	port := ""
 	if tcp, ok := bound.(*net.TCPAddr); ok {
@@ -238,14 +252,14 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 // session, served by a near-copy, got no keep-alives).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
 func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
-	call := t.newCall(w, rc, r)
+	call := t.newCall(w, rc, r, who, req.id)
 	defer call.release()
 	if req.method == methodSubscriptionsListen {
 		defer call.keepAlive(t.keepAlive)()
 	}
 	// check runs only for a modern request (modern _meta inside a
 	// session too); classic requests never meet the modern headers.
-	reply, code := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
+	reply, code := t.s.serveParts(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
 	if errors.Is(context.Cause(ctx), errRequestCancelled) {
 		call.abandon()
 		return
@@ -253,10 +267,11 @@ func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *
 	call.finish(reply, req.era.replyCode(code))
 }
 
-// newCall starts the response of one request. The caller defers
-// release.
-func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request) *httpCall {
-	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics}
+// newCall starts the response of one request of who, whose id is id
+// (nil: a batch). The caller defers release.
+func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, who caller, id []byte) *httpCall {
+	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics, id: id,
+		answers: answerHold{budget: t.answers, share: who.share, wait: t.queueWait}}
 }
 
 // receive reads the body of a POST whose content type has been checked,
@@ -507,14 +522,41 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 
 // writeJSON writes one message as an application/json body.
 func writeJSON(w http.ResponseWriter, status int, msg []byte) {
-	msg = oneLine(msg)
+	writeJSONParts(w, status, replyParts{msg})
+}
+
+// writeJSONParts writes one message, in pieces (replyParts), as an
+// application/json body: each piece is handed to the connection as it
+// is, so a stored value in it is never copied (net/http's buffers pass a
+// large write through).
+func writeJSONParts(w http.ResponseWriter, status int, msg replyParts) {
+	msg = oneLineParts(msg)
 	// Every answer is written with a deadline: a client that never reads
 	// must not hold the handler, nor what it holds, for longer.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+	w.Header().Set("Content-Length", strconv.Itoa(msg.size()))
 	w.WriteHeader(status)
-	_, _ = w.Write(msg)
+	for _, b := range msg {
+		if _, err := w.Write(b); err != nil {
+			return
+		}
+	}
+}
+
+// oneLineParts is oneLine for a reply in pieces: the pieces as they are
+// when none holds a line break but the last one's end (stored values
+// never do: compactLine), else the line joined and compacted.
+func oneLineParts(msg replyParts) replyParts {
+	for i, b := range msg {
+		if i == len(msg)-1 {
+			b = bytes.TrimSuffix(b, []byte("\n"))
+		}
+		if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+			return replyParts{oneLine(msg.join())}
+		}
+	}
+	return msg
 }
 
 // httpCall is one request's response in progress. The first notification
@@ -529,6 +571,12 @@ type httpCall struct {
 	// challenge is the WWW-Authenticate of a reply refused for
 	// insufficient scope (httpTransport.scopeChallenge); nil for none.
 	challenge func(reply []byte) string
+	// id is the request's id, for the error that replaces a reply the
+	// answer budget refuses; nil for a batch.
+	id []byte
+	// answers is the budget every event and reply larger than
+	// httpSmallAnswer is written under (httpsse_answers.go).
+	answers answerHold
 
 	mu        sync.Mutex // guards w, streaming, done
 	streaming bool       // the SSE header is out
@@ -562,7 +610,16 @@ func (c *httpCall) notify(msg []byte) {
 			c.metrics.sseOpened()
 		}
 	}
-	c.eventLocked(msg)
+	msg = oneLine(msg)
+	release, rerr := c.answers.hold(c.conn, len(msg), true)
+	if rerr != nil {
+		// The client has not read what it was sent for as long as a write
+		// may block: its stream ends, as a write timing out ends it.
+		c.done = true
+		return
+	}
+	defer release()
+	c.eventLocked(replyParts{msg})
 }
 
 // startSSE writes the head of an SSE response: status 200, the event
@@ -580,25 +637,40 @@ func startSSE(w http.ResponseWriter) {
 }
 
 // finish writes the reply: the last event of the stream, or the whole
-// application/json response when nothing was streamed.
-func (c *httpCall) finish(reply []byte, code int) {
+// application/json response when nothing was streamed, piece by piece
+// (writeJSONParts). A reply larger than httpSmallAnswer is written under
+// the answer budget, taken first and given back once the write has
+// returned (the client has read all but what the kernel's buffer holds,
+// or the write timed out); a reply the budget refuses is replaced by
+// -31503 (TestAttackUnreadAnswers).
+func (c *httpCall) finish(reply replyParts, code int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.endLocked() {
 		return
 	}
+	reply = oneLineParts(reply)
+	release, rerr := c.answers.hold(c.conn, reply.size(), false)
+	if rerr != nil {
+		reply, code = replyParts{encodeError(c.id, rerr)}, rerr.Code
+		release = func() {}
+		if c.metrics != nil {
+			c.metrics.busyRefused()
+		}
+	}
+	defer release()
 	if c.streaming {
 		c.eventLocked(reply)
 		return
 	}
 	switch {
 	case code == codeRateLimited || code == codeServerBusy:
-		c.w.Header().Set("Retry-After", retryAfter(reply))
+		c.w.Header().Set("Retry-After", retryAfter(reply.join())) // an error: one short piece
 	case code == codeInsufficientScope && c.challenge != nil:
-		c.w.Header().Set("WWW-Authenticate", c.challenge(reply))
+		c.w.Header().Set("WWW-Authenticate", c.challenge(reply.join()))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	writeJSON(c.w, httpStatus(code), reply)
+	writeJSONParts(c.w, httpStatus(code), reply)
 }
 
 // endLocked ends the call and reports whether its last write may go out:
@@ -684,24 +756,41 @@ func (c *httpCall) comment() {
 	}
 }
 
-// eventLocked writes one SSE event carrying msg and flushes it. A write
-// error (the client left) ends the call.
-func (c *httpCall) eventLocked(msg []byte) {
+// eventLocked writes one SSE event carrying msg (one line, in pieces:
+// oneLineParts) and flushes it. A write error (the client left) ends the
+// call.
+func (c *httpCall) eventLocked(msg replyParts) {
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	if _, err := c.w.Write(sseEvent(msg)); err != nil {
-		c.done = true
-		return
-	}
-	if err := c.rc.Flush(); err != nil {
+	if writeSSEEvent(c.w, msg) != nil || c.rc.Flush() != nil {
 		c.done = true
 	}
 }
+
+// writeSSEEvent writes one SSE event carrying msg (one line, in pieces:
+// oneLineParts): a small one in one write, a large one piece by piece,
+// never copied.
+func writeSSEEvent(w io.Writer, msg replyParts) error {
+	if len(msg) == 1 && len(msg[0]) <= httpSmallAnswer {
+		msg = replyParts{sseEvent(msg[0])}
+	} else {
+		msg = append(append(replyParts{[]byte(sseEventHead)}, msg...), []byte("\n"))
+	}
+	for _, b := range msg {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sseEventHead starts every SSE event the transport writes.
+const sseEventHead = "event: message\ndata: "
 
 // sseEvent is msg (a message line) as one SSE event.
 func sseEvent(msg []byte) []byte {
 	msg = oneLine(msg)
 	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, sseEventHead...)
 	buf = append(buf, msg...) // ends in "\n"
 	return append(buf, '\n')
 }

@@ -93,11 +93,14 @@ type httpConfig struct {
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool
-	maxConnections int              // open connections; 0 means defaultMaxConnections
-	maxSessions    int              // classic sessions open at once
-	sessionIdle    time.Duration    // a classic session unused this long ends
-	keepAlive      time.Duration    // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
-	now            func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
+	maxConnections int           // open connections; 0 means defaultMaxConnections
+	maxSessions    int           // classic sessions open at once
+	sessionIdle    time.Duration // a classic session unused this long ends
+	keepAlive      time.Duration // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
+	// largeAnswerIdle is httpLargeAnswerIdle (0); no flag sets it, tests
+	// shorten it.
+	largeAnswerIdle time.Duration
+	now             func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 	// trustedProxies are the networks of the proxies whose
 	// X-Forwarded-For the server believes (-trusted-proxy; none by
 	// default): behind them a caller's address is the client's, not the
@@ -134,7 +137,7 @@ func httpFlags(fs *flag.FlagSet, cfg *config) *httpConfig {
 	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 bytes: one token, or lines NAME TOKEN [SCOPE...]")
+	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 random bytes (openssl rand -hex 32): one token, or lines NAME TOKEN [SCOPE...]; # starts a comment")
 	fs.BoolVar(&c.allowPublic, "allow-public-without-auth", false, "accept serving a non-loopback -http address without authentication (anyone who reaches it may call every tool)")
 	authFlags(fs, &c.auth)
 	fs.IntVar(&c.maxSessions, "max-sessions", defaultMaxSessions, "classic (initialize) sessions open at once, at most `n`")
@@ -201,7 +204,7 @@ func (c *httpConfig) settle(cfg *config, set map[string]bool, getenv func(string
 // asks; it returns when the transport has ended (stdin's EOF, or ctx and
 // the drain). The metrics listener outlives the drain, so a shutdown can
 // be watched to its end.
-func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer, confine func() error) error {
 	if s.http != nil && s.http.metricsAddr != "" {
 		_, stopMetrics, err := s.serveMetrics(s.http.metricsAddr)
 		if err != nil {
@@ -210,7 +213,10 @@ func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.
 		defer stopMetrics()
 	}
 	if s.transport == transportHTTP {
-		return s.listenHTTP(ctx, s.http)
+		return s.listenHTTP(ctx, s.http, confine)
+	}
+	if err := confine(); err != nil {
+		return err
 	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
@@ -280,10 +286,16 @@ func httpListenAddr(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// listenHTTP listens on cfg.addr and serves until ctx ends.
-func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig) error {
+// listenHTTP listens on cfg.addr, calls confine once it is bound (run's
+// confiner: the process confines itself before the first request), and
+// serves until ctx ends.
+func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig, confine func() error) error {
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
+		return err
+	}
+	if err := confine(); err != nil {
+		ln.Close()
 		return err
 	}
 	s.log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+httpPath)
@@ -318,7 +330,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if len(cfg.trustedProxies) > 0 {
 		exempt = cfg.trusts
 	}
-	ln = newLimitListener(ln, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	ln = newLimitListener(&answerListener{Listener: ln, idle: t.largeAnswerIdle}, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
@@ -330,12 +342,16 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
-		ConnState: func(_ net.Conn, state http.ConnState) {
+		ConnState: func(c net.Conn, state http.ConnState) {
 			switch state {
 			case http.StateNew:
 				conns.Add(1)
 			case http.StateClosed, http.StateHijacked:
 				conns.Done()
+			case http.StateActive, http.StateIdle:
+				if ac := answerConnOf(c); ac != nil {
+					ac.state(state)
+				}
 			}
 		},
 	}
@@ -402,23 +418,23 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 // unblocks a waiting Accept.
 type limitListener struct {
 	net.Listener
-	slots   chan struct{}
-	perAddr int
+	slots chan struct{}
 	// exempt reports an address bound by n alone (a trusted proxy); nil
 	// exempts none.
 	exempt    func(netip.Addr) bool
 	done      chan struct{}
 	closeOnce sync.Once
-
-	mu     sync.Mutex // guards byAddr
-	byAddr map[string]int
+	// byAddr counts the open connections by address (limits_share.go):
+	// its total is n, which slots already bounds, so only an address's
+	// part (perAddr) ever refuses.
+	byAddr *shareLimit
 }
 
 // newLimitListener wraps ln to hold at most n connections open, perAddr
 // of them from one IP address unless exempt (nil: none) says the address
 // is bound by n alone.
 func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), perAddr: perAddr, exempt: exempt, done: make(chan struct{}), byAddr: map[string]int{}}
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), exempt: exempt, done: make(chan struct{}), byAddr: newShareLimit(int64(n), int64(perAddr))}
 }
 
 // Accept waits for a free slot, then accepts a connection from an address
@@ -440,23 +456,13 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
 		}
 		addr := addrNetwork(ip)
-		l.mu.Lock()
-		over := l.byAddr[addr] >= l.perAddr
-		if !over {
-			l.byAddr[addr]++
-		}
-		l.mu.Unlock()
-		if over {
+		if !l.byAddr.take(addr, 1) {
 			c.Close()
 			<-l.slots
 			continue
 		}
 		return &limitConn{Conn: c, release: func() {
-			l.mu.Lock()
-			if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
-				delete(l.byAddr, addr)
-			}
-			l.mu.Unlock()
+			l.byAddr.give(addr, 1)
 			<-l.slots
 		}}, nil
 	}
@@ -484,6 +490,9 @@ type limitConn struct {
 	once    sync.Once
 	release func()
 }
+
+// NetConn returns the connection c wraps (answerConnOf).
+func (c *limitConn) NetConn() net.Conn { return c.Conn }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()

@@ -586,7 +586,7 @@ func TestHTTPCallAfterDisconnect(t *testing.T) {
 	cancel()
 	n := rec.Body.Len()
 	call.notify(encodeNotification("notifications/progress", map[string]int{"progress": 2}))
-	call.finish(encodeError([]byte("1"), errInternal), codeInternalError)
+	call.finish(replyParts{encodeError([]byte("1"), errInternal)}, codeInternalError)
 	if rec.Body.Len() != n {
 		t.Errorf("written after disconnect: %q", rec.Body.String()[n:])
 	}
@@ -635,7 +635,7 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 			}
 		}
 		stop()
-		call.finish([]byte(subExpand(closure1)+"\n"), 0)
+		call.finish(replyParts{[]byte(subExpand(closure1) + "\n")}, 0)
 		<-w.writes
 		<-time.After(time.Minute)
 		synctest.Wait()

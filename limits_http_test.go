@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -278,4 +279,116 @@ func TestLimitListener(t *testing.T) {
 	}
 	first.Close()
 	mustReceive(t, accepted).Close()
+}
+
+// TestSharesOneMechanism checks that every per-client count (classic
+// sessions, listens, tasks, connections) is a shareLimit: one client
+// fills its part of each and is refused, the limit says it holds its
+// part, and giving everything back leaves the limit holding nothing
+// for it. The introspection slots are a shareLimit of their own
+// (TestAuthIntrospectionBounds).
+func TestSharesOneMechanism(t *testing.T) {
+	type holder struct {
+		name string
+		// fill takes units for share "a" until refused, and returns how
+		// many it took, the limit that counts them, and what gives them
+		// back.
+		fill func(t *testing.T) (took int64, lim *shareLimit, release func())
+	}
+	for _, h := range []holder{
+		{"classic sessions", func(t *testing.T) (int64, *shareLimit, func()) {
+			st := newSessionStore(8, 2, time.Hour, nil)
+			var took int64
+			for i := range 8 {
+				sess := newSession()
+				sess.id, sess.share = fmt.Sprint(i), "a"
+				if !st.add(sess) {
+					break
+				}
+				st.acquire(sess.id, "") // busy: never evicted to make room
+				took++
+			}
+			return took, st.open, st.closeAll
+		}},
+		{"listens", func(t *testing.T) (int64, *shareLimit, func()) {
+			h := newSubscriptionHub(8, 0, 25)
+			var subs []*subscription
+			for range 8 {
+				sub, rerr := h.open([]byte("1"), subscriptionFilter{}, "a")
+				if rerr != nil {
+					break
+				}
+				subs = append(subs, sub)
+			}
+			return int64(len(subs)), h.listens, func() {
+				for _, sub := range subs {
+					h.close(sub)
+				}
+			}
+		}},
+		{"tasks", func(t *testing.T) (int64, *shareLimit, func()) {
+			st := newTaskStore(taskConfig{maxTasks: 8}, "", 25, nil, slog.New(slog.DiscardHandler), func(string) {})
+			var took int64
+			for range 8 {
+				if _, _, rerr := st.create(caller{share: "a"}, 0, func(ctx context.Context, _ *task) { <-ctx.Done() }); rerr != nil {
+					break
+				}
+				took++
+			}
+			return took, st.count, func() {
+				st.shutdown()
+				st.mu.Lock()
+				for _, tk := range st.tasks {
+					st.removeLocked(tk)
+				}
+				st.mu.Unlock()
+			}
+		}},
+		{"connections", func(t *testing.T) (int64, *shareLimit, func()) {
+			inner, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln := newLimitListener(inner, 8, 2, nil)
+			t.Cleanup(func() { ln.Close() })
+			var conns []net.Conn
+			for range 3 {
+				mustDial(t, inner.Addr().String(), "127.0.0.1")
+				c, err := ln.Accept()
+				if err != nil {
+					t.Fatal(err)
+				}
+				conns = append(conns, c)
+				if len(conns) == 2 {
+					break // a third is closed at once: Accept would wait
+				}
+			}
+			return int64(len(conns)), ln.byAddr, func() {
+				for _, c := range conns {
+					c.Close()
+				}
+			}
+		}},
+	} {
+		t.Run(h.name, func(t *testing.T) {
+			took, lim, release := h.fill(t)
+			mine, _ := lim.held(heldShare(h.name))
+			if took != lim.per || mine != lim.per {
+				t.Errorf("one client took %d and holds %d, want its part %d", took, mine, lim.per)
+			}
+			release()
+			if mine, all := lim.held(heldShare(h.name)); mine != 0 || all != 0 {
+				t.Errorf("after release: the client holds %d, all %d, want 0", mine, all)
+			}
+		})
+	}
+}
+
+// heldShare is the share TestSharesOneMechanism's holder fills: the
+// connections are counted by address.
+func heldShare(holder string) string {
+	if holder == "connections" {
+		return addrNetwork("127.0.0.1")
+	}
+	return "a"
 }

@@ -15,6 +15,12 @@
 // bound, and one client alone can still use the server: it may hold a
 // listen and call, send a body of -max-body, watch a URI.
 //
+// shareLimit is the one mechanism: every count or budget that has a part
+// per client is one (request slots, bodies, control slots, bridged
+// requests, listens, watched URIs, classic sessions, tasks, connections
+// by address, introspections); none keeps a map of its own
+// (TestSharesOneMechanism).
+//
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations; the same reasoning applies to
 // every shared resource), https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint.
@@ -204,6 +210,13 @@ func (l *shareLimit) held(share string) (mine, all int64) {
 func (l *shareLimit) shareFull(share string, n int64) bool {
 	mine, _ := l.held(share)
 	return share != "" && mine+n > l.per
+}
+
+// totalFull reports whether the total has no room for n more units,
+// whatever share asks.
+func (l *shareLimit) totalFull(n int64) bool {
+	_, all := l.held("")
+	return all+n > l.total
 }
 
 // share returns one client's part of total, at least floor, as

@@ -6,6 +6,7 @@
 //	baremcp [flags]                 serve MCP on stdin/stdout
 //	baremcp -http 127.0.0.1:8080    serve Streamable HTTP at /mcp (not in the stdio build)
 //	baremcp -version                print the version and exit
+//	baremcp -version -v             and what the process may touch once confined
 //	baremcp -h                      print every flag of this build
 //
 // # Description
@@ -82,7 +83,22 @@
 // ones: loopback only, Host and Origin checked, and a non-loopback address
 // refused without a token or -oauth-issuer unless
 // -allow-public-without-auth says otherwise. No log line holds a token, a
-// requestState or the state key. docs/SECURITY.md has the threat model.
+// requestState or the state key.
+//
+// Once it serves, the process cannot touch what it was not given. After
+// the flags are read, the secrets loaded and the listeners bound, and
+// before the first message is read, every thread gets no_new_privs and,
+// on Linux, a Landlock domain (-confine, on by default): files are read,
+// written and executed only where the registry declared (addNeeds) or
+// -allow-read and -allow-write say, TCP connections go only to the
+// declared ports, nothing listens anew, and no other process is
+// signalled. A tool's refused system call is a tool error in the system's
+// words ("open: permission denied"). The first log lines, and -version
+// -v, say what the process may touch and what this kernel enforces. Build
+// the full server with CGO_ENABLED=0 (the stdio build has no cgo): with cgo
+// Go cannot restrict every thread, and the process starts unconfined
+// (-confine=required refuses to).
+// docs/SECURITY.md has the threat model.
 package main
 
 import (
@@ -121,8 +137,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if cfg.printVersion {
-		_, err := fmt.Fprintln(stdout, readBuild())
-		return err
+		return printVersion(stdout, cfg, getenv)
 	}
 	if cfg.transport == transportStdio {
 		// Over stdio the log waits for more lines (logLinger); over HTTP
@@ -153,7 +168,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// handlers are awaited once serving ends (serveHTTP ends them earlier,
 	// at the start of its drain).
 	defer s.tasks.shutdown()
-	return s.serveTransport(ctx, stdin, stdout)
+	// The process confines itself once the listeners are bound, before
+	// the first message is read (confine.go).
+	return s.serveTransport(ctx, stdin, stdout, s.confiner(getenv))
 }
 
 // parseFlags turns the command line (and the environment, for secrets)
@@ -194,6 +211,9 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		return config{}, err
 	}
 	if err := cfg.tasks.check(); err != nil {
+		return config{}, err
+	}
+	if err := cfg.confine.check(set, cfg.printVersion); err != nil {
 		return config{}, err
 	}
 	subs, err := deriveSubscriptions(set, &cfg.limits, cfg.maxSubscriptions)
@@ -246,6 +266,7 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *str
 	limitFlags(fs, &cfg.limits)
 	logFlags(fs, &cfg.logs)
 	taskFlags(fs, &cfg.tasks)
+	confineFlags(fs, &cfg.confine)
 	return fs, stateKeyFile, httpFlags(fs, cfg)
 }
 

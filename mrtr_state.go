@@ -168,8 +168,10 @@ func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayloa
 
 // requestBinding digests what identifies the originating request: the
 // method, its target (tool or prompt name, resource URI), its arguments in
-// canonical form (objects with sorted keys), and the principal, so state
-// cannot be replayed on a different request or by a different caller.
+// canonical form (objects with sorted keys), and the caller's binding
+// (its principal, and the OAuth client of its token: caller.binding), so
+// state cannot be replayed on a different request or by a different
+// caller.
 // [§Server Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow
 func requestBinding(req *request) [sha256.Size]byte {
 	h := sha256.New()
@@ -187,10 +189,10 @@ func requestBinding(req *request) [sha256.Size]byte {
 	t, _ := jsonString(target)
 	field([]byte(t))
 	field(canonicalJSON(req.param("arguments")))
-	if req.caller.principal == "" {
+	if owner := req.caller.binding(); owner == "" {
 		field([]byte{0}) // anonymous: stdio, or HTTP without auth
 	} else {
-		field(append([]byte{1}, req.caller.principal...))
+		field(append([]byte{1}, owner...))
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])

@@ -26,6 +26,9 @@ type registry struct {
 	// middleware wraps every tool, prompt and resource call, first added
 	// outermost (middleware.go).
 	middleware []middleware
+	// needs is what the registry's code needs once the process is
+	// confined (addNeeds, confine.go).
+	needs []declaredNeeds
 
 	// published is set before the snapshot is stored; from then on the
 	// snapshot is immutable and indexOnce may build the lookup maps.
@@ -62,6 +65,7 @@ func (r *registry) clone() *registry {
 		resources:  append([]*resource(nil), r.resources...),
 		templates:  append([]*resourceTemplate(nil), r.templates...),
 		middleware: append([]middleware(nil), r.middleware...),
+		needs:      append([]declaredNeeds(nil), r.needs...),
 	}
 }
 

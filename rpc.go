@@ -342,6 +342,26 @@ type caller struct {
 	// exp; an introspected token's, when its introspection answer
 	// lapses); zero means never. Long-lived streams end then.
 	expires time.Time
+	// client is the OAuth client an access token was issued to (its
+	// client_id claim, RFC 9068 §2.2, else azp); "" for every other
+	// credential, and for a token that names none. Part of binding.
+	client string
+}
+
+// binding is what the state a caller creates is bound to, and what it
+// must present again to reach it (tasks, classic sessions, requestState,
+// a listen's tasks): its principal, and for an OAuth token issued to a
+// client, that client too, so that a token of the same user issued to
+// another application reads nothing the first one started (SEP-2663,
+// "Auth binding"; docs/AUTH.md, TestAuthBindingClient). Without a client
+// it is the principal itself; with one it is quoted, which a principal
+// (an issuer URL and "#", or a token name) never is, so no two callers'
+// bindings meet.
+func (who caller) binding() string {
+	if who.client == "" {
+		return who.principal
+	}
+	return strconv.Quote(who.principal) + " client " + strconv.Quote(who.client)
 }
 
 // expiry returns a channel that fires when who's credential expires, and
@@ -461,6 +481,14 @@ func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte
 // its cancellation, ended when it is answered), is counted in the
 // metrics and gets its access line once answered.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
+	parts, code := s.serveParts(ctx, req, ex)
+	return parts.join(), code
+}
+
+// serveParts is serve for a transport that writes a reply piece by piece
+// (HTTP): a stored value in the reply (storedMembers) is handed over as
+// its own piece, not copied into a fresh answer.
+func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
 	if req.notification {
 		return s.answer(ctx, req, ex)
 	}
@@ -481,7 +509,7 @@ func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []
 // handler and encodes the reply. It records on req.end the outcomes the
 // reply's code does not tell (outcomeOf). It recovers a panicking handler
 // and answers -32603 so the server keeps serving.
-func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
+func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
 	if ex.caller.principal != "" && !notification && s.access == nil {
@@ -494,7 +522,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		if p := recover(); p != nil {
 			ref := s.nextRef()
 			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
-			reply, code = encodeError(req.id, errInternal), codeInternalError
+			reply, code = replyParts{encodeError(req.id, errInternal)}, codeInternalError
 			if notification {
 				reply, code = nil, 0
 			}
@@ -508,7 +536,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply [
 		return nil, 0
 	}
 	req.send, req.caller, req.closing = ex.send, ex.caller, ex.closing
-	fail := func(e *rpcError) ([]byte, int) { return encodeError(req.id, e), e.Code }
+	fail := func(e *rpcError) (replyParts, int) { return replyParts{encodeError(req.id, e)}, e.Code }
 	if !known || m.notification {
 		if known {
 			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
@@ -607,14 +635,85 @@ func (s *server) peerError(req *request, err error) *rpcError {
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
 
+// replyParts is one encoded response line in the pieces it is written
+// in: the server's own bytes, and between them the stored values of a
+// storedMembers body, each a piece of its own. serve joins them (one
+// copy); HTTP writes them one after another (httpCall.finish), so that a
+// stored value is never copied into a fresh answer. Most replies are one
+// piece. The last piece ends in "\n"; no piece holds another line break
+// (storedMembers' values are single lines: compactLine).
+type replyParts [][]byte
+
+// size returns the bytes of the line.
+func (p replyParts) size() int {
+	n := 0
+	for _, b := range p {
+		n += len(b)
+	}
+	return n
+}
+
+// join returns the line as one slice: the one piece as it is, otherwise
+// a copy of them all.
+func (p replyParts) join() []byte {
+	switch len(p) {
+	case 0:
+		return nil
+	case 1:
+		return p[0]
+	}
+	out := make([]byte, 0, p.size())
+	for _, b := range p {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// storedMembers is a result body (result.body) of members written piece
+// by piece, without the braces: at even indexes the server's own text,
+// at odd indexes values the server stores and shares (a finished task's
+// result or error, a waiting task's input request params), which become
+// pieces of the reply of their own (replyParts) and are never copied on a
+// transport that writes pieces. The stored values must not change once
+// handed over, and hold no line break (compactLine).
+type storedMembers [][]byte
+
+// joinObject returns m as one JSON object, braces included.
+func (m storedMembers) joinObject() []byte {
+	n := 2
+	for _, b := range m {
+		n += len(b)
+	}
+	out := append(make([]byte, 0, n), '{')
+	for _, b := range m {
+		out = append(out, b...)
+	}
+	return append(out, '}')
+}
+
+// compactLine returns b with no line break: b itself when it has none
+// (the usual case: one scan), else its compacted copy (b is encoded
+// JSON; insignificant whitespace only can hold a line break).
+func compactLine(b []byte) []byte {
+	if bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0 {
+		return b
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
+		return b // not reached: b is encoded JSON
+	}
+	return c.Bytes()
+}
+
 // encodeResult writes the response for res: the body's members, then the
 // protocol members this era stamps on every result.
 // [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
-func (s *server) encodeResult(id []byte, res result, version string) ([]byte, error) {
+func (s *server) encodeResult(id []byte, res result, version string) (replyParts, error) {
 	var body []byte
 	tool, direct := res.body.(*toolBody) // appended below, not encoded apart
+	stored, pieces := res.body.(storedMembers)
 	switch b := res.body.(type) {
-	case *toolBody:
+	case *toolBody, storedMembers:
 		body = []byte("{}")
 	case json.RawMessage:
 		body = b
@@ -642,6 +741,12 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 	if direct {
 		size += tool.size
 	}
+	var parts replyParts
+	if pieces {
+		for i := 0; i < len(stored); i += 2 {
+			size += len(stored[i])
+		}
+	}
 	out := make([]byte, 0, size)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
@@ -665,10 +770,23 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 			out = append(out, `"resultType":"complete"`...)
 		}
 	}
-	if direct {
+	switch {
+	case direct:
 		field()
 		out = tool.appendMembers(out)
-	} else if len(inner) > 0 {
+	case pieces:
+		field()
+		for i, b := range stored {
+			if i%2 == 0 {
+				out = append(out, b...)
+				continue
+			}
+			// The rest is short: the protocol members, the closing
+			// braces, and the server's text between stored values.
+			parts = append(parts, out, b)
+			out = make([]byte, 0, 256+len(s.serverInfoJSON)+len(res.meta))
+		}
+	case len(inner) > 0:
 		field()
 		out = append(out, inner...)
 	}
@@ -692,7 +810,7 @@ func (s *server) encodeResult(id []byte, res result, version string) ([]byte, er
 		out = append(out, res.meta...)
 		out = append(out, '}')
 	}
-	return append(out, "}}\n"...), nil
+	return append(parts, append(out, "}}\n"...)), nil
 }
 
 // encodeError writes an error response. id may be nil (unreadable id).

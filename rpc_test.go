@@ -375,7 +375,7 @@ func TestWireStringsAreJSON(t *testing.T) {
 	}{
 		{"encodeRequest", encodeRequest([]byte("1"), odd, json.RawMessage(`{}`))},
 		{"encodeNotification", encodeNotification(odd, map[string]any{})},
-		{"encodeResult cacheScope", res},
+		{"encodeResult cacheScope", res.join()},
 	} {
 		if !json.Valid(tt.msg) {
 			t.Errorf("%s wrote %q, not JSON", tt.name, tt.msg)

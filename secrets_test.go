@@ -35,8 +35,9 @@ func envOf(vars map[string]string) func(string) string {
 	return func(name string) string { return vars[name] }
 }
 
-// testToken is a bearer token long enough to be accepted.
-const testToken = "0123456789abcdef0123456789abcdef"
+// testToken is a bearer token long and random enough to be accepted:
+// 32 hex digits drawn at random (openssl rand -hex 16).
+const testToken = "9f3a1c7e4b2d8065f1e9c3a7b5d20486"
 
 // TestLoadStateKey checks where the requestState secret comes from, and
 // that a binary key file is the key byte for byte: a random 32-byte key

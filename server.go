@@ -201,6 +201,8 @@ type config struct {
 	http      *httpConfig
 	// printVersion is -version: print the build and exit.
 	printVersion bool
+	// confine is the self-confinement flags (confine.go).
+	confine confineConfig
 	// warnings are what parseFlags found worth telling the operator
 	// (secret files others may read, a public bind without
 	// authentication); run logs them once the logger exists.

@@ -29,8 +29,12 @@ func (*httpConfig) settle(*config, map[string]bool, func(string) string, warnFun
 	return nil
 }
 
-// serveTransport serves stdio, the only transport of this build.
-func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+// serveTransport serves stdio, the only transport of this build, once
+// confine has confined the process.
+func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer, confine func() error) error {
+	if err := confine(); err != nil {
+		return err
+	}
 	return s.serveStdio(ctx, stdin, stdout)
 }
 

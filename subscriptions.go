@@ -308,17 +308,18 @@ func (sub *subscription) wants(n notice) bool {
 // session is written to through its sink (stdio) or drained by its GET
 // stream (HTTP). One per server.
 type subscriptionHub struct {
-	maxSubs  int // open subscriptions at once
-	perShare int // open subscriptions of one client (limits_share.go)
-	maxURIs  int // resourceSubscriptions per subscription
+	// listens counts the open listen requests (subs), in total and by
+	// share (limits_share.go); taken and given only under mu, so that
+	// it always agrees with subs.
+	listens *shareLimit
+	maxURIs int // resourceSubscriptions per subscription
 	// maxWatchBytes bounds what one watcher's URIs cost (watchedCost);
 	// watched bounds them all together, with a share per client.
 	maxWatchBytes int64
 	watched       *shareLimit
 
-	mu      sync.Mutex      // guards subs, byShare, classic, and pending, queued, uris and watchedBytes of each subscription in them
+	mu      sync.Mutex      // guards subs, classic, the use of listens, and pending, queued, uris and watchedBytes of each subscription in them
 	subs    []*subscription // open listen requests, in opening order
-	byShare map[string]int  // open listen requests by share; only shares with some
 	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
@@ -341,9 +342,8 @@ func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 	perWatcher := int64(maxURIs) * watchedURIMean
 	budget := watchedBudgetWatchers * perWatcher
 	return &subscriptionHub{
-		maxSubs: maxSubs, perShare: int(shareOf(int64(maxSubs), pct, shareFloor)), maxURIs: maxURIs,
-		maxWatchBytes: perWatcher, watched: newShareLimit(budget, shareOf(budget, pct, perWatcher)),
-		byShare: map[string]int{},
+		listens: newShareLimit(int64(maxSubs), shareOf(int64(maxSubs), pct, shareFloor)),
+		maxURIs: maxURIs, maxWatchBytes: perWatcher, watched: newShareLimit(budget, shareOf(budget, pct, perWatcher)),
 	}
 }
 
@@ -368,27 +368,25 @@ func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string)
 	// No MCP code exists for exhaustion and -32020..-32099 are the spec's
 	// alone, so these are the JSON-RPC internal error, with data saying
 	// which limit was hit.
-	if len(h.subs) >= h.maxSubs {
+	if h.listens.totalFull(1) {
 		return nil, &rpcError{
 			Code:    codeInternalError,
-			Message: fmt.Sprintf("subscriptions/listen: too many open subscriptions (limit %d)", h.maxSubs),
-			Data:    map[string]int{"maxSubscriptions": h.maxSubs},
+			Message: fmt.Sprintf("subscriptions/listen: too many open subscriptions (limit %d)", h.listens.total),
+			Data:    map[string]int64{"maxSubscriptions": h.listens.total},
 		}
 	}
-	if share != "" && h.byShare[share] >= h.perShare {
+	if !h.listens.take(share, 1) {
 		return nil, &rpcError{
 			Code:    codeInternalError,
-			Message: fmt.Sprintf("subscriptions/listen: this client has %d subscriptions open, its share of %d", h.perShare, h.maxSubs),
-			Data:    map[string]int{"maxSubscriptions": h.maxSubs, "clientShare": h.perShare},
+			Message: fmt.Sprintf("subscriptions/listen: this client has %d subscriptions open, its share of %d", h.listens.per, h.listens.total),
+			Data:    map[string]int64{"maxSubscriptions": h.listens.total, "clientShare": h.listens.per},
 		}
 	}
 	if sub.watchedBytes > 0 && !h.watched.take(share, sub.watchedBytes) {
+		h.listens.give(share, 1)
 		return nil, h.budgetSpent(methodSubscriptionsListen, share, sub.watchedBytes)
 	}
 	h.subs = append(h.subs, sub)
-	if share != "" {
-		h.byShare[share]++
-	}
 	return sub, nil
 }
 
@@ -426,11 +424,7 @@ func (h *subscriptionHub) close(sub *subscription) {
 	defer h.mu.Unlock()
 	if i := slices.Index(h.subs, sub); i >= 0 {
 		h.subs = slices.Delete(h.subs, i, i+1)
-		if sub.share != "" {
-			if h.byShare[sub.share]--; h.byShare[sub.share] <= 0 {
-				delete(h.byShare, sub.share)
-			}
-		}
+		h.listens.give(sub.share, 1)
 		h.releaseLocked(sub)
 	}
 }
@@ -644,7 +638,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		if !clientCaps(req.meta.capabilities).tasks {
 			return result{}, missingCapabilityError([]string{capabilityTasks})
 		}
-		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.principal)
+		want.taskIDs = s.tasks.owned(asked.taskIDs, req.caller.binding())
 	}
 	sub, rerr := s.subs.open(req.id, want, req.caller.share)
 	if rerr != nil {
@@ -663,7 +657,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		if !s.subs.watchesTask(sub, id) {
 			return // its final state went out already
 		}
-		body, terminal, ok := s.tasks.detail(id, req.caller.principal)
+		body, terminal, ok := s.tasks.detail(id, req.caller.binding())
 		if ok {
 			req.send(sub.encodeTask(body))
 		}

@@ -325,11 +325,11 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, ok := s.tasks.get(id, req.caller.principal)
+	body, ok := s.tasks.get(id, req.caller.binding())
 	if !ok {
 		return result{}, taskNotFound(req.method)
 	}
-	return result{body: json.RawMessage(body)}, nil
+	return result{body: body}, nil
 }
 
 // handleTasksUpdate answers tasks/update with an empty acknowledgement,
@@ -347,7 +347,7 @@ func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, e
 	case jsonKind(raw) != '{':
 		return result{}, invalidParams("invalid params: inputResponses must be an object")
 	}
-	if rerr := s.tasks.update(id, req.caller.principal, raw); rerr != nil {
+	if rerr := s.tasks.update(id, req.caller.binding(), raw); rerr != nil {
 		return result{}, rerr
 	}
 	return result{}, nil
@@ -361,7 +361,7 @@ func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, e
 	if rerr != nil {
 		return result{}, rerr
 	}
-	if rerr := s.tasks.cancelTask(id, req.caller.principal); rerr != nil {
+	if rerr := s.tasks.cancelTask(id, req.caller.binding()); rerr != nil {
 		return result{}, rerr
 	}
 	return result{}, nil

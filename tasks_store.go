@@ -1,7 +1,8 @@
-// The task store: every task this process holds, bounded in number (in
-// total and per caller share) and in bytes, each bound to the principal
-// that created it, kept for its ttlMs and then forgotten, and ended when
-// the server shuts down. tasks.go serves the protocol surface over it.
+// The task store: every task this process holds, bounded in number and
+// in bytes (in total and per caller share), each bound to the caller that
+// created it (caller.binding: its principal, and the OAuth client its
+// token was issued to), kept for its ttlMs and then forgotten, and ended
+// when the server shuts down. tasks.go serves the protocol surface over it.
 //
 // A task lives in memory only, in the process that created it: it does
 // not survive a restart, and another replica does not know it (a replica
@@ -141,7 +142,7 @@ func (st taskStatus) terminal() bool { return st >= taskCompleted }
 // handler's request; the store owns the record.
 type task struct {
 	id        string
-	principal string // caller.principal of the creating request: only it may see the task
+	owner     string // caller.binding of the creating request: only it may see the task
 	share     string // caller.share: whose part of -max-tasks it takes
 	createdAt time.Time
 	// cancel ends the run's context with a cause: tasks/cancel, shutdown,
@@ -174,18 +175,21 @@ type taskAsk struct {
 type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
-	perShare int    // tasks one caller share may hold, running or finished
 	now      func() time.Time
 	log      *slog.Logger
 	changed  func(id string) // called, outside mu, after a task's state changed
 	base     context.Context // parent of every run; cancelled by shutdown
 	stopBase context.CancelFunc
 	runners  sync.WaitGroup // one per task goroutine
+	// count counts the tasks held (tasks), in total (-max-tasks) and by
+	// caller share, and bytes the bytes they hold (task.size), in total
+	// (maxTotalBytes) and by caller share (limits_share.go). Both are
+	// taken and given only under mu, so that they always agree with
+	// tasks.
+	count, bytes *shareLimit
 
-	mu     sync.Mutex       // guards tasks, shares, size, closed and the guarded fields of every task
+	mu     sync.Mutex       // guards tasks, closed, the use of count and bytes, and the guarded fields of every task
 	tasks  map[string]*task // by id
-	shares map[string]int   // tasks held per caller share
-	size   int64            // bytes held by all tasks
 	ends   uint64           // tasks ended so far: orders them by their end
 	closed bool             // shutdown began: no new task
 }
@@ -214,8 +218,14 @@ func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() ti
 		now = time.Now
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &taskStore{cfg: cfg, replica: replica, perShare: int(shareOf(int64(cfg.maxTasks), clientShare, shareFloor)), now: now, log: log, changed: changed,
-		base: base, stopBase: stop, tasks: map[string]*task{}, shares: map[string]int{}}
+	n := int64(cfg.maxTasks)
+	// A client's part of the bytes holds at least one task of the
+	// largest size.
+	largest := cfg.maxBytes + taskRecordBytes
+	return &taskStore{cfg: cfg, replica: replica, now: now, log: log, changed: changed,
+		count: newShareLimit(n, shareOf(n, clientShare, shareFloor)),
+		bytes: newShareLimit(cfg.maxTotalBytes, shareOf(cfg.maxTotalBytes, clientShare, largest)),
+		base:  base, stopBase: stop, tasks: map[string]*task{}}
 }
 
 // Why a task's context ended, besides its run limit (taskTimeout).
@@ -256,28 +266,24 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
 	}
 	st.sweepLocked(now)
-	tooMuch := &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory, retry later",
-		Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
 	if size-taskRecordBytes > st.cfg.maxBytes {
-		return nil, nil, tooMuch
+		return nil, nil, st.tooLarge(taskLimitTask, "tools/call: the task's arguments")
 	}
 	if rerr := st.roomLocked(c.share, now); rerr != nil {
 		return nil, nil, rerr
 	}
-	if st.size+size > st.cfg.maxTotalBytes {
-		return nil, nil, tooMuch
+	if limit := st.takeBytesLocked(c.share, size); limit != taskLimitNone {
+		return nil, nil, st.tooLarge(limit, "tools/call: the task's arguments")
 	}
+	st.count.take(c.share, 1) // roomLocked made room
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
-	t := &task{id: id, principal: c.principal, share: c.share, createdAt: now, updatedAt: now,
+	t := &task{id: id, owner: c.binding(), share: c.share, createdAt: now, updatedAt: now,
 		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size}
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
 	t.message = "the task is running"
 	st.tasks[id] = t
-	st.shares[c.share]++
-	st.size += size
-	seed, _ := st.encodeLocked(t, false)
-	seed = joinEncoded(seed, nil)
+	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
 	// context; the run's end stops the watch, or waits for it when it
 	// has begun, so that the watch, like the run, is over once wait
@@ -316,21 +322,21 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 // retryAfterMs when the first finished one expires.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
-	own := len(st.tasks) >= st.cfg.maxTasks
+	own := st.count.totalFull(1)
 	if share != "" {
-		own = st.shares[share] >= st.perShare
+		own = st.count.shareFull(share, 1)
 	}
 	if own {
 		old := st.oldestFinishedLocked(share, false)
 		if old == nil && share != "" {
-			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.perShare),
-				Data: map[string]int{"maxTasksPerClient": st.perShare}}
+			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.count.per),
+				Data: map[string]int64{"maxTasksPerClient": st.count.per}}
 		}
 		if old != nil {
 			st.removeLocked(old)
 		}
 	}
-	if len(st.tasks) < st.cfg.maxTasks {
+	if !st.count.totalFull(1) {
 		return nil
 	}
 	data := map[string]int64{"maxTasks": int64(st.cfg.maxTasks)}
@@ -354,12 +360,12 @@ func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	return old
 }
 
-// lookupLocked returns the task id of principal, or nil: unknown, expired
-// (then forgotten) and another principal's all look the same.
+// lookupLocked returns the task id of owner (caller.binding), or nil: unknown, expired
+// (then forgotten) and another owner's all look the same.
 // [§Security Implications]: SEP-2663, "Auth binding"
-func (st *taskStore) lookupLocked(id, principal string, now time.Time) *task {
+func (st *taskStore) lookupLocked(id, owner string, now time.Time) *task {
 	t := st.tasks[id]
-	if t == nil || t.principal != principal {
+	if t == nil || t.owner != owner {
 		return nil
 	}
 	if st.expiredLocked(t, now) {
@@ -378,10 +384,8 @@ func (st *taskStore) expiredLocked(t *task, now time.Time) bool {
 // removeLocked forgets t and releases what it held.
 func (st *taskStore) removeLocked(t *task) {
 	delete(st.tasks, t.id)
-	if st.shares[t.share]--; st.shares[t.share] <= 0 {
-		delete(st.shares, t.share)
-	}
-	st.size -= t.size
+	st.count.give(t.share, 1)
+	st.bytes.give(t.share, t.size)
 	t.cancel(errTaskExpired)
 }
 
@@ -396,62 +400,116 @@ func (st *taskStore) sweepLocked(now time.Time) {
 	}
 }
 
-// fitsLocked reports whether t may hold size bytes (taskRecordBytes and
-// its content): shrinking always fits; growing must stay within the
-// per-task and the total budgets.
-func (st *taskStore) fitsLocked(t *task, size int64) bool {
-	return size <= t.size || (size-taskRecordBytes <= st.cfg.maxBytes && st.size-t.size+size <= st.cfg.maxTotalBytes)
-}
+// taskLimit names the byte bound a task could not grow within.
+type taskLimit uint8
 
-// resizeLocked sets t's counted size to size if both budgets allow it.
-func (st *taskStore) resizeLocked(t *task, size int64) bool {
-	if !st.fitsLocked(t, size) {
-		return false
+const (
+	taskLimitNone  taskLimit = iota
+	taskLimitTask            // the task's own, maxBytes
+	taskLimitShare           // its client's part of maxTotalBytes
+	taskLimitTotal           // maxTotalBytes
+)
+
+// takeBytesLocked takes n bytes of the task budget for share. While the
+// share's own part (for stdio's lone client, share "", the budget) is
+// what stops it, the share's oldest finished task is forgotten to make
+// room, before its ttlMs has run out, as roomLocked does for the count:
+// a client gives up its old results before it is refused, and only what
+// it holds running or waiting refuses it (TestTaskByteShare). It returns
+// the limit that is still full, or taskLimitNone once the bytes are
+// taken.
+// [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
+func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
+	for !st.bytes.take(share, n) {
+		if share != "" && !st.bytes.shareFull(share, n) {
+			return taskLimitTotal
+		}
+		old := st.oldestFinishedLocked(share, false)
+		if old == nil {
+			if share == "" {
+				return taskLimitTotal
+			}
+			return taskLimitShare
+		}
+		st.removeLocked(old)
 	}
-	st.size += size - t.size
-	t.size = size
-	return true
+	return taskLimitNone
 }
 
-// get returns the task as tasks/get shows it (DetailedTask), or false
-// when principal has no such task.
-func (st *taskStore) get(id, principal string) ([]byte, bool) {
+// resizeLocked sets t's counted size to size: shrinking always succeeds;
+// growing must stay within the task's own bound and take the difference
+// (takeBytesLocked). It returns the limit that refused it, or
+// taskLimitNone.
+func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
+	switch {
+	case size <= t.size:
+		st.bytes.give(t.share, t.size-size)
+	case size-taskRecordBytes > st.cfg.maxBytes:
+		return taskLimitTask
+	default:
+		if limit := st.takeBytesLocked(t.share, size-t.size); limit != taskLimitNone {
+			return limit
+		}
+	}
+	t.size = size
+	return taskLimitNone
+}
+
+// tooLarge is the error of what (the task's arguments, its input
+// requests, its result...) the limit refused, naming that limit: the
+// task's own (-32603: retrying cannot help), its client's part of the
+// budget or the budget (-31503: retry later), with the limit in data.
+func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
+	switch limit {
+	case taskLimitTask:
+		return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("%s would pass what one task may hold, %d bytes", what, st.cfg.maxBytes),
+			Data: map[string]int64{"maxTaskBytes": st.cfg.maxBytes}}
+	case taskLimitShare:
+		return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client's tasks hold its share of the task memory, %d of %d bytes; retry later", st.bytes.per, st.bytes.total),
+			Data: map[string]int64{"maxTaskBytesPerClient": st.bytes.per, "maxTaskBytesTotal": st.bytes.total}}
+	}
+	return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: tasks hold the server's task memory, %d bytes; retry later", st.bytes.total),
+		Data: map[string]int64{"maxTaskBytesTotal": st.bytes.total}}
+}
+
+// get returns the task as tasks/get shows it (DetailedTask), its stored
+// values not copied (encodeLocked), or false when owner has no such
+// task.
+func (st *taskStore) get(id, owner string) (storedMembers, bool) {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	defer st.mu.Unlock()
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
-		st.mu.Unlock()
 		return nil, false
 	}
-	head, body := st.encodeLocked(t, true)
-	st.mu.Unlock()
-	return joinEncoded(head, body), true
+	return st.encodeLocked(t, true), true
 }
 
 // detail is get for a notification: it also says whether the state is
 // final.
-func (st *taskStore) detail(id, principal string) (body []byte, terminal, ok bool) {
+func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return nil, false, false
 	}
-	head, final := st.encodeLocked(t, true)
+	m := st.encodeLocked(t, true)
 	terminal = t.status.terminal()
 	st.mu.Unlock()
-	return joinEncoded(head, final), terminal, true
+	return m.joinObject(), terminal, true
 }
 
-// owned returns the ids, in order, that name a live task of principal.
-func (st *taskStore) owned(ids []string, principal string) []string {
+// owned returns the ids, in order, that name a live task of owner.
+func (st *taskStore) owned(ids []string, owner string) []string {
 	now := st.now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []string
 	for _, id := range ids {
-		if st.lookupLocked(id, principal, now) != nil {
+		if st.lookupLocked(id, owner, now) != nil {
 			out = append(out, id)
 		}
 	}
@@ -466,10 +524,10 @@ func (st *taskStore) owned(ids []string, principal string) []string {
 // more the task is working again and its runner wakes. raw is the
 // inputResponses object.
 // [§Task Update Requests]: SEP-2663, section Task Update Requests
-func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
+func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return taskNotFound(methodTasksUpdate)
@@ -502,9 +560,12 @@ func (st *taskStore) update(id, principal string, raw []byte) *rpcError {
 		st.mu.Unlock()
 		return nil
 	}
-	if !st.resizeLocked(t, size) {
+	if limit := st.resizeLocked(t, size); limit != taskLimitNone {
 		st.mu.Unlock()
-		return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+		if limit == taskLimitTask {
+			return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+		}
+		return st.tooLarge(limit, "tasks/update: the answers")
 	}
 	if t.answers == nil {
 		t.answers = map[string]*inputResponse{}
@@ -551,10 +612,10 @@ func (t *task) askIndex(key string) int {
 // returns afterwards is discarded); a finished one is left as it is. Both
 // are acknowledged.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
-func (st *taskStore) cancelTask(id, principal string) *rpcError {
+func (st *taskStore) cancelTask(id, owner string) *rpcError {
 	now := st.now()
 	st.mu.Lock()
-	t := st.lookupLocked(id, principal, now)
+	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
 		return taskNotFound(methodTasksCancel)
@@ -572,12 +633,10 @@ func (st *taskStore) cancelTask(id, principal string) *rpcError {
 
 // endLocked makes t terminal with the given outcome and starts its
 // retention (-task-ttl). The size it keeps is its record and outcome
-// (outcomeSize), which the caller checked fits (finish); a short error
-// or none always does.
+// (outcomeSize), which the caller made room for (finish); a short error
+// or none is never more than the record it holds already.
 func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
-	st.size -= t.size
-	t.size = outcomeSize(result, errBody)
-	st.size += t.size
+	st.resizeLocked(t, outcomeSize(result, errBody))
 	if len(message) > maxTaskStatusMessage {
 		message = strings.ToValidUTF8(message[:maxTaskStatusMessage], "") + "…"
 	}
@@ -622,12 +681,13 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 			wire = q.key + "#" + strconv.Itoa(n)
 		}
 		t.wires[wire] = true
+		q.params = compactLine(q.params) // a piece of a line (storedMembers)
 		asks = append(asks, taskAsk{wire: wire, q: q})
 		asksSize += int64(len(wire) + len(q.method) + len(q.params) + len(q.schema))
 	}
-	if !st.resizeLocked(t, t.size-t.asksSize+asksSize) {
+	if limit := st.resizeLocked(t, t.size-t.asksSize+asksSize); limit != taskLimitNone {
 		st.mu.Unlock()
-		return newError(codeInternalError, "tools/call: the task's input requests exceed %d bytes", st.cfg.maxBytes)
+		return st.tooLarge(limit, "tools/call: the task's input requests")
 	}
 	t.asks, t.asksSize, t.answers = asks, asksSize, nil
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
@@ -670,22 +730,22 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 			errBody = marshalError(rerr)
 		}
 	}
+	// Stored values are written as they are, as pieces of a line
+	// (storedMembers): a handler's pretty-printed JSON is made one line
+	// once, here.
+	result = compactLine(result)
 	now := st.now()
 	st.mu.Lock()
 	if t.status.terminal() {
 		st.mu.Unlock()
 		return
 	}
-	if size := outcomeSize(result, errBody); !st.fitsLocked(t, size) {
-		what := "error"
+	if limit := st.resizeLocked(t, outcomeSize(result, errBody)); limit != taskLimitNone {
+		what := "tools/call: the task's error"
 		if status == taskCompleted {
-			what = "result"
+			what = "tools/call: the task's result"
 		}
-		rerr = &rpcError{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this " + what,
-			Data: map[string]int64{"maxTaskBytesTotal": st.cfg.maxTotalBytes}}
-		if size-taskRecordBytes > st.cfg.maxBytes {
-			rerr = newError(codeInternalError, "tools/call: the task's %s is larger than %d bytes", what, st.cfg.maxBytes)
-		}
+		rerr = st.tooLarge(limit, what)
 		status, result, errBody = taskFailed, nil, marshalError(rerr)
 	}
 	switch status {
@@ -749,27 +809,30 @@ func (st *taskStore) shutdown() {
 func (st *taskStore) live() (count int, bytes int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return len(st.tasks), st.size
+	_, held := st.bytes.held("")
+	return len(st.tasks), held
 }
 
 // taskTimestamp is the ISO 8601 form of createdAt and lastUpdatedAt: UTC,
 // milliseconds.
 const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
-// encodeLocked writes t as the wire shows it: the Task members, and when
-// detailed the member its status adds (DetailedTask: inputRequests,
-// result or error). A final task's result or error, up to its budget
-// (4 MiB), never changes once set, so it is not copied under the
-// store's lock: it is returned as body, which joinEncoded appends to
-// head after the caller unlocks (review B, finding 8: polling a big
-// result held every task's lock for the copy). ttlMs counts from createdAt: while the task runs it is
-// -task-ttl, the least the task will be kept; once it is final it is the
-// time to its expiry, which only grows. No requestState, ever: a task's
-// state lives here, behind its id.
+// encodeLocked writes t as the wire shows it, as members without the
+// braces: the Task members, and when detailed the member its status adds
+// (DetailedTask: inputRequests, result or error). The stored values (a
+// final task's result or error, up to its budget of 4 MiB, and the params
+// of its input requests) never change once set, so they are not copied:
+// they are pieces of their own (storedMembers), which a tasks/get answer
+// writes as they are (httpCall.finish) and joinObject copies once, after
+// the caller unlocks. Under the store's lock only the task's own short
+// text is written (TestTaskGetNoCopy). ttlMs counts from createdAt: while
+// the task runs it is -task-ttl, the least the task will be kept; once it
+// is final it is the time to its expiry, which only grows. No
+// requestState, ever: a task's state lives here, behind its id.
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
-func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
+func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b := make([]byte, 0, 320)
-	b = append(b, `{"taskId":`...)
+	b = append(b, `"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
 	b = append(b, t.status.String()...)
@@ -790,34 +853,29 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) (head, body []byte) {
 	b = strconv.AppendInt(b, max(1, ttl.Milliseconds()), 10)
 	b = append(b, `,"pollIntervalMs":`...)
 	b = strconv.AppendInt(b, taskPollInterval.Milliseconds(), 10)
-	if detailed {
-		switch t.status {
-		case taskInputRequired:
-			b = append(b, `,"inputRequests":{`...)
-			for i, a := range t.asks {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendJSONString(b, a.wire)
-				b = append(b, `:{"method":`...)
-				b = appendJSONString(b, a.q.method)
-				b = append(b, `,"params":`...)
-				b = append(b, a.q.params...)
-				b = append(b, '}')
-			}
-			b = append(b, '}')
-		case taskCompleted:
-			return append(b, `,"result":`...), t.result
-		case taskFailed:
-			return append(b, `,"error":`...), t.errBody
-		}
+	if !detailed {
+		return storedMembers{b}
 	}
-	return b, nil
-}
-
-// joinEncoded ends an encoded task: head, then body (a final task's
-// result or error, or nil), then the closing brace.
-func joinEncoded(head, body []byte) []byte {
-	out := make([]byte, 0, len(head)+len(body)+1)
-	return append(append(append(out, head...), body...), '}')
+	switch t.status {
+	case taskInputRequired:
+		m := make(storedMembers, 0, 2*len(t.asks)+1)
+		b = append(b, `,"inputRequests":{`...)
+		for i, a := range t.asks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.wire)
+			b = append(b, `:{"method":`...)
+			b = appendJSONString(b, a.q.method)
+			b = append(b, `,"params":`...)
+			m = append(m, b, a.q.params)
+			b = []byte{'}'}
+		}
+		return append(m, append(b, '}'))
+	case taskCompleted:
+		return storedMembers{append(b, `,"result":`...), t.result, nil}
+	case taskFailed:
+		return storedMembers{append(b, `,"error":`...), t.errBody, nil}
+	}
+	return storedMembers{b}
 }

@@ -329,9 +329,11 @@ func TestTaskByteBounds(t *testing.T) {
 			code, words string
 		}{
 			{n, "completed", "", ""},
-			{n + 1, "failed", "-32603", "larger than 4096 bytes"},
+			{n + 1, "failed", "-32603", "what one task may hold, 4096 bytes"},
 			{n, "completed", "", ""},
-			{n, "failed", "-31503", "too much memory"},
+			// The budget is full: the oldest finished task gives way
+			// (TestTaskByteShare).
+			{n, "completed", "", ""},
 		} {
 			_, task := settled(fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, tt.bytes))
 			code, msg := fmt.Sprint(jsonPath(task, "error.code")), fmt.Sprint(jsonPath(task, "error.message"))
@@ -378,11 +380,10 @@ func TestTaskByteBounds(t *testing.T) {
 // far faster than it polls them: 2,000 calls each leaving a 60 kB result,
 // a poll every 50 calls, the clock moving past -task-ttl every 500. The
 // store never holds more than -max-tasks tasks nor more than its byte
-// budget (1 MiB here: 17 results, then small errors; then creation is
-// refused, -31503); the expired tasks are swept when the next one is
-// created, so every window of 500 calls makes as many tasks as the first;
-// and the heap after the flood is within twice the byte budget of before
-// (the count bound alone would let 3.8 MB stay, no bound 120 MB).
+// budget (1 MiB here: 17 results): the client's oldest finished task
+// gives way to each new one (takeBytesLocked), so every call makes a
+// task; and the heap after the flood is within twice the byte budget of
+// before (the count bound alone would let 3.8 MB stay, no bound 120 MB).
 func TestTaskFloodBoundedMemory(t *testing.T) {
 	synctest.Test(t, testTaskFloodBoundedMemory)
 }
@@ -440,8 +441,8 @@ func testTaskFloodBoundedMemory(t *testing.T) {
 	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	t.Logf("%d calls: %d tasks created (%v per window), %d refused, %d polls; heap %+d bytes", calls, created, perWindow, refused, polled, grown)
 	for _, n := range perWindow {
-		if n != perWindow[0] || n == 0 || n > maxTasks {
-			t.Errorf("tasks made per window of %d calls: %v, want the same number (1 to %d) in each", window, perWindow, maxTasks)
+		if n != window {
+			t.Errorf("tasks made per window of %d calls: %v, want every call a task", window, perWindow)
 			break
 		}
 	}
@@ -489,11 +490,13 @@ func TestTaskShutdown(t *testing.T) {
 // handler's error too large for a task is replaced by a short one, with
 // statusMessage cut to maxTaskStatusMessage.
 func TestTaskErrorBodies(t *testing.T) {
+	huge := &taskStore{cfg: taskConfig{maxBytes: 1 << 62}, bytes: newShareLimit(1<<62, 1<<62)}
 	for _, e := range []*rpcError{
 		(&taskTimeout{after: 100000 * time.Hour}).failure(),
 		{Code: codeInternalError, Message: errTaskShutdown.Error()},
-		{Code: codeServerBusy, Message: "server busy: tasks hold too much memory to keep this result", Data: map[string]int64{"maxTaskBytesTotal": 1 << 62}},
-		newError(codeInternalError, "tools/call: the task's result is larger than %d bytes", int64(1<<62)),
+		huge.tooLarge(taskLimitTask, "tools/call: the task's result"),
+		huge.tooLarge(taskLimitShare, "tools/call: the task's result"),
+		huge.tooLarge(taskLimitTotal, "tools/call: the task's result"),
 		{Code: codeInternalError, Message: "internal error", Data: map[string]int64{"ref": 1 << 62}},
 	} {
 		if body := marshalError(e); len(body) > taskShortErrorBytes {
@@ -509,7 +512,7 @@ func TestTaskErrorBodies(t *testing.T) {
 			// 300 bytes: kept as the error, cut in statusMessage.
 			{strings.Repeat("é", 150), strings.Repeat("é", 150), maxTaskStatusMessage + len("…")},
 			// 4000 bytes: more than the task may hold, replaced.
-			{strings.Repeat("é", 2000), "tools/call: the task's error is larger than 1024 bytes", len("tools/call: the task's error is larger than 1024 bytes")},
+			{strings.Repeat("é", 2000), "tools/call: the task's error would pass what one task may hold, 1024 bytes", len("tools/call: the task's error would pass what one task may hold, 1024 bytes")},
 		} {
 			tk, _, rerr := s.tasks.create(caller{}, 0, func(ctx context.Context, tk *task) {
 				s.tasks.finish(tk, taskFailed, nil, newError(codeInternalError, "%s", tt.message))
@@ -519,7 +522,7 @@ func TestTaskErrorBodies(t *testing.T) {
 			}
 			synctest.Wait()
 			body, _ := s.tasks.get(tk.id, "")
-			task := mustDecode(t, string(body))
+			task := mustDecode(t, string(body.joinObject()))
 			msg, _ := task["statusMessage"].(string)
 			if jsonPath(task, "error.message") != tt.wantError || len(msg) != tt.wantStatusBytes {
 				t.Errorf("a task failing with a %d-byte error: %s", len(tt.message), body)
@@ -552,4 +555,100 @@ func TestTaskResultBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTaskGetNoCopy checks that a tasks/get answer shares the task's
+// stored values instead of copying them, for each status that has one: a
+// completed task's result and a waiting task's input request params are
+// pieces of the reply of their own (replyParts), the very bytes the store
+// holds; and that the pieces, joined, are the answer serve gives.
+func TestTaskGetNoCopy(t *testing.T) {
+	for _, tt := range []struct {
+		name, call string
+		stored     func(tk *task) []byte
+	}{
+		{"result", `"name":"big","arguments":{"bytes":100000}`, func(tk *task) []byte { return tk.result }},
+		{"input request", `"name":"approve","arguments":{"item":"` + strings.Repeat("i", 100000) + `"}`, func(tk *task) []byte { return tk.asks[0].q.params }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newTestServer(t, withRegistry("base", "tasks"))
+				id := mustTaskID(t, serveAs(t, s, caller{}, taskLine(1, "tools/call", tt.call)))
+				synctest.Wait()
+				s.tasks.mu.Lock()
+				stored := tt.stored(s.tasks.tasks[id])
+				s.tasks.mu.Unlock()
+				line := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
+				msg, _ := parseMessage([]byte(line))
+				parts, _ := s.serveParts(t.Context(), s.newRequest(&msg, nil, framing{}), exchange{})
+				shared := false
+				for _, p := range parts {
+					shared = shared || len(p) > 0 && &p[0] == &stored[0]
+				}
+				if !shared || len(parts) < 3 {
+					t.Errorf("tasks/get answered in %d pieces, none of them the stored %d bytes", len(parts), len(stored))
+				}
+				joined := serveAs(t, s, caller{}, line)
+				if !sameJSON(t, string(parts.join()), mustJSON(t, joined)) {
+					t.Errorf("the pieces joined differ from serve's answer")
+				}
+				s.tasks.shutdown()
+			})
+		})
+	}
+}
+
+// TestTaskByteShare checks the task bytes' share per client: a client
+// whose share is full gives up its oldest finished task for a new one; a
+// client whose share is full of tasks still waiting is refused -31503
+// naming its share (maxTaskBytesPerClient); a store full of other
+// clients' tasks refuses naming the total alone; and the clients' tasks
+// never hold more than the budget.
+func TestTaskByteShare(t *testing.T) {
+	const perTask = 4096
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry("base", "tasks"), withConfig(func(c *config) {
+			c.tasks.maxBytes, c.tasks.maxTotalBytes = perTask, 4*(perTask+taskRecordBytes)
+		}))
+		full := fmt.Sprintf(`"name":"big","arguments":{"bytes":%d}`, perTask-testTaskResultOverhead(t))
+		a, b, c, d, e := caller{share: "a"}, caller{share: "b"}, caller{share: "c"}, caller{share: "d"}, caller{share: "e"}
+		start := func(who caller, params string) (string, map[string]any) {
+			t.Helper()
+			got := serveAs(t, s, who, taskLine(1, "tools/call", params))
+			synctest.Wait()
+			id, _ := jsonPath(got, "result.taskId").(string)
+			return id, got
+		}
+		known := func(who caller, id string) bool {
+			return jsonPath(serveAs(t, s, who, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))), "result.taskId") == id
+		}
+		first, _ := start(a, full)
+		second, _ := start(a, full)
+		if known(a, first) || !known(a, second) {
+			t.Errorf("a's second full task: the first known %v, the second %v; want the first forgotten to make room", known(a, first), known(a, second))
+		}
+		// failure is the error a task of who failed with, nil if none.
+		failure := func(who caller, id string) any {
+			return jsonPath(serveAs(t, s, who, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))), "result.error")
+		}
+		waiting, _ := start(a, `"name":"approve","arguments":{"item":"`+strings.Repeat("i", 1200)+`"}`)
+		id, _ := start(a, full)
+		if f := failure(a, id); jsonPath(f, "code") != json.Number("-31503") || jsonPath(f, "data.maxTaskBytesPerClient") == nil {
+			t.Errorf("a full result with a's share held by a waiting task failed with %s, want -31503 naming maxTaskBytesPerClient", mustJSON(t, f))
+		}
+		if !known(a, waiting) {
+			t.Errorf("a's waiting task was forgotten")
+		}
+		for _, who := range []caller{b, c, d} {
+			start(who, full)
+		}
+		id, _ = start(e, full)
+		if f := failure(e, id); jsonPath(f, "code") != json.Number("-31503") || jsonPath(f, "data.maxTaskBytesTotal") == nil || jsonPath(f, "data.maxTaskBytesPerClient") != nil {
+			t.Errorf("e's first full result in a store full of others' failed with %s, want -31503 naming maxTaskBytesTotal alone", mustJSON(t, f))
+		}
+		if _, held := s.tasks.live(); held > s.tasks.bytes.total {
+			t.Errorf("tasks hold %d bytes, over the budget of %d", held, s.tasks.bytes.total)
+		}
+		s.tasks.shutdown()
+	})
 }

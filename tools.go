@@ -287,6 +287,13 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return result{}, ctxErr
 		}
+		if text, ok := refusalText(err); ok {
+			// The system refused a call (the confinement, or file
+			// permissions): the model reads the system's words, not the
+			// path or address refused; the operator reads it all.
+			req.Logger().Warn("tool call refused by the system", "tool", t.Name, "error", err)
+			return errorResult(text).result(req.version)
+		}
 		if internalCause(err) {
 			// Logged in full, -32603 with a reference to the client.
 			return result{}, fmt.Errorf("tool %s: %w", t.Name, err)

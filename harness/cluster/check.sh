@@ -61,6 +61,7 @@ haproxy -v | sed -n 1p
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$ROOT" && go build -tags demo -o "$tmp/baremcp" .)
+# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+(cd "$ROOT" && CGO_ENABLED=0 go build -tags demo -o "$tmp/baremcp" .)
 (cd "$HERE" && go vet . && go build -o "$tmp/cluster" .)
 "$tmp/cluster" -repo "$ROOT" -bin "$tmp/baremcp" -haproxy "$(command -v haproxy)" "$@"

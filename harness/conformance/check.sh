@@ -51,13 +51,14 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 # The product binary must not carry the fixtures.
-(cd "$ROOT" && go build -o "$TMP/baremcp" .) || { echo "check.sh: go build failed" >&2; exit 3; }
+# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+(cd "$ROOT" && CGO_ENABLED=0 go build -o "$TMP/baremcp" .) || { echo "check.sh: go build failed" >&2; exit 3; }
 if grep -q -a 'test_simple_text' "$TMP/baremcp"; then
   echo "check.sh: the product binary (built without -tags conformance) contains the conformance fixtures" >&2
   exit 1
 fi
 
-(cd "$ROOT" && go build -tags conformance -o "$TMP/baremcp-fixtures" .) ||
+(cd "$ROOT" && CGO_ENABLED=0 go build -tags conformance -o "$TMP/baremcp-fixtures" .) ||
   { echo "check.sh: go build -tags conformance failed" >&2; exit 3; }
 if ! (cd "$ROOT" && go test -tags conformance -count=1 -run Fixture . >"$TMP/fixture-tests.txt" 2>&1); then
   cat "$TMP/fixture-tests.txt" >&2

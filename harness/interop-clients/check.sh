@@ -75,7 +75,8 @@ done
 # ------------------------------------------------------------------ build --
 # -tags demo selects the demo registry the scenarios need.
 echo "check.sh: building baremcp (-tags demo)" >&2
-(cd "$REPO" && go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
+# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+(cd "$REPO" && CGO_ENABLED=0 go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
 SERVER="$WORK/baremcp"
 
 GO_CLIENTS=()

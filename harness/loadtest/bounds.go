@@ -9,6 +9,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -42,7 +43,8 @@ const (
 	defMaxTasks       = 1024
 	defTaskBytes      = 64 * mib // what all tasks hold together (tasks_store.go)
 	defLogBacklog     = 1 * mib
-	defShares         = 4 // -client-share 25: four clients exhaust every bound
+	defAnswerBudget   = 8 * defMaxBody // answers being written, until their clients read them (httpAnswerBudget)
+	defShares         = 4              // -client-share 25: four clients exhaust every bound
 
 	stdioLineBudget = 8 * mib
 	stdioQueue      = 4 * mib
@@ -68,6 +70,7 @@ const (
 func budgetHTTP() int64 {
 	live := int64(defMaxConnections)*(defHeaderBytes+perConnection) +
 		amplification*defBodyBudget +
+		defAnswerBudget +
 		defMaxRequests*perRequest +
 		defMaxSessions*perSession +
 		watchedOverhead*defWatchedBudget +
@@ -334,6 +337,12 @@ func testBudget(bin string) error {
 	sm := sample(pid)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The payload of the unread answers (answers.go), before the tasks
+	// fill the store.
+	answer, err := bigTask(s.url, answerPayload)
+	if err != nil {
+		return err
+	}
 	// Tasks first (they hold no connection once created): a client may
 	// hold a quarter of them running, so four addresses hold them all.
 	// Each is the demo's slow tool, kept after it ends.
@@ -369,7 +378,7 @@ func testBudget(bin string) error {
 		setup.Go(func() {
 			readyOnce := sync.OnceFunc(ready.Done)
 			defer readyOnce()
-			if err := driveShare(ctx, s.url, ip, &got[n], held, readyOnce); err != nil {
+			if err := driveShare(ctx, s.url, ip, answer, &got[n], held, readyOnce); err != nil {
 				errs <- fmt.Errorf("%s: %w", ip, err)
 			}
 		})
@@ -393,13 +402,14 @@ func testBudget(bin string) error {
 		total.floods += c.floods
 		total.streams += c.streams
 		total.headers += c.headers
+		total.answers += c.answers
 	}
 	close(held)
 	cancel()
 	setup.Wait()
 	budget := budgetHTTP()
-	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d floods never read, %d connections sending 31 KiB of headers; four more hold %d tasks\n",
-		total.sessions, total.streams, total.watched, total.listens, total.bridged, total.bigBodies, total.floods, total.headers, tasks.Load())
+	fmt.Printf("four clients hold: %d sessions (%d with a GET stream), %d watched URIs of 4 KiB, %d listens, %d requests waiting for answers (%d with a 4 MiB body), %d unread answers of %d KiB (their share of the answer budget), %d floods never read, %d connections sending 31 KiB of headers; four more hold %d tasks\n",
+		total.sessions, total.streams, total.watched, total.listens, total.bridged, total.bigBodies, total.answers, answerPayload/kib, total.floods, total.headers, tasks.Load())
 	fmt.Printf("RSS %d MiB idle, peak %d MiB; the formula's worst case for the defaults: %d MiB\n", rss0>>10, peak>>10, budget>>20)
 	if peak<<10 >= budget {
 		return fmt.Errorf("peak RSS %d MiB over the budget of %d MiB", peak>>10, budget>>20)
@@ -408,11 +418,11 @@ func testBudget(bin string) error {
 }
 
 // shareCounts is what one client address holds.
-type shareCounts struct{ sessions, watched, listens, bridged, bigBodies, floods, streams, headers int }
+type shareCounts struct{ sessions, watched, listens, bridged, bigBodies, answers, floods, streams, headers int }
 
 // driveShare takes one client address's share of every limit and holds
 // it until held is closed; it calls ready once it holds everything.
-func driveShare(ctx context.Context, url, ip string, got *shareCounts, held <-chan struct{}, ready func()) error {
+func driveShare(ctx context.Context, url, ip string, answer []byte, got *shareCounts, held <-chan struct{}, ready func()) error {
 	setup := clientFrom(ip, 8)
 	defer setup.Transport.(*http.Transport).CloseIdleConnections()
 	hold := clientFrom(ip, 0)
@@ -493,8 +503,24 @@ func driveShare(ctx context.Context, url, ip string, got *shareCounts, held <-ch
 			}
 		}
 	}
+	// Its share of the answer budget: the large answer (answers.go),
+	// asked for twice on each of as many connections as the share holds,
+	// and never read.
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	host := strings.TrimPrefix(url, "http://")
+	for range defAnswerBudget / defShares / answerPayload {
+		conn, err := d.DialContext(ctx, "tcp", host)
+		if err != nil {
+			return err
+		}
+		go func() { <-held; conn.Close() }()
+		if _, err := conn.Write(bytes.Repeat(answer, 2)); err != nil {
+			return err
+		}
+		got.answers++
+	}
 	// The rest of the address's request slots: floods it never reads.
-	for i := range defMaxRequests/defShares - got.listens - got.bridged {
+	for i := range defMaxRequests/defShares - got.listens - got.bridged - got.answers {
 		ok, err := open(true, func() (*http.Response, error) {
 			return post(ctx, hold, url, "tools/call", "flood", toolBody(1000+i, "flood", `{"n":1000000000,"size":1024}`, true))
 		})
@@ -518,10 +544,8 @@ func driveShare(ctx context.Context, url, ip string, got *shareCounts, held <-ch
 	}
 	// The rest of its connections (but a few, for the setup's closing
 	// ones): headers of nearly the cap, never ended.
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	host := strings.TrimPrefix(url, "http://")
 	pad := strings.Repeat("h", defHeaderBytes-1024)
-	for range defMaxConnections/defShares - got.listens - got.bridged - got.floods - got.streams - 4 {
+	for range defMaxConnections/defShares - got.listens - got.bridged - got.answers - got.floods - got.streams - 4 {
 		conn, err := d.DialContext(ctx, "tcp", host)
 		if err != nil {
 			return err

@@ -12,7 +12,7 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget. Every count and duration is bounded; the whole
+// subscribe-memory, budget; and unread answers (answers.go): answers. Every count and duration is bounded; the whole
 // run takes about two minutes.
 // It exits non-zero when a test fails its criteria.
 package main
@@ -52,7 +52,8 @@ func main() {
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "baremcp")
 	build := exec.Command("go", "build", "-tags", "demo,loadtest", "-o", bin, ".")
-	build.Dir, build.Stdout, build.Stderr = *repo, os.Stderr, os.Stderr
+	// CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go).
+	build.Dir, build.Stdout, build.Stderr, build.Env = *repo, os.Stderr, os.Stderr, append(os.Environ(), "CGO_ENABLED=0")
 	if err := build.Run(); err != nil {
 		fatal(fmt.Errorf("build: %w", err))
 	}
@@ -71,6 +72,7 @@ func main() {
 		{"init-body", testInitBody},
 		{"subscribe-memory", testSubscribeMemory},
 		{"budget", testBudget},
+		{"answers", testAnswers},
 	}
 	failed := 0
 	for _, t := range tests {

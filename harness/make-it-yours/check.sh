@@ -250,7 +250,7 @@ check "4. go test ./..." readme_run 'go test ./...'
 check "4. go test fails when shouter.txt records a wrong answer" transcript_can_fail
 check "5. go vet ./..." readme_run 'go vet ./...'
 check "5. go test ./..." readme_run 'go test ./...'
-check "5. go build -trimpath -ldflags='-s -w' -o shouter ." readme_run "go build -trimpath -ldflags='-s -w' -o shouter ."
+check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o shouter ." readme_run "CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o shouter ."
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
 check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
 

@@ -63,7 +63,8 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -z "$BIN" ]; then
-  (cd "$ROOT" && go build -tags demo -o "$TMP/baremcp" .) || { echo "probe.sh: go build -tags demo failed" >&2; exit 3; }
+  # CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -tags demo -o "$TMP/baremcp" .) || { echo "probe.sh: go build -tags demo failed" >&2; exit 3; }
   BIN="$TMP/baremcp"
 fi
 

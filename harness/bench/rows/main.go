@@ -7,9 +7,7 @@
 //
 // coldstart starts each server -n times, the servers alternated, and times
 // the life of one stdio exchange: start the process, write one
-// server/discover line, close stdin, read the answer, wait for the exit;
-// beside the wall time, the CPU time the process used (user and system),
-// which a loaded machine inflates less.
+// server/discover line, close stdin, read the answer, wait for the exit.
 // A server command is a program and its arguments, split at spaces and
 // run directly (no shell: its start-up would be measured too). Standard
 // error goes to /dev/null. Each start writes one JSON line.
@@ -87,7 +85,10 @@ type start struct {
 	Round    int     `json:"round"`
 	AnswerMs float64 `json:"answer_ms"` // from before fork to the answer read
 	ExitMs   float64 `json:"exit_ms"`   // from before fork to the exit reaped
-	CPUMs    float64 `json:"cpu_ms"`    // the process's user and system time
+	// CPUMs is the process's user and system time: what a start costs
+	// whatever else the machine runs, where the wall times above wait for
+	// the CPU on a loaded machine.
+	CPUMs float64 `json:"cpu_ms"`
 }
 
 func coldstart(args []string) error {
@@ -117,7 +118,7 @@ func coldstart(args []string) error {
 			return fmt.Errorf("coldstart %s: %w", s[0], err)
 		}
 	}
-	times, cpus := map[string][]float64{}, map[string][]float64{}
+	times := map[string][]float64{}
 	for round := 1; round <= *n; round++ {
 		for _, s := range servers {
 			st, err := once(s[1])
@@ -129,11 +130,10 @@ func coldstart(args []string) error {
 				return err
 			}
 			times[s[0]] = append(times[s[0]], st.ExitMs)
-			cpus[s[0]] = append(cpus[s[0]], st.CPUMs)
 		}
 	}
 	for _, s := range servers {
-		fmt.Fprintf(os.Stderr, "# cold start %-10s median %.2f ms (CPU %.2f ms) over %d starts\n", s[0], median(times[s[0]]), median(cpus[s[0]]), *n)
+		fmt.Fprintf(os.Stderr, "# cold start %-10s median %.2f ms over %d starts\n", s[0], median(times[s[0]]), *n)
 	}
 	return nil
 }

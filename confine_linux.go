@@ -1,0 +1,346 @@
+//go:build linux && !(mips || mipsle || mips64 || mips64le)
+
+// Self-confinement on Linux: Landlock and no_new_privs, on every thread
+// of the process, at the highest Landlock ABI the kernel offers, feature
+// by feature. The system calls are made with syscall.Syscall (the
+// standard library has no Landlock API); syscall.AllThreadsSyscall
+// applies the per-thread ones to every thread Go runs, which it can only
+// in a binary that does not link cgo (CGO_ENABLED=0, or a build that
+// imports nothing needing cgo).
+//
+// Spec: https://docs.kernel.org/userspace-api/landlock.html,
+// include/uapi/linux/landlock.h, prctl(2) PR_SET_NO_NEW_PRIVS.
+// (MIPS numbers its system calls differently: it builds confine_other.go.)
+
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// The Landlock system calls (the same number on every architecture but
+// MIPS) and their flags, from include/uapi/linux/landlock.h.
+const (
+	sysLandlockCreateRuleset = 444
+	sysLandlockAddRule       = 445
+	sysLandlockRestrictSelf  = 446
+
+	landlockCreateRulesetVersion = 1 << 0
+	landlockCreateRulesetErrata  = 1 << 1
+
+	landlockRulePathBeneath = 1
+	landlockRuleNetPort     = 2
+
+	prSetNoNewPrivs = 38
+	prGetNoNewPrivs = 39
+
+	// oPath is O_PATH (asm-generic/fcntl.h; the same on every
+	// architecture this file builds for), which package syscall lacks: a
+	// descriptor that names a file without opening it for reading.
+	oPath = 0x200000
+)
+
+// Landlock's file-system access rights, and the ABI that brought each.
+const (
+	fsExecute    = 1 << 0
+	fsWriteFile  = 1 << 1
+	fsReadFile   = 1 << 2
+	fsReadDir    = 1 << 3
+	fsRemoveDir  = 1 << 4
+	fsRemoveFile = 1 << 5
+	fsMakeChar   = 1 << 6
+	fsMakeDir    = 1 << 7
+	fsMakeReg    = 1 << 8
+	fsMakeSock   = 1 << 9
+	fsMakeFifo   = 1 << 10
+	fsMakeBlock  = 1 << 11
+	fsMakeSym    = 1 << 12
+	fsRefer      = 1 << 13 // ABI 2
+	fsTruncate   = 1 << 14 // ABI 3
+	fsIoctlDev   = 1 << 15 // ABI 5
+
+	fsABI1 = fsMakeSym<<1 - 1
+
+	netBindTCP    = 1 << 0 // ABI 4
+	netConnectTCP = 1 << 1 // ABI 4
+
+	scopeAbstractUnixSocket = 1 << 0 // ABI 6
+	scopeSignal             = 1 << 1 // ABI 6
+
+	// erratumSignalThreads is the bit of erratum 2 in the kernel's
+	// errata (LANDLOCK_CREATE_RULESET_ERRATA: erratum N is bit N-1): the
+	// kernel lets the threads of one process signal each other whatever
+	// their domains. Go restricts each thread on its own
+	// (AllThreadsSyscall), so each gets a domain of its own, and the
+	// runtime signals its threads (preemption, and AllThreadsSyscall
+	// itself): without the fix, signal scoping would break both.
+	erratumSignalThreads = 1 << 1
+)
+
+// The rights a grant gives, on a directory and on a file (a file takes
+// only the rights that apply to files, or the kernel refuses the rule).
+// Writing implies reading; a directory written in may have files and
+// directories made, removed, renamed and truncated in it (not devices,
+// pipes or sockets).
+var grantRights = map[grantKind][2]uint64{
+	grantRead:  {fsReadFile | fsReadDir, fsReadFile},
+	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsMakeSym | fsRefer, fsReadFile | fsWriteFile | fsTruncate},
+	grantRun:   {fsExecute | fsReadFile | fsReadDir, fsExecute | fsReadFile},
+}
+
+// landlockKernel is what the running kernel offers: the ABI (0 with err
+// when there is no Landlock), its errata, and whether Go can make a
+// system call on every thread of this process (not when cgo is linked).
+type landlockKernel struct {
+	abi        int
+	errata     uintptr
+	err        error // why there is no Landlock
+	allThreads error // why a system call cannot reach every thread
+}
+
+// probeKernel asks the kernel what Landlock it has, lowered by the test
+// seam (confine_seam.go: only a -tags confinetest build has one). It
+// changes nothing. Whether a call reaches every thread is left to the
+// caller (threadsReachable): each such call stops the world.
+func probeKernel(getenv func(string) string) landlockKernel {
+	var k landlockKernel
+	r, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockCreateRulesetVersion)
+	switch {
+	case errno == syscall.ENOSYS:
+		k.err = errors.New("this kernel has no Landlock (ENOSYS)")
+	case errno == syscall.EOPNOTSUPP:
+		k.err = errors.New("Landlock is disabled at boot (EOPNOTSUPP: lsm= on the kernel command line)")
+	case errno != 0:
+		k.err = fmt.Errorf("Landlock: %w", errno)
+	default:
+		k.abi = int(r)
+		if e, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockCreateRulesetErrata); errno == 0 {
+			k.errata = e
+		}
+	}
+	if abi, why, ok := simulatedLandlock(getenv); ok && abi < k.abi {
+		k.abi = abi
+		if abi == 0 {
+			k.err = errors.New(why)
+		}
+	}
+	return k
+}
+
+// allThreadsErr is why a system call on every thread failed: ENOTSUP is
+// what AllThreadsSyscall answers, before calling anything, in a binary
+// that links cgo (whose C code may start threads Go does not know).
+func allThreadsErr(errno syscall.Errno) error {
+	if errno == syscall.ENOTSUP {
+		return errors.New("this binary links cgo, and Go can restrict every thread only without it (build with CGO_ENABLED=0)")
+	}
+	return errno
+}
+
+// ruleset is what the kernel will be asked to enforce: the handled rights
+// and scopes, and the features the report names.
+type ruleset struct {
+	fs, net, scoped uint64
+	enforced        []string
+	missing         []string
+	off             []string
+}
+
+// rulesFor works out, feature by feature, what k can enforce for p.
+func rulesFor(p *confinePlan, k landlockKernel) ruleset {
+	var r ruleset
+	feature := func(name string, abi int, rights *uint64, bits uint64) {
+		switch {
+		case k.allThreads != nil:
+			r.missing = append(r.missing, name)
+		case k.abi == 0:
+			r.missing = append(r.missing, name+" (Landlock)")
+		case k.abi < abi:
+			r.missing = append(r.missing, fmt.Sprintf("%s (Landlock ABI %d; this kernel has %d)", name, abi, k.abi))
+		default:
+			*rights |= bits
+			r.enforced = append(r.enforced, name)
+		}
+	}
+	feature("files read, written and executed", 1, &r.fs, fsABI1)
+	if r.fs != 0 {
+		// Renaming or linking across directories is refused under any
+		// ABI; from ABI 2 a written tree may do it within itself.
+		if k.abi >= 2 {
+			r.fs |= fsRefer
+		}
+	}
+	feature("truncation", 3, &r.fs, fsTruncate)
+	feature("TCP bind and connect", 4, &r.net, netBindTCP|netConnectTCP)
+	feature("ioctl on devices", 5, &r.fs, fsIoctlDev)
+	feature("abstract unix sockets", 6, &r.scoped, scopeAbstractUnixSocket)
+	switch {
+	case p.runner != "":
+		r.off = append(r.off, "signals ("+p.runner+" runs programs: each Go thread has a Landlock domain of its own, and a thread could not stop a child another started)")
+	case k.abi >= 6 && k.errata&erratumSignalThreads == 0 && k.allThreads == nil:
+		r.missing = append(r.missing, "signals (this kernel lacks Landlock erratum 2: the process's own threads could not signal each other)")
+	default:
+		feature("signals", 6, &r.scoped, scopeSignal)
+	}
+	if k.allThreads != nil {
+		r.missing = append(r.missing, "no new privileges")
+	} else {
+		r.enforced = append(r.enforced, "no new privileges")
+	}
+	return r
+}
+
+// name is how the report names k.
+func (k landlockKernel) name() string {
+	switch {
+	case k.allThreads != nil:
+		return "cannot restrict every thread: " + k.allThreads.Error()
+	case k.err != nil:
+		return "no Landlock: " + k.err.Error()
+	}
+	return fmt.Sprintf("Landlock ABI %d", k.abi)
+}
+
+// probe is what enforce would do for p on this kernel, without doing it
+// (-version -v).
+func probe(p *confinePlan, getenv func(string) string) confineReport {
+	k := probeKernel(getenv)
+	if _, _, errno := syscall.AllThreadsSyscall(syscall.SYS_PRCTL, prGetNoNewPrivs, 0, 0); errno != 0 {
+		k.allThreads = allThreadsErr(errno)
+	}
+	r := rulesFor(p, k)
+	return confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
+}
+
+// enforce confines every thread of the process to p. Under
+// confineRequired it changes nothing and fails when anything is missing.
+// A path p names that cannot be opened fails it too (unless the grant is
+// optional), before anything is changed. Once it has returned nil, the
+// process and every child it starts are confined for good.
+func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
+	k := probeKernel(getenv)
+	r := rulesFor(p, k)
+	rep := confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
+	if mode == confineRequired && len(r.missing) > 0 {
+		return rep, requiredErr(rep)
+	}
+	rulesetFD := -1
+	if r.fs != 0 || r.net != 0 || r.scoped != 0 {
+		fd, err := buildRuleset(p, &r, k.abi)
+		if err != nil {
+			return rep, err
+		}
+		defer syscall.Close(fd)
+		rulesetFD = fd
+	}
+	// no_new_privs first: landlock_restrict_self needs it on the calling
+	// thread (or CAP_SYS_ADMIN), and it stops a setuid program run later
+	// from gaining what the process does not have. In a cgo binary the
+	// call changes nothing and answers ENOTSUP: nothing can be enforced.
+	if _, _, errno := syscall.AllThreadsSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno == syscall.ENOTSUP {
+		k.allThreads = allThreadsErr(errno)
+		r = rulesFor(p, k)
+		rep = confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
+		if mode == confineRequired {
+			return rep, requiredErr(rep)
+		}
+		return rep, nil
+	} else if errno != 0 {
+		return rep, fmt.Errorf("confine: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	if rulesetFD >= 0 {
+		if _, _, errno := syscall.AllThreadsSyscall(sysLandlockRestrictSelf, uintptr(rulesetFD), 0, 0); errno != 0 {
+			return rep, fmt.Errorf("confine: landlock_restrict_self: %w", errno)
+		}
+	}
+	return rep, nil
+}
+
+// requiredErr is -confine=required's refusal, naming what is missing.
+func requiredErr(rep confineReport) error {
+	return fmt.Errorf("-confine=required: this system cannot enforce %s (%s); -confine=on starts with what it can enforce", strings.Join(rep.missing, "; "), rep.kernel)
+}
+
+// buildRuleset makes the Landlock ruleset of p, handling r's rights, and
+// adds a rule per grant. A path that cannot be opened fails it, naming
+// the path and where it comes from, unless the grant is optional.
+func buildRuleset(p *confinePlan, r *ruleset, abi int) (int, error) {
+	// struct landlock_ruleset_attr grew with the ABI; a kernel refuses
+	// (E2BIG) a larger one whose extra fields are not zero, so the size
+	// given is the one this ABI knows.
+	attr := [3]uint64{r.fs, r.net, r.scoped}
+	size := uintptr(24)
+	switch {
+	case abi < 4:
+		size = 8
+	case abi < 6:
+		size = 16
+	}
+	fd, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return 0, fmt.Errorf("confine: landlock_create_ruleset: %w", errno)
+	}
+	rfd := int(fd)
+	for _, g := range p.grants {
+		var err error
+		if g.kind == grantConnect {
+			err = addPortRule(rfd, r.net, g)
+		} else {
+			err = addPathRule(rfd, r.fs, g)
+		}
+		if err != nil {
+			syscall.Close(rfd)
+			return 0, err
+		}
+	}
+	return rfd, nil
+}
+
+// addPortRule allows connecting to g.port, when TCP is handled at all.
+func addPortRule(rulesetFD int, handled uint64, g grant) error {
+	if handled&netConnectTCP == 0 {
+		return nil
+	}
+	attr := [2]uint64{netConnectTCP, uint64(g.port)}
+	if _, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRuleNetPort, uintptr(unsafe.Pointer(&attr)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("confine: TCP port %d (%s): landlock_add_rule: %w", g.port, g.from, errno)
+	}
+	return nil
+}
+
+// addPathRule allows g's rights beneath g.path (or on the file it names),
+// as far as handled covers them.
+func addPathRule(rulesetFD int, handled uint64, g grant) error {
+	fd, err := syscall.Open(g.path, oPath|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if g.optional {
+			return nil
+		}
+		return fmt.Errorf("confine: %s %s: %w", g.from, g.path, err)
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("confine: %s %s: %w", g.from, g.path, err)
+	}
+	rights := grantRights[g.kind][1]
+	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		rights = grantRights[g.kind][0]
+	}
+	if rights &= handled; rights == 0 {
+		return nil
+	}
+	// struct landlock_path_beneath_attr is packed: a u64 and an s32.
+	var attr [12]byte
+	binary.NativeEndian.PutUint64(attr[0:8], rights)
+	binary.NativeEndian.PutUint32(attr[8:12], uint32(fd))
+	if _, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rulesetFD), landlockRulePathBeneath, uintptr(unsafe.Pointer(&attr[0])), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("confine: %s %s: landlock_add_rule: %w", g.from, g.path, errno)
+	}
+	return nil
+}
