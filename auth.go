@@ -232,7 +232,7 @@ type authenticator struct {
 // newAuthenticator builds the authenticator of a transport bound to
 // bound, deriving the resource URI from it when cfg names none.
 func newAuthenticator(s *server, cfg *authConfig, addr string, bound net.Addr) *authenticator {
-	a := &authenticator{s: s, tokens: cfg.tokens, failures: failureLog{log: s.log}}
+	a := &authenticator{s: s, tokens: cfg.tokens, failures: failureLog{log: s.log, msg: "authentication refused"}}
 	if cfg.issuer != "" {
 		a.oauth = newOAuthVerifier(s.log, cfg, derivedResource(cfg.resource, addr, bound), s.share(maxIntrospections, 1))
 	}
@@ -380,6 +380,7 @@ func tokenDigest(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok
 // written outside the lock, so a slow log sink never holds a refusal.
 type failureLog struct {
 	log *slog.Logger
+	msg string // the line's message
 
 	mu      sync.Mutex // guards last, counts, lastOne, pending, closed
 	last    time.Time  // when the last line was written
@@ -448,7 +449,7 @@ func (l *failureLog) takeLocked(now time.Time) (counts, last string) {
 // write logs one line of counts, unless there are none.
 func (l *failureLog) write(counts, last string) {
 	if counts != "" {
-		l.log.Warn("authentication refused", "counts", counts, "last", last)
+		l.log.Warn(l.msg, "counts", counts, "last", last)
 	}
 }
 

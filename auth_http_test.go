@@ -845,12 +845,11 @@ func TestAuthAudit(t *testing.T) {
 			`msg=request id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=confirm principal=http://127.0.0.1:39300#alice client=pipe outcome=client_error code=-32021 duration_us=`,
 		}, "msg=audit"},
 		{"audit lines without access lines", []string{"-access-log=false"}, []string{
-			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=open outcome=ok code=0 duration=`,
-			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=write outcome=forbidden code=-31403 duration=`,
-			`msg=audit principal=http://127.0.0.1:39300#alice method=resources/read name=docs://public outcome=ok code=0 duration=`,
-			// The access line's outcomes and trace ids (review B, finding
-			// 12: a client's error was "error", and no trace ids).
-			`msg=audit principal=http://127.0.0.1:39300#alice method=tools/call name=confirm outcome=client_error code=-32021 duration=`,
+			// The access line's fields, spelt as it spells them.
+			`msg=audit id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=open principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+			`msg=audit id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=write principal=http://127.0.0.1:39300#alice client=pipe outcome=forbidden code=-31403 duration_us=`,
+			`msg=audit id=3 transport=http era=modern protocol=2026-07-28 method=resources/read name=docs://public principal=http://127.0.0.1:39300#alice client=pipe outcome=ok duration_us=`,
+			`msg=audit id=2 transport=http era=modern protocol=2026-07-28 method=tools/call name=confirm principal=http://127.0.0.1:39300#alice client=pipe outcome=client_error code=-32021 duration_us=`,
 			` trace_id=`,
 		}, "msg=request"},
 	} {

@@ -174,7 +174,7 @@ func (s *server) takeControl(msg *message, sess *session, cancel func(params []b
 	switch {
 	case msg.isResponse():
 		if !sess.deliver(msg) {
-			s.log.Info("ignoring a response to no pending request", "transport", transport, "id", string(msg.id))
+			s.log.Info("ignoring a response to no pending request", "transport", transport, s.logID(msg.id))
 		}
 		return true
 	case msg.isNotification() && msg.method == methodCancelled:

@@ -56,7 +56,7 @@ func (s *server) keepAlive(ctx context.Context, sess *session) {
 			if len(sess.forget(waiting)) > 0 {
 				if !silent {
 					s.log.Warn("the client did not answer a ping within -ping-interval",
-						"session", sess.id, "client", sess.clientName(), "interval", s.pingInterval)
+						"session", sess.id, "client", sess.clientName(), "interval_us", s.pingInterval.Microseconds())
 					silent = true
 				}
 				if sess.sink == nil {

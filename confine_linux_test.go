@@ -130,6 +130,8 @@ func TestConfinedChild(t *testing.T) {
 			if got := c.roundTrip(t, req("99", "server/discover", "")); !strings.Contains(got, `"supportedVersions"`) {
 				t.Errorf("server/discover after the refusals = %s", got)
 			}
+			// The log is written in batches (logLinger): wait for the line.
+			c.waitLog(t, `refused by the system`)
 			if !strings.Contains(c.log(), "refused by the system") || !strings.Contains(c.log(), key) {
 				t.Errorf("the log does not name what was refused:\n%s", c.log())
 			}

@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -68,9 +67,9 @@ type httpTransport struct {
 	// queueWait is how long a request waits for a slot, or its body for
 	// room in the budget (httpQueueWait).
 	queueWait time.Duration
-	// draining is set when shutdown begins: /readyz answers 503 from then
-	// on (httpsse_health.go).
-	draining atomic.Bool
+	// refused logs the refusals, at most a line a second
+	// (httpsse_responses.go).
+	refused failureLog
 }
 
 // httpBodyBudget is how many bodies of -max-body the server holds at
@@ -89,8 +88,7 @@ const httpBodyBudget = 8
 // 2024-11-05 transport's two (classic_sse.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
-	mux.HandleFunc("GET "+healthPath, t.healthz)
-	mux.HandleFunc("GET "+readyPath, t.readyz)
+	t.s.probeRoutes(mux)
 	t.routesResourceMetadata(mux)
 	if t.s.modernOnly {
 		return
@@ -102,6 +100,7 @@ func (t *httpTransport) routes(mux *http.ServeMux) {
 // newHTTPTransport builds the endpoint for a server listening on bound.
 func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport {
 	t := &httpTransport{s: s, cfg: cfg, origins: map[string]bool{}, cop: http.NewCrossOriginProtection(), keepAlive: cfg.keepAlive, closing: make(chan struct{})}
+	t.refused = failureLog{log: s.log, msg: "HTTP requests refused"}
 	if t.keepAlive <= 0 {
 		t.keepAlive = defaultKeepAlive
 	}
@@ -113,6 +112,8 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		idle = defaultSessionIdle
 	}
 	t.sessions = newSessionStore(maxSessions, int(s.share(int64(maxSessions), shareFloor)), idle, cfg.now)
+	s.metrics.setLimit("max-sessions", float64(maxSessions))
+	s.metrics.setLimit("max-body", float64(cfg.maxBody))
 	s.metrics.gauge("baremcp_sessions_open", "Classic HTTP sessions open now.", t.sessions.count)
 	n := int64(s.limits.maxRequests)
 	t.slots = newShareLimit(n, s.share(n, shareFloor))
@@ -270,6 +271,7 @@ func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *
 // newCall starts the response of one request of who, whose id is id
 // (nil: a batch). The caller defers release.
 func (t *httpTransport) newCall(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, who caller, id []byte) *httpCall {
+	setReason(w, reasonAnswer)
 	return &httpCall{w: w, rc: rc, conn: r.Context(), challenge: t.scopeChallenge, metrics: t.s.metrics, id: id,
 		answers: answerHold{budget: t.answers, share: who.share, wait: t.queueWait}}
 }
@@ -517,6 +519,7 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 	if len(id) > 0 {
 		raw = id[0]
 	}
+	setReason(w, refusalReason(status, e))
 	writeJSON(w, status, encodeError(raw, e))
 }
 
@@ -676,7 +679,9 @@ func (c *httpCall) finish(reply replyParts, code int) {
 // endLocked ends the call and reports whether its last write may go out:
 // false when it had ended already or the client has gone.
 func (c *httpCall) endLocked() bool {
-	live := !c.done && c.conn.Err() == nil
+	// A request cut by shutdown ended its connection's context, not the
+	// connection: its answer (errCut) still goes out.
+	live := !c.done && (c.conn.Err() == nil || errors.Is(context.Cause(c.conn), errCutByShutdown))
 	c.done = true
 	return live
 }

@@ -23,15 +23,22 @@ const (
 	readyPath  = "/readyz"
 )
 
+// probeRoutes registers /healthz and /readyz on mux: the MCP listener's
+// and the -metrics listener's, which say the same (server.draining).
+func (s *server) probeRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+healthPath, s.healthz)
+	mux.HandleFunc("GET "+readyPath, s.readyz)
+}
+
 // healthz answers a liveness probe: the process is serving HTTP.
-func (t *httpTransport) healthz(w http.ResponseWriter, r *http.Request) {
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeProbe(w, http.StatusOK, "ok\n")
 }
 
 // readyz answers a readiness probe: 200 until shutdown begins
 // (beginDrain), 503 after.
-func (t *httpTransport) readyz(w http.ResponseWriter, r *http.Request) {
-	if t.draining.Load() {
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
 		writeProbe(w, http.StatusServiceUnavailable, "draining\n")
 		return
 	}
@@ -39,7 +46,7 @@ func (t *httpTransport) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // beginDrain turns /readyz to 503 for good: shutdown has begun.
-func (t *httpTransport) beginDrain() { t.draining.Store(true) }
+func (t *httpTransport) beginDrain() { t.s.draining.Store(true) }
 
 // closeWhileDraining wraps the server's handler: once shutdown has begun,
 // every answer carries Connection: close and its connection closes after
@@ -52,7 +59,7 @@ func (t *httpTransport) beginDrain() { t.draining.Store(true) }
 // a stream opened before the drain keeps its connection until it ends.
 func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.draining.Load() {
+		if t.s.draining.Load() {
 			w.Header().Set("Connection", "close")
 		}
 		next.ServeHTTP(w, r)
@@ -61,6 +68,7 @@ func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
 
 // writeProbe writes a probe's answer: a word of plain text, never cached.
 func writeProbe(w http.ResponseWriter, status int, body string) {
+	setReason(w, reasonProbe)
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

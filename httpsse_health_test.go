@@ -248,3 +248,59 @@ func TestDrainClosesConnections(t *testing.T) {
 		}
 	})
 }
+
+// TestProbesWhileConnectionsHeld holds every connection slot of the MCP
+// listener (-max-connections 8) with slow clients from four addresses
+// that send nothing, and checks that the probes answer within a second
+// on the -metrics listener, where those clients cannot reach: on the MCP
+// listener a probe's connection waits in the kernel's backlog until a
+// slot frees (the header timeout, 10 s).
+func TestProbesWhileConnectionsHeld(t *testing.T) {
+	s := newTestServer(t)
+	metricsAddr, stopMetrics, err := s.serveMetrics("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopMetrics()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.serveHTTP(ctx, ln, &httpConfig{maxBody: defaultMaxBodyBytes, maxConnections: 8}) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	}()
+	for i := range 8 {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%4))}}
+		c, err := d.DialContext(t.Context(), "tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	client := &http.Client{Timeout: time.Second}
+	probe := func(addr net.Addr, path string) (int, error) {
+		resp, err := client.Get("http://" + addr.String() + path)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if _, err := probe(ln.Addr(), healthPath); err == nil {
+		t.Errorf("GET %s on the MCP listener answered with every slot held: the test holds no slot", healthPath)
+	}
+	for _, path := range []string{healthPath, readyPath} {
+		start := time.Now()
+		status, err := probe(metricsAddr, path)
+		if err != nil || status != http.StatusOK {
+			t.Errorf("GET %s on the metrics listener = %d, %v; want 200 within 1s", path, status, err)
+		}
+		t.Logf("GET %s on the metrics listener with every MCP slot held: %d in %v", path, status, time.Since(start))
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,6 +66,11 @@ const (
 	// flight before cancelling them.
 	defaultDrainTimeout = 10 * time.Second
 
+	// httpCutGrace is how long a request cut at -shutdown-timeout has to
+	// write its answer before its connection is closed: a handler that
+	// watches its context returns at once.
+	httpCutGrace = time.Second
+
 	// defaultKeepAlive is how often a long-lived stream (a
 	// subscriptions/listen response, a classic GET stream) carries an SSE
 	// comment when nothing else flows: well under the idle timeouts of
@@ -84,6 +90,7 @@ const (
 type httpConfig struct {
 	addr          string   // listen address; "" serves stdio (see httpListenAddr)
 	metricsAddr   string   // -metrics: where /metrics is served; "" is off
+	pprof         bool     // -pprof: Go's profiles on the -metrics listener too
 	allowOrigins  []string // Origins allowed besides the server's own
 	maxBody       int64
 	drainTimeout  time.Duration
@@ -125,7 +132,8 @@ func (c *httpConfig) trusts(addr netip.Addr) bool {
 func httpFlags(fs *flag.FlagSet, cfg *config) *httpConfig {
 	c := &httpConfig{}
 	fs.StringVar(&c.addr, "http", "", "serve Streamable HTTP on `addr` (host:port; a bare port binds 127.0.0.1)")
-	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`addr`/metrics (host:port; a bare port binds 127.0.0.1)")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "serve Prometheus metrics at http://`addr`/metrics, and the probes /healthz and /readyz (host:port; a bare port binds 127.0.0.1)")
+	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on the -metrics listener")
 	fs.Func("allow-origin", "allow browser requests from `origin` (repeatable; scheme://host[:port])", func(v string) error {
 		if _, ok := normalizeOrigin(v); !ok {
 			return fmt.Errorf("want scheme://host[:port], got %q", v)
@@ -173,6 +181,8 @@ func (c *httpConfig) settle(cfg *config, set map[string]bool, getenv func(string
 			return fmt.Errorf("-metrics %w", err)
 		}
 		c.metricsAddr = addr
+	} else if c.pprof {
+		return errors.New("-pprof serves on the -metrics listener: set -metrics too")
 	}
 	cfg.http = c
 	if c.addr != "" {
@@ -206,7 +216,7 @@ func (c *httpConfig) settle(cfg *config, set map[string]bool, getenv func(string
 // be watched to its end.
 func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer, confine func() error) error {
 	if s.http != nil && s.http.metricsAddr != "" {
-		_, stopMetrics, err := s.serveMetrics(s.http.metricsAddr)
+		_, stopMetrics, err := s.serveMetrics(s.http.metricsAddr, s.http.pprof)
 		if err != nil {
 			return fmt.Errorf("-metrics: %w", err)
 		}
@@ -316,9 +326,10 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	s, cfg := t.s, t.cfg
 	// Requests outlive ctx (SIGINT) until the drain ends, so their contexts
 	// hang off their own root.
-	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelBase()
+	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelBase(nil)
 	defer t.auth.close()
+	defer t.refused.close()
 	mux := http.NewServeMux()
 	t.routes(mux)
 	debugRoutes(mux, s)
@@ -330,13 +341,16 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if len(cfg.trustedProxies) > 0 {
 		exempt = cfg.trusts
 	}
-	ln = newLimitListener(&answerListener{Listener: ln, idle: t.largeAnswerIdle}, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	limited := newLimitListener(&answerListener{Listener: ln, idle: t.largeAnswerIdle}, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	ln = limited
+	s.metrics.setLimit("max-connections", float64(maxConns))
+	s.metrics.gauge("baremcp_http_connections_open", "Connections open on the MCP listener now (at most -max-connections).", limited.open)
 	// conns counts connection goroutines, handlers included. New
 	// connections are counted by Serve's own goroutine, so none is added
 	// once Serve has returned.
 	var conns sync.WaitGroup
 	srv := &http.Server{
-		Handler:           t.closeWhileDraining(mux),
+		Handler:           countResponses(s.metrics, &t.refused, t.closeWhileDraining(mux)),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
@@ -368,7 +382,7 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	// balancer stops sending new work during -shutdown-delay, before the
 	// listener closes.
 	t.beginDrain()
-	s.log.Info("shutting down", "transport", "http", "delay", cfg.shutdownDelay, "timeout", cfg.drainTimeout)
+	s.log.Info("shutting down", "transport", "http", "delay_us", cfg.shutdownDelay.Microseconds(), "timeout_us", cfg.drainTimeout.Microseconds())
 	if cfg.shutdownDelay > 0 {
 		delay := time.NewTimer(cfg.shutdownDelay)
 		select {
@@ -392,8 +406,17 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	drain, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(drain); err != nil {
-		s.log.Warn("shutdown timed out; cancelling requests in flight", "transport", "http", "err", err)
-		cancelBase()
+		// Cut what is still running, and let it answer: a cut call gets
+		// errCut (500) and its connection closes after it (draining), so
+		// that neither the client nor a proxy takes an empty reply for a
+		// request never read (HAProxy's retry-on empty-response would run
+		// it again elsewhere). A handler that ignores its context for
+		// httpCutGrace more has its connection closed under it.
+		s.log.Warn("shutdown timed out; cutting requests in flight", "transport", "http", "err", err)
+		cancelBase(errCutByShutdown)
+		grace, cancelGrace := context.WithTimeout(context.Background(), httpCutGrace)
+		_ = srv.Shutdown(grace)
+		cancelGrace()
 		_ = srv.Close()
 	}
 	<-served
@@ -424,6 +447,7 @@ type limitListener struct {
 	exempt    func(netip.Addr) bool
 	done      chan struct{}
 	closeOnce sync.Once
+	conns     atomic.Int64 // open connections (open)
 	// byAddr counts the open connections by address (limits_share.go):
 	// its total is n, which slots already bounds, so only an address's
 	// part (perAddr) ever refuses.
@@ -453,7 +477,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		ip := remoteIP(c.RemoteAddr().String())
 		if l.exempted(ip) {
-			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+			l.conns.Add(1)
+			return &limitConn{Conn: c, release: func() { l.conns.Add(-1); <-l.slots }}, nil
 		}
 		addr := addrNetwork(ip)
 		if !l.byAddr.take(addr, 1) {
@@ -461,7 +486,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.slots
 			continue
 		}
+		l.conns.Add(1)
 		return &limitConn{Conn: c, release: func() {
+			l.conns.Add(-1)
 			l.byAddr.give(addr, 1)
 			<-l.slots
 		}}, nil
@@ -477,6 +504,9 @@ func (l *limitListener) exempted(addr string) bool {
 	a, err := netip.ParseAddr(addr)
 	return err == nil && l.exempt(a.Unmap())
 }
+
+// open returns the connections open now.
+func (l *limitListener) open() int64 { return l.conns.Load() }
 
 // Close closes the listener and wakes a waiting Accept.
 func (l *limitListener) Close() error {

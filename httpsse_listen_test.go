@@ -241,6 +241,36 @@ func TestHTTPFlagsKeepAlive(t *testing.T) {
 	}
 }
 
+// TestHTTPShutdownCut checks a request still running when
+// -shutdown-timeout expires: it is cut, and answered, not left to an
+// empty reply a proxy would replay on another replica: 500 with -32603
+// "request cut ...", and its access line says outcome=cut.
+func TestHTTPShutdownCut(t *testing.T) {
+	g := newTestGates()
+	var logs syncBuffer
+	ts, stop, errc := mustServeHTTP(t, newTestServer(t, withGates(g), withLogs(&logs)), &httpConfig{maxBody: defaultMaxBodyBytes, drainTimeout: time.Millisecond})
+	replies := make(chan testHTTPReply, 1)
+	go func() {
+		r, err := doTestHTTP(http.DefaultClient, newTestHTTPRequest(t, context.Background(), ts, "", req("1", "tools/call", `"name":"gate"`), nil))
+		if err != nil {
+			t.Errorf("the cut call got no answer: %v", err)
+		}
+		replies <- r
+	}()
+	mustReceive(t, g.started)
+	stop()
+	got := mustReceive(t, replies)
+	if got.status != http.StatusInternalServerError || got.code != codeInternalError || !bytes.Contains(got.body, []byte("request cut")) {
+		t.Errorf("the cut call: %d %s, want 500 with -32603 request cut", got.status, got.body)
+	}
+	if err := mustReceive(t, errc); err != nil {
+		t.Errorf("serveHTTP = %v, want nil", err)
+	}
+	if !strings.Contains(logs.String(), "method=tools/call name=gate client=127.0.0.1 outcome=cut code=-32603") {
+		t.Errorf("no access line with outcome=cut:\n%s", logs.String())
+	}
+}
+
 // TestReplicaIDMatchesPattern checks validReplicaID against the regular
 // expression it replaced (mustMatchPattern).
 func TestReplicaIDMatchesPattern(t *testing.T) {

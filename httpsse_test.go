@@ -63,7 +63,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 	tr := newHTTPTransport(s, hcfg, ln.Addr())
 	mux := http.NewServeMux()
 	tr.routes(mux)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: httpReadHeaderTimeout}
+	srv := &http.Server{Handler: countResponses(s.metrics, &tr.refused, mux), ReadHeaderTimeout: httpReadHeaderTimeout}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -76,6 +76,7 @@ func newTestHTTP(tb testing.TB, s *server, hcfg *httpConfig) *testHTTP {
 		_ = srv.Close()
 		<-served
 		tr.auth.close()
+		tr.refused.close()
 	})
 	return &testHTTP{URL: fmt.Sprintf("http://127.0.0.1:%d", testHTTPPort), port: testHTTPPort, client: client, tr: tr, ln: ln}
 }

@@ -273,7 +273,7 @@ func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 		return nil
 	}
 	ref := s.nextRef()
-	s.log.Warn("request timed out", append(req.logAttrs(), "ref", ref, "after", tc.after)...)
+	s.log.Warn("request timed out", append(req.logAttrs(), "ref", ref, "after_us", tc.after.Microseconds())...)
 	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf("request timed out after %v", tc.after),
 		Data: map[string]int64{"timeoutMs": tc.after.Milliseconds(), "ref": ref}}
 }

@@ -21,6 +21,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,9 +49,9 @@ const (
 	maxLogValueBytes = 256
 
 	// maxLogBacklog bounds the log lines queued while another goroutine
-	// writes to the log (logSink). Beyond it writers wait: a stalled
-	// stderr slows the server down instead of growing its memory or
-	// losing lines.
+	// writes to the log (logSink). Beyond it lines are dropped and
+	// counted: a stalled stderr (nobody reads the pipe) never holds a
+	// request, and the memory it can cost is bounded (logSink).
 	maxLogBacklog = 1 << 20
 
 	// maxLogSpareBytes bounds the batch buffer the log sink keeps for
@@ -59,6 +60,11 @@ const (
 	// which cost more than formatting the lines; the backlog bound makes
 	// larger batches rare.
 	maxLogSpareBytes = 2 * maxLogBacklog
+
+	// logCloseWait bounds how long closing the log waits for a write in
+	// progress: a stalled stderr must not keep a stopping server from
+	// exiting. What is still queued then is dropped.
+	logCloseWait = 2 * time.Second
 )
 
 // logConfig is the logging flags.
@@ -96,12 +102,13 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 }
 
 // newLogger returns the server's logger and its access log, both writing
-// to w through one logSink; the access log is nil when access lines are
-// off (-access-log=false, or -log-level above info). With c.linger the
-// sink batches lines on a goroutine of its own: closeLog writes what is
+// to w through sink; the access log is nil when access lines are off
+// (-access-log=false, or -log-level above info). With c.linger the sink
+// batches lines on the goroutine of its timer: sink.close writes what is
 // queued and stops it, and must be called once nothing logs any more.
-func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, closeLog func()) {
-	sink := newLogSink(w, c.linger)
+func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, sink *logSink) {
+	sink = newLogSink(w, c.linger)
+	sink.json = c.format == logFormatJSON
 	opts := &slog.HandlerOptions{Level: c.level}
 	var h slog.Handler = slog.NewTextHandler(sink, opts)
 	if c.format == logFormatJSON {
@@ -110,57 +117,76 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 	if c.access && c.level <= slog.LevelInfo {
 		access = &accessLog{sink: sink, json: c.format == logFormatJSON}
 	}
-	return slog.New(h), access, sink.close
+	return slog.New(h), access, sink
 }
 
 // logSink is the one writer of the log: every line, slog's and the access
 // lines, is one Write of a complete line, and lines never interleave and
 // keep their order. How they reach w depends on linger:
 //
-//   - 0 (HTTP, tests): the goroutine that calls Write writes, and lines
-//     completed meanwhile are queued and go out together in its next
-//     Write, as the stdio transport writes stdout. Nothing is ever left
-//     queued once every writer has returned.
-//   - above 0 (stdio: logLinger): Write only queues. The first line queued
-//     arms a timer; when it fires, linger later, the lines queued by then
-//     are written in one system call, on the timer's goroutine. An access
-//     line per request then costs a copy, not a write(2) of its own: at a
-//     few thousand requests a second, each write carries a few lines
+//   - above 0 (run, both transports: logLinger): Write only queues. The
+//     first line queued arms a timer; when it fires, linger later, the
+//     lines queued by then are written in one system call, on the timer's
+//     goroutine. A request's access line thus costs a copy, never a
+//     write(2) on the request's path, and its reply is never behind it:
+//     at a few thousand requests a second, each write carries a few lines
 //     instead of one. No goroutine waits for lines: waking one for the
 //     first line of every batch, and again at the end of its linger, cost
-//     more than the lines (issue 14's benchmark criterion: 10 % of the
-//     server's CPU on HTTP at one client). Lines reach w at most linger
-//     late (or once a stalled write returns), and close writes what is
-//     queued; a crash of the whole process (not a handler's panic, which
-//     is recovered) loses at most linger's worth.
+//     more than the lines. Lines reach w at most linger late (or once a
+//     stalled write returns), and close writes what is queued; a crash of
+//     the whole process (not a handler's panic, which is recovered) loses
+//     at most linger's worth.
+//   - 0 (tests): the goroutine that calls Write writes, and lines
+//     completed meanwhile are queued and go out together in its next
+//     Write. Nothing is left queued once every writer has returned, so a
+//     test reads a complete log as soon as the server has answered.
 //
-// Either way, once maxLogBacklog bytes are queued, writers wait for the
-// write in progress (or the timer's): a stalled stderr slows the server
-// down instead of growing its memory or losing lines.
+// Either way Write never waits for w: once maxLogBacklog bytes are queued
+// behind a write in progress, further lines are dropped and counted
+// (dropped, the metric baremcp_log_lines_dropped_total), and when the
+// queue has drained the sink writes one line saying how many were lost.
+// A stalled stderr costs at most the queue and the batch being written
+// (each at most maxLogBacklog plus a line, in buffers of at most twice
+// that: 4 MiB) and the one goroutine blocked in the write; serving goes
+// on (TestLogSinkNeverBlocks). stalled tells how long the write in
+// progress has been waiting.
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
+	json   bool // the sink's own line (dropped lines) is JSON, not text
 
 	// q coalesces the lines written to w (linequeue.go); its mu also
-	// guards closed and armed.
-	q      lineQueue
-	closed bool // close was called: Write writes itself
-	armed  bool // linger > 0: timer is set to write the queue
+	// guards closed, armed and unreported.
+	q          lineQueue
+	closed     bool   // close was called: Write writes itself
+	armed      bool   // linger > 0: timer is set to write the queue
+	hurried    bool   // armed, and reset to fire at once (logHurryBytes)
+	unreported uint64 // lines dropped since the last line that said so
 
 	// timer (linger > 0) runs lingered linger after the first line of a
 	// batch is queued; it is the only owner of the batch write, and close
 	// stops it.
 	timer *time.Timer
+
+	dropped atomic.Uint64 // lines dropped since the sink was made
+	writing atomic.Int64  // when the write in progress began (Unix ns); 0 for none
 }
 
-// logLinger is how long the log sink of a stdio server waits for more
-// lines before it writes a batch: short enough that a log tail looks
-// live, long enough to put many access lines in one system call under
-// load. An HTTP server does not wait: against the harness, waiting cost
-// HTTP at one client 6 to 10 % more CPU per request than writing each
-// line at once (a timer's wake-up a millisecond for a few lines), and
-// writing at once cost stdio at k=1 about as much more.
-const logLinger = time.Millisecond
+// logLinger is how long the log sink waits for more lines before it
+// writes a batch, unless logHurryBytes are queued first: short enough
+// that a log tail looks live, long enough to put many access lines in one
+// system call. Each batch costs a timer's goroutine and a thread's
+// wake-up, which the requests of a quiet server share: measured in the
+// harness at HTTP c=1 (server CPU per request, one run of 7 rounds), 1 ms
+// cost 6 to 10 % more than writing each line on its request (issue 14),
+// 10 ms 14 % more, 100 ms 5 % less.
+const logLinger = 100 * time.Millisecond
+
+// logHurryBytes is the queue that has its batch written at once rather
+// than at the end of the linger: a busy server's lines go out in batches
+// of this size (tens to hundreds a second), well before the backlog bound
+// (maxLogBacklog) is near.
+const logHurryBytes = 64 << 10
 
 // newLogSink returns a sink writing to w, batching for linger when it is
 // above 0.
@@ -174,20 +200,28 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	return l
 }
 
-// Write queues or writes p, one or more complete lines. It never returns
-// an error: a log that cannot be written has nowhere to say so.
+// Write queues or writes p, one or more complete lines, or drops it when
+// maxLogBacklog bytes wait already. It never waits for w, and never
+// returns an error: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
-	batching := l.timer != nil
 	l.q.mu.Lock()
-	for len(l.q.queued) >= maxLogBacklog && (l.q.flushing || batching && !l.closed) {
-		l.q.room.Wait()
+	batching := l.timer != nil && !l.closed
+	if (batching || l.q.flushing) && len(l.q.queued)+len(p) > maxLogBacklog {
+		l.unreported++
+		l.q.mu.Unlock()
+		l.dropped.Add(1)
+		return len(p), nil
 	}
-	if batching && !l.closed {
+	if batching {
 		l.q.queued = append(l.q.queued, p...)
-		if !l.armed && !l.q.flushing {
+		switch {
+		case !l.armed && !l.q.flushing:
 			// A write in progress takes the queue when it ends.
 			l.armed = true
 			l.timer.Reset(l.linger)
+		case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
+			l.hurried = true
+			l.timer.Reset(0)
 		}
 		l.q.mu.Unlock()
 		return len(p), nil
@@ -207,7 +241,7 @@ func (l *logSink) Write(p []byte) (int, error) {
 // batch, unless a write is in progress, which writes it when it ends.
 func (l *logSink) lingered() {
 	l.q.mu.Lock()
-	l.armed = false
+	l.armed, l.hurried = false, false
 	if l.q.flushing || len(l.q.queued) == 0 {
 		l.q.mu.Unlock()
 		return
@@ -222,14 +256,50 @@ func (l *logSink) lingered() {
 
 // flush writes b, then every batch queued meanwhile (lineQueue.drain);
 // only the goroutine that set flushing calls it. ours says b is a batch
-// of the sink's, not the caller's line.
+// of the sink's, not the caller's line. Once the queue is empty it
+// reports the lines dropped since the last report, in a line of its own.
 func (l *logSink) flush(b []byte, ours bool) {
-	l.q.drain(b, ours, func(b []byte) { _, _ = l.w.Write(b) })
+	l.q.drain(b, ours, func(b []byte) {
+		l.writing.Store(time.Now().UnixNano())
+		_, _ = l.w.Write(b)
+		l.writing.Store(0)
+	})
+	l.q.mu.Lock()
+	n := l.unreported
+	l.unreported = 0
+	l.q.mu.Unlock()
+	if n > 0 {
+		line := logLine{json: l.json}
+		line.begin(time.Now(), nil, "WARN", "log lines dropped: the log was not read fast enough")
+		line.int("dropped", int64(n))
+		line.end()
+		_, _ = l.Write(line.b)
+	}
 }
 
-// close writes what is queued and waits for a write in progress; later
-// lines are written by their callers, as with linger 0. It is safe to
-// call more than once, and does nothing more for a sink without linger.
+// backlog returns the bytes queued behind the write in progress.
+func (l *logSink) backlog() int {
+	l.q.mu.Lock()
+	defer l.q.mu.Unlock()
+	return len(l.q.queued)
+}
+
+// stalled returns how long the write in progress has been waiting at
+// now: 0 when none is in progress.
+func (l *logSink) stalled(now time.Time) time.Duration {
+	start := l.writing.Load()
+	if start == 0 {
+		return 0
+	}
+	return max(0, now.Sub(time.Unix(0, start)))
+}
+
+// close writes what is queued and waits for a write in progress, for at
+// most logCloseWait: past it, a stalled w keeps what is queued and close
+// returns (the goroutine that waits to write it is left behind, blocked
+// in w like the write before it). Later lines are written by their
+// callers, as with linger 0. It is safe to call more than once, and does
+// nothing for a sink without linger.
 func (l *logSink) close() {
 	if l.timer == nil {
 		return
@@ -237,15 +307,27 @@ func (l *logSink) close() {
 	l.timer.Stop()
 	l.q.mu.Lock()
 	l.closed = true
-	for l.q.flushing {
-		l.q.room.Wait()
-	}
-	b := l.q.queued
-	l.q.queued = nil
-	l.q.flushing = len(b) > 0
 	l.q.mu.Unlock()
-	if len(b) > 0 {
-		l.flush(b, true)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.q.mu.Lock()
+		for l.q.flushing {
+			l.q.room.Wait()
+		}
+		b := l.q.queued
+		l.q.queued = nil
+		l.q.flushing = len(b) > 0
+		l.q.mu.Unlock()
+		if len(b) > 0 {
+			l.flush(b, true)
+		}
+	}()
+	wait := time.NewTimer(logCloseWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
 	}
 }
 
@@ -274,12 +356,23 @@ var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 // request writes the access line of req, served on transport with the
 // given outcome, JSON-RPC error code (0 for a result) and duration, ended
 // at end.
-// Fields that do not apply are left out (name, principal, client, code,
-// parent_span_id); docs/OPERATIONS.md lists them all.
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
 	l := logLine{b: (*bp)[:0], json: a.json}
 	l.begin(end, a.stampOf(end), "INFO", "request")
+	l.request(req, tr, out, code, d)
+	l.end()
+	_, _ = a.sink.Write(l.b)
+	*bp = l.b
+	logLinePool.Put(bp)
+}
+
+// request adds the fields of a request's line (the access line, the
+// audit line): req served on tr with outcome out, JSON-RPC error code
+// (0 for a result) and duration d. Fields that do not apply are left out
+// (protocol, name, principal, client, code, parent_span_id);
+// docs/OPERATIONS.md lists them all.
+func (l *logLine) request(req *request, tr transport, out outcome, code int, d time.Duration) {
 	l.id("id", req.id)
 	l.plain("transport", transportNames[tr])
 	l.plain("era", eraName(req.era.era))
@@ -310,10 +403,6 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 	if req.trace.Remote {
 		l.hex("parent_span_id", req.trace.ParentID[:])
 	}
-	l.end()
-	_, _ = a.sink.Write(l.b)
-	*bp = l.b
-	logLinePool.Put(bp)
 }
 
 // targetName returns what a request names, for the access and audit
@@ -339,15 +428,33 @@ func (r *request) targetName() string {
 }
 
 // logAttrs are the attributes that tie a log line to its request, the
-// same as its access line's: id, method, trace_id, span_id. slog escapes
-// the values; the method is one of the table's (handlers run only for
-// those), the id is cut like any client value.
+// same as its access line's and spelt as it spells them: id, method,
+// trace_id, span_id. slog escapes the values; the method is one of the
+// table's (handlers run only for those), the id is cut like any client
+// value (logID).
 func (r *request) logAttrs() []any {
-	id := string(r.id)
-	if len(id) > maxLogValueBytes {
-		id = id[:maxLogValueBytes] + "..."
+	return []any{r.server.logID(r.id), "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
+}
+
+// logID is the attribute "id" for a JSON-RPC id in a line slog writes,
+// spelt as the access line spells it (logLine.id): an integer as a
+// number; a string as a string, cut at maxLogValueBytes and, in text,
+// always quoted (slog quotes a []byte with strconv.Quote, as logLine.id
+// does), so that id=7 and id="7" stay distinct on every line
+// (TestLogIDsMatch).
+func (s *server) logID(raw []byte) slog.Attr {
+	if isJSONInteger(raw) && len(raw) <= 20 {
+		return slog.Any("id", json.Number(raw))
 	}
-	return []any{"id", id, "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
+	v, ok := jsonString(raw)
+	if !ok {
+		v = string(raw)
+	}
+	v = cutLogValue(v)
+	if s.logSink != nil && !s.logSink.json {
+		return slog.Any("id", []byte(v))
+	}
+	return slog.String("id", v)
 }
 
 // Logger returns the server's logger with the request's id, method and
@@ -425,7 +532,8 @@ func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
 		l.b = append(l.b, st.zone...)
 	}
 	l.plain("level", level)
-	l.plain("msg", msg)
+	l.key("msg")
+	l.str(msg)
 }
 
 // key starts the pair named key.
@@ -616,26 +724,20 @@ func appendJSONString(b []byte, v string) []byte {
 	return append(b, '"')
 }
 
-// maxAuditName bounds the tool name or URI an audit line quotes.
-const maxAuditName = 256
-
-// audit writes the audit line of a request an authenticated caller made:
-// who, what (method and the tool, prompt or resource it names), the
-// outcome and how long it took. Never the token: only its principal.
-// Values are quoted by the log handler, so a hostile name cannot forge a
-// line. The access line (logging.go) carries all of this and more; audit
-// writes its line only when access lines are off (-access-log=false), so
-// that an authenticated request leaves exactly one line either way.
-func (s *server) audit(req *request, who caller, took time.Duration, code int) {
-	name := req.targetName()
-	if len(name) > maxAuditName {
-		name = name[:maxAuditName] + "..."
+// audit writes the audit line of a request an authenticated caller
+// made, served on tr: the access line's fields (logLine.request), with
+// msg=audit. Never the token: only its principal. The access line
+// carries all of this; audit writes its line only when access lines are
+// off (-access-log=false), so that an authenticated request leaves
+// exactly one line either way, at info level.
+func (s *server) audit(req *request, tr transport, took time.Duration, code int) {
+	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
 	}
-	// The outcome and the trace ids are the access line's, so that both
-	// lines, and the metrics, say the same of a request (review B,
-	// finding 12: the audit line had a vocabulary of its own).
-	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
-		slog.String("principal", who.principal), slog.String("method", req.method), slog.String("name", name),
-		slog.String("outcome", outcomeNames[outcomeOf(req, code)]), slog.Int("code", code), slog.Duration("duration", took),
-		slog.String("trace_id", hex.EncodeToString(req.trace.TraceID[:])), slog.String("span_id", hex.EncodeToString(req.trace.SpanID[:])))
+	end := time.Now()
+	l := logLine{json: s.logSink.json}
+	l.begin(end, nil, "INFO", "audit")
+	l.request(req, tr, outcomeOf(req, code), code, took)
+	l.end()
+	_, _ = s.logSink.Write(l.b)
 }

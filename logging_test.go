@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -339,11 +340,12 @@ func TestLogLineMatchesSlog(t *testing.T) {
 	}
 }
 
-// TestLogSinkBacklog checks the log writer's bound, with and without
+// TestLogSinkNeverBlocks checks the log writer's bound, with and without
 // linger: while a Write is stalled (stderr not read), other lines queue up
-// to maxLogBacklog, then their writers wait instead of growing the queue;
-// once the stall ends every line is written, none lost.
-func TestLogSinkBacklog(t *testing.T) {
+// to maxLogBacklog, then are dropped and counted, and no writer waits;
+// the stall shows (stalled, backlog); once it ends the queued lines are
+// written in order, then one line saying how many were dropped.
+func TestLogSinkNeverBlocks(t *testing.T) {
 	for _, linger := range []time.Duration{0, logLinger} {
 		t.Run(fmt.Sprint("linger=", linger), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -353,24 +355,36 @@ func TestLogSinkBacklog(t *testing.T) {
 				var wg sync.WaitGroup
 				wg.Go(func() { sink.Write(line) }) // the write that stalls in w
 				synctest.Wait()
-				time.Sleep(linger) // the writer goroutine's batch goes out, and stalls
+				time.Sleep(linger + 5*time.Second) // the batch goes out, and stalls
 				synctest.Wait()
-				const writers = 2 * maxLogBacklog / 1024
-				for range writers {
-					wg.Go(func() { sink.Write(line) })
+				if got := sink.stalled(time.Now()); got < 5*time.Second {
+					t.Errorf("stalled() = %v while a write has waited 5s, want at least 5s", got)
 				}
-				synctest.Wait()
-				sink.q.mu.Lock()
-				queued := len(sink.q.queued)
-				sink.q.mu.Unlock()
-				if queued > maxLogBacklog+len(line) {
-					t.Errorf("queued %d bytes while stalled, want at most %d", queued, maxLogBacklog+len(line))
+				const lines = 2 * maxLogBacklog / 1024
+				for range lines {
+					sink.Write(line) // returns at once, queued or dropped
+				}
+				kept := maxLogBacklog / len(line)
+				if got := sink.backlog(); got != kept*len(line) {
+					t.Errorf("backlog() = %d bytes while stalled, want %d", got, kept*len(line))
+				}
+				if got, want := sink.dropped.Load(), uint64(lines-kept); got != want {
+					t.Errorf("dropped %d lines, want %d", got, want)
 				}
 				close(w.release)
 				wg.Wait()
+				time.Sleep(2 * linger) // the dropped line's batch
 				sink.close()
-				if got, want := w.n, (writers+1)*len(line); got != want {
-					t.Errorf("wrote %d bytes, want %d", got, want)
+				if got := sink.stalled(time.Now()); got != 0 {
+					t.Errorf("stalled() = %v once written, want 0", got)
+				}
+				want := (kept + 1) * len(line)
+				if len(w.buf) < want || strings.Trim(string(w.buf[:want]), "x\n") != "" {
+					t.Fatalf("wrote %d bytes, want the %d lines first", len(w.buf), kept+1)
+				}
+				report := string(w.buf[want:])
+				if !strings.Contains(report, "level=WARN msg=\"log lines dropped") || !strings.HasSuffix(report, fmt.Sprintf(" dropped=%d\n", lines-kept)) {
+					t.Errorf("after the lines: %q, want one line saying %d were dropped", report, lines-kept)
 				}
 			})
 		})
@@ -416,16 +430,17 @@ func TestLogSinkLinger(t *testing.T) {
 	})
 }
 
-// stallWriter blocks its first Write until release is closed.
+// stallWriter blocks its first Write until release is closed, and keeps
+// what it is given.
 type stallWriter struct {
 	release chan struct{}
-	n       int
+	buf     []byte
 	once    sync.Once
 }
 
 func (w *stallWriter) Write(p []byte) (int, error) {
 	w.once.Do(func() { <-w.release })
-	w.n += len(p)
+	w.buf = append(w.buf, p...)
 	return len(p), nil
 }
 
@@ -445,4 +460,51 @@ func BenchmarkAccessLine(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestLogIDsMatch checks that a line slog writes about a request (a
+// timeout, an internal error, a handler's own line) spells its id as the
+// access line does, in both formats: a number as a number, a string
+// always quoted in text, a long one cut the same way.
+func TestLogIDsMatch(t *testing.T) {
+	idField := regexp.MustCompile(`(?: |,)("id":.*?,"|id=.*? )`)
+	for _, format := range []string{logFormatText, logFormatJSON} {
+		for _, id := range []string{`778`, `-3`, `"req-7"`, `"7"`, `"two words"`, `"q\"uote"`, `"` + strings.Repeat("é", 200) + `"`, `123456789012345678901234`} {
+			var slogged bytes.Buffer
+			logger, _, sink := newLogger(logConfig{format: format, level: slog.LevelInfo}, &slogged)
+			s := &server{log: logger, config: config{logSink: sink}}
+			logger.Info("m", s.logID([]byte(id)), "k", "v")
+			l := logLine{json: format == logFormatJSON}
+			l.begin(time.Now(), nil, "INFO", "m")
+			l.id("id", []byte(id))
+			l.plain("k", "v")
+			l.end()
+			got, want := idField.FindString(slogged.String()), idField.FindString(string(l.b))
+			if got == "" || got != want {
+				t.Errorf("%s id %s: slog wrote %q, the access line %q", format, id, got, want)
+			}
+		}
+	}
+}
+
+// TestLogSinkHurries checks that a batch of logHurryBytes is written at
+// once, not at the end of the linger: a busy server's lines never wait
+// long enough to near the backlog bound.
+func TestLogSinkHurries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &countingWriter{}
+		sink := newLogSink(w, logLinger)
+		defer sink.close()
+		line := []byte(strings.Repeat("x", 1023) + "\n")
+		for range logHurryBytes / len(line) {
+			sink.Write(line)
+		}
+		synctest.Wait()
+		w.mu.Lock()
+		n := w.buf.Len()
+		w.mu.Unlock()
+		if n != logHurryBytes {
+			t.Errorf("%d bytes written before the linger ended, want the %d queued", n, logHurryBytes)
+		}
+	})
 }

@@ -139,18 +139,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.printVersion {
 		return printVersion(stdout, cfg, getenv)
 	}
-	if cfg.transport == transportStdio {
-		// Over stdio the log waits for more lines (logLinger); over HTTP
-		// each line is written by the request that logged it, and lines
-		// meet in one write only when requests overlap: measured both
-		// ways, each is the cheaper on its transport (PERFORMANCE.md).
-		cfg.logs.linger = logLinger
-	}
-	logger, access, closeLog := newLogger(cfg.logs, stderr)
+	// The log waits for more lines (logLinger) and is written by its
+	// timer, never by a request: a stalled stderr drops lines instead of
+	// holding requests (logSink).
+	cfg.logs.linger = logLinger
+	logger, access, sink := newLogger(cfg.logs, stderr)
 	// Deferred first, so run last: every line logged is written before
-	// run returns.
-	defer closeLog()
-	cfg.access = access
+	// run returns (or dropped, when stderr is stalled).
+	defer sink.close()
+	cfg.access, cfg.logSink = access, sink
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}

@@ -5,7 +5,9 @@
 package main
 
 import (
+	"bytes"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -64,5 +66,26 @@ func TestFlagDerivation(t *testing.T) {
 					tt.args, cfg.limits.maxRequests, cfg.maxSubscriptions, cfg.limits.rate, cfg.limits.burst, tt.requests, tt.subscriptions, tt.rate, tt.burst)
 			}
 		})
+	}
+}
+
+// TestLinkedVersion checks that a version set at link time (-ldflags -X
+// main.linkedVersion=...) is the one -version prints and serverInfo
+// carries; harness/release/check.sh builds it so from git archive.
+func TestLinkedVersion(t *testing.T) {
+	defer func(v string) { linkedVersion = v }(linkedVersion)
+	linkedVersion = "v9.8.7"
+	if got := readBuild().version; got != "v9.8.7" {
+		t.Errorf("readBuild().version = %q, want the linked v9.8.7", got)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-version"}, strings.NewReader(""), &out, io.Discard, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), serverName+" v9.8.7 ") {
+		t.Errorf("-version printed %q, want %s v9.8.7 ...", out.String(), serverName)
+	}
+	if got := newServer(config{}, slog.New(slog.DiscardHandler)).info.Version; got != "v9.8.7" {
+		t.Errorf("serverInfo.version = %q, want v9.8.7", got)
 	}
 }

@@ -28,7 +28,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
+	"net/http/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,11 +120,26 @@ type metrics struct {
 	rateLimited  atomic.Uint64
 	busy         atomic.Uint64 // HTTP requests refused with 503: every slot taken
 	authFailures [numAuthReasons]atomic.Uint64
+	responses    httpResponses // HTTP responses by status and reason (httpsse_responses.go)
 
 	build build
 	start time.Time
 
-	mu     sync.Mutex // guards gauges
+	// log is the log's writer, whose dropped lines, backlog and stall are
+	// read at scrape time; nil for none.
+	log *logSink
+
+	// transports are the transports this process serves, and modernOnly
+	// says the classic era is off: the request series they can have are
+	// written from the start, at 0 (preset).
+	transports [numTransports]atomic.Bool
+	modernOnly bool
+
+	// limits are the configured limits, by flag, written as
+	// baremcp_limit (setLimit); guarded by mu.
+	limits map[string]float64
+
+	mu     sync.Mutex // guards gauges, limits
 	gauges []gaugeFunc
 }
 
@@ -153,6 +168,9 @@ func newMetrics(s *server) *metrics {
 	}
 	m.requests = make([]atomic.Uint64, len(m.methodNames)*numEras*int(numTransports)*int(numOutcomes))
 	m.latency = make([]histogram, len(m.methodNames))
+	m.log, m.modernOnly = s.logSink, s.modernOnly
+	m.serving(s.transport)
+	m.setLimits(s)
 	m.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	m.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
 		n, _ := s.tasks.live()
@@ -250,25 +268,8 @@ const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
 // the request path have a series once they have counted something; the
 // other families are always present. The order is fixed.
 func (m *metrics) exposition() []byte {
-	var b bytes.Buffer
-	family := func(name, typ, help string) {
-		b.WriteString("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + typ + "\n")
-	}
-	sample := func(name string, labels []string, v string) {
-		b.WriteString(name)
-		for i := 0; i+1 < len(labels); i += 2 {
-			if i == 0 {
-				b.WriteByte('{')
-			} else {
-				b.WriteByte(',')
-			}
-			b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
-			if i+2 >= len(labels) {
-				b.WriteByte('}')
-			}
-		}
-		b.WriteString(" " + v + "\n")
-	}
+	var b expo
+	family, sample := b.family, b.sample
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 
@@ -277,7 +278,7 @@ func (m *metrics) exposition() []byte {
 		for e, era := range [numEras]string{"modern", "classic"} {
 			for tr := range numTransports {
 				for out := range numOutcomes {
-					if v := m.requests[m.requestSlot(mi, e, tr, out)].Load(); v > 0 {
+					if v := m.requests[m.requestSlot(mi, e, tr, out)].Load(); v > 0 || m.preset(method, e, tr) {
 						sample("baremcp_requests_total", []string{"method", method, "era", era, "transport", transportNames[tr], "outcome", outcomeNames[out]}, u(v))
 					}
 				}
@@ -323,6 +324,24 @@ func (m *metrics) exposition() []byte {
 		sample("baremcp_auth_failures_total", []string{"reason", authReasonNames[r]}, u(m.authFailures[r].Load()))
 	}
 
+	if l := m.log; l != nil {
+		family("baremcp_log_lines_dropped_total", "counter", "Log lines dropped because the log's backlog was full: stderr was not read fast enough.")
+		sample("baremcp_log_lines_dropped_total", nil, u(l.dropped.Load()))
+		family("baremcp_log_backlog_bytes", "gauge", "Bytes of log lines queued behind the write in progress (at most "+strconv.Itoa(maxLogBacklog)+").")
+		sample("baremcp_log_backlog_bytes", nil, strconv.Itoa(l.backlog()))
+		family("baremcp_log_write_blocked_seconds", "gauge", "How long the log write in progress has been waiting; 0 when none. Past 1 nobody reads stderr: lines queue, then drop.")
+		sample("baremcp_log_write_blocked_seconds", nil, strconv.FormatFloat(l.stalled(time.Now()).Seconds(), 'g', -1, 64))
+	}
+
+	family("baremcp_http_responses_total", "counter", "HTTP responses written, by status and reason (answer: a JSON-RPC request's; the refusals are listed in docs/OPERATIONS.md).")
+	for si := range numHTTPStatuses {
+		for r := range numHTTPReasons {
+			if v := m.responses[si][r].Load(); v > 0 || presetResponse(si, r) {
+				sample("baremcp_http_responses_total", []string{"code", statusName(si), "reason", httpReasonNames[r]}, u(v))
+			}
+		}
+	}
+
 	m.mu.Lock()
 	gauges := slices.Clone(m.gauges)
 	m.mu.Unlock()
@@ -334,11 +353,51 @@ func (m *metrics) exposition() []byte {
 
 	family("baremcp_build_info", "gauge", "The running binary: module version, VCS revision and Go release; always 1.")
 	sample("baremcp_build_info", []string{"version", m.build.version, "revision", m.build.revision, "goversion", m.build.goVer}, "1")
-	family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.")
-	sample("process_start_time_seconds", nil, strconv.FormatFloat(float64(m.start.UnixMilli())/1e3, 'f', 3, 64))
-	family("go_goroutines", "gauge", "Goroutines that currently exist.")
-	sample("go_goroutines", nil, strconv.Itoa(runtime.NumGoroutine()))
+	m.writeLimits(&b)
+	m.writeRuntime(&b)
 	return b.Bytes()
+}
+
+// expo is an exposition being written.
+type expo struct{ bytes.Buffer }
+
+// family starts the family name of type typ.
+func (b *expo) family(name, typ, help string) {
+	b.WriteString("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + typ + "\n")
+}
+
+// sample writes one sample of name: labels are name, value pairs.
+func (b *expo) sample(name string, labels []string, v string) {
+	b.WriteString(name)
+	for i := 0; i+1 < len(labels); i += 2 {
+		if i == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[i] + `="` + escapeLabel(labels[i+1]) + `"`)
+		if i+2 >= len(labels) {
+			b.WriteByte('}')
+		}
+	}
+	b.WriteString(" " + v + "\n")
+}
+
+// float formats v for a sample.
+func float(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// loopbackOnly answers 403 to a request whose Host does not name
+// loopback when on is set (a listener bound to loopback: DNS rebinding),
+// and passes the others to next.
+func loopbackOnly(on bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if on && !isLoopbackHost(r.Host) {
+			setReason(w, reasonHost)
+			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // escapeHelp escapes a HELP text: backslash and line feed.
@@ -361,9 +420,10 @@ const maxMetricsConnections = 64
 // is called; stop closes the listener and waits for the serving
 // goroutine. bound is the address it listens on. On a loopback address
 // (the default for a bare port) only a Host naming loopback is answered,
-// as on the MCP endpoint (DNS rebinding). Nothing else is served there:
-// no MCP, no health checks. At most maxMetricsConnections are open.
-func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err error) {
+// as on the MCP endpoint (DNS rebinding). The probes are served there
+// too, without that check (TestProbesWhileConnectionsHeld); no MCP. At
+// most maxMetricsConnections are open.
+func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop func(), err error) {
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
@@ -374,11 +434,22 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 		loopback = tcp.IP.IsLoopback()
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		if loopback && !isLoopbackHost(r.Host) {
-			http.Error(w, "forbidden: host not allowed", http.StatusForbidden)
-			return
-		}
+	// The probes too, for an orchestrator: the MCP listener's
+	// connections are bounded (-max-connections), and slow clients that
+	// hold them all would keep a probe there from being read at all.
+	s.probeRoutes(mux)
+	if profiles {
+		// Behind the same Host check as /metrics: a profile shows the
+		// process's memory and command line. A CPU profile or trace
+		// longer than the listener's write timeout (30 s) is refused:
+		// ask for ?seconds=20.
+		mux.Handle("/debug/pprof/", loopbackOnly(loopback, http.HandlerFunc(pprof.Index)))
+		mux.Handle("/debug/pprof/cmdline", loopbackOnly(loopback, http.HandlerFunc(pprof.Cmdline)))
+		mux.Handle("/debug/pprof/profile", loopbackOnly(loopback, http.HandlerFunc(pprof.Profile)))
+		mux.Handle("/debug/pprof/symbol", loopbackOnly(loopback, http.HandlerFunc(pprof.Symbol)))
+		mux.Handle("/debug/pprof/trace", loopbackOnly(loopback, http.HandlerFunc(pprof.Trace)))
+	}
+	mux.Handle("GET /metrics", loopbackOnly(loopback, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := s.metrics.exposition()
 		h := w.Header()
 		h.Set("Content-Type", metricsContentType)
@@ -386,9 +457,9 @@ func (s *server) serveMetrics(addr string) (bound net.Addr, stop func(), err err
 		h.Set("Cache-Control", "no-store")
 		h.Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write(body)
-	})
+	})))
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           countResponses(s.metrics, nil, mux),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		ReadTimeout:       httpBodyReadTimeout,
 		WriteTimeout:      httpWriteTimeout,

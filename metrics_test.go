@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,8 +81,8 @@ func mustParseExposition(tb testing.TB, text string) map[string]promSample {
 	var order []promSample
 	family := func(name string) (string, string) {
 		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-			if base, ok := strings.CutSuffix(name, suffix); ok && types[base] == "histogram" {
-				return base, "histogram"
+			if base, ok := strings.CutSuffix(name, suffix); ok && (types[base] == "histogram" || types[base] == "summary" && suffix != "_bucket") {
+				return base, types[base]
 			}
 		}
 		return name, types[name]
@@ -112,7 +113,7 @@ func mustParseExposition(tb testing.TB, text string) map[string]promSample {
 					tb.Fatalf("line %d: TYPE before HELP for %s", n, name)
 				}
 				switch arg {
-				case "counter", "gauge", "histogram":
+				case "counter", "gauge", "histogram", "summary":
 				default:
 					tb.Fatalf("line %d: type %q", n, arg)
 				}
@@ -438,7 +439,7 @@ func TestMetricsListener(t *testing.T) {
 		}
 	}
 	s := newTestServer(t)
-	bound, stop, err := s.serveMetrics("127.0.0.1:0")
+	bound, stop, err := s.serveMetrics("127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +453,9 @@ func TestMetricsListener(t *testing.T) {
 		{"GET", "/metrics", "evil.example", 403},
 		{"POST", "/metrics", "", 405},
 		{"GET", "/mcp", "", 404},
-		{"GET", "/healthz", "", 404},
+		{"GET", "/healthz", "", 200},
+		{"GET", "/readyz", "evil.example", 200},
+		{"GET", "/sse", "", 404},
 	} {
 		r, _ := http.NewRequestWithContext(t.Context(), tt.method, url+tt.path, nil)
 		if tt.host != "" {
@@ -462,7 +465,7 @@ func TestMetricsListener(t *testing.T) {
 		if got.status != tt.status {
 			t.Errorf("%s %s (Host %q) = %d, want %d", tt.method, tt.path, tt.host, got.status, tt.status)
 		}
-		if tt.status == 200 {
+		if tt.status == 200 && tt.path == "/metrics" {
 			if ct := got.header.Get("Content-Type"); ct != metricsContentType {
 				t.Errorf("Content-Type %q, want %q", ct, metricsContentType)
 			}
@@ -518,5 +521,91 @@ func TestAuthReasonOf(t *testing.T) {
 		if got := authReasonNames[authReasonOf(tt.f)]; got != tt.want {
 			t.Errorf("authReasonOf(%+v) = %s, want %s", *tt.f, got, tt.want)
 		}
+	}
+}
+
+// TestMetricsPreset checks what a first scrape holds before any request:
+// every outcome of every method's request series at 0 on the transport
+// served (none on the other, none of the classic era with -modern-only),
+// the refusals' response series at 0, the configured limits, and the
+// process and Go series under client_golang's names.
+func TestMetricsPreset(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		flags   []string
+		classic bool
+	}{
+		{"both eras", nil, true},
+		{"modern only", []string{"-modern-only"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t, withFlags(tt.flags...), withConfig(func(c *config) { c.transport = transportHTTP }))
+			text := string(s.metrics.exposition())
+			mustParseExposition(t, text)
+			has := func(series string) bool { return strings.Contains(text, "\n"+series+" ") }
+			for _, series := range []string{
+				`baremcp_requests_total{method="tools/call",era="modern",transport="http",outcome="server_error"}`,
+				`baremcp_requests_total{method="tools/call",era="modern",transport="http",outcome="ok"}`,
+				`baremcp_requests_total{method="other",era="modern",transport="http",outcome="client_error"}`,
+				`baremcp_http_responses_total{code="403",reason="host"}`,
+				`baremcp_http_responses_total{code="200",reason="answer"}`,
+				`baremcp_limit{flag="max-requests"}`,
+				`baremcp_limit{flag="rate-limit"}`,
+				`process_start_time_seconds`, `go_goroutines`, `go_threads`, `go_gc_duration_seconds_count`,
+				`go_memstats_heap_alloc_bytes`, `go_memstats_alloc_bytes_total`,
+			} {
+				if !has(series) {
+					t.Errorf("no %s before any request", series)
+				}
+			}
+			if runtime.GOOS == "linux" {
+				for _, series := range []string{"process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds", "process_max_fds"} {
+					if !has(series) {
+						t.Errorf("no %s on Linux", series)
+					}
+				}
+			}
+			if has(`baremcp_requests_total{method="tools/call",era="modern",transport="stdio",outcome="ok"}`) {
+				t.Error("series of stdio, a transport this server does not serve")
+			}
+			if got := has(`baremcp_requests_total{method="tools/call",era="classic",transport="http",outcome="ok"}`); got != tt.classic {
+				t.Errorf("classic tools/call series present: %v, want %v", got, tt.classic)
+			}
+			if has(`baremcp_requests_total{method="server/discover",era="classic",transport="http",outcome="ok"}`) {
+				t.Error("a classic series of server/discover, a modern-only method")
+			}
+		})
+	}
+}
+
+// TestMetricsPprof checks -pprof: the profiles are served on the metrics
+// listener only when asked for, behind its Host check, and -pprof alone
+// is refused (there is no listener to serve them on).
+func TestMetricsPprof(t *testing.T) {
+	if _, err := parseFlags([]string{"-pprof"}, io.Discard, func(string) string { return "" }); err == nil {
+		t.Error("-pprof without -metrics was accepted")
+	}
+	for _, tt := range []struct {
+		profiles bool
+		host     string
+		status   int
+	}{
+		{false, "", 404},
+		{true, "", 200},
+		{true, "evil.example", 403},
+	} {
+		s := newTestServer(t)
+		bound, stop, err := s.serveMetrics("127.0.0.1:0", tt.profiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := http.NewRequestWithContext(t.Context(), "GET", "http://"+bound.String()+"/debug/pprof/", nil)
+		if tt.host != "" {
+			r.Host = tt.host
+		}
+		if got := mustDo(t, http.DefaultClient, r); got.status != tt.status {
+			t.Errorf("-pprof=%v, Host %q: GET /debug/pprof/ = %d, want %d", tt.profiles, tt.host, got.status, tt.status)
+		}
+		stop()
 	}
 }

@@ -66,6 +66,17 @@ var (
 // was cancelled (notifications/cancelled, a closed stream, shutdown).
 var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
 
+// errCutByShutdown is the cause a transport cancels its requests with
+// when its shutdown will wait no longer (HTTP's -shutdown-timeout). Such
+// a request is answered errCut, and its access line says outcome=cut.
+var errCutByShutdown = errors.New("cut: the server is shutting down and waits no longer")
+
+// errCut is the answer to a request cut by shutdown: an internal error
+// (HTTP 500, which no proxy replays) that says the call may have run in
+// part, so that a client retries only what is safe to run twice
+// (TestHTTPShutdownCut).
+var errCut = &rpcError{Code: codeInternalError, Message: "request cut: the server shut down before it finished; it may have run in part"}
+
 // newError builds a peer-facing error. The message is formatted like every
 // error here: lowercase, no trailing punctuation.
 func newError(code int, format string, args ...any) *rpcError {
@@ -516,7 +527,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		// The access line (serve) is the audit line; without access
 		// lines an authenticated request still leaves this one.
 		// Deferred first, so it runs last: after a panic's answer is set.
-		defer func(start time.Time) { s.audit(req, ex.caller, time.Since(start), code) }(time.Now())
+		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), code) }(time.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -591,6 +602,10 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 				req.end = outcomeTimeout
 				return fail(timedOut)
 			}
+		}
+		if errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), errCutByShutdown) {
+			req.end = outcomeCut
+			return fail(errCut)
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client cancelled, or the transport is shutting down: the
@@ -865,11 +880,12 @@ const (
 	outcomeCancelled                    // the client cancelled, or shutdown did
 	outcomeRateLimited                  // refused by -rate-limit (-31429)
 	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	outcomeCut                          // cut by a shutdown that would wait no longer (errCutByShutdown)
 	numOutcomes
 )
 
 // outcomeNames spells the outcomes, indexed by outcome.
-var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden"}
+var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden", "cut"}
 
 // outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
 // result); req.end says what the code alone cannot (input_required, a

@@ -53,19 +53,33 @@ type build struct {
 // from a checkout with -buildvcs=false, or by go run and go test.
 const develVersion = "(devel)"
 
-// readBuild returns the binary's build information. The go command stamps
-// the module version from the VCS tag (a pseudo-version between tags,
-// "+dirty" with local changes) and the revision when it builds in a
-// checkout; nothing is stamped by hand.
+// linkedVersion is the version a release build sets at link time:
+//
+//	go build -ldflags='-X main.linkedVersion=v1.2.3' .
+//
+// It is the one package-level variable the program has: the linker's -X
+// can set nothing else (a constant, a field), and a release built from
+// an archive (git archive, a tarball) has no VCS information for the go
+// command to stamp. "" when not set: readBuild uses the go command's.
+var linkedVersion string
+
+// readBuild returns the binary's build information. The version is the
+// one set at link time (linkedVersion), else the one the go command
+// stamps: the module version from the VCS tag (a pseudo-version between
+// tags, "+dirty" with local changes) when it builds in a checkout. The
+// revision is the go command's (TestLinkedVersion, harness/release).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
 	info, ok := debug.ReadBuildInfo()
+	if ok && info.Main.Version != "" {
+		b.version = info.Main.Version
+	}
+	if linkedVersion != "" {
+		b.version = linkedVersion
+	}
 	if !ok {
 		return b
-	}
-	if v := info.Main.Version; v != "" {
-		b.version = v
 	}
 	for _, kv := range info.Settings {
 		switch kv.Key {
@@ -138,8 +152,11 @@ type server struct {
 	// -max-requests, so that with the listens (at most half) some slots
 	// are always left for requests that end.
 	bridged *shareLimit
-	metrics *metrics   // counters, gauges, histograms (metrics.go; nil in the stdio build)
-	tasks   *taskStore // the tasks extension's tasks (tasks_store.go)
+	metrics *metrics // counters, gauges, histograms (metrics.go; nil in the stdio build)
+	// draining is set when shutdown begins: /readyz answers 503 from
+	// then on, on every listener that serves it (httpsse_health.go).
+	draining atomic.Bool
+	tasks    *taskStore // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
@@ -184,6 +201,9 @@ type config struct {
 	// newLogger made from them, nil when access lines are off.
 	logs   logConfig
 	access *accessLog
+	// logSink is the log's writer, for its metrics (dropped lines, the
+	// backlog, a stalled write); nil counts nothing.
+	logSink *logSink
 	// baseScopes, scopeImplies and filterLists are the scope settings of
 	// authenticated callers (scopes.go); zero values restrict nothing.
 	baseScopes   []string

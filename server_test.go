@@ -112,9 +112,9 @@ func newTestServer(tb testing.TB, opts ...testOption) *server {
 	}
 	// Without linger (unless an edit sets it) the log is complete when the
 	// server has answered, which the tests that read it rely on.
-	logger, access, closeLog := newLogger(cfg.logs, st.logs)
-	tb.Cleanup(closeLog)
-	cfg.access = access
+	logger, access, sink := newLogger(cfg.logs, st.logs)
+	tb.Cleanup(sink.close)
+	cfg.access, cfg.logSink = access, sink
 	s := newServer(cfg, logger)
 	// Last of the test's cleanups but the log's: the tasks still running
 	// end, and their goroutines with them, as run ends them.

@@ -12,8 +12,10 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget; and unread answers (answers.go): answers. Every count and duration is bounded; the whole
-// run takes about two minutes.
+// subscribe-memory, budget; unread answers (answers.go): answers; and the
+// operations tests (ops.go): log-stall (-stall, 60 s by default),
+// promtool. Every count and duration is bounded; the whole run takes
+// about four minutes.
 // It exits non-zero when a test fails its criteria.
 package main
 
@@ -72,6 +74,8 @@ func main() {
 		{"init-body", testInitBody},
 		{"subscribe-memory", testSubscribeMemory},
 		{"budget", testBudget},
+		{"log-stall", testLogStall},
+		{"promtool", testPromtool},
 		{"answers", testAnswers},
 	}
 	failed := 0

@@ -229,6 +229,16 @@ release_names_its_secrets() {
   fi
 }
 
+# release_static_versioned: the release binary is static and says the
+# version README's command sets.
+release_static_versioned() {
+  file -b shouter | grep -q "statically linked" || { echo "file: $(file -b shouter)"; return 1; }
+  case "$(./shouter -version)" in
+    "shouter v1.0.0 "*) ;;
+    *) echo "-version: $(./shouter -version)"; return 1 ;;
+  esac
+}
+
 # skips SCRIPT: SCRIPT prints one line saying it is skipped, and exits 0.
 skips() {
   local out
@@ -250,9 +260,10 @@ check "4. go test ./..." readme_run 'go test ./...'
 check "4. go test fails when shouter.txt records a wrong answer" transcript_can_fail
 check "5. go vet ./..." readme_run 'go vet ./...'
 check "5. go test ./..." readme_run 'go test ./...'
-check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o shouter ." readme_run "CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o shouter ."
+check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ." readme_run "CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ."
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
 check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
+check "5. the release binary is static and says v1.0.0" release_static_versioned
 
 # ------------------------------------------------ the copy's own CI, in Go --
 
