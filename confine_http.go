@@ -33,11 +33,21 @@ var resolverFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.co
 // DNS falls back to TCP for a long answer.
 const dnsPort = 53
 
-// ownNeeds is what the HTTP transport configured by c needs once
-// confined: nothing over stdio (c nil or without -http) or without
-// -oauth-issuer.
+// procFiles are what the metrics' process series read at every scrape
+// (metrics_runtime_linux.go); a system without them has no such series.
+var procFiles = []string{"/proc/self/stat", "/proc/self/fd"}
+
+// ownNeeds is what the HTTP wing configured by c needs once confined: the
+// metrics listener (-metrics) reads the process's own figures in /proc;
+// the transport needs nothing over stdio (c nil or without -http) or
+// without -oauth-issuer.
 func (c *httpConfig) ownNeeds() serverNeeds {
 	var n serverNeeds
+	if c != nil && c.metricsAddr != "" {
+		for _, f := range procFiles {
+			n.grants = append(n.grants, grant{kind: grantRead, path: f, from: "-metrics (process series)", optional: true})
+		}
+	}
 	if c == nil || c.addr == "" || c.auth.issuer == "" {
 		return n
 	}

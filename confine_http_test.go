@@ -9,7 +9,9 @@ import "testing"
 
 // TestConfinePlanHTTP: an OAuth resource server is allowed the ports of
 // its authorization server, and the resolver when a host is a name; the
-// CA certificates are read before instead.
+// CA certificates are read before instead; the metrics listener reads the
+// process's own figures in /proc (the loadtest's promtool check scrapes
+// them from a confined server).
 func TestConfinePlanHTTP(t *testing.T) {
 	checkConfinePlan(t, []confinePlanCase{
 		{"HTTP without OAuth: nothing", []string{"-http", "127.0.0.1:0"}, nil,
@@ -20,5 +22,7 @@ func TestConfinePlanHTTP(t *testing.T) {
 			[]string{`connect="443 (-oauth-issuer), 8443 (-oauth-introspect), 53 (DNS over TCP for as.example.com)"`,
 				`read="/etc/resolv.conf (resolver for as.example.com), /etc/hosts (resolver for as.example.com), /etc/nsswitch.conf (resolver for as.example.com)"`,
 				`preloaded="time zone, CA certificates"`}},
+		{"metrics: the process's own figures", []string{"-metrics", "127.0.0.1:0"}, nil,
+			[]string{`read="/proc/self/stat (-metrics (process series)), /proc/self/fd (-metrics (process series))"`, `connect=none`}},
 	})
 }
