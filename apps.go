@@ -1,14 +1,9 @@
-// MCP Apps (SEP-1865, the extension io.modelcontextprotocol/ui): what the
-// server says of a tool whose result a host renders with an HTML view. A
-// tool links its view with Meta {"ui":{"resourceUri":"ui://..."}}; the
-// view is a resource at that ui:// URI with MIME type mimeTypeApp, whose
-// "ui" _meta (CSP, permissions, border) is sent in the listing and on its
-// contents (metaOfRead, resources.go). The host renders the view in a
-// sandboxed iframe and relays its JSON-RPC over postMessage: ui/initialize,
-// the tool's input and result, and the view's own tools/call and
-// resources/read, which reach this server as any client's requests. The
-// demo's app is registry_demo.go's tally tool; harness/apps renders it in
-// headless Chromium through the official host bridge.
+// MCP Apps (SEP-1865, the extension io.modelcontextprotocol/ui): a tool
+// links an HTML view with Meta {"ui":{"resourceUri":"ui://..."}}; the view
+// is a resource at that URI with MIME type mimeTypeApp, its "ui" _meta sent
+// in the listing and on its contents (metaOfRead). The host renders it in a
+// sandboxed iframe and relays its requests here like any client's. The
+// demo's tally tool is one; harness/apps renders it in headless Chromium.
 //
 // Spec: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
 
@@ -20,9 +15,8 @@ const (
 	mimeTypeApp   = "text/html;profile=mcp-app"
 )
 
-// hasApps reports whether a tool of the snapshot links an MCP App view
-// (Meta ui.resourceUri); the extension is advertised only then
-// (capabilities).
+// hasApps reports whether a tool of the snapshot links an MCP App view;
+// the extension is advertised only then (capabilities).
 func (r *registry) hasApps() bool {
 	for _, t := range r.tools {
 		if ui, ok := t.Meta["ui"].(map[string]any); ok {

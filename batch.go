@@ -1,16 +1,11 @@
-// JSON-RPC batches, which protocol version 2025-03-26 requires servers to
-// receive ("MCP implementations MAY support sending JSON-RPC batches, but
-// MUST support receiving JSON-RPC batches"), and which 2025-06-18 removed.
-// They are accepted only inside a session that negotiated 2025-03-26 (on
-// stdio after that initialize; over HTTP with that session's id); an
-// array anywhere else is -32600. The transports (stdio.go, and over HTTP
-// batch_http.go) read a batch with readBatch, hand its responses and
-// notifications over and register its requests with takeBatch (once the
-// batch is admitted), and serve the requests with answerBatch.
+// JSON-RPC batches, which 2025-03-26 servers MUST receive and 2025-06-18
+// removed: accepted only in a session that negotiated 2025-03-26
+// (docs/GAPS.md, "Batches"). A transport (stdio.go, batch_http.go) reads a
+// batch with readBatch, takes its responses and notifications and
+// registers its requests with takeBatch, and serves them with answerBatch.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching,
-// https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization
-// (initialize MUST NOT be part of a batch),
+// https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server,
 // https://www.jsonrpc.org/specification#batch.
 
@@ -22,39 +17,27 @@ import (
 	"errors"
 )
 
-// maxBatchEntries bounds the messages of one batch. The SDKs that batch
-// send a handful of messages at a time; 64 leaves them room while keeping
-// what one batch costs small: its requests are served one after another
-// in the one request slot the batch holds (answerBatch), so a batch
-// cannot run more handlers at once than a single request, and the
-// answers it holds until the last one is ready are at most 64. A larger
-// batch is refused whole (-32600) after reading its first 65 entries, so
-// a batch of ten thousand costs no more than one of 65.
+// maxBatchEntries bounds the messages of one batch: the SDKs that batch
+// send a handful, and a larger batch is refused whole (-32600) after its
+// first 65 entries, so it costs no more than 65 messages.
 const maxBatchEntries = 64
 
 // maxBatchAnswerBytes bounds the answers a batch holds until its last one
-// is ready: once they hold this many bytes, the batch's later requests
-// are not served but answered with errBatchAnswers (the client sends
-// them again, alone). It is the largest line a client may send, 4 MiB: a
-// batch of 64 tools/list of a large registry, or of a few large
-// resources, fits. The answer that crosses it is kept whole, as any one
-// answer is as large as its handler makes it; the errors after it are
-// short (TestBatchAnswerBytes).
+// is ready: past it, later requests are answered errBatchAnswers, not
+// served. The answer that crosses it is kept whole. It is the largest
+// line a client may send (TestBatchAnswerBytes).
 const maxBatchAnswerBytes = maxLineBytes
 
-// errBatchAnswers answers a batch's request past maxBatchAnswerBytes. It
-// is the server's bound, not the request's fault: -32603, with the bound.
+// errBatchAnswers answers a batch's request past maxBatchAnswerBytes:
+// -32603, as the bound is the server's, not the request's fault.
 var errBatchAnswers = &rpcError{Code: codeInternalError,
 	Message: "batch answers too large: the answers before this request fill the batch's bound; send it again alone",
 	Data:    map[string]int64{"maxBatchAnswerBytes": maxBatchAnswerBytes}}
 
-// versionBatches is the one protocol version whose sessions accept
-// batches: 2025-03-26 introduced them, 2025-06-18 removed them.
+// versionBatches is the one protocol version whose sessions accept batches.
 const versionBatches = version20250326
 
-// The errors of a batch refused whole. JSON-RPC answers an empty array
-// with one Invalid Request error; an oversize one is refused the same way,
-// before any of it is served.
+// The -32600 of a batch refused whole (JSON-RPC's answer to an empty one).
 var (
 	errEmptyBatch = newError(codeInvalidRequest, "invalid request: empty batch")
 	errLargeBatch = newError(codeInvalidRequest, "invalid request: a batch may hold at most %d messages", maxBatchEntries)
@@ -79,14 +62,11 @@ type batchItem struct {
 	req   *request // a request, judged when the batch was read
 }
 
-// splitBatch returns the entries of data, a JSON array, as raw values. It
-// crosses each entry once without recursion (skipChecked), then checks it
-// (checkJSON): JSON-RPC answers a batch that is not valid JSON with one
-// Parse error, so any syntax error refuses the whole batch; an entry that
-// parses but cannot be honoured (a duplicate key, too deep) is left to
-// parseMessage and refused alone. An empty array, or one of more than
-// maxBatchEntries entries (noticed on reading entry maxBatchEntries+1),
-// is refused whole with -32600.
+// splitBatch returns the entries of data, a JSON array, as raw values.
+// Any syntax error refuses the whole batch (-32700), as JSON-RPC asks; an
+// entry that parses but cannot be honoured (a duplicate key, too deep) is
+// left to parseMessage. An empty or oversize array is refused whole
+// (-32600). TestSplitBatch.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func splitBatch(data []byte) ([][]byte, *rpcError) {
 	c := jsonChecker{data: data}
@@ -139,15 +119,11 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	}
 }
 
-// readBatch reads a batch that arrived in sess, a session that
-// negotiated versionBatches, and judges each entry alone, in order, as if
-// it had come on its own: a malformed entry is answered (or, a
-// notification, dropped) as parseMessage says; an entry that is itself an
-// array, an initialize (which MUST NOT be part of a batch), and a request
-// carrying the modern _meta (the modern era has no batches) are refused
-// with -32600; every other request is judged by newRequest in the
-// session, with what the transport read beside the batch (f) as its own.
-// The error is the one answer of a batch refused whole.
+// readBatch reads a batch that arrived in sess, a versionBatches
+// session, and judges each entry alone, in order, as if it had come on
+// its own (with f, what the transport read beside the batch); an array,
+// an initialize and a request with modern _meta are refused in place
+// (-32600). The error is the one answer of a batch refused whole.
 func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, *rpcError) {
 	entries, rerr := splitBatch(data)
 	if rerr != nil {
@@ -188,21 +164,13 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 // batchHooks are what a transport does with a batch's entries as
 // takeBatch reads them.
 type batchHooks struct {
-	// cancel handles a notifications/cancelled (its params): the
-	// transport cancels the request it names, an earlier entry of the
-	// batch included.
-	cancel func(params []byte)
-	// begin registers request entry i in flight, so that it can be
-	// cancelled and its id is not reused meanwhile; a non-nil error
-	// refuses the entry (its id is already in flight).
-	begin func(i int) *rpcError
+	cancel func(params []byte)   // a notifications/cancelled's params (an earlier entry's included)
+	begin  func(i int) *rpcError // registers request entry i in flight; an error refuses it
 }
 
 // takeBatch goes through items in order, as the transport would through
-// as many messages: it hands responses to the session's bridges and
-// notifications to their handlers (a cancellation to h.cancel), and
-// registers the requests with h.begin. It returns how many requests are
-// left to serve. transport names the transport in logs.
+// as many messages: responses and notifications take effect, requests are
+// registered with h.begin. It returns how many requests are left to serve.
 func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session, h batchHooks, transport string) (requests int) {
 	for i := range items {
 		it := &items[i]
@@ -222,16 +190,11 @@ func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session
 }
 
 // answerBatch serves the request entries of items one after another with
-// serve (nil when there are none), and returns the batch's answer: one
-// array of the answers in the order of the entries, or nil when no entry
-// is answered (only notifications and responses, or requests cancelled),
-// for JSON-RPC sends no empty array. serve returns an entry's answer, nil
-// for a request cancelled by the client. Serving in turn, not at once,
-// keeps a batch to one request slot and one goroutine, whatever its size;
-// JSON-RPC lets the server choose any width of parallelism. Once the
-// answers hold maxBatchAnswerBytes, each later request is still handed
-// to serve (which tracks and releases it), but marked invalid with
-// errBatchAnswers, so that no handler runs for it.
+// serve (which returns an entry's answer, nil for one cancelled), keeping
+// a batch to one slot and one goroutine, and returns one array of the
+// answers in the entries' order, or nil when none is answered (JSON-RPC
+// sends no empty array). Past maxBatchAnswerBytes a request still goes to
+// serve, which tracks and releases it, but marked invalid: no handler runs.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	var b bytes.Buffer
@@ -260,9 +223,8 @@ func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	return b.Bytes()
 }
 
-// batchOutsideSession is the answer to an array that arrived outside a
-// session of versionBatches: what parseMessage says of it (-32700 when it is not
-// JSON, -32600 otherwise).
+// batchOutsideSession is the answer to an array outside a versionBatches
+// session: parseMessage's (-32700 when it is not JSON, -32600 otherwise).
 func batchOutsideSession(data []byte) *rpcError {
 	_, rerr := parseMessage(data)
 	if rerr == nil {

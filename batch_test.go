@@ -1,7 +1,6 @@
 // Tests of JSON-RPC batches (batch.go): where a batch is accepted, how one
 // is split, and the bounds a hostile batch meets. The exchanges themselves
-// are testdata/classic/batch-2025-03-26.txt and
-// testdata/classic-http/batch-2025-03-26.txt.
+// are testdata/classic/batch-2025-03-26.txt, on stdio and over HTTP.
 
 package main
 

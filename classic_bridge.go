@@ -1,9 +1,8 @@
-// MRTR bridging for the classic era: a handler that asks for input with
-// req.NeedInput is served to a classic client by sending that era's real
-// server-to-client requests (elicitation/create, sampling/createMessage,
-// roots/list), waiting for the client's responses, and running the handler
-// again with them as the round's answers, round after round, until it
-// completes. One handler serves both eras.
+// MRTR bridging for the classic era: a handler's req.NeedInput becomes
+// real server-to-client requests (elicitation/create,
+// sampling/createMessage, roots/list), and the handler runs again with
+// the client's responses as the round's answers until it completes. One
+// handler serves both eras; docs/GAPS.md ("MRTR bridging") has the rules.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
 // https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation,
@@ -26,26 +25,19 @@ import (
 )
 
 const (
-	// defaultInputTimeout bounds how long a classic client has to answer one
-	// round of server-to-client requests. An elicitation waits for a
-	// person, so it is minutes, not seconds; -request-timeout (HTTP) and
-	// cancellation still end the whole request sooner.
+	// defaultInputTimeout bounds a classic client's answer to one round:
+	// an elicitation waits for a person, so minutes.
 	defaultInputTimeout = 5 * time.Minute
 
-	// maxBridgeRounds bounds the rounds of one classic request, like the
-	// official clients' default for modern input_required retries, so a
-	// handler that keeps asking cannot hold a request (and a client's
-	// attention) forever.
+	// maxBridgeRounds bounds the rounds of one request, as the official
+	// clients bound modern input_required retries.
 	maxBridgeRounds = 10
 )
 
-// bridgeInput serves a classic request whose handler returned need: it asks
-// the client through real requests and re-enters the handler with the
-// answers until the handler completes, fails, or the bridge gives up.
-// Every failure of the bridge itself is -32603 with a message saying what
-// happened: the request could not be completed, and the handler never
-// saw a decision it could turn into a tool error (a decline, by contrast,
-// is an answer and reaches the handler).
+// bridgeInput serves a classic request whose handler returned need, round
+// after round, until the handler completes or fails. A failure of the
+// bridge itself is -32603 saying what happened (a decline is an answer
+// and reaches the handler).
 func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
 	for round := 1; ; round++ {
 		if round > maxBridgeRounds {
@@ -76,15 +68,11 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 	}
 }
 
-// ask sends one round of requests to the client on the request's own
-// stream and waits for every answer, for at most s.inputTimeout. Their ids
-// are the server's name, a dash and a number counted per session: strings,
-// so they cannot equal any integer id; requests in the two directions
-// have separate id spaces anyway, the name makes a mix-up visible in a
-// trace. A client
-// error, a malformed answer, the timeout, the request's cancellation or
-// the session's end fail the round; requests still unanswered then are
-// cancelled towards the client.
+// ask sends one round of requests on the request's own stream and waits
+// at most s.inputTimeout for every answer. Ids are the server's name and
+// a per-session number, so a mix-up shows in a trace. A client error, a
+// malformed answer, the timeout, cancellation or the session's end fail
+// the round, and what is unanswered is cancelled towards the client.
 // [§Timeouts]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts
 func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[string]*inputResponse, error) {
 	if len(qs) == 0 {
@@ -93,10 +81,9 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	if req.send == nil {
 		return nil, errors.New("bridge: the transport gave the request no stream")
 	}
-	// A request waiting for its client's answer holds its slot for up to
-	// -input-timeout: such requests are bounded, with a share per client,
-	// so one client's unanswered elicitations cannot hold every slot
-	// (issue 19, finding 7). stdio's one client is bound by its own slots.
+	// Waiting requests are bounded with a share per client, so one
+	// client's unanswered requests cannot hold every slot (stdio's one
+	// client has no share: its own slots bound it).
 	if share := req.caller.share; share != "" {
 		if !s.bridged.take(share, 1) {
 			if s.bridged.shareFull(share, 1) {
@@ -115,8 +102,6 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	}
 	msgs := make([][]byte, len(qs))
 	defer func() {
-		// Whatever is still pending was never answered: forget it, and
-		// tell the client to stop working on it.
 		for _, id := range sess.forget(ids) {
 			sess.push(encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
@@ -163,13 +148,10 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	return got, nil
 }
 
-// takeControl takes msg if it is what frees a waiting request: a response
-// goes to the bridge of sess waiting for it (one that no request waits
-// for is logged and dropped), a notifications/cancelled to cancel with
-// its params. It reports whether msg was one of them; any other message
-// is the caller's to serve. transport names the transport in the log.
-// Every transport, and their batches, take these messages here (review
-// A, finding 11: it was written five times, and the copies drifted).
+// takeControl takes msg if it frees a waiting request: a response goes
+// to sess's waiting bridge (an unexpected one is logged and dropped), a
+// notifications/cancelled to cancel. It reports whether it took msg.
+// Every transport and batch takes these messages here, and only here.
 func (s *server) takeControl(msg *message, sess *session, cancel func(params []byte), transport string) bool {
 	switch {
 	case msg.isResponse():
@@ -188,13 +170,10 @@ func (s *server) takeControl(msg *message, sess *session, cancel func(params []b
 // quoted back in the request's own error.
 const maxClientErrorText = 200
 
-// clientRefused is the error of a request whose server-to-client request
-// the client answered with a JSON-RPC error (for example a user who
-// rejected a sampling request). The client's code and message are
-// quoted: they are the client's own words, going back to it. raw is the
-// error member of a message parseMessage accepted, read as every peer
-// object is (objectMembers: the exact member names); a code that is not
-// an int reads as 0.
+// clientRefused is the -32603 of a request whose server-to-client request
+// the client answered with error raw, quoting the client's own code and
+// message back to it; a code that is not an int reads as 0.
+// TestClientRefused.
 func clientRefused(method, asked string, raw []byte) *rpcError {
 	code, message := 0, ""
 	members, _ := objectMembers(raw)

@@ -1,6 +1,6 @@
 // Tests of the classic bridge (classic_bridge.go: NeedInput as real
-// server-to-client requests) that the transcripts (testdata/classic/bridge-*
-// and testdata/classic-http/bridge-*) do not show.
+// server-to-client requests) that the transcripts (testdata/classic/bridge-*,
+// each played on stdio and over HTTP) do not show.
 
 package main
 

@@ -1,7 +1,7 @@
 //go:build !stdio
 
-// Tests of the classic era over Streamable HTTP (the transcripts are
-// testdata/classic-http): the session lifecycle, the GET stream, and
+// Tests of the classic era over Streamable HTTP (the transcripts in
+// testdata/classic are played over HTTP too): the session lifecycle, the GET stream, and
 // -modern-only.
 
 package main

@@ -1,7 +1,7 @@
 // Tests of classic_ping.go: keep-alive pings to classic clients, and a
 // client that stops answering them noticed within the interval (the
-// transcripts testdata/classic/ping.txt and testdata/classic-http/ping.txt
-// show the exchange on each transport).
+// transcript testdata/classic/ping.txt shows the exchange on each
+// transport).
 
 package main
 

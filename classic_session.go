@@ -1,10 +1,7 @@
-// The classic session: what one initialize handshake negotiated (version,
-// client capabilities, log level), the server-to-client requests awaiting
-// the client's answer, the HTTP requests in flight, the session's own
-// channel to the client, and its registration for list changes and
-// resource updates. The type, its lock and every method that takes the
-// lock live here; the rest of the classic era (classic.go, classic_http.go,
-// classic_bridge.go, classic_subscriptions.go) calls these methods.
+// The classic session: what one initialize handshake negotiated, the
+// server-to-client requests awaiting answers, the HTTP requests in
+// flight, the channel to the client and the registration for list
+// changes. The type, its lock and every method that takes it live here.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
@@ -20,62 +17,36 @@ import (
 	"sync"
 )
 
-// session is the state one classic-era connection negotiated: one per stdio
-// connection, one per Mcp-Session-Id on HTTP (the transport owns the
-// store and hands the session in through exchange.session; for an
-// initialize request without a session id it hands in a fresh one and
-// keeps it only when negotiated() is no longer ""). Modern requests never
-// read it. It is safe for concurrent use: requests on one connection run
-// concurrently.
-//
-// It also carries what server-to-client traffic needs (classic_bridge.go):
-// the requests in flight to the client (pending), the counter their ids
-// come from, and push, the session's own channel to the client (stdout on
-// stdio, the GET stream on HTTP) for messages that belong to no request.
+// session is one classic-era connection: one per stdio connection, one
+// per Mcp-Session-Id on HTTP (the transport owns the store and hands it in
+// as exchange.session; HTTP keeps a fresh one only once negotiated).
+// Modern requests never read it. Safe for concurrent use.
 type session struct {
 	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
 	version string     // negotiated protocol version; "" until initialize succeeds
-	// caps is what the ClientCapabilities the client declared at
-	// initialize allow the server to ask (they gate server-to-client
-	// requests), and name its clientInfo.name, cut for logs. The session
-	// keeps these, not the declarations: the raw objects were slices of
-	// the initialize body, which a session would then keep whole for its
-	// life (issue 19, finding 1).
-	caps        clientCapsSet
-	name        string
-	level       logLevel // minimum level set by logging/setLevel
-	hasLevel    bool     // logging/setLevel was called; until then nothing is logged
-	initialized bool     // notifications/initialized arrived
-	// headerForgiven: an HTTP request of this session named another
-	// served version in MCP-Protocol-Version (logged once per session).
-	headerForgiven bool
+	// caps and name are what the client declared at initialize, distilled:
+	// the raw objects are slices of the body, which must not live on.
+	caps           clientCapsSet
+	name           string   // clientInfo.name, cut for logs
+	level          logLevel // minimum level set by logging/setLevel
+	hasLevel       bool     // logging/setLevel was called; until then nothing is logged
+	initialized    bool     // notifications/initialized arrived
+	headerForgiven bool     // an HTTP request named another served version (logged once)
 
 	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
 	nextID   uint64                             // last server-to-client request number
 	inFlight map[string]context.CancelCauseFunc // HTTP: client requests running, by idKey (stdio keeps its own)
 
-	// sink, when set (stdio), writes a message to the connection; it is
-	// set before the session is shared and never changes.
-	sink func(msg []byte)
-	// queue holds messages for the HTTP GET stream, bounded by
-	// sessionQueueLen; push drops what does not fit.
-	queue     chan []byte
-	streaming bool // an HTTP GET stream is open (guarded by mu)
+	sink      func(msg []byte) // stdio: writes to the connection; set before sharing
+	queue     chan []byte      // HTTP: for the GET stream; push drops what does not fit
+	streaming bool             // an HTTP GET stream is open
 
-	// watch is the session's registration for list changes and
-	// resources/subscribe (classic_subscriptions.go), nil until watcher; hub
-	// is where it is registered. end removes it.
-	watch *subscription
-	hub   *subscriptionHub
-	// wake (capacity 1) is signalled when watch has notices pending for
-	// the HTTP GET stream.
-	wake chan struct{}
+	watch *subscription    // list changes and resources/subscribe, nil until watcher
+	hub   *subscriptionHub // where watch is registered
+	wake  chan struct{}    // capacity 1: watch has notices for the HTTP GET stream
 
-	// id is the HTTP session id (an Mcp-Session-Id, or the 2024-11-05
-	// transport's sessionId), owner the binding of who opened it
-	// (caller.binding) and share the key of that client's share of the
-	// limits (limits_share.go); all are set before the session is shared
-	// and never change.
+	// id is the HTTP session id, owner the caller.binding of who opened
+	// it, share that client's share key; set before sharing.
 	id, owner, share string
 
 	endOnce sync.Once
@@ -83,9 +54,8 @@ type session struct {
 }
 
 // sessionQueueLen bounds the messages waiting for an HTTP session's GET
-// stream. Server-initiated messages are rare (list changes, cancellations
-// of server requests); a client that never opens the stream loses them
-// rather than growing the server's memory.
+// stream: they are rare, and a client that never opens the stream loses
+// them rather than growing the server's memory.
 const sessionQueueLen = 64
 
 // newSession returns a session before initialize.
@@ -93,19 +63,14 @@ func newSession() *session {
 	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
-// push sends msg to the client outside any request: on stdio it is a
-// line on stdout, on HTTP an event on the session's GET stream (queued
-// until one is open). It reports false when the message was dropped
-// because the queue is full (HTTP) or the session has ended. On HTTP it
-// never blocks; on stdio it is the connection's write (sink), which waits
-// for room while stdout stalls, so a publisher of the session's
-// notifications shares that backpressure (subscriptions.go).
+// push sends msg to the client outside any request: a stdout line on
+// stdio (blocking while stdout stalls: publishers share that
+// backpressure), an event on the HTTP GET stream (never blocking). It
+// reports false when the message was dropped: queue full, session ended.
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 func (c *session) push(msg []byte) bool {
-	select {
-	case <-c.done:
+	if c.ended() {
 		return false
-	default:
 	}
 	if c.sink != nil {
 		c.sink(msg)
@@ -119,9 +84,8 @@ func (c *session) push(msg []byte) bool {
 	}
 }
 
-// end terminates the session: waiting bridges fail, the GET stream
-// closes, HTTP requests in flight are cancelled, and the session stops
-// receiving list changes and resource updates. It is idempotent.
+// end terminates the session, once: bridges fail, the GET stream closes,
+// HTTP requests in flight are cancelled, the watcher is unregistered.
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
@@ -136,10 +100,9 @@ func (c *session) end() {
 	})
 }
 
-// track records an HTTP request in flight under its id so that
-// notifications/cancelled and the session's end can cancel it; the
-// returned function forgets it. ok is false when the id is already in
-// flight: ids must be unique among a session's running requests.
+// track records an HTTP request in flight under its id, for
+// cancellation; untrack forgets it. ok is false when the id is already in
+// flight.
 func (c *session) track(id []byte, cancel context.CancelCauseFunc) (untrack func(), ok bool) {
 	key := idKey(id)
 	c.mu.Lock()
@@ -158,8 +121,7 @@ func (c *session) track(id []byte, cancel context.CancelCauseFunc) (untrack func
 	}, true
 }
 
-// cancelRequest cancels the HTTP request in flight with idKey key, if
-// any, with errRequestCancelled as the cause.
+// cancelRequest cancels the HTTP request in flight with idKey key, if any.
 func (c *session) cancelRequest(key string) bool {
 	c.mu.Lock()
 	cancel := c.inFlight[key]
@@ -170,9 +132,8 @@ func (c *session) cancelRequest(key string) bool {
 	return cancel != nil
 }
 
-// cancelNamed handles a notifications/cancelled (its params) in an HTTP
-// session: the request it names is cancelled. Unknown ids and malformed
-// notifications are ignored, as the spec asks.
+// cancelNamed cancels the HTTP request a notifications/cancelled names;
+// unknown ids and malformed params are ignored, as the spec asks.
 func (c *session) cancelNamed(params []byte) {
 	if key, ok := cancelledRequest(params); ok {
 		c.cancelRequest(key)
@@ -186,7 +147,7 @@ var (
 )
 
 // negotiated returns the session's protocol version, "" before initialize
-// (or for a nil session: a transport without classic sessions).
+// or for a nil session.
 func (c *session) negotiated() string {
 	if c == nil {
 		return ""
@@ -196,11 +157,8 @@ func (c *session) negotiated() string {
 	return c.version
 }
 
-// begin records a successful initialize: what the capabilities the
-// client declared allow (clientCaps), and the name in its clientInfo
-// (cut to maxLoggedClientName bytes and copied: it is kept, the body is
-// not). It reports false when the session was already initialized: the
-// handshake happens once per connection.
+// begin records a successful initialize; false when the session was
+// already initialized.
 func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) bool {
 	name := clientInfoName(clientInfo)
 	c.mu.Lock()
@@ -212,9 +170,8 @@ func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) b
 	return true
 }
 
-// noteForgivenHeader records that a request of the session carried a
-// version header other than the negotiated one, and reports whether it
-// was the first (the one to log).
+// noteForgivenHeader records a version header other than the negotiated
+// one, and reports whether it was the first (the one to log).
 func (c *session) noteForgivenHeader() (first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -227,8 +184,7 @@ func (c *session) noteForgivenHeader() (first bool) {
 // the client's own text.
 const maxLoggedClientName = 64
 
-// clientName returns clientInfo.name as the client declared it at
-// initialize, cut to maxLoggedClientName bytes, for logs; "" when absent.
+// clientName returns clientInfo.name for logs; "" when absent.
 func (c *session) clientName() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -253,8 +209,7 @@ func clientInfoName(info []byte) string {
 	return ""
 }
 
-// clientCapabilities returns what the capabilities the client declared at
-// initialize allow; none before.
+// clientCapabilities returns what the client declared at initialize.
 func (c *session) clientCapabilities() clientCapsSet {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -269,9 +224,8 @@ func (c *session) setLogLevel(l logLevel) {
 }
 
 // logLevel returns the minimum level to log at, and false while the
-// client has not asked for logs. The classic spec lets the server choose
-// before logging/setLevel; this one stays silent, as the modern era does
-// without a requested level.
+// client has not asked for logs: before logging/setLevel the server stays
+// silent, as the modern era does.
 // [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (c *session) logLevel() (logLevel, bool) {
 	if c == nil {
@@ -282,10 +236,9 @@ func (c *session) logLevel() (logLevel, bool) {
 	return c.level, c.hasLevel
 }
 
-// markInitialized records notifications/initialized. Requests are served
-// from the initialize response on (a client SHOULD NOT send any before
-// it, but may race its notification); the flag is what server-to-client
-// requests wait for. It reports whether the session is initialized now
+// markInitialized records notifications/initialized, which
+// server-to-client requests wait for (client requests are served from the
+// initialize response on). It reports whether the session is initialized
 // (false before initialize negotiated).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *session) markInitialized() bool {
@@ -312,9 +265,9 @@ func (c *session) missingFor(version string, q inputRequest) []string {
 	return missingCapability(caps, q)
 }
 
-// expect reserves n ids for server-to-client requests, each prefix and a
-// number counted per session, JSON-quoted, and routes the client's
-// answers to them to answers until deliver or forget removes them.
+// expect reserves n JSON-quoted ids, prefix and a per-session number, for
+// server-to-client requests, and routes their answers to answers until
+// deliver or forget removes them.
 func (c *session) expect(prefix string, n int, answers chan<- *message) (ids []string) {
 	ids = make([]string, n)
 	c.mu.Lock()
@@ -330,8 +283,7 @@ func (c *session) expect(prefix string, n int, answers chan<- *message) (ids []s
 	return ids
 }
 
-// forget stops waiting for answers to ids and returns those still
-// unanswered: the requests abandoned towards the client.
+// forget stops waiting for answers to ids and returns those unanswered.
 func (c *session) forget(ids []string) (abandoned []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -344,10 +296,8 @@ func (c *session) forget(ids []string) (abandoned []string) {
 	return abandoned
 }
 
-// deliver hands a response the client sent to the bridge waiting for it.
-// It reports false when no request with that id is pending (never sent,
-// already answered, or abandoned). It never blocks: the waiting channel
-// has room for every answer of its round.
+// deliver hands a client's response to the bridge waiting for it; false
+// when none is. It never blocks: expect's channel has room for its round.
 func (c *session) deliver(msg *message) bool {
 	key := idKey(msg.id)
 	c.mu.Lock()
@@ -395,20 +345,16 @@ func (c *session) closeStream() {
 	c.streaming = false
 }
 
-// watcher returns the session's watcher in hub (classic_subscriptions.go),
-// registering the one start returns the first time; nil once the session
-// has ended, so that nothing outlives it (end unregisters it). Lock
-// order: the session's mu, then the hub's.
+// watcher returns the session's watcher, registering start's in hub the
+// first time; nil once the session has ended. Lock order: session, hub.
 func (c *session) watcher(hub *subscriptionHub, start func() *subscription) *subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.watch != nil {
 		return c.watch
 	}
-	select {
-	case <-c.done:
+	if c.ended() {
 		return nil
-	default:
 	}
 	w := start()
 	hub.watch(w)

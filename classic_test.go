@@ -1,6 +1,6 @@
 // Tests of the classic era: the schema check every transcript applies to
-// classic answers (testdata/classic and testdata/classic-http hold the
-// classic transcripts), and tables for version negotiation and the
+// classic answers (testdata/classic holds the classic transcripts, most
+// played on stdio and over HTTP), and tables for version negotiation and the
 // per-method era rules.
 
 package main

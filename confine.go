@@ -1,11 +1,9 @@
-// Self-confinement: what the process may touch once it serves. A
-// registry declares what its code needs (addNeeds), the operator adds to
-// it (-allow-read, -allow-write, -allow-connect), the transport adds what
-// the server itself needs after start-up (confine_http.go), and once the
-// flags are read, the secrets loaded and the listeners bound, before the
-// first message is read, every thread of the process is restricted to
-// that (confine_linux.go: Landlock and no_new_privs; confine_other.go:
-// nothing, said once). docs/SECURITY.md has the threat model.
+// Self-confinement: what the process may touch once it serves. The
+// registry's needs (addNeeds), the operator's -allow-* flags and the
+// server's own needs (confine_http.go) make a plan; before the first
+// message is read, every thread is restricted to it (confine_linux.go;
+// confine_other.go enforces nothing). docs/SECURITY.md, "Confinement",
+// has the threat model and the decisions.
 //
 // Spec: none; MCP leaves sandboxing a local server to whoever runs it.
 // The kernel side is https://docs.kernel.org/userspace-api/landlock.html.
@@ -27,14 +25,10 @@ import (
 	"time"
 )
 
-// needs is what code touches after start-up, once the process is
-// confined: the files and directory trees it reads, those it writes
-// (creates, truncates, removes in; writing implies reading), the programs
-// it runs (files, or directories of them) and the TCP ports it connects
-// to, on any host. A path names a file or a directory and everything
-// beneath it; it must exist when the process confines itself. Anything
-// not declared is refused by the kernel, and the refusal reaches the
-// model as a tool error (refusalText).
+// needs is what code touches once the process is confined: files and
+// directory trees it reads, those it writes (writing implies reading),
+// programs it runs, and TCP ports it connects to on any host. A path must
+// exist when the process confines itself; anything undeclared is refused.
 type needs struct {
 	Read    []string
 	Write   []string
@@ -50,17 +44,13 @@ type declaredNeeds struct {
 }
 
 // addNeeds declares what the code named from needs once the process is
-// confined; a registry calls it in buildRegistry, beside the code that
-// needs it:
+// confined; a registry calls it in buildRegistry, beside that code:
 //
 //	s.addNeeds("tool notes", needs{Read: []string{dir}})
-//	s.addTool(tool{Name: "notes", ...})
 //
-// The needs are read once, when the process confines itself, before the
-// first message: a tool added later (the demo's toggle_extra_tool) gets
-// only what was allowed then, and what it touches beyond that is refused
-// as any undeclared access is. An empty from, an empty path or a port
-// outside 1-65535 is a programming error.
+// Needs are read once, at confinement: a tool added later gets only what
+// was allowed then. An empty from or path, or a port outside 1-65535,
+// panics (TestAddNeedsPanics).
 func (s *server) addNeeds(from string, n needs) {
 	if from == "" {
 		panic("addNeeds: from must name the code that needs the access")
@@ -83,19 +73,11 @@ func (s *server) addNeeds(from string, n needs) {
 // confineMode is -confine: on (the default), off, or required.
 type confineMode string
 
+// The -confine modes.
 const (
-	// confineOn confines as far as the kernel can, and says what it could
-	// not. It is the default: the registry declares what it needs, so
-	// confinement costs a correct server nothing, and a tool turned by
-	// prompt injection or a path bug then reaches nothing else of the
-	// user's (docs/SECURITY.md, "Confinement").
-	confineOn confineMode = "on"
-	// confineOff confines nothing (a registry that has not declared its
-	// needs yet, a debugging session).
-	confineOff confineMode = "off"
-	// confineRequired refuses to start unless every restriction is
-	// enforced.
-	confineRequired confineMode = "required"
+	confineOn       confineMode = "on"       // the default: as far as the kernel can, saying what it cannot
+	confineOff      confineMode = "off"      // confines nothing
+	confineRequired confineMode = "required" // refuses to start unless all of it is enforced
 )
 
 // String and Set make confineMode a flag.Value.
@@ -116,8 +98,7 @@ type confineConfig struct {
 	read    []string // -allow-read, absolute
 	write   []string // -allow-write, absolute
 	connect []int    // -allow-connect
-	// verbose is -v: -version also prints what the process may touch.
-	verbose bool
+	verbose bool     // -v: -version also prints the plan
 }
 
 // confineFlags registers the confinement flags on fs, landing in c.
@@ -178,14 +159,11 @@ const (
 
 // grant is one allowance of the plan and where it comes from.
 type grant struct {
-	kind grantKind
-	path string // grantRead, grantWrite, grantRun
-	port int    // grantConnect
-	from string // the code or flag that asked for it
-	// optional grants are the system's files the server or a program's
-	// loader may use; one this system lacks is skipped. Any other path
-	// must exist when the process confines itself.
-	optional bool
+	kind     grantKind
+	path     string // grantRead, grantWrite, grantRun
+	port     int    // grantConnect
+	from     string // the code or flag that asked for it
+	optional bool   // a system file this system may lack: skipped if absent
 }
 
 // preload is something the server would read lazily after start-up and
@@ -195,9 +173,8 @@ type preload struct {
 	load func()
 }
 
-// serverNeeds is what the server itself needs once confined, besides the
-// registry's needs and the operator's flags: the HTTP wing says
-// (httpConfig.ownNeeds, confine_http.go); over stdio, nothing.
+// serverNeeds is what the server itself needs once confined
+// (httpConfig.ownNeeds; over stdio, nothing).
 type serverNeeds struct {
 	grants   []grant
 	preloads []preload
@@ -208,17 +185,13 @@ type serverNeeds struct {
 type confinePlan struct {
 	grants   []grant
 	preloads []preload
-	// runner names the first code that runs programs ("" for none):
-	// signals are then not scoped (confine_linux.go, rulesFor).
-	runner string
+	runner   string // the first code that runs programs: signals are then not scoped (rulesFor)
 }
 
 // programLoader is what running a dynamically linked program needs
-// besides the program: the shared libraries and the loader's cache, read
-// (the kernel checks execution when a program or its loader is started,
-// not when a library is mapped), and /dev/null, which os/exec opens for a
-// child's standard streams left unset. Paths this system lacks are
-// skipped. The loader itself is executed: programLoaders.
+// besides the program and its loader: the libraries and the loader's
+// cache, read (execution is checked when a program starts, not when a
+// library is mapped), and /dev/null, which os/exec opens for a child.
 var programLoader = []grant{
 	{kind: grantRead, path: "/lib"},
 	{kind: grantRead, path: "/lib64"},
@@ -228,13 +201,13 @@ var programLoader = []grant{
 	{kind: grantWrite, path: "/dev/null"},
 }
 
-// loaderPatterns are where the systems Go runs on keep the dynamic loader
-// (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1, ...),
-// the one file besides a program that starting it executes.
+// loaderPatterns are where systems keep the dynamic loader
+// (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ...), which a program's start
+// executes.
 var loaderPatterns = []string{"/lib/ld-*.so*", "/lib64/ld-*.so*", "/lib/*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*", "/usr/lib/*/ld-*.so*"}
 
 // programLoaders returns programLoader's grants and one to run each
-// dynamic loader this system has, all from "programs' loader".
+// dynamic loader this system has.
 func programLoaders() []grant {
 	const from = "programs' loader"
 	var gs []grant
@@ -252,50 +225,43 @@ func programLoaders() []grant {
 }
 
 // plan gathers what the process may touch once confined: the registry's
-// declared needs, the operator's flags, and own (what the server itself
-// needs after start-up), plus the time zone, read before confining (slog
-// writes local times, and time.Local reads /etc/localtime or $TZ's file
-// on first use).
+// needs, the operator's flags and own, with the time zone preloaded (slog
+// writes local times). TestConfinePlan.
 func (s *server) plan(c *confineConfig, own serverNeeds) confinePlan {
 	var p confinePlan
+	paths := func(kind grantKind, list []string, from string) {
+		for _, path := range list {
+			p.grants = append(p.grants, grant{kind: kind, path: path, from: from})
+		}
+	}
+	ports := func(list []int, from string) {
+		for _, port := range list {
+			p.grants = append(p.grants, grant{kind: grantConnect, port: port, from: from})
+		}
+	}
 	for _, d := range s.registry().needs {
-		for _, path := range d.Read {
-			p.grants = append(p.grants, grant{kind: grantRead, path: path, from: d.from})
+		paths(grantRead, d.Read, d.from)
+		paths(grantWrite, d.Write, d.from)
+		paths(grantRun, d.Run, d.from)
+		if len(d.Run) > 0 && p.runner == "" {
+			p.runner = d.from
 		}
-		for _, path := range d.Write {
-			p.grants = append(p.grants, grant{kind: grantWrite, path: path, from: d.from})
-		}
-		for _, path := range d.Run {
-			p.grants = append(p.grants, grant{kind: grantRun, path: path, from: d.from})
-			if p.runner == "" {
-				p.runner = d.from
-			}
-		}
-		for _, port := range d.Connect {
-			p.grants = append(p.grants, grant{kind: grantConnect, port: port, from: d.from})
-		}
+		ports(d.Connect, d.from)
 	}
 	if p.runner != "" {
 		p.grants = append(p.grants, programLoaders()...)
 	}
-	for _, path := range c.read {
-		p.grants = append(p.grants, grant{kind: grantRead, path: path, from: "-allow-read"})
-	}
-	for _, path := range c.write {
-		p.grants = append(p.grants, grant{kind: grantWrite, path: path, from: "-allow-write"})
-	}
-	for _, port := range c.connect {
-		p.grants = append(p.grants, grant{kind: grantConnect, port: port, from: "-allow-connect"})
-	}
+	paths(grantRead, c.read, "-allow-read")
+	paths(grantWrite, c.write, "-allow-write")
+	ports(c.connect, "-allow-connect")
 	p.grants = append(p.grants, own.grants...)
-	// time.Local's String loads the zone once; a missing file means UTC.
+	// time.Local's String loads the zone; a missing file means UTC.
 	p.preloads = append([]preload{{what: "time zone", load: func() { _ = time.Local.String() }}}, own.preloads...)
 	return p
 }
 
 // attrs are the plan's start-up log attributes: each kind of access, each
-// entry with where it comes from ("none" when empty), and what was
-// preloaded instead of allowed.
+// entry with where it comes from, and what was preloaded.
 func (p *confinePlan) attrs() []any {
 	list := func(kind grantKind) string {
 		var b strings.Builder
@@ -329,13 +295,11 @@ func (p *confinePlan) attrs() []any {
 	}
 }
 
-// confiner returns the function that confines the process: the transport
-// calls it once the listeners are bound and before the first message is
-// read (serveTransport; listenHTTP right after its bind). It logs the plan
-// and what is enforced, each in one line, and fails only under
+// confiner returns the function that confines the process, which the
+// transport calls once its listeners are bound, before the first message.
+// It logs the plan and what is enforced, and fails only under
 // -confine=required when the kernel cannot enforce all of it, or when a
-// path the registry or the operator named cannot be opened. getenv is
-// run's, read by the confinetest build's seam only.
+// named path cannot be opened. getenv is for the confinetest seam only.
 func (s *server) confiner(getenv func(string) string) func() error {
 	return func() error {
 		addConfineTestTools(s, getenv) // the confinetest build's (confine_seam.go)
@@ -369,9 +333,8 @@ func (s *server) confiner(getenv func(string) string) func() error {
 	}
 }
 
-// confineReport is what enforce did: what the kernel enforces now, what
-// it cannot (missing: an older kernel, another system, a cgo build) and
-// what this plan leaves off by design (off).
+// confineReport is what enforce did: what the kernel enforces, what it
+// cannot (missing) and what the plan leaves off by design (off).
 type confineReport struct {
 	kernel   string // "Landlock ABI 7", "no Landlock (...)", "GOOS has no Landlock"
 	enforced []string
@@ -390,16 +353,13 @@ func (r *confineReport) attrs() []any {
 	return []any{"kernel", r.kernel, "enforced", none(r.enforced), "not_enforced", none(append(append([]string(nil), r.missing...), r.off...))}
 }
 
-// testBinary reports whether the process is a go test binary (the testing
-// package registers -test.v on the command line's flag set). Such a
-// process never confines itself: Landlock cannot be undone, and every
-// later test of the process would run confined. The tests confine a
-// child instead (confine_linux_test.go).
+// testBinary reports whether the process is a go test binary, which never
+// confines itself: Landlock cannot be undone, and later tests would run
+// confined. TestConfinedChild confines a child instead.
 func testBinary() bool { return flag.Lookup("test.v") != nil }
 
-// printVersion is -version: the build, and with -v what the process may
-// touch once confined and what this kernel enforces, worked out as at
-// start-up (the registry built, then stopped) without confining anything.
+// printVersion is -version: the build, and with -v the plan and what this
+// kernel enforces, worked out as at start-up without confining anything.
 func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 	if _, err := fmt.Fprintln(w, readBuild()); err != nil || !cfg.confine.verbose {
 		return err
@@ -427,24 +387,18 @@ func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 }
 
 // refusalText returns what the model reads when a tool's error is the
-// system refusing a call (EACCES, EPERM: what a confined process gets for
-// what it was not allowed, and what file permissions give): the tool's
-// own words with the system's message in place of the standard library's
-// error, which names the path, address or process it was refused. "read
-// notes: open /home/u/.ssh/id_ed25519: permission denied" becomes "read
-// notes: open: permission denied"; "fetch: dial tcp 10.0.0.5:5432:
-// connect: permission denied" becomes "fetch: connect: permission
-// denied" (a net or net/url error is known by its Timeout method, as
-// internalCause knows it, so that the core links no net package). The
-// full error is logged. It reports false for any other error, which keeps
-// its usual path (internalCause). TestRefusalText pins the shapes.
+// system refusing a call (EACCES, EPERM): the tool's own words with the
+// standard library's error, which names the path or address, cut to its
+// operations and the system's message ("read notes: open: permission
+// denied"). It reports false for any other error. docs/SECURITY.md says
+// why; TestRefusalText pins the shapes.
 func refusalText(err error) (string, bool) {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) || (errno != syscall.EACCES && errno != syscall.EPERM) {
 		return "", false
 	}
-	// The outermost error of the standard library's in the chain, and the
-	// operations it and those beneath it name.
+	// The outermost standard-library error in the chain, and the
+	// operations named from it down.
 	var outer error
 	var ops []string
 	for e := err; e != nil; e = errors.Unwrap(e) {
@@ -457,8 +411,8 @@ func refusalText(err error) (string, bool) {
 		case *os.SyscallError:
 			op = x.Syscall
 		case syscall.Errno, interface{ Timeout() bool }:
-			// The errno itself, or a network error whose words (an
-			// address) are left out with it.
+			// The errno, or a net error (known by Timeout, so that the
+			// core links no net package): its address is left out.
 		default:
 			continue
 		}

@@ -1,16 +1,12 @@
 //go:build linux && !(mips || mipsle || mips64 || mips64le)
 
-// Self-confinement on Linux: Landlock and no_new_privs, on every thread
-// of the process, at the highest Landlock ABI the kernel offers, feature
-// by feature. The system calls are made with syscall.Syscall (the
-// standard library has no Landlock API); syscall.AllThreadsSyscall
-// applies the per-thread ones to every thread Go runs, which it can only
-// in a binary that does not link cgo (CGO_ENABLED=0, or a build that
-// imports nothing needing cgo).
+// Self-confinement on Linux: Landlock and no_new_privs on every thread,
+// feature by feature at the kernel's Landlock ABI, through
+// syscall.AllThreadsSyscall, which refuses a binary that links cgo.
 //
 // Spec: https://docs.kernel.org/userspace-api/landlock.html,
 // include/uapi/linux/landlock.h, prctl(2) PR_SET_NO_NEW_PRIVS.
-// (MIPS numbers its system calls differently: it builds confine_other.go.)
+// MIPS numbers its system calls differently: it builds confine_other.go.
 
 package main
 
@@ -23,8 +19,8 @@ import (
 	"unsafe"
 )
 
-// The Landlock system calls (the same number on every architecture but
-// MIPS) and their flags, from include/uapi/linux/landlock.h.
+// The Landlock system calls (one number on every architecture this file
+// builds for) and their flags, from include/uapi/linux/landlock.h.
 const (
 	sysLandlockCreateRuleset = 444
 	sysLandlockAddRule       = 445
@@ -39,9 +35,8 @@ const (
 	prSetNoNewPrivs = 38
 	prGetNoNewPrivs = 39
 
-	// oPath is O_PATH (asm-generic/fcntl.h; the same on every
-	// architecture this file builds for), which package syscall lacks: a
-	// descriptor that names a file without opening it for reading.
+	// oPath is O_PATH (asm-generic/fcntl.h, likewise), which package
+	// syscall lacks.
 	oPath = 0x200000
 )
 
@@ -72,21 +67,17 @@ const (
 	scopeAbstractUnixSocket = 1 << 0 // ABI 6
 	scopeSignal             = 1 << 1 // ABI 6
 
-	// erratumSignalThreads is the bit of erratum 2 in the kernel's
-	// errata (LANDLOCK_CREATE_RULESET_ERRATA: erratum N is bit N-1): the
-	// kernel lets the threads of one process signal each other whatever
-	// their domains. Go restricts each thread on its own
-	// (AllThreadsSyscall), so each gets a domain of its own, and the
-	// runtime signals its threads (preemption, and AllThreadsSyscall
-	// itself): without the fix, signal scoping would break both.
+	// erratumSignalThreads is erratum 2's bit (erratum N is bit N-1): the
+	// threads of one process may signal each other whatever their
+	// domains. Each Go thread gets a domain of its own, and the runtime
+	// signals its threads, so signal scoping needs it.
 	erratumSignalThreads = 1 << 1
 )
 
-// The rights a grant gives, on a directory and on a file (a file takes
-// only the rights that apply to files, or the kernel refuses the rule).
-// Writing implies reading; a directory written in may have files and
-// directories made, removed, renamed and truncated in it (not devices,
-// pipes or sockets).
+// grantRights are the rights a grant gives on a directory and on a file
+// (the kernel refuses a file rule with directory rights). A written
+// directory may have files and directories made, removed, renamed and
+// truncated in it; not devices, pipes or sockets.
 var grantRights = map[grantKind][2]uint64{
 	grantRead:  {fsReadFile | fsReadDir, fsReadFile},
 	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsMakeSym | fsRefer, fsReadFile | fsWriteFile | fsTruncate},
@@ -94,8 +85,8 @@ var grantRights = map[grantKind][2]uint64{
 }
 
 // landlockKernel is what the running kernel offers: the ABI (0 with err
-// when there is no Landlock), its errata, and whether Go can make a
-// system call on every thread of this process (not when cgo is linked).
+// when there is no Landlock), its errata, and whether a system call
+// reaches every thread.
 type landlockKernel struct {
 	abi        int
 	errata     uintptr
@@ -103,10 +94,9 @@ type landlockKernel struct {
 	allThreads error // why a system call cannot reach every thread
 }
 
-// probeKernel asks the kernel what Landlock it has, lowered by the test
-// seam (confine_seam.go: only a -tags confinetest build has one). It
-// changes nothing. Whether a call reaches every thread is left to the
-// caller (threadsReachable): each such call stops the world.
+// probeKernel asks the kernel what Landlock it has, lowered by the
+// confinetest seam (confine_seam.go). It changes nothing, and leaves
+// allThreads to the caller: each such call stops the world.
 func probeKernel(getenv func(string) string) landlockKernel {
 	var k landlockKernel
 	r, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockCreateRulesetVersion)
@@ -132,9 +122,8 @@ func probeKernel(getenv func(string) string) landlockKernel {
 	return k
 }
 
-// allThreadsErr is why a system call on every thread failed: ENOTSUP is
-// what AllThreadsSyscall answers, before calling anything, in a binary
-// that links cgo (whose C code may start threads Go does not know).
+// allThreadsErr is why a system call on every thread failed: ENOTSUP
+// means the binary links cgo, and nothing was called.
 func allThreadsErr(errno syscall.Errno) error {
 	if errno == syscall.ENOTSUP {
 		return errors.New("this binary links cgo, and Go can restrict every thread only without it (build with CGO_ENABLED=0)")
@@ -169,8 +158,8 @@ func rulesFor(p *confinePlan, k landlockKernel) ruleset {
 	}
 	feature("files read, written and executed", 1, &r.fs, fsABI1)
 	if r.fs != 0 {
-		// Renaming or linking across directories is refused under any
-		// ABI; from ABI 2 a written tree may do it within itself.
+		// Renaming or linking across directories is refused under ABI 1;
+		// handling refer (ABI 2) lets a written tree do it within itself.
 		if k.abi >= 2 {
 			r.fs |= fsRefer
 		}
@@ -217,11 +206,10 @@ func probe(p *confinePlan, getenv func(string) string) confineReport {
 	return confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
 }
 
-// enforce confines every thread of the process to p. Under
-// confineRequired it changes nothing and fails when anything is missing.
-// A path p names that cannot be opened fails it too (unless the grant is
-// optional), before anything is changed. Once it has returned nil, the
-// process and every child it starts are confined for good.
+// enforce confines every thread of the process, and every child it
+// starts, to p for good. It fails before changing anything under
+// confineRequired when anything is missing, and on a path it cannot open
+// (unless the grant is optional).
 func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
 	k := probeKernel(getenv)
 	r := rulesFor(p, k)
@@ -238,10 +226,8 @@ func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (conf
 		defer syscall.Close(fd)
 		rulesetFD = fd
 	}
-	// no_new_privs first: landlock_restrict_self needs it on the calling
-	// thread (or CAP_SYS_ADMIN), and it stops a setuid program run later
-	// from gaining what the process does not have. In a cgo binary the
-	// call changes nothing and answers ENOTSUP: nothing can be enforced.
+	// no_new_privs first: landlock_restrict_self needs it. In a cgo
+	// binary it changes nothing and answers ENOTSUP.
 	if _, _, errno := syscall.AllThreadsSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno == syscall.ENOTSUP {
 		k.allThreads = allThreadsErr(errno)
 		r = rulesFor(p, k)
@@ -266,13 +252,11 @@ func requiredErr(rep confineReport) error {
 	return fmt.Errorf("-confine=required: this system cannot enforce %s (%s); -confine=on starts with what it can enforce", strings.Join(rep.missing, "; "), rep.kernel)
 }
 
-// buildRuleset makes the Landlock ruleset of p, handling r's rights, and
-// adds a rule per grant. A path that cannot be opened fails it, naming
-// the path and where it comes from, unless the grant is optional.
+// buildRuleset makes p's Landlock ruleset, handling r's rights, with a
+// rule per grant; a path that cannot be opened fails it unless optional.
 func buildRuleset(p *confinePlan, r *ruleset, abi int) (int, error) {
-	// struct landlock_ruleset_attr grew with the ABI; a kernel refuses
-	// (E2BIG) a larger one whose extra fields are not zero, so the size
-	// given is the one this ABI knows.
+	// struct landlock_ruleset_attr grew with the ABI: give this ABI's
+	// size, or the kernel refuses (E2BIG).
 	attr := [3]uint64{r.fs, r.net, r.scoped}
 	size := uintptr(24)
 	switch {

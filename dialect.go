@@ -1,20 +1,12 @@
-// Each revision's dialect, in one place: what a message written in a
-// given protocol revision may carry, and what no revision allows. Every
-// field a registry item, a content block, resource contents, a result or
-// a server-to-client request carries is fitted to the revision of the
-// message here: a field the revision does not define is left out, a
-// content type it does not define becomes a text block saying what was
-// there, and a shape a revision's schema cannot hold (a non-object
-// outputSchema before 2026-07-28, a boolean property schema where schemas
-// must be objects) is left out or rewritten to its equivalent. What no
-// revision allows (an inputSchema whose root is not an object, an
-// annotation out of range, a resource link in a sampling message) is
-// refused where it is made: at registration, with a panic that names the
-// item, or as an error from the builder.
-//
-// The schema gate (harness/schema) checks the outcome: every message of
-// the transcripts, testdata/fields/ among them (a registry that sets every
-// field the API offers), against its revision's schema.json.
+// Each revision's dialect, in one place. Every field of a registry item,
+// content block, resource contents, result or server-to-client request is
+// fitted here to its message's revision: a field the revision does not
+// define is left out, a content type it does not define becomes a text
+// block saying what was there, a schema shape it cannot hold is rewritten
+// or left out. What no revision allows is refused where it is made: at
+// registration (a panic naming the item) or by the builder. harness/schema
+// checks every transcript message, testdata/fields/ among them, against
+// its revision's schema.json.
 //
 // Spec: the schema.json of each revision, https://github.com/modelcontextprotocol/modelcontextprotocol/tree/main/schema
 // (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28).
@@ -33,10 +25,8 @@ import (
 	"time"
 )
 
-// contentFor returns blocks as version can carry them: a type the
-// revision does not define becomes a text block saying what was there,
-// and fields it does not define (annotations' lastModified, _meta, a
-// link's icons) are dropped. blocks is not modified.
+// contentFor returns blocks as version can carry them (downgrade);
+// blocks is not modified.
 func contentFor(version string, blocks []content) []content {
 	if atLeast(version, version20251125) {
 		return blocks
@@ -93,8 +83,7 @@ func (a *annotations) forVersion(version string) *annotations {
 	return &b
 }
 
-// forVersion returns c as version shows resource contents: _meta from
-// 2025-06-18.
+// forVersion returns c as version shows it: _meta from 2025-06-18.
 func (c resourceContents) forVersion(version string) resourceContents {
 	c.Meta = metaFor(version, c.Meta)
 	return c
@@ -129,8 +118,7 @@ func titleFor(version, title string) string {
 }
 
 // metaFor returns m when version defines _meta on registry items, content
-// blocks and resource contents (2025-06-18 on; results carry _meta in
-// every revision).
+// blocks and resource contents (2025-06-18 on; results have it in all).
 func metaFor(version string, m map[string]any) map[string]any {
 	if !atLeast(version, version20250618) {
 		return nil
@@ -139,8 +127,7 @@ func metaFor(version string, m map[string]any) map[string]any {
 }
 
 // implementationFor returns serverInfo as version defines Implementation:
-// title from 2025-06-18; description, icons and websiteUrl from
-// 2025-11-25.
+// title from 2025-06-18; description, icons and websiteUrl from 2025-11-25.
 func implementationFor(version string, impl implementation) implementation {
 	impl.Title = titleFor(version, impl.Title)
 	if !atLeast(version, version20251125) {
@@ -150,10 +137,8 @@ func implementationFor(version string, impl implementation) implementation {
 }
 
 // inputSchemaFor returns a tool's inputSchema as version can carry it:
-// before 2026-07-28 every value of the root's properties must be an object
-// (Tool.inputSchema.properties), so a boolean property schema, valid JSON
-// Schema, is written as its object equivalent: true as {}, false as
-// {"not":{}}. The schema was checked at registration (addTool).
+// before 2026-07-28 Tool.inputSchema.properties holds only objects, so a
+// boolean property schema is written as its equivalent (objectProperties).
 // [Boolean JSON Schemas]: https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2
 func inputSchemaFor(version, text string) json.RawMessage {
 	if isModern(version) {
@@ -164,9 +149,7 @@ func inputSchemaFor(version, text string) json.RawMessage {
 
 // outputSchemaFor returns a tool's outputSchema as version can carry it:
 // nil before 2025-06-18, and before 2026-07-28 nil unless its root is
-// "type":"object" (those revisions require it; 2026-07-28 allows any
-// schema). Its structuredContent is left out with it (structuredFor): the
-// tool's text block still answers.
+// "type":"object"; structuredFor leaves its structuredContent out with it.
 // [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 func outputSchemaFor(version, text string) json.RawMessage {
 	switch {
@@ -180,9 +163,8 @@ func outputSchemaFor(version, text string) json.RawMessage {
 	return objectProperties([]byte(text))
 }
 
-// structuredFor returns structuredContent, encoded, as version can carry
-// it: nil before 2025-06-18, and before 2026-07-28 nil unless it is a JSON
-// object (CallToolResult.structuredContent is an object there).
+// structuredFor returns encoded structuredContent as version can carry it:
+// nil before 2025-06-18, and before 2026-07-28 nil unless a JSON object.
 func structuredFor(version string, encoded []byte) []byte {
 	switch {
 	case !atLeast(version, version20250618):
@@ -209,8 +191,7 @@ func rootType(schema []byte) string {
 }
 
 // objectProperties returns schema with every boolean value of its root's
-// properties written as an object: true as {}, false as {"not":{}}. A
-// schema with none is returned as is.
+// properties written as an object: true as {}, false as {"not":{}}.
 func objectProperties(schema []byte) json.RawMessage {
 	members, err := objectMembers(schema)
 	if err != nil {
@@ -307,12 +288,10 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 	return b.Bytes(), nil
 }
 
-// ---------------------------------------------------------------------------
 // What no revision allows, refused where it is made.
 
-// checkInputSchema reports why text cannot be a tool's inputSchema in any
-// revision: every revision requires a JSON object whose root is
-// "type":"object" (tool arguments are always objects).
+// checkInputSchema reports why text cannot be a tool's inputSchema: every
+// revision requires a JSON object whose root is "type":"object".
 // [§Input Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#input-schema
 func checkInputSchema(text string) error {
 	if jsonKind([]byte(text)) != '{' {
@@ -328,9 +307,8 @@ func checkInputSchema(text string) error {
 // [§Annotations]: https://modelcontextprotocol.io/specification/2026-07-28/schema#annotations
 var audiences = []string{"user", "assistant"}
 
-// check reports why a cannot be sent in any revision: an audience other
-// than user and assistant, a priority outside 0..1, a lastModified that is
-// not an ISO 8601 (RFC 3339) time.
+// check reports why a cannot be sent: an audience not in audiences, a
+// priority outside 0..1, a lastModified that is not an RFC 3339 time.
 func (a *annotations) check() error {
 	if a == nil {
 		return nil
@@ -351,8 +329,8 @@ func (a *annotations) check() error {
 	return nil
 }
 
-// checkIcons reports why icons cannot be sent: an icon without src, or a
-// theme other than light and dark.
+// checkIcons reports why icons cannot be sent: a src that is not an
+// absolute URI, a theme other than light and dark.
 // [§Icon]: https://modelcontextprotocol.io/specification/2026-07-28/schema#icon
 func checkIcons(icons []icon) error {
 	for i, ic := range icons {
@@ -396,10 +374,8 @@ func (c content) check() error {
 	return nil
 }
 
-// checkSamplingContent reports why c cannot be in a sampling message: no
-// revision allows a resource link or an embedded resource there
-// (SamplingMessage.content is text, image or audio; tool use and results
-// are not offered).
+// checkSamplingContent reports why c cannot be in a sampling message,
+// whose content is text, image or audio (tool use is not offered).
 // [§Sampling Message]: https://modelcontextprotocol.io/specification/2026-07-28/schema#samplingmessage
 func checkSamplingContent(c content) error {
 	switch c.Type {

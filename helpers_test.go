@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -161,4 +162,27 @@ func skipFlagsOfTheHTTPWing(tb testing.TB, args []string) {
 	if _, err := parseFlags(args, io.Discard, func(string) string { return "" }); err != nil && strings.Contains(err.Error(), "flag provided but not defined") {
 		tb.Skipf("%v: the stdio build has no HTTP wing", err)
 	}
+}
+
+// mustScaleLinearly fails tb when work at size base*factor takes more than
+// 10*factor times as long as at size base: linear work passes however
+// loaded the machine is (both sizes run under the same load), work that
+// grows with the square of its input does not. Each size is timed at the
+// best of a few runs.
+func mustScaleLinearly(tb testing.TB, what string, base, factor int, work func(n int)) {
+	tb.Helper()
+	best := func(n, runs int) time.Duration {
+		d := time.Duration(math.MaxInt64)
+		for range runs {
+			start := time.Now()
+			work(n)
+			d = min(d, time.Since(start))
+		}
+		return max(d, time.Microsecond)
+	}
+	small, large := best(base, 3), best(base*factor, 2)
+	if large > time.Duration(10*factor)*small {
+		tb.Errorf("%s: %v at size %d, %v at %d times that: more than linear", what, small, base, large, factor)
+	}
+	tb.Logf("%s: %v at size %d, %v at %d times that", what, small.Round(time.Microsecond), base, large.Round(time.Microsecond), factor)
 }

@@ -148,11 +148,11 @@ func TestHTTPFlags(t *testing.T) {
 		{"missing token file", []string{"-http", "8080", "-token-file", filepath.Join(dir, "none")}, "-token-file"},
 		{"empty token file", []string{"-http", "8080", "-token-file", empty}, "is empty"},
 		{"short token file", []string{"-http", "8080", "-token-file", short}, "-token-file " + short + ": the bearer token must be at least 32 bytes (it has 6)"},
-		{"short token in the environment", []string{"-http", "8080"}, "$BAREMCP_TOKEN: the bearer token must be at least 32 bytes (it has 5)"},
+		{"short token in the environment", []string{"-http", "8080"}, "$" + envToken + ": the bearer token must be at least 32 bytes (it has 5)"},
 		// Issue 20, finding 3: a public bind without authentication
 		// started silently, with the Host check off.
 		{"all interfaces without authentication", []string{"-http", "0.0.0.0:8080"},
-			"-http 0.0.0.0:8080 listens beyond loopback without authentication, so anyone who can reach it may call every tool: set -token-file (or $BAREMCP_TOKEN) or -oauth-issuer, or add -allow-public-without-auth to accept that"},
+			"-http 0.0.0.0:8080 listens beyond loopback without authentication, so anyone who can reach it may call every tool: set -token-file (or $" + envToken + ") or -oauth-issuer, or add -allow-public-without-auth to accept that"},
 		{"IPv6 any without authentication", []string{"-http", "[::]:8080"}, "add -allow-public-without-auth"},
 		{"a LAN address without authentication", []string{"-http", "192.0.2.1:8080"}, "add -allow-public-without-auth"},
 		{"a host name without authentication", []string{"-http", "mcp.example.com:8080"}, "add -allow-public-without-auth"},

@@ -5,7 +5,7 @@
 // keep-alive of long-lived streams, and its fuzz target; and the test
 // HTTP server (newTestHTTP) on an in-memory network. The modern
 // subscriptions and the classic era over HTTP have their own transcripts
-// (testdata/subscriptions-http, testdata/classic-http).
+// (testdata/subscriptions-http; testdata/classic, played on both transports).
 
 package main
 

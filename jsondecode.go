@@ -1,14 +1,12 @@
 // Strict JSON decoding of peer messages: RFC 8259 syntax, JSON-RPC 2.0
 // member names matched byte for byte.
 //
-// encoding/json matches object keys case-insensitively (with Unicode
-// folding, so "ſ" matches "s") and lets the last duplicate key win. A peer
-// that sends {"method":"tools/list","METHOD":"tools/call"} must not be able
-// to choose which one runs, so every message from the peer is first checked
-// by checkJSON (syntax, depth, duplicate keys, NUL in keys) and protocol
-// objects are then walked member by member with exact names. Free-form
-// values (tool arguments, capabilities we do not interpret) are only ever
-// decoded into maps, which compare keys exactly.
+// encoding/json matches keys case-insensitively (with Unicode folding: "ſ"
+// matches "s") and lets the last duplicate win, so a peer could choose which
+// of {"method":"tools/list","METHOD":"tools/call"} runs. Every peer message
+// is first checked by checkJSON (syntax, depth, duplicate keys, NUL in
+// keys); protocol objects are walked with exact names, free-form values
+// decoded only into maps. TestSmuggledKeysNeverRunAMethod.
 
 package main
 
@@ -21,9 +19,8 @@ import (
 	"unicode/utf8"
 )
 
-// maxJSONDepth bounds the nesting of any peer message. MCP's own objects
-// are at most a handful of levels deep; 64 leaves room for real tool
-// arguments while keeping the recursive checker's stack small.
+// maxJSONDepth bounds the nesting of any peer message: room for real tool
+// arguments, a small stack for the recursive checker.
 const maxJSONDepth = 64
 
 // errJSONSyntax is the cause of every syntax failure; callers map it to -32700.
@@ -34,6 +31,7 @@ var errJSONSyntax = errors.New("invalid JSON")
 // -32600.
 type jsonShapeError struct{ msg string }
 
+// Error returns the message, fit for the peer.
 func (e *jsonShapeError) Error() string { return e.msg }
 
 // checkJSON reports whether data is exactly one JSON value (surrounding
@@ -61,6 +59,7 @@ type jsonChecker struct {
 	pos  int
 }
 
+// skipSpace moves c past JSON white space.
 func (c *jsonChecker) skipSpace() {
 	for c.pos < len(c.data) {
 		switch c.data[c.pos] {
@@ -72,16 +71,21 @@ func (c *jsonChecker) skipSpace() {
 	}
 }
 
+// value checks the value at c.pos, found depth levels deep.
 func (c *jsonChecker) value(depth int) error {
 	c.skipSpace()
 	if c.pos >= len(c.data) {
 		return errJSONSyntax
 	}
 	switch b := c.data[c.pos]; {
-	case b == '{':
+	case b == '{' || b == '[':
+		if depth >= maxJSONDepth {
+			return &jsonShapeError{fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)}
+		}
+		if b == '[' {
+			return c.array(depth + 1)
+		}
 		return c.object(depth + 1)
-	case b == '[':
-		return c.array(depth + 1)
 	case b == '"':
 		_, _, err := c.str()
 		return err
@@ -97,6 +101,7 @@ func (c *jsonChecker) value(depth int) error {
 	return errJSONSyntax
 }
 
+// literal moves c past lit, which must stand at c.pos.
 func (c *jsonChecker) literal(lit string) error {
 	if !bytes.HasPrefix(c.data[c.pos:], []byte(lit)) {
 		return errJSONSyntax
@@ -105,6 +110,7 @@ func (c *jsonChecker) literal(lit string) error {
 	return nil
 }
 
+// number moves c past the number at c.pos.
 func (c *jsonChecker) number() error {
 	end, ok := scanNumber(c.data, c.pos)
 	if !ok {
@@ -167,8 +173,8 @@ var plainStringByte = func() (t [256]bool) {
 
 // str scans a string starting at the opening quote and returns its raw
 // bytes (quotes excluded) and whether it contains escapes. Runs of plain
-// bytes are crossed by a table lookup per byte: a large argument is one
-// long run, and the switch alone cost ~2.5 cycles per byte on 1 MiB.
+// bytes (a large argument is one) are crossed eight at a time
+// (plainStringWords), then by table lookup.
 func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
 	start := c.pos + 1
 	i := start
@@ -209,6 +215,7 @@ func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
 	return nil, false, errJSONSyntax
 }
 
+// isHex4 reports whether b is all hex digits.
 func isHex4(b []byte) bool {
 	for _, x := range b {
 		if !(x >= '0' && x <= '9' || x >= 'a' && x <= 'f' || x >= 'A' && x <= 'F') {
@@ -218,10 +225,8 @@ func isHex4(b []byte) bool {
 	return true
 }
 
+// array checks the array at c.pos, whose elements are depth levels deep.
 func (c *jsonChecker) array(depth int) error {
-	if depth > maxJSONDepth {
-		return &jsonShapeError{fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)}
-	}
 	c.pos++ // [
 	c.skipSpace()
 	if c.pos < len(c.data) && c.data[c.pos] == ']' {
@@ -248,20 +253,17 @@ func (c *jsonChecker) array(depth int) error {
 	}
 }
 
-// maxObjectKeys bounds the members of one object in a peer message (tool
-// arguments included), and so the duplicate-key set checkJSON builds for
-// it. Ten thousand is far beyond any MCP object or realistic argument
-// map; the body and line caps bound the total.
+// maxObjectKeys bounds the members of one object in a peer message, and so
+// the duplicate-key set checkJSON builds: far beyond any MCP object or
+// realistic argument map.
 const maxObjectKeys = 10000
 
 // smallObjectKeys is how many keys an object may have before duplicate
 // detection switches from a linear scan to a map.
 const smallObjectKeys = 16
 
+// object checks the object at c.pos, whose members are depth levels deep.
 func (c *jsonChecker) object(depth int) error {
-	if depth > maxJSONDepth {
-		return &jsonShapeError{fmt.Sprintf("message nested deeper than %d levels", maxJSONDepth)}
-	}
 	c.pos++ // {
 	c.skipSpace()
 	if c.pos < len(c.data) && c.data[c.pos] == '}' {
@@ -363,10 +365,8 @@ type member struct {
 }
 
 // objectMembers returns the members of the JSON object raw, which checkJSON
-// has accepted. It returns an error when raw is not an object. Values are
-// crossed with skipChecked, not validated again, and the protocol's own
-// member names are shared strings: decoding a message walks its bytes
-// once more and allocates little besides the result.
+// has accepted, or errNotObject. Values are crossed with skipChecked, not
+// checked again, and known names are shared strings (memberNames).
 func objectMembers(raw []byte) ([]member, error) {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 || raw[0] != '{' {
@@ -489,10 +489,8 @@ func (c *jsonChecker) skipString() error {
 }
 
 // decodeChecked decodes one JSON value that checkJSON has accepted into
-// the values encoding/json produces with UseNumber: map[string]any, []any,
-// string, json.Number, bool and nil. It walks the bytes once, without
-// reflection; checkJSON has already bounded the depth and refused
-// duplicate keys, so maps compare keys exactly.
+// what encoding/json produces with UseNumber, in one walk without
+// reflection. TestDecodeCheckedMatchesEncodingJSON.
 func decodeChecked(raw []byte) (any, error) {
 	c := jsonChecker{data: raw}
 	v, err := c.decode()
@@ -506,6 +504,7 @@ func decodeChecked(raw []byte) (any, error) {
 	return v, nil
 }
 
+// decode decodes the value at c.pos.
 func (c *jsonChecker) decode() (any, error) {
 	c.skipSpace()
 	if c.pos >= len(c.data) {
@@ -589,11 +588,7 @@ func (c *jsonChecker) decodeString() (string, error) {
 	if err := c.skipString(); err != nil {
 		return "", err
 	}
-	raw := c.data[start : c.pos-1]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw), nil
-	}
-	return unquoteJSON(raw)
+	return unquoteJSON(c.data[start : c.pos-1])
 }
 
 // errNotObject reports a value that should have been a JSON object.

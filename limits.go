@@ -1,9 +1,6 @@
 // Operating limits that are not a property of one transport: how many
 // requests run at once, how fast a principal may invoke tools, and how
-// long a request may run (the HTTP connection limit is the listener's,
-// httpsse_listen.go). Every limit
-// is a named constant or a flag, listed with its value in
-// docs/RELIABILITY.md.
+// long a request may run. Each is listed in docs/RELIABILITY.md.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations),
@@ -25,65 +22,45 @@ import (
 )
 
 const (
-	// defaultRequestTimeout bounds one request's handler. Progress does not
-	// extend it: the spec asks for a maximum regardless of progress.
+	// defaultRequestTimeout bounds one request's handler, progress or not.
 	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
 	defaultRequestTimeout = 5 * time.Minute
 
 	// defaultMaxRequests bounds the requests served at once: per stdio
-	// connection (the reader stops reading: backpressure through the
-	// pipe) and in total over HTTP (a request waits up to httpQueueWait,
-	// then gets 503). Each request in flight holds at most one message
-	// (maxLineBytes or -max-body) and one goroutine.
+	// connection (the reader stops: backpressure through the pipe) and in
+	// total over HTTP (a request waits up to httpQueueWait, then 503).
 	defaultMaxRequests = maxInFlight
 
-	// httpQueueWait bounds how long an HTTP request waits for one of the
-	// -max-requests slots before it is refused with 503: long enough to
-	// smooth a burst, short enough that a client is not left hanging.
+	// httpQueueWait bounds an HTTP request's wait for a slot: long enough
+	// to smooth a burst, short enough not to leave a client hanging.
 	httpQueueWait = 2 * time.Second
 
-	// httpWriteTimeout bounds one write to an HTTP client (a response, or
-	// one SSE event). A client that stops reading its stream would
-	// otherwise block the request's goroutine for as long as it keeps the
-	// connection open.
+	// httpWriteTimeout bounds one write to an HTTP client (a response, an
+	// SSE event), so a client that stops reading frees its request.
 	httpWriteTimeout = 30 * time.Second
 
 	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit
-	// over HTTP when -rate-limit is not given: 50 calls a second per
-	// caller (its principal, else its IP address), 100 at once. A
-	// model-driven client calls tools a turn at a time, a few a second at
-	// most, with parallel calls in bursts of a few dozen: ten times that
-	// leaves every honest client, and several agents behind one address,
-	// unthrottled, while one caller cannot keep the server running more
-	// than 3000 tool calls a minute. stdio is not limited by default: its
-	// one client is the local user's own agent.
-	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
+	// per caller over HTTP without -rate-limit: ten times what a
+	// model-driven client needs (docs/RELIABILITY.md, "Error codes chosen
+	// for overload"); stdio's one client is not limited by default.
 	defaultHTTPRate  = 50
 	defaultHTTPBurst = 100
 
-	// maxRateBuckets bounds the principals the rate limiter remembers.
-	// Past it, buckets that have refilled (indistinguishable from new
-	// ones) are dropped; if none has, new principals share one overflow
-	// bucket, so a flood of identities cannot grow the map.
+	// maxRateBuckets bounds the principals the rate limiter remembers;
+	// past it, refilled buckets are dropped, or new principals share one
+	// overflow bucket.
 	maxRateBuckets = 4096
 
-	// maxParamStringBytes bounds a string parameter the server looks up:
-	// tool and prompt names, resource URIs, versions, levels. It equals
-	// maxURILength, the longest URI a resource read accepts.
+	// maxParamStringBytes bounds a string parameter the server looks up
+	// (names, URIs, versions, levels): maxURILength.
 	maxParamStringBytes = maxURILength
 )
 
-// JSON-RPC error codes this server allocates for overload. The spec
-// reserves -32020..-32099 for its own codes (emitting others there is
-// forbidden) and says new implementations SHOULD NOT use the classic
-// -32000..-32019; codes for purposes it does not define SHOULD be
-// allocated outside -32768..-32000. These are, and end in the HTTP status
-// that carries them (429, 503) so that they are easy to recognise.
-//
-// A rate-limited tools/call is a protocol error, not a tool result with
-// isError: the tool never ran, so there is nothing for the model to
-// correct; the client (not the model) should back off, as data.retryAfterMs
-// and, over HTTP, 429 with Retry-After tell it.
+// JSON-RPC error codes this server allocates for overload, outside
+// -32768..-32000 as the spec asks of codes it does not define, ending in
+// the HTTP status that carries them (docs/RELIABILITY.md, "Error codes
+// chosen for overload"). A rate-limited tools/call is a protocol error:
+// the tool never ran, and the client, not the model, should back off.
 // [§Error Codes]: https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 const (
@@ -128,11 +105,9 @@ func (c *limitConfig) check() error {
 	return nil
 }
 
-// deriveRate settles the tools/call rate limit: over HTTP it is on by
-// default (defaultHTTPRate, defaultHTTPBurst) unless -rate-limit says
-// otherwise; on stdio it is off unless -rate-limit turns it on. A
-// -rate-burst the operator set where no rate limit applies is refused: it
-// would do nothing.
+// deriveRate settles the tools/call rate limit: on by default over HTTP,
+// off on stdio, unless -rate-limit says otherwise. A -rate-burst where no
+// rate limit applies is refused: it would do nothing.
 func (c *limitConfig) deriveRate(set map[string]bool, http bool) error {
 	if http && !set["rate-limit"] {
 		c.rate = defaultHTTPRate
@@ -149,8 +124,7 @@ func (c *limitConfig) deriveRate(set map[string]bool, http bool) error {
 	return nil
 }
 
-// rateLimiter is one token bucket per principal. It is safe for
-// concurrent use.
+// rateLimiter is one token bucket per principal; safe for concurrent use.
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 type rateLimiter struct {
 	rate       float64 // tokens added per second
@@ -163,7 +137,7 @@ type rateLimiter struct {
 	overflow tokenBucket // shared by principals beyond maxBuckets
 }
 
-// tokenBucket is one principal's allowance as of last.
+// tokenBucket is one allowance (a principal's, a request's notifications') as of last.
 type tokenBucket struct {
 	tokens float64
 	last   time.Time
@@ -196,45 +170,35 @@ func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 		if len(l.buckets) >= l.maxBuckets {
 			l.sweepLocked(now)
 		}
+		b = &l.overflow
 		if len(l.buckets) < l.maxBuckets {
-			b = &tokenBucket{tokens: l.burst, last: now}
+			b = &tokenBucket{} // starts full (take)
 			l.buckets[principal] = b
-		} else {
-			b = &l.overflow
-			if b.last.IsZero() {
-				b.tokens, b.last = l.burst, now
-			}
 		}
 	}
-	l.refill(b, now)
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.take(now, l.burst, l.rate) {
 		return true, 0
 	}
 	wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 	return false, max(wait, time.Millisecond)
 }
 
-// refill adds the tokens earned since b.last, up to the burst.
-func (l *rateLimiter) refill(b *tokenBucket, now time.Time) {
+// refill adds the tokens earned at rate per second since b.last, up to
+// burst.
+func (b *tokenBucket) refill(now time.Time, burst, rate float64) {
 	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
+		b.tokens = math.Min(burst, b.tokens+elapsed*rate)
 		b.last = now
 	}
 }
 
 // take reports whether b, refilled at rate per second up to burst, has a
-// token at now, and takes it; a zero bucket starts full. One request's
-// notifications use it (notify_limit.go).
+// token at now, and takes it; a zero bucket starts full.
 func (b *tokenBucket) take(now time.Time, burst, rate float64) bool {
 	if b.last.IsZero() {
 		b.tokens, b.last = burst, now
 	}
-	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(burst, b.tokens+elapsed*rate)
-		b.last = now
-	}
-	if b.tokens < 1 {
+	if b.refill(now, burst, rate); b.tokens < 1 {
 		return false
 	}
 	b.tokens--
@@ -245,7 +209,7 @@ func (b *tokenBucket) take(now time.Time, burst, rate float64) bool {
 // same as a new one, so forgetting it changes nothing for its principal.
 func (l *rateLimiter) sweepLocked(now time.Time) {
 	for p, b := range l.buckets {
-		if l.refill(b, now); b.tokens >= l.burst {
+		if b.refill(now, l.burst, l.rate); b.tokens >= l.burst {
 			delete(l.buckets, p)
 		}
 	}
@@ -264,9 +228,8 @@ type timeoutCause struct{ after time.Duration }
 
 func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }
 
-// requestTimedOut is the answer to a request whose handler gave up because
-// the request timeout expired: -32603 for that request only, naming the
-// timeout and a reference to the server's log line.
+// requestTimedOut is the -32603 for a request whose handler gave up at
+// its timeout, naming it and the log line's reference; nil otherwise.
 func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	var tc *timeoutCause
 	if !errors.As(context.Cause(ctx), &tc) {

@@ -1,24 +1,8 @@
 // Fair shares of the server's global limits: every bound all clients draw
-// from (requests in flight and their bytes, subscriptions, sessions,
-// bridged requests awaiting an answer, watched URIs, connections, token
-// introspections) also
-// bounds what one client may hold of it, so that one client cannot starve
-// the others (issue 19). A client is its caller.share (rpc.go): the
-// principal when it authenticated, otherwise its IP address (an IPv6
-// address's /64, addrNetwork); on stdio the
-// connection is the one client and has no share ("").
-//
-// The rule, one for every limit: a client may hold -client-share percent
-// of a bound (a quarter by default), but at least a floor (four of a
-// count, the largest single item of a byte budget), and never more than
-// the bound itself. So at least four clients are needed to exhaust any
-// bound, and one client alone can still use the server: it may hold a
-// listen and call, send a body of -max-body, watch a URI.
-//
-// shareLimit is the one mechanism: every count or budget that has a part
-// per client is one (request slots, bodies, control slots, bridged
-// requests, listens, watched URIs, classic sessions, tasks, connections
-// by address, introspections); none keeps a map of its own
+// from also bounds what one client (its caller.share; stdio's one client
+// is "") may hold of it: -client-share percent, at least a floor, never
+// more than the bound (docs/RELIABILITY.md, "Fair shares", lists them).
+// shareLimit is the one mechanism: no limit keeps a map of its own
 // (TestSharesOneMechanism).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
@@ -35,16 +19,13 @@ import (
 )
 
 const (
-	// defaultClientShare is the part of each global bound one client may
-	// hold, in percent (-client-share): a quarter, so that it takes four
-	// clients to exhaust a bound. 100 turns the shares off (one client
-	// may take everything), for a deployment whose clients all arrive
-	// from one address (a proxy) without a principal of their own.
+	// defaultClientShare is the percent of each global bound one client
+	// may hold (-client-share): four clients are needed to exhaust one.
 	defaultClientShare = 25
 
-	// shareFloor is the least share of a count: four, or the whole bound
-	// when it is smaller, so that a lone client can hold a listen, wait
-	// for a bridged answer and still call.
+	// shareFloor is the least share of a count (or the whole bound when
+	// smaller): a lone client can hold a listen, wait for a bridged
+	// answer and still call.
 	shareFloor = 4
 )
 
@@ -54,16 +35,13 @@ func shareOf(total int64, pct int, floor int64) int64 {
 	return min(total, max(total*int64(pct)/100, floor))
 }
 
-// shareLimit is one global bound and every client's share of it, counted
-// in units (slots, bytes). Units are taken for a share and given back to
-// the same share. The share "" (stdio's one client) is bound by the total
-// alone. Units given back go to the waiters in the order they came, each
-// that can take what it asked for (a waiter its share or a larger n
-// holds back is passed over), and giving back wakes only them. A
-// newcomer finding units free takes them at once, even while an earlier
-// waiter waits for more than is free: a large waiter may wait until its
-// time runs out rather than starve the small ones. It is safe for
-// concurrent use.
+// shareLimit is one global bound and every client's share of it, in
+// units (slots, bytes) taken for a share and given back to it; the share
+// "" is bound by the total alone. Units given back go to the waiters that
+// can now take what they asked for, in arrival order. A newcomer takes
+// free units at once, even past an earlier waiter wanting more: a large
+// waiter may time out rather than starve the small ones. Safe for
+// concurrent use (TestShareLimit, TestShareLimitWaiters).
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
@@ -106,9 +84,9 @@ func (l *shareLimit) take(share string, n int64) bool {
 	return l.tryTakeLocked(share, n)
 }
 
-// enqueue takes n units for share at once (nil), or returns a waiter whose
-// ready is closed once they have been taken for it. The caller waits on
-// it, or abandons it.
+// enqueue takes n units for share at once (nil), or returns a waiter
+// whose ready is closed once they are taken for it; the caller waits on
+// it or abandons it.
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -143,10 +121,8 @@ func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Dur
 	return l.await(ctx, l.enqueue(share, n), d)
 }
 
-// waitForTotal is wait for a share that does not wait for its own units:
-// when its part is what stops it, it reports false at once (what it
-// would wait for is its own to give back), in the same step as it would
-// have taken them, and otherwise waits for the total only.
+// waitForTotal is wait, except that a share whose own part is full
+// reports false at once: it would wait for units only it gives back.
 func (l *shareLimit) waitForTotal(ctx context.Context, share string, n int64, d time.Duration) bool {
 	l.mu.Lock()
 	if share != "" && l.by[share]+n > l.per {
@@ -177,7 +153,7 @@ func (l *shareLimit) await(ctx context.Context, w *shareWaiter, d time.Duration)
 	return l.abandon(w)
 }
 
-// give gives back n units share took, and takes them for the waiters that
+// give gives back n units share took, taking them for the waiters that
 // can now have what they asked for, in order.
 func (l *shareLimit) give(share string, n int64) {
 	l.mu.Lock()
@@ -205,8 +181,8 @@ func (l *shareLimit) held(share string) (mine, all int64) {
 	return l.by[share], l.used
 }
 
-// shareFull reports whether share's own part is what stops it taking n
-// units (rather than the total): error messages say which.
+// shareFull reports whether share's own part, rather than the total, is
+// what stops it taking n units: error messages say which.
 func (l *shareLimit) shareFull(share string, n int64) bool {
 	mine, _ := l.held(share)
 	return share != "" && mine+n > l.per
@@ -219,8 +195,8 @@ func (l *shareLimit) totalFull(n int64) bool {
 	return all+n > l.total
 }
 
-// share returns one client's part of total, at least floor, as
-// -client-share sets it.
+// share returns one client's part of total at -client-share, at least
+// floor.
 func (s *server) share(total, floor int64) int64 {
 	return shareOf(total, s.limits.clientShare, floor)
 }

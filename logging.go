@@ -1,17 +1,10 @@
 // Structured logs: the logging flags, the one writer every line goes
-// through (logSink), and the access line, one per request (or, with access
-// lines off, the audit line of an authenticated one). Every other
-// line is written by log/slog; the access line is encoded here, in the
-// same format, because it is written for every request: slog's handlers
-// took about 1.1 µs and an allocation per line of a dozen attributes
-// (runtime.Callers and general value formatting), a quarter of a
-// dispatched tools/call, where this encoder takes a fraction of that.
-//
-// Client-derived values (request ids, method, tool, prompt and resource
-// names) are escaped, by quoting in text and by JSON string escaping, and
-// cut at maxLogValueBytes. Secrets never reach a log line: the principal
-// is a digest of the token, and neither requestState, the state key nor
-// the Authorization header is written by anything here.
+// through (logSink), and the access and audit lines, one per request.
+// log/slog writes every other line; these two are encoded here in slog's
+// format because every request pays for them (docs/OPERATIONS.md, "Cost";
+// TestLogLineMatchesSlog). Client-derived values are escaped and cut at
+// maxLogValueBytes; no secret is written (the principal is a digest of
+// the token; never requestState, a key or Authorization).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
 // (stderr is for logging; stdout carries protocol messages only).
@@ -43,27 +36,20 @@ const (
 )
 
 const (
-	// maxLogValueBytes bounds a client-derived value in a log line (a
-	// method, a tool name, a URI, a request id): a name is short, and a
-	// peer must not be able to write megabytes into the log per request.
+	// maxLogValueBytes bounds a client-derived value in a log line: a
+	// peer must not write megabytes into the log per request.
 	maxLogValueBytes = 256
 
-	// maxLogBacklog bounds the log lines queued while another goroutine
-	// writes to the log (logSink). Beyond it lines are dropped and
-	// counted: a stalled stderr (nobody reads the pipe) never holds a
-	// request, and the memory it can cost is bounded (logSink).
+	// maxLogBacklog bounds the bytes queued behind a write in progress;
+	// past it lines are dropped and counted (logSink).
 	maxLogBacklog = 1 << 20
 
-	// maxLogSpareBytes bounds the batch buffer the log sink keeps for
-	// reuse. A busy server's batches (a millisecond of access lines: tens
-	// of KiB) must fit, or every batch allocates and clears a new buffer,
-	// which cost more than formatting the lines; the backlog bound makes
-	// larger batches rare.
+	// maxLogSpareBytes bounds the batch buffer the sink keeps for reuse:
+	// a busy server's batches must fit, or each allocates a new one.
 	maxLogSpareBytes = 2 * maxLogBacklog
 
-	// logCloseWait bounds how long closing the log waits for a write in
-	// progress: a stalled stderr must not keep a stopping server from
-	// exiting. What is still queued then is dropped.
+	// logCloseWait bounds how long close waits for a stalled write, so
+	// that a stopping server exits; what is still queued is dropped.
 	logCloseWait = 2 * time.Second
 )
 
@@ -72,15 +58,13 @@ type logConfig struct {
 	format string     // logFormatText or logFormatJSON
 	level  slog.Level // least severe level written
 	access bool       // one access line per request, at info level
-	// linger batches log writes (logSink); run sets logLinger, tests
-	// leave 0 so that a log is complete when the server has answered.
+	// linger batches writes (logSink): run sets logLinger; tests leave 0,
+	// so that a log is complete once the server has answered.
 	linger time.Duration
 }
 
-// logFlags registers the logging flags on fs, landing in c.
-// Text is the default format: the same wherever the server runs (a
-// terminal, a supervisor, a client capturing stderr), readable as it is and
-// parseable as logfmt; ask for json where a log pipeline wants it.
+// logFlags registers the logging flags on fs, landing in c. Text is the
+// default: readable as it is, and parseable as logfmt.
 func logFlags(fs *flag.FlagSet, c *logConfig) {
 	c.format, c.level = logFormatText, slog.LevelInfo
 	fs.Func("log-format", "log line `format`: text (logfmt) or json (default text)", func(v string) error {
@@ -101,11 +85,9 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
 }
 
-// newLogger returns the server's logger and its access log, both writing
-// to w through sink; the access log is nil when access lines are off
-// (-access-log=false, or -log-level above info). With c.linger the sink
-// batches lines on the goroutine of its timer: sink.close writes what is
-// queued and stops it, and must be called once nothing logs any more.
+// newLogger returns the server's logger and its access log (nil when
+// access lines are off: -access-log=false, or -log-level above info), both
+// writing to w through sink. The caller calls sink.close once nothing logs.
 func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, sink *logSink) {
 	sink = newLogSink(w, c.linger)
 	sink.json = c.format == logFormatJSON
@@ -120,76 +102,48 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 	return slog.New(h), access, sink
 }
 
-// logSink is the one writer of the log: every line, slog's and the access
-// lines, is one Write of a complete line, and lines never interleave and
-// keep their order. How they reach w depends on linger:
-//
-//   - above 0 (run, both transports: logLinger): Write only queues. The
-//     first line queued arms a timer; when it fires, linger later, the
-//     lines queued by then are written in one system call, on the timer's
-//     goroutine. A request's access line thus costs a copy, never a
-//     write(2) on the request's path, and its reply is never behind it:
-//     at a few thousand requests a second, each write carries a few lines
-//     instead of one. No goroutine waits for lines: waking one for the
-//     first line of every batch, and again at the end of its linger, cost
-//     more than the lines. Lines reach w at most linger late (or once a
-//     stalled write returns), and close writes what is queued; a crash of
-//     the whole process (not a handler's panic, which is recovered) loses
-//     at most linger's worth.
-//   - 0 (tests): the goroutine that calls Write writes, and lines
-//     completed meanwhile are queued and go out together in its next
-//     Write. Nothing is left queued once every writer has returned, so a
-//     test reads a complete log as soon as the server has answered.
-//
-// Either way Write never waits for w: once maxLogBacklog bytes are queued
-// behind a write in progress, further lines are dropped and counted
-// (dropped, the metric baremcp_log_lines_dropped_total), and when the
-// queue has drained the sink writes one line saying how many were lost.
-// A stalled stderr costs at most the queue and the batch being written
-// (each at most maxLogBacklog plus a line, in buffers of at most twice
-// that: 4 MiB) and the one goroutine blocked in the write; serving goes
-// on (TestLogSinkNeverBlocks). stalled tells how long the write in
-// progress has been waiting.
+// logSink is the one writer of the log: every line is one Write of a
+// complete line; lines never interleave and keep their order. With linger
+// above 0 (run) Write only queues, and the first line queued arms timer,
+// which writes the batch in one system call linger later (at once past
+// logHurryBytes): a request pays a copy, never a write(2). With linger 0
+// (tests) the caller writes, taking along the lines queued meanwhile, so
+// nothing stays queued once every writer has returned. Either way Write
+// never waits for w: past maxLogBacklog queued bytes lines are dropped and
+// counted, and one line says how many once the queue drains.
+// docs/OPERATIONS.md ("Logs") states the memory bound and the metrics;
+// TestLogSinkNeverBlocks pins them.
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
 	json   bool // the sink's own line (dropped lines) is JSON, not text
 
-	// q coalesces the lines written to w (linequeue.go); its mu also
-	// guards closed, armed and unreported.
+	// q queues the lines for w (linequeue.go); q.mu also guards closed,
+	// armed, hurried and unreported.
 	q          lineQueue
 	closed     bool   // close was called: Write writes itself
 	armed      bool   // linger > 0: timer is set to write the queue
 	hurried    bool   // armed, and reset to fire at once (logHurryBytes)
 	unreported uint64 // lines dropped since the last line that said so
 
-	// timer (linger > 0) runs lingered linger after the first line of a
-	// batch is queued; it is the only owner of the batch write, and close
-	// stops it.
+	// timer (linger > 0) calls lingered; it alone owns the batch write,
+	// and close stops it.
 	timer *time.Timer
 
 	dropped atomic.Uint64 // lines dropped since the sink was made
 	writing atomic.Int64  // when the write in progress began (Unix ns); 0 for none
 }
 
-// logLinger is how long the log sink waits for more lines before it
-// writes a batch, unless logHurryBytes are queued first: short enough
-// that a log tail looks live, long enough to put many access lines in one
-// system call. Each batch costs a timer's goroutine and a thread's
-// wake-up, which the requests of a quiet server share: measured in the
-// harness at HTTP c=1 (server CPU per request, one run of 7 rounds), 1 ms
-// cost 6 to 10 % more than writing each line on its request (issue 14),
-// 10 ms 14 % more, 100 ms 5 % less.
+// logLinger is how long the sink waits for more lines: short enough that a
+// log tail looks live, long enough that a quiet server's requests share a
+// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
 const logLinger = 100 * time.Millisecond
 
-// logHurryBytes is the queue that has its batch written at once rather
-// than at the end of the linger: a busy server's lines go out in batches
-// of this size (tens to hundreds a second), well before the backlog bound
-// (maxLogBacklog) is near.
+// logHurryBytes is the queue written at once, not at the end of the
+// linger: a busy server's batch size, well below maxLogBacklog.
 const logHurryBytes = 64 << 10
 
-// newLogSink returns a sink writing to w, batching for linger when it is
-// above 0.
+// newLogSink returns a sink writing to w, batching for linger if above 0.
 func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	l := &logSink{w: w, linger: linger}
 	l.q.init(maxLogSpareBytes)
@@ -254,10 +208,9 @@ func (l *logSink) lingered() {
 	l.flush(b, true)
 }
 
-// flush writes b, then every batch queued meanwhile (lineQueue.drain);
-// only the goroutine that set flushing calls it. ours says b is a batch
-// of the sink's, not the caller's line. Once the queue is empty it
-// reports the lines dropped since the last report, in a line of its own.
+// flush writes b (ours: a batch of the sink's, not the caller's line),
+// every batch queued meanwhile, then a line counting the lines dropped;
+// only the goroutine that set flushing calls it.
 func (l *logSink) flush(b []byte, ours bool) {
 	l.q.drain(b, ours, func(b []byte) {
 		l.writing.Store(time.Now().UnixNano())
@@ -284,8 +237,8 @@ func (l *logSink) backlog() int {
 	return len(l.q.queued)
 }
 
-// stalled returns how long the write in progress has been waiting at
-// now: 0 when none is in progress.
+// stalled returns how long the write in progress has waited at now; 0
+// for none.
 func (l *logSink) stalled(now time.Time) time.Duration {
 	start := l.writing.Load()
 	if start == 0 {
@@ -294,12 +247,9 @@ func (l *logSink) stalled(now time.Time) time.Duration {
 	return max(0, now.Sub(time.Unix(0, start)))
 }
 
-// close writes what is queued and waits for a write in progress, for at
-// most logCloseWait: past it, a stalled w keeps what is queued and close
-// returns (the goroutine that waits to write it is left behind, blocked
-// in w like the write before it). Later lines are written by their
-// callers, as with linger 0. It is safe to call more than once, and does
-// nothing for a sink without linger.
+// close writes what is queued, waiting at most logCloseWait for a stalled
+// write (whose goroutine stays blocked); later lines are written by their
+// callers. It may be called more than once.
 func (l *logSink) close() {
 	if l.timer == nil {
 		return
@@ -332,8 +282,7 @@ func (l *logSink) close() {
 }
 
 // accessLog writes the access lines: one per request, at info level, in
-// the log's format. See the file comment for why it does not go through
-// slog.
+// the log's format.
 type accessLog struct {
 	sink  *logSink
 	json  bool                        // -log-format json
@@ -353,9 +302,7 @@ func (a *accessLog) stampOf(t time.Time) *secondStamp {
 // logLinePool recycles the buffers log lines are encoded into.
 var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// request writes the access line of req, served on transport with the
-// given outcome, JSON-RPC error code (0 for a result) and duration, ended
-// at end.
+// request writes the access line of req (logLine.request), ended at end.
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
 	l := logLine{b: (*bp)[:0], json: a.json}
@@ -367,17 +314,13 @@ func (a *accessLog) request(req *request, tr transport, out outcome, code int, e
 	logLinePool.Put(bp)
 }
 
-// request adds the fields of a request's line (the access line, the
-// audit line): req served on tr with outcome out, JSON-RPC error code
-// (0 for a result) and duration d. Fields that do not apply are left out
-// (protocol, name, principal, client, code, parent_span_id);
-// docs/OPERATIONS.md lists them all.
+// request adds the fields of the access and audit lines (code 0 for a
+// result), leaving out those that do not apply (docs/OPERATIONS.md).
 func (l *logLine) request(req *request, tr transport, out outcome, code int, d time.Duration) {
 	l.id("id", req.id)
 	l.plain("transport", transportNames[tr])
 	l.plain("era", eraName(req.era.era))
 	if req.version != "" {
-		// Set only once negotiated: one of the versions served.
 		l.plain("protocol", req.version)
 	}
 	l.client("method", req.method)
@@ -388,9 +331,8 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 		l.client("principal", p)
 	}
 	if c := req.caller.addr; c != "" {
-		// The connection's peer address as net/http reports it, or one
-		// parsed from X-Forwarded-For and printed by netip (clientAddr):
-		// never the client's own bytes.
+		// Printed by net/http or netip (clientAddr), never the client's
+		// own bytes: plain.
 		l.plain("client", c)
 	}
 	l.plain("outcome", outcomeNames[out])
@@ -406,11 +348,10 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 }
 
 // targetName returns what a request names, for the access and audit
-// lines: the tool or prompt name, the resource URI, the prompt or
-// template a completion refers to; "" for other methods (a task id is a
-// capability: never logged) and when params do not say. The handler
-// records it (req.target); a request refused before its handler ran
-// (rate limited, invalid) has it read from params here.
+// lines: the tool or prompt name, the resource URI, a completion's ref;
+// "" otherwise (a task id is a capability: never logged). It is the
+// handler's req.target, or read from params for a request refused before
+// its handler ran.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
@@ -427,39 +368,28 @@ func (r *request) targetName() string {
 	return ""
 }
 
-// logAttrs are the attributes that tie a log line to its request, the
-// same as its access line's and spelt as it spells them: id, method,
-// trace_id, span_id. slog escapes the values; the method is one of the
-// table's (handlers run only for those), the id is cut like any client
-// value (logID).
+// logAttrs tie a slog line to its request, spelt as its access line
+// spells them: id (logID), method, trace_id, span_id.
 func (r *request) logAttrs() []any {
 	return []any{r.server.logID(r.id), "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
 }
 
-// logID is the attribute "id" for a JSON-RPC id in a line slog writes,
-// spelt as the access line spells it (logLine.id): an integer as a
-// number; a string as a string, cut at maxLogValueBytes and, in text,
-// always quoted (slog quotes a []byte with strconv.Quote, as logLine.id
-// does), so that id=7 and id="7" stay distinct on every line
+// logID is the attribute "id" for a slog line, spelt as logLine.id
+// spells it; in text a string id is a []byte, which slog always quotes
 // (TestLogIDsMatch).
 func (s *server) logID(raw []byte) slog.Attr {
 	if isJSONInteger(raw) && len(raw) <= 20 {
 		return slog.Any("id", json.Number(raw))
 	}
-	v, ok := jsonString(raw)
-	if !ok {
-		v = string(raw)
-	}
-	v = cutLogValue(v)
+	v := logIDString(raw)
 	if s.logSink != nil && !s.logSink.json {
 		return slog.Any("id", []byte(v))
 	}
 	return slog.String("id", v)
 }
 
-// Logger returns the server's logger with the request's id, method and
-// trace ids on every line, for a handler or a middleware that logs about
-// the request. Each call builds a new logger: call it once per request.
+// Logger returns the server's logger with the request's logAttrs, for a
+// handler or middleware. Each call builds a logger: call it once.
 func (r *request) Logger() *slog.Logger { return r.server.log.With(r.logAttrs()...) }
 
 // eraName is the era's name in logs and metrics.
@@ -470,18 +400,15 @@ func eraName(e era) string {
 	return "modern"
 }
 
-// logLine encodes one log line as slog's text handler (logfmt) or JSON
-// handler writes it: time, level and msg first, then key/value pairs.
-// Keys are this file's constants; values are escaped.
+// logLine encodes one log line as slog's text (logfmt) or JSON handler
+// writes it: time, level, msg, then key/value pairs with escaped values.
 type logLine struct {
 	b    []byte
 	json bool
 }
 
-// secondStamp is the part of a log line's time that changes once a
-// second: the date and time to the second, and the zone, as RFC 3339
-// writes them. Formatting them was a third of an access line's cost;
-// accessLog keeps the current one.
+// secondStamp is a log time's RFC 3339 text to the second, and its zone:
+// accessLog keeps one, as formatting it is a third of an access line.
 type secondStamp struct {
 	unix int64
 	date [len("2006-01-02T15:04:05")]byte
@@ -497,10 +424,9 @@ func newSecondStamp(t time.Time) *secondStamp {
 	return st
 }
 
-// begin opens the line with its time, level and message. st is t's
-// stamp, or nil to make one. The time is written as slog writes it: in
-// text RFC 3339 with milliseconds, in JSON RFC 3339 with nanoseconds
-// (trailing zeros dropped).
+// begin opens the line with time t (st is its stamp, or nil), level and
+// msg. The time is slog's: RFC 3339 with milliseconds in text, with
+// nanoseconds (trailing zeros dropped) in JSON.
 func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
 	if st == nil {
 		st = newSecondStamp(t)
@@ -562,8 +488,7 @@ func (l *logLine) plain(key, v string) {
 	l.b = append(l.b, v...)
 }
 
-// client adds a value the client chose (or may have): cut at
-// maxLogValueBytes, on a character boundary, marked with "...".
+// client adds a value the client chose (or may have), cut (cutLogValue).
 func (l *logLine) client(key, v string) {
 	l.key(key)
 	l.str(cutLogValue(v))
@@ -582,10 +507,8 @@ func cutLogValue(v string) string {
 	return v[:n] + "..."
 }
 
-// str appends v as a value: a JSON string, or in text unquoted when that
-// is unambiguous (printable characters other than space, '"' and '=':
-// textNeedsQuote) and Go-quoted otherwise, as slog's text handler does
-// ('\' needs no quotes).
+// str appends v as a value, as slog does: a JSON string, or in text
+// Go-quoted when textNeedsQuote says so, bare otherwise.
 func (l *logLine) str(v string) {
 	if l.json {
 		l.b = appendJSONString(l.b, v)
@@ -616,26 +539,32 @@ func (l *logLine) hex(key string, id []byte) {
 	l.b = hex.AppendEncode(l.b, id)
 }
 
-// id adds a JSON-RPC request id: an integer as a number, a string as a
-// string (quoted in text, so that id=7 and id="7" stay distinct), cut like
-// any client value. A very long integer is written as a cut string.
+// id adds a JSON-RPC id: an integer of at most 20 digits as a number,
+// anything else as a string (logIDString), quoted in text so that id=7
+// and id="7" stay distinct.
 func (l *logLine) id(key string, raw []byte) {
 	if isJSONInteger(raw) && len(raw) <= 20 {
 		l.key(key)
 		l.b = append(l.b, raw...)
 		return
 	}
-	s, ok := jsonString(raw)
-	if !ok {
-		s = string(raw)
-	}
+	s := logIDString(raw)
 	l.key(key)
-	s = cutLogValue(s)
 	if l.json {
 		l.b = appendJSONString(l.b, s)
 	} else {
 		l.b = strconv.AppendQuote(l.b, s)
 	}
+}
+
+// logIDString is a JSON-RPC id that is not a short integer, as a log
+// value: a string's text, else the raw bytes, cut (cutLogValue).
+func logIDString(raw []byte) string {
+	s, ok := jsonString(raw)
+	if !ok {
+		s = string(raw)
+	}
+	return cutLogValue(s)
 }
 
 // end closes the line.
@@ -646,10 +575,9 @@ func (l *logLine) end() {
 	l.b = append(l.b, '\n')
 }
 
-// textNeedsQuote reports whether a text value must be quoted to be read
-// back as one value, by slog's text handler's rule: empty, or holding a
-// space, '"', '=', an ASCII control character, invalid UTF-8, or a
-// non-ASCII character that is a space or not printable.
+// textNeedsQuote reports whether slog's text handler would quote v:
+// empty, or holding a space, '"', '=', a control character, invalid UTF-8,
+// or a non-ASCII space or unprintable character.
 func textNeedsQuote(v string) bool {
 	if v == "" {
 		return true
@@ -672,11 +600,10 @@ func textNeedsQuote(v string) bool {
 	return false
 }
 
-// appendJSONString appends v as a JSON string: '"', '\' and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD, and U+2028 and
-// U+2029 escaped (they end a line in JavaScript), as slog's JSON handler
-// does. Log lines and task bodies (tasks_store.go) use it; unlike
-// json.Marshal it allocates nothing and leaves <, > and & as they are.
+// appendJSONString appends v as a JSON string as slog's JSON handler
+// does: '"', '\', control characters, U+2028 and U+2029 escaped, invalid
+// UTF-8 as U+FFFD; unlike json.Marshal it allocates nothing and leaves <,
+// > and & as they are.
 func appendJSONString(b []byte, v string) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, '"')
@@ -724,12 +651,9 @@ func appendJSONString(b []byte, v string) []byte {
 	return append(b, '"')
 }
 
-// audit writes the audit line of a request an authenticated caller
-// made, served on tr: the access line's fields (logLine.request), with
-// msg=audit. Never the token: only its principal. The access line
-// carries all of this; audit writes its line only when access lines are
-// off (-access-log=false), so that an authenticated request leaves
-// exactly one line either way, at info level.
+// audit writes the audit line of an authenticated caller's request: the
+// access line's fields with msg=audit. Its caller writes it only when
+// access lines are off, so such a request leaves exactly one info line.
 func (s *server) audit(req *request, tr transport, took time.Duration, code int) {
 	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
 		return

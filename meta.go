@@ -1,7 +1,6 @@
-// _meta: the metadata a server attaches to registry items, content
-// blocks, resource contents and results (each field's Meta), the rules its
-// keys follow, and the client's own _meta keys a handler may read
-// (req.Meta). Where each revision allows _meta is dialect.go's (metaFor).
+// _meta: the rules the keys of every Meta field follow, and the client's
+// own keys a handler may read (req.Meta). Where each revision allows _meta
+// is dialect.go's (metaFor).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 
@@ -16,12 +15,11 @@ import (
 )
 
 // checkMeta reports why m cannot be sent as _meta: a key that breaks the
-// key naming rules, a key under a prefix reserved for MCP (the protocol's
-// own keys are the server's to write, never an item's), or a value that
-// does not encode as JSON. A nil or empty m is fine.
+// naming rules or uses a prefix reserved for MCP (the protocol's keys are
+// the server's to write), or a value that does not encode as JSON.
 func checkMeta(m map[string]any) error {
 	if len(m) == 0 {
-		return nil // the common case, on every content block: no work
+		return nil // most content blocks: no work
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if problem := metaKeyProblem(k); problem != "" {
@@ -34,19 +32,15 @@ func checkMeta(m map[string]any) error {
 	return nil
 }
 
-// metaKeyProblem says what is wrong with a _meta key, "" when nothing is:
-// an optional prefix (dot-separated labels, each a letter, then letters,
-// digits or hyphens, ending in a letter or digit, then a slash), then a
-// name that is empty or begins and ends with an alphanumeric, with
-// hyphens, underscores, dots and alphanumerics between. A prefix whose
-// second label is modelcontextprotocol or mcp is reserved.
+// metaKeyProblem says what is wrong with a _meta key by the spec's
+// grammar (an optional prefix of dot-separated labels and a slash, then a
+// name), "" when nothing is. A prefix whose second label is
+// modelcontextprotocol or mcp is reserved.
 // [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func metaKeyProblem(key string) string {
-	prefix, name, hasPrefix := strings.Cut(key, "/")
-	if !hasPrefix {
-		prefix, name = "", key
-	}
-	if hasPrefix {
+	name := key
+	if prefix, rest, hasPrefix := strings.Cut(key, "/"); hasPrefix {
+		name = rest
 		labels := strings.Split(prefix, ".")
 		for _, l := range labels {
 			if !validMetaLabel(l) {
@@ -95,11 +89,9 @@ func reservedMetaKey(key string) bool {
 	return metaKeyProblem(key) == "uses a prefix reserved for MCP"
 }
 
-// Meta returns the raw JSON value of the client's params._meta member
-// key, or nil when the request has none. The protocol's own keys
-// (reservedMetaKey) are not offered: the server has read them. The value
-// is the client's: bounded by the message size, decoded strictly at the
-// envelope (duplicate keys refused), and to be treated as untrusted.
+// Meta returns the raw JSON of the client's params._meta member key, nil
+// when absent or reservedMetaKey (the server has read those). The value is
+// the client's: bounded, strictly decoded, untrusted.
 func (r *request) Meta(key string) json.RawMessage {
 	if reservedMetaKey(key) {
 		return nil
@@ -112,9 +104,8 @@ func (r *request) Meta(key string) json.RawMessage {
 	return nil
 }
 
-// appendMetaMembers appends m's members to dst as `"key":value` pairs in
-// key order, without braces (result.meta), each but the first after a
-// comma.
+// appendMetaMembers appends m's members to dst as comma-separated
+// `"key":value` pairs in key order, without braces (result.meta).
 func appendMetaMembers(dst []byte, m map[string]any) ([]byte, error) {
 	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {

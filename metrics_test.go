@@ -251,7 +251,7 @@ func metricValue(samples map[string]promSample, name string, labels ...string) (
 // checks, on an exposition that passes the grammar, that each counter,
 // histogram and gauge moved by what was served.
 func TestMetricsMove(t *testing.T) {
-	s := newTestServer(t, withRegistry("base", "extras"), withFlags("-rate-limit", "0.001", "-rate-burst", "2"))
+	s := newTestServer(t, withRegistry("base", "extras"), withFlags("-rate-limit", "0.001", "-rate-burst", "3"))
 	before := mustParseExposition(t, string(s.metrics.exposition()))
 	if v, ok := metricValue(before, "baremcp_requests_in_flight"); !ok || v != 0 {
 		t.Fatalf("in flight before anything = %v %v", v, ok)
@@ -263,6 +263,10 @@ func TestMetricsMove(t *testing.T) {
 		req("2", "tools/call", `"name":"fail"`),
 		req("3", "nope/nope", ""),
 		req("4", "tools/list", ""),
+		// A call that lasts testSlowStep: the latency sum below is then
+		// above zero on any clock, Windows' included, whose reading may
+		// not move during an echo.
+		req("5", "tools/call", `"name":"slow","arguments":{"steps":1}`),
 	} {
 		c.send(line)
 		if got := c.recv(); !strings.Contains(got, fmt.Sprintf(`"id":%d`, i+1)) {
@@ -272,8 +276,8 @@ func TestMetricsMove(t *testing.T) {
 	c.close()
 	ts := newTestHTTP(t, s, &httpConfig{auth: authConfig{tokens: mustSingleToken(t, testToken)}})
 	auth := []string{"Authorization: Bearer " + testToken}
-	// Each principal has its own bucket of 2: the third call is refused.
-	for _, edits := range [][]string{auth, auth, auth, {"-Authorization"}, {"Authorization: Bearer two words"}, {"Authorization: Bearer wrong"}} {
+	// Each principal has its own bucket of 3: the fourth call is refused.
+	for _, edits := range [][]string{auth, auth, auth, auth, {"-Authorization"}, {"Authorization: Bearer two words"}, {"Authorization: Bearer wrong"}} {
 		mustDo(t, ts.Client(), newTestHTTPRequest(t, t.Context(), ts, "", req("5", "tools/call", `"name":"echo","arguments":{"message":"x"}`), edits))
 	}
 
@@ -283,14 +287,14 @@ func TestMetricsMove(t *testing.T) {
 		labels []string
 		delta  float64
 	}{
-		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "stdio", "outcome", "ok"}, 1},
+		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "stdio", "outcome", "ok"}, 2},
 		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "stdio", "outcome", "tool_error"}, 1},
 		{"baremcp_requests_total", []string{"method", "other", "era", "modern", "transport", "stdio", "outcome", "client_error"}, 1},
 		{"baremcp_requests_total", []string{"method", "tools/list", "era", "modern", "transport", "stdio", "outcome", "ok"}, 1},
-		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "http", "outcome", "ok"}, 2},
+		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "http", "outcome", "ok"}, 3},
 		{"baremcp_requests_total", []string{"method", "tools/call", "era", "modern", "transport", "http", "outcome", "rate_limited"}, 1},
-		{"baremcp_request_duration_seconds_count", []string{"method", "tools/call"}, 5},
-		{"baremcp_request_duration_seconds_bucket", []string{"method", "tools/call", "le", "+Inf"}, 5},
+		{"baremcp_request_duration_seconds_count", []string{"method", "tools/call"}, 7},
+		{"baremcp_request_duration_seconds_bucket", []string{"method", "tools/call", "le", "+Inf"}, 7},
 		{"baremcp_request_duration_seconds_count", []string{"method", "other"}, 1},
 		{"baremcp_rate_limited_total", nil, 1},
 		{"baremcp_auth_failures_total", []string{"reason", "missing"}, 1},

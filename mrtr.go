@@ -1,19 +1,13 @@
 // Multi round-trip requests (MRTR): how a handler asks the client for a
-// user's answer (elicitation), a model completion (sampling) or the client's
-// roots without keeping anything in server memory between the rounds.
-//
-// A handler reads answers with req.Input(key) and, when one it needs is
-// missing, returns req.NeedInput(...) built from elicitForm, elicitURL,
-// createMessage and listRoots. The dispatcher turns that into an
-// InputRequiredResult whose requestState carries, signed, every answer the
-// client has given so far; the client retries the original request with
-// inputResponses and that requestState, and the handler runs again from the
-// top with all answers available. A classic client is asked with real
-// requests instead (classic_bridge.go); mayAsk gates both.
-//
-// This file holds the handler API and the dispatcher's side; the parts:
-// mrtr_state.go (sealing and opening requestState), mrtr_answers.go
-// (checking the client's answers), mrtr_form.go (the form schema).
+// user's answer (elicitation), a model completion (sampling) or its roots
+// with nothing kept in server memory between rounds. A handler reads
+// answers with req.Input and, missing one, returns req.NeedInput(...); the
+// dispatcher answers an InputRequiredResult whose signed requestState
+// carries every answer so far, and the client's retry runs the handler
+// again from the top (docs/SECURITY.md, "requestState"). A classic client
+// is asked with real requests instead (classic_bridge.go); mayAsk gates
+// both. The parts: mrtr_state.go (requestState), mrtr_answers.go (the
+// client's answers), mrtr_form.go (the form schema).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation,
@@ -56,22 +50,18 @@ const (
 	actionCancel  = "cancel"
 )
 
-// ---------------------------------------------------------------------------
-// The handler API: asking.
-
-// inputRequest is one entry of InputRequiredResult.inputRequests under a
-// key the handler chooses. Build it with elicitForm, elicitURL,
-// createMessage or listRoots; a builder that finds a programming error
-// (say an unsupported requestedSchema) records it in err, and the
-// dispatcher answers -32603 and logs it rather than sending a bad request.
+// inputRequest is one entry of InputRequiredResult.inputRequests, under a
+// key the handler chooses; build it with elicitForm, elicitURL,
+// createMessage or listRoots. A builder records a programming error in
+// err, which the dispatcher answers -32603 and logs (mayAsk).
 type inputRequest struct {
 	key    string
 	method string
 	mode   string          // elicitation: elicitModeForm or elicitModeURL
 	params json.RawMessage // the request's params, encoded
 	schema json.RawMessage // form mode: requestedSchema, kept to check the answer
-	// sampling is a sampling request's params before encoding, fitted to
-	// a classic revision when bridged (classicInputParams, dialect.go).
+	// sampling is a sampling request's params unencoded, for a classic
+	// revision when bridged (classicInputParams, dialect.go).
 	sampling *samplingRequest
 	err      error
 }
@@ -129,14 +119,12 @@ type samplingRequest struct {
 	Temperature      *float64          `json:"temperature,omitempty"`
 	StopSequences    []string          `json:"stopSequences,omitempty"`
 	ModelPreferences *modelPreferences `json:"modelPreferences,omitempty"`
-	// Metadata is passed through to the model's provider as is (every
-	// revision); its format is the provider's.
+	// Metadata goes to the model's provider as is, in its format.
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // samplingMessage is one message of a sampling conversation: text, image
-// or audio content (createMessage refuses the other kinds, which no
-// revision allows here).
+// or audio content, the kinds every revision allows (createMessage).
 type samplingMessage struct {
 	Role    string         `json:"role"` // "user" or "assistant"
 	Content content        `json:"content"`
@@ -201,10 +189,9 @@ func listRoots(key string) inputRequest {
 	return inputRequest{key: key, method: methodListRoots, params: json.RawMessage(`{}`)}
 }
 
-// inputRequired is the error a handler returns to ask for input: the
-// dispatcher answers with an InputRequiredResult instead of an error. Only
-// tools/call, prompts/get and resources/read may return it; anywhere else
-// it is a programming error answered -32603.
+// inputRequired is the error a handler returns to ask for input, answered
+// with an InputRequiredResult; from a method other than tools/call,
+// prompts/get or resources/read it is a programming error (-32603).
 type inputRequired struct {
 	requests []inputRequest
 	data     string
@@ -228,9 +215,6 @@ func (e *inputRequired) WithState(data string) *inputRequired {
 	e.data = data
 	return e
 }
-
-// ---------------------------------------------------------------------------
-// The handler API: reading answers.
 
 // inputResponse is the client's answer to one input request, checked
 // against the request's kind. Only the fields of its Method are set.
@@ -282,22 +266,17 @@ func (a *inputResponse) value(name string) any {
 	return a.Content[name]
 }
 
-// Input returns the client's answer for key, from this request's
-// inputResponses or from an earlier round (carried in the verified
-// requestState), or nil when the client has not answered it. Only answers
-// to what the handler asked reach it, each checked against the request it
-// answers (its kind, and a form's schema) before the handler runs: an
-// answer sent for a key the server did not ask is ignored.
+// Input returns the client's answer for key, from this round or an
+// earlier one (signed in requestState), or nil. Only answers to what the
+// handler asked reach it, each checked against its request (beginInput).
 func (r *request) Input(key string) *inputResponse { return r.input.answers[key] }
 
 // State returns the data the handler attached with WithState in the
 // previous round, "" when none.
 func (r *request) State() string { return r.input.data }
 
-// CanAsk reports whether this request's client capabilities allow q, so a
-// handler can choose among alternatives instead of failing with -32021.
-// In the classic era they are what the client declared at initialize, and
-// what the negotiated version defines.
+// CanAsk reports whether the client's capabilities allow q (request.missing),
+// so a handler can choose an alternative instead of failing with -32021.
 func (r *request) CanAsk(q inputRequest) bool { return len(r.missing(q)) == 0 }
 
 // inputRound is what the dispatcher decoded of a request's MRTR params.
@@ -306,25 +285,16 @@ type inputRound struct {
 	data    string
 }
 
-// ---------------------------------------------------------------------------
-// Dispatch: reading a retry, the ask gate, and answering input_required.
-
 // beginInput decodes the MRTR members of a modern tools/call, prompts/get
-// or resources/read: requestState is verified (integrity, binding,
-// expiry) before any of it is parsed, and inputResponses is read only for
-// the keys that state says the previous round asked, each answer checked
-// against the request it answers (its kind, and a form's schema). Every
-// other key is ignored, as the spec asks of input the server does not
-// recognise or need: an answer the server never asked for never reaches a
-// handler, and without requestState nothing was asked. A classic request
-// carries no MRTR members (its revisions define none); its answers come
-// only through the bridge (classic_bridge.go), which holds the same rule.
+// or resources/read: requestState is verified before any of it is parsed,
+// and inputResponses is read only for the keys that state says the last
+// round asked, each checked against its request; every other key is
+// ignored, as the spec asks of input the server does not need (without
+// requestState nothing was asked). Classic revisions define no MRTR
+// members: the bridge (classic_bridge.go) holds the same rule. The binding
+// is computed only where state is opened or sealed: hashing the arguments
+// would dominate an ordinary large call.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
-//
-// The request's binding (requestBinding) is computed only where state is
-// opened or sealed: it re-encodes the arguments canonically and hashes
-// them, which was more than half the CPU of an ordinary 1 MiB tools/call
-// that carries no state and asks for no input (issue 8).
 func (s *server) beginInput(req *request) *rpcError {
 	var st statePayload
 	if raw := req.param("requestState"); raw != nil && jsonKind(raw) != 'n' {
@@ -340,11 +310,10 @@ func (s *server) beginInput(req *request) *rpcError {
 	req.input.data = st.Data
 	answers := map[string]*inputResponse{}
 	for key, a := range st.Answers {
-		// Checked against what was asked when it was accepted, and signed
-		// since: read back as it was kept.
+		// Checked when accepted, and signed since.
 		resp, err := parseInputResponse(a.Method, "", nil, a.Value)
 		if err != nil {
-			// Signed by this server: only a changed parser gets here.
+			// Only a changed parser gets here.
 			return invalidParams("invalid params: requestState answer %q: %v", key, err)
 		}
 		answers[key] = resp
@@ -358,9 +327,8 @@ func (s *server) beginInput(req *request) *rpcError {
 		for _, m := range members {
 			ask, asked := st.Asked[m.name]
 			if !asked {
-				// Not asked by the last round: an earlier round's answer
-				// (signed, and it wins), or input the server never asked
-				// for. Either way the client's value is ignored.
+				// An earlier round's answer (the signed one wins), or
+				// never asked for: ignored.
 				continue
 			}
 			resp, err := parseInputResponse(ask.Method, ask.Mode, ask.Schema, m.value)
@@ -374,14 +342,13 @@ func (s *server) beginInput(req *request) *rpcError {
 	return nil
 }
 
-// mayAsk is the one gate for "may I ask the client for this?", in both
-// eras (inputRequiredResult, and bridgeInput in classic_bridge.go): the
-// method may answer input_required, every request was built without a
-// programming error, keys are non-empty and unique, and the client
-// declared every capability the requests need in a protocol version that
-// defines them (request.missing; else -32021, which says when the
-// version is the reason). It returns the keys asked. Errors other than
-// *rpcError are programming errors (-32603, logged).
+// mayAsk is the one gate for asking the client, in both eras
+// (inputRequiredResult; bridgeInput, classic_bridge.go): the method may
+// answer input_required, each request was built without error, keys are
+// non-empty and unique, and the client declared every capability needed
+// (request.missing; else -32021, naming the version when it is the
+// reason). It returns the keys asked; an error that is not an *rpcError
+// is a programming error (-32603, logged).
 // [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
 func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[string]bool, err error) {
 	if !m.mrtr {
@@ -411,10 +378,9 @@ func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[
 	return asked, nil
 }
 
-// missing names the capabilities q needs that the request's client lacks:
-// in the modern era those its _meta did not declare; in the classic era
-// those it did not declare at initialize, or that the negotiated version
-// does not define (session.missingFor).
+// missing names the capabilities q needs that the client lacks: not
+// declared in _meta (modern), or at initialize or by the negotiated
+// version (classic: session.missingFor).
 func (r *request) missing(q inputRequest) []string {
 	if r.session != nil {
 		return r.session.missingFor(r.version, q)
@@ -449,9 +415,8 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 			if i > 0 {
 				body.WriteByte(',')
 			}
-			// JSON strings, not Go's: a key the handler built from data
-			// may hold bytes strconv.Quote writes as \x7f or \a (review
-			// B, finding 10).
+			// JSON strings, not Go's: a key built from data may hold bytes
+			// strconv.Quote spells \x7f or \a.
 			body.Write(appendJSONString(nil, q.key))
 			body.WriteString(`:{"method":`)
 			body.Write(appendJSONString(nil, q.method))
@@ -478,10 +443,8 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 
 // clientCapsSet is what this server reads of ClientCapabilities.
 type clientCapsSet struct {
-	elicitForm, elicitURL, sampling, roots bool
-	// tasks: extensions["io.modelcontextprotocol/tasks"] is an object
-	// (tasks.go).
-	tasks bool
+	// tasks: extensions[extensionTasks] is an object (tasks.go).
+	elicitForm, elicitURL, sampling, roots, tasks bool
 }
 
 // clientCaps reads the request's raw ClientCapabilities. "elicitation": {}
@@ -548,14 +511,7 @@ func missingCapability(c clientCapsSet, q inputRequest) []string {
 // with data.requiredCapabilities as a ClientCapabilities object.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func missingCapabilityError(missing []string) *rpcError {
-	has := func(name string) bool {
-		for _, m := range missing {
-			if m == name {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(name string) bool { return slices.Contains(missing, name) }
 	var b bytes.Buffer
 	b.WriteString(`{"requiredCapabilities":{`)
 	sep := ""
@@ -595,9 +551,6 @@ func missingCapabilityError(missing []string) *rpcError {
 		Data:    json.RawMessage(b.Bytes()),
 	}
 }
-
-// ---------------------------------------------------------------------------
-// Small helpers.
 
 // compactJSON returns raw without insignificant space.
 func compactJSON(raw []byte) json.RawMessage {

@@ -1,8 +1,5 @@
-// The client's answers to MRTR input requests: each inputResponses entry
-// (and each answer a classic client returns to a bridged request) is
-// checked against the kind of request it answers (ElicitResult, with the
-// form's schema; CreateMessageResult; ListRootsResult) before a handler
-// reads it.
+// The client's answers to MRTR input requests, modern or bridged, each
+// checked against the request it answers before a handler reads it.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions,
@@ -16,16 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// parseInputResponse checks raw as the result of the request it answers:
-// method, and for an elicitation its mode and, in form mode, the schema
-// that was asked (ElicitResult; CreateMessageResult; ListRootsResult).
-// Member names are matched exactly; a name that imitates one by case
-// folding is refused. With neither mode nor schema (an answer read back
-// from a verified requestState, checked when it was accepted) only the
-// shape is checked.
+// parseInputResponse checks raw as the result of a method request (an
+// elicitation's mode, a form's schema); member names that imitate a known
+// one by case folding are refused. Without mode and schema (an answer read
+// back from a verified requestState) only the shape is checked.
 func parseInputResponse(method, mode string, schema, raw []byte) (*inputResponse, error) {
 	if jsonKind(raw) != '{' {
 		return nil, errors.New("must be an object")
@@ -49,8 +44,7 @@ func parseInputResponse(method, mode string, schema, raw []byte) (*inputResponse
 		return nil, err
 	}
 	if method == methodElicit {
-		// Keep only what was checked, so the copy carried forward in
-		// requestState holds no field the server did not ask for.
+		// Only what was checked is carried forward in requestState.
 		a.raw = mustMarshal(struct {
 			Action  string         `json:"action"`
 			Content map[string]any `json:"content,omitempty"`
@@ -97,7 +91,8 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 	}
 	if content == nil || jsonKind(content) == 'n' {
 		if schema != nil {
-			if fields, _ := parseRequestedSchema(schema); len(fields) > 0 && hasRequired(fields) {
+			fields, _ := parseRequestedSchema(schema)
+			if slices.ContainsFunc(fields, func(f formField) bool { return f.required }) {
 				return errors.New("accepted form result has no content")
 			}
 		}

@@ -1,7 +1,7 @@
-// The restricted schema of a form-mode elicitation: the flat object of
-// string, number, integer, boolean and enum properties a client can
-// render as a form, checked when a handler builds the request
-// (elicitForm) and used again to check the accepted content.
+// The restricted schema of a form-mode elicitation, a flat object of
+// primitive and enum properties a client can render as a form: checked
+// when a handler builds the request (elicitForm), then used to check the
+// accepted content.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#requested-schema,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#form-mode-security,
@@ -36,8 +36,7 @@ type formField struct {
 }
 
 // parseRequestedSchema checks a form-mode requestedSchema against the
-// restricted subset (a flat object of primitive properties) and returns
-// its fields in a stable order.
+// restricted subset and returns its fields in a stable order.
 // [§Requested Schema]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#requested-schema
 func parseRequestedSchema(raw []byte) ([]formField, error) {
 	if err := checkJSON(raw); err != nil || jsonKind(raw) != '{' {
@@ -234,22 +233,10 @@ func titledOptions(v []byte) ([]string, error) {
 	return out, nil
 }
 
-// hasRequired reports whether any field is required.
-func hasRequired(fields []formField) bool {
-	for _, f := range fields {
-		if f.required {
-			return true
-		}
-	}
-	return false
-}
-
-// checkFormContent checks accepted form content against the fields the
-// server asked for: required ones present, each value of its field's type,
-// within its bounds and options. Values for fields that were not asked
-// for are dropped, so a handler sees only what it requested.
-// Known limitation: string formats (email, uri, date, date-time) are not
-// checked.
+// checkFormContent checks accepted form content against the fields
+// asked: required ones present, each value of its type, bounds and
+// options; values for fields not asked are dropped. Known limitation:
+// string formats (email, uri, date, date-time) are not checked.
 // [§Form Mode Security]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#form-mode-security
 func checkFormContent(fields []formField, content map[string]any) error {
 	declared := map[string]bool{}

@@ -1,8 +1,6 @@
-// requestState, the MRTR continuation token: sealing and opening it
-// (HMAC-SHA256 over version, expiry, the request's binding and the
-// payload, with a key from -state-key-file, the environment or
-// crypto/rand), the binding that ties it to one request and caller, and
-// the canonical form of the arguments the binding covers.
+// requestState, the MRTR continuation token: sealing and opening it, and
+// the binding that ties it to one request and caller. docs/SECURITY.md
+// ("requestState") states the format and what each check stops.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling,
@@ -23,10 +21,9 @@ import (
 	"time"
 )
 
-// maxRequestStateBytes bounds the encoded requestState a client may send
-// back (and the server will issue). Answers accumulate in it across rounds;
-// 256 KiB holds dozens of form answers or a few sampled texts, and is
-// checked before anything is decoded.
+// maxRequestStateBytes bounds the encoded requestState sent or accepted,
+// checked before anything is decoded: answers accumulate in it, and 256
+// KiB holds dozens of form answers or a few sampled texts.
 const maxRequestStateBytes = 256 << 10
 
 // stateVersion is the first byte of every requestState; it changes when
@@ -41,28 +38,27 @@ const stateMinKeyBytes = 32
 // a person to read and answer a form, short enough to bound replay.
 const defaultStateTTL = 10 * time.Minute
 
-// stateSealer signs and verifies requestState. It is immutable after
-// newStateSealer and safe for concurrent use.
-//
-// Layout (base64url, no padding):
+// stateSealer signs and verifies requestState; it is immutable after
+// newStateSealer and safe for concurrent use. Layout (base64url, no
+// padding):
 //
 //	version(1) | expiry unix seconds(8, big endian) | payload JSON | HMAC-SHA256(32)
 //
-// The MAC covers version, expiry, the request binding (method, target,
-// canonical arguments, principal: see requestBinding) and the payload.
-// The binding is not in the token: presenting state on another request or
-// as another principal simply fails verification.
+// The MAC also covers requestBinding, which is not in the token: state
+// presented on another request or by another caller fails to verify.
 type stateSealer struct {
-	key []byte
-	ttl time.Duration
-	now func() time.Time
+	key    []byte
+	random bool // the key was drawn for this process: see open
+	ttl    time.Duration
+	now    func() time.Time
 }
 
 // newStateSealer derives the signing key from secret, or draws a random
 // one when secret is nil: state then does not survive a restart and is
 // not accepted by other replicas.
 func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stateSealer {
-	if secret == nil {
+	random := secret == nil
+	if random {
 		secret = make([]byte, stateMinKeyBytes)
 		rand.Read(secret) // never fails (crypto/rand, Go 1.24+)
 	}
@@ -75,12 +71,11 @@ func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stat
 	if now == nil {
 		now = time.Now
 	}
-	return stateSealer{key: mac.Sum(nil), ttl: ttl, now: now}
+	return stateSealer{key: mac.Sum(nil), random: random, ttl: ttl, now: now}
 }
 
-// statePayload is the signed content of a requestState. It is JSON because
-// it is read only after the MAC verified, i.e. it is this server's own
-// output.
+// statePayload is the signed content of a requestState: JSON, as it is
+// read only once the MAC proved it this server's own output.
 type statePayload struct {
 	Answers map[string]stateAnswer `json:"a,omitempty"` // every answer so far
 	Asked   map[string]stateAsk    `json:"q,omitempty"` // what the last round asked
@@ -93,9 +88,8 @@ type stateAnswer struct {
 	Value  json.RawMessage `json:"v"`
 }
 
-// stateAsk is one request of the last round, enough to check its answer:
-// the method, a form's requestedSchema, and Mode "url" for a URL-mode
-// elicitation (a form is known by its schema; Mode stays empty).
+// stateAsk is one request of the last round, enough to check its answer;
+// Mode is set only for URL mode (a form is known by its schema).
 type stateAsk struct {
 	Method string          `json:"m"`
 	Mode   string          `json:"o,omitempty"`
@@ -129,23 +123,26 @@ func (st stateSealer) mac(header []byte, binding [sha256.Size]byte) []byte {
 }
 
 // open verifies token for the request with binding and returns its
-// payload. Size, layout and the MAC (hmac.Equal) are checked before any
-// byte of the payload is parsed; expiry is checked after, as it is covered
-// by the MAC. Every failure is -32602.
+// payload; every failure is -32602. Nothing is parsed before the MAC
+// verifies (hmac.Equal); expiry, which it covers, is checked after. With
+// a random key a bad MAC most likely comes from another or a restarted
+// process, and the message says so first (TestRetryAfterRestart).
 func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayload, *rpcError) {
 	var p statePayload
 	if len(token) > maxRequestStateBytes {
 		return p, invalidParams("invalid params: requestState longer than %d bytes", maxRequestStateBytes)
 	}
-	// Only the canonical spelling is accepted: the decoder would skip CR
-	// and LF, and Strict refuses non-zero trailing bits, so that no other
-	// string opens as the same state.
+	// Only the canonical spelling opens: the decoder would skip CR and LF,
+	// and Strict refuses non-zero trailing bits.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || strings.ContainsAny(token, "\r\n") || len(raw) < 9+sha256.Size || raw[0] != stateVersion {
 		return p, invalidParams("invalid params: requestState is malformed")
 	}
 	body, sum := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
 	if !hmac.Equal(sum, st.mac(body, binding)) {
+		if st.random {
+			return p, invalidParams("invalid params: requestState does not verify: most likely another or a restarted server process issued it (this one's key is random per process: its operator sets -state-key-file); else it was altered, or was issued for another request, arguments or caller")
+		}
 		return p, invalidParams("invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller")
 	}
 	expiry := int64(binary.BigEndian.Uint64(body[1:9]))
@@ -158,12 +155,9 @@ func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayloa
 	return p, nil
 }
 
-// requestBinding digests what identifies the originating request: the
-// method, its target (tool or prompt name, resource URI), its arguments in
-// canonical form (objects with sorted keys), and the caller's binding
-// (its principal, and the OAuth client of its token: caller.binding), so
-// state cannot be replayed on a different request or by a different
-// caller.
+// requestBinding digests the request's method, target (name or URI),
+// canonical arguments and caller.binding, so that state cannot be
+// replayed on another request or by another caller.
 // [§Server Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow
 func requestBinding(req *request) [sha256.Size]byte {
 	h := sha256.New()

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -43,7 +44,8 @@ func TestRetryAfterRestart(t *testing.T) {
 		want       string // final text, or error message
 	}{
 		{"same key", testStateKey, testStateKey, "deleted /srv/a"},
-		{"random keys", nil, nil, "invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller"},
+		{"random keys", nil, nil, "invalid params: requestState does not verify: most likely another or a restarted server process issued it (this one's key is random per process: its operator sets -state-key-file); else it was altered, or was issued for another request, arguments or caller"},
+		{"another key", testStateKey, bytes.Repeat([]byte("k"), stateMinKeyBytes), "invalid params: requestState does not verify: it was altered, or was issued for another request, arguments or caller"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			state := mustState(t, mustServeLine(t, newTestServer(t, withMRTR(tt.key1, testEpoch)), mrtrLine(1, "tools/call", params, capsAll)))

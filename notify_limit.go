@@ -1,16 +1,12 @@
 // Rate limits on the notifications one request sends (req.Progress,
-// req.Log): a handler in a tight loop must not flood its client, who
-// reads them in order before the result. Each kind takes a token per
-// notification from a bucket of its own (a burst, refilled at a rate per
-// second). A progress report that finds none is held back, replacing the
-// one held before (coalesced to the latest value), and sent with the next
-// token or before the result. A log line that finds none is dropped, and
-// the number dropped is told once, in one warning, before the next line
-// sent or before the result. So in elapsed seconds a request sends at most
-// progressBurst + progressRate*elapsed + 1 progress notifications, the
-// last value always among them, and logBurst + logRate*elapsed log lines,
-// each run of drops told by one warning; a handler that reports 2,000
-// times at once sends 21 and 100 + 1 (TestNotificationRateLimits).
+// req.Log), so that a handler in a tight loop cannot flood its client: a
+// token bucket per kind. A progress report without a token is held,
+// replacing the one held (the latest is sent with the next token or
+// before the result); a log line without one is dropped, and each run of
+// drops is told in one warning. In t seconds a request sends at most
+// progressBurst+progressRate*t+1 progress notifications, the last among
+// them, and logBurst+logRate*t log lines: 2,000 reports at once send 21
+// and 100 + 1 (TestNotificationRateLimits).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
 // ("Implementations SHOULD implement rate limiting to prevent flooding"),
@@ -21,10 +17,8 @@ package main
 
 import "time"
 
-// The notification limits of one request, documented in
-// docs/RELIABILITY.md: bursts that a handler reporting step by step never
-// meets (the demo's slow tool reports at most 100 steps, 50 a second), and
-// rates a client can show.
+// The notification limits of one request (docs/RELIABILITY.md): bursts a
+// handler reporting step by step never meets, and rates a client can show.
 const (
 	progressBurst = 20
 	progressRate  = 10

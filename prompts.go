@@ -14,9 +14,8 @@ import (
 	"strings"
 )
 
-// prompt is one prompt template. Get renders its messages from the
-// arguments, which are checked against Arguments first (required ones
-// present, all of them strings).
+// prompt is one prompt template. Get renders its messages from arguments
+// checked against Arguments first (required ones present, all strings).
 type prompt struct {
 	Name        string
 	Title       string
@@ -25,8 +24,8 @@ type prompt struct {
 	Icons       []icon
 	Meta        map[string]any // its _meta (2025-06-18 on)
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
-	// Scopes are the scopes a caller needs to get the prompt or complete
-	// its arguments, beyond -oauth-scopes (auth.go).
+	// Scopes are what a caller needs beyond -oauth-scopes to get the
+	// prompt or complete its arguments (scopes.go).
 	Scopes []string
 }
 
@@ -40,13 +39,11 @@ type promptArgument struct {
 }
 
 // completer suggests values for an argument that starts with value; args
-// holds the arguments already resolved (completion context). It may
-// return more than maxCompletions; the server truncates and says so.
+// holds the arguments already resolved. The server truncates to maxCompletions.
 type completer func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
-// prefixCompleter returns a completer that offers the values, in order,
-// that start with what the client typed, ignoring case: the completer most
-// fixed choices need (the demo and the conformance fixtures both use it).
+// prefixCompleter offers the values, in order, that start with what the
+// client typed, ignoring case.
 func prefixCompleter(values ...string) completer {
 	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 		var out []string
@@ -122,9 +119,8 @@ type promptWire struct {
 	Meta        map[string]any   `json:"_meta,omitempty"`
 }
 
-// wire returns p as the given protocol version shows it: titles (of the
-// prompt and its arguments) and _meta from 2025-06-18, icons from
-// 2025-11-25.
+// wire returns p as version shows it (dialect.go); its arguments' titles,
+// like its own, exist from 2025-06-18.
 func (p *prompt) wire(version string) promptWire {
 	args := p.Arguments
 	if !atLeast(version, version20250618) && len(args) > 0 {
@@ -202,8 +198,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	return out, nil
 }
 
-// wire returns r as the given protocol version shows it: message content
-// the version does not define is downgraded (contentFor).
+// wire returns r as version shows it (contentFor).
 func (r *promptResult) wire(version string) *promptResult {
 	w := &promptResult{Description: r.Description, Messages: make([]promptMessage, len(r.Messages))}
 	for i, m := range r.Messages {
@@ -267,9 +262,8 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	case "ref/prompt":
 		p := reg.prompt(ref["name"])
 		if p == nil {
-			// Not echoed: completion is called per keystroke, and a
-			// refusal must not cost more than the request (issue 19,
-			// finding 12).
+			// Not echoed: a refusal costs no more than the request
+			// (docs/SECURITY.md; TestAttackSmallAmplifiers).
 			return result{}, invalidParams("unknown prompt: ref.name names no prompt")
 		}
 		for _, a := range p.Arguments {
@@ -336,10 +330,9 @@ func completionContext(raw []byte) (map[string]string, *rpcError) {
 	return nil, nil
 }
 
-// objectParam decodes an object param whose members used here are
-// strings (ref, argument) of at most maxParamStringBytes, as every name
-// and URI the server looks up. Other members are ignored; a member that
-// imitates a known name by case folding is refused.
+// objectParam decodes the named string members (at most
+// maxParamStringBytes each) of an object param. Other members are ignored;
+// one that imitates a named member by case folding is refused.
 func objectParam(raw []byte, what string, names ...string) (map[string]string, *rpcError) {
 	if raw == nil {
 		return nil, invalidParams("invalid params: %s is required", what)
@@ -373,6 +366,7 @@ type completeResult struct {
 	Completion completion `json:"completion"`
 }
 
+// completion is CompleteResult.completion.
 type completion struct {
 	Values  []string `json:"values"`
 	Total   int      `json:"total"`

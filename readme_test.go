@@ -3,16 +3,19 @@
 // names exists, so the map cannot drift from the layout. It is the
 // baremcp project's check on its own README: in a copy under another
 // module (README's "Make it yours") the README is the copy's own, and
-// the test skips.
+// those tests skip. Every code fence of README.md and docs/*.md closes
+// cleanly, in any copy.
 
 package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +30,7 @@ func mustREADMESection(tb testing.TB, heading string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if !strings.HasPrefix(string(mod), "module baremcp\n") {
+	if modulePath(string(mod)) != "baremcp" {
 		tb.Skip("not the baremcp module: this copy's README is its own")
 	}
 	readme, err := os.ReadFile("README.md")
@@ -40,6 +43,30 @@ func mustREADMESection(tb testing.TB, heading string) string {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	return section
+}
+
+// modulePath returns the module path a go.mod declares, whatever its line
+// ends (a Windows checkout may have CRLF), or "" if it declares none.
+func modulePath(gomod string) string {
+	for line := range strings.Lines(gomod) {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(path), `"`)
+		}
+	}
+	return ""
+}
+
+func TestModulePath(t *testing.T) {
+	for _, tt := range []struct{ gomod, want string }{
+		{"module baremcp\n\ngo 1.26\n", "baremcp"},
+		{"module baremcp\r\n\r\ngo 1.26\r\n", "baremcp"},
+		{"// a comment\nmodule \"example.com/shouter\"\n", "example.com/shouter"},
+		{"go 1.26\n", ""},
+	} {
+		if got := modulePath(tt.gomod); got != tt.want {
+			t.Errorf("modulePath(%q) = %q, want %q", tt.gomod, got, tt.want)
+		}
+	}
 }
 
 func TestREADMEMapsEveryFile(t *testing.T) {
@@ -101,6 +128,130 @@ func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
 			t.Errorf("README's life of a request names %s, which the code does not define", m[1])
 		}
 	}
+}
+
+// TestMarkdownFencesClose: every code fence in README.md and docs/*.md
+// closes on a line of only backticks (at least as many as opened it) and
+// spaces. A closing fence with text after it is no fence in CommonMark:
+// the block runs on and swallows the prose and headings below it.
+func TestMarkdownFencesClose(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append([]string{"README.md"}, files...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range unclosedFences(string(data)) {
+			t.Errorf("%s: %s", f, problem)
+		}
+	}
+}
+
+// unclosedFences returns what is wrong with the backtick fences of a
+// Markdown text: a line inside a block that starts with the fence but has
+// more after it (meant to close it, it does not), and a block still open
+// at the end.
+func unclosedFences(md string) []string {
+	var problems []string
+	open, opened := "", 0 // the opening fence's backticks and its line
+	n := 0
+	for line := range strings.Lines(md) {
+		n++
+		text := strings.TrimLeft(strings.TrimRight(line, "\r\n"), " ")
+		ticks := text[:len(text)-len(strings.TrimLeft(text, "`"))]
+		switch {
+		case open == "" && len(ticks) >= 3:
+			open, opened = ticks, n
+		case open == "" || !strings.HasPrefix(text, open):
+		case strings.Trim(text, "` ") == "" && !strings.Contains(strings.TrimRight(text, " "), " "):
+			open = ""
+		default:
+			problems = append(problems, fmt.Sprintf("line %d: the block opened at line %d does not close: text after its fence", n, opened))
+		}
+	}
+	if open != "" {
+		problems = append(problems, fmt.Sprintf("the block opened at line %d never closes", opened))
+	}
+	return problems
+}
+
+func TestUnclosedFences(t *testing.T) {
+	for _, tt := range []struct {
+		name, md string
+		want     int // problems found
+	}{
+		{"closed", "text\n```go\ncode\n```\nmore\n", 0},
+		{"closed with spaces", "```\ncode\n```  \r\n", 0},
+		{"indented in a list", "1. step\n\n   ```sh\n   go vet\n   ```\n", 0},
+		{"a longer fence holds a shorter one", "````\n```\n````\n", 0},
+		{"text after the closing fence", "```go\ncode\n``` Registries may change\n## Next\n", 2},
+		{"never closed", "```\ncode\n", 1},
+	} {
+		if got := unclosedFences(tt.md); len(got) != tt.want {
+			t.Errorf("%s: unclosedFences(%q) = %q, want %d problems", tt.name, tt.md, got, tt.want)
+		}
+	}
+}
+
+// TestREADMEBuildsTable: README's "Builds" table has the shape
+// harness/builds/table.sh prints: its header, a row for the full build,
+// one for the stdio build once a file names that tag, and the minimal Go
+// program's, each cell a figure in its unit. The figures are measured,
+// not checked: the script prints them.
+func TestREADMEBuildsTable(t *testing.T) {
+	section := mustREADMESection(t, "## Builds")
+	const header = "| build | command | Go files | lines | packages linked | stripped size | cold start, median (× minimal) | its CPU time, median (× minimal) |"
+	var rows []string
+	for line := range strings.Lines(section) {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "|") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) < 2 || rows[0] != header || !regexp.MustCompile(`^\|( --- \|){8}$`).MatchString(rows[1]) {
+		t.Fatalf("README's Builds table does not open with\n%s\nand its separator; it has\n%s", header, strings.Join(rows, "\n"))
+	}
+	want := []string{"full"}
+	if mustHaveStdioBuild(t) {
+		want = append(want, "stdio")
+	}
+	want = append(want, "minimal")
+	ms := `[0-9]+\.[0-9]{2} ms \([0-9]+\.[0-9]{2}x\)`
+	cell := regexp.MustCompile("^\\| ([a-z]+) \\| `[^`|]+` \\| [0-9]+ \\| [0-9]{1,3}(,[0-9]{3})* \\| [0-9]+ \\| [0-9]+\\.[0-9]{2} MiB \\| " + ms + " \\| " + ms + " \\|$")
+	var got []string
+	for _, r := range rows[2:] {
+		m := cell.FindStringSubmatch(r)
+		if m == nil {
+			t.Errorf("README's Builds table: row %q is not build, `command`, files, lines, packages, N.NN MiB, N.NN ms (N.NNx) twice", r)
+			continue
+		}
+		got = append(got, m[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README's Builds table has rows %q, want %q (harness/builds/table.sh prints them)", got, want)
+	}
+}
+
+// mustHaveStdioBuild reports whether a file of the package names the
+// stdio tag in its build line, as harness/builds/table.sh decides.
+func mustHaveStdioBuild(tb testing.TB) bool {
+	tb.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if regexp.MustCompile(`(?m)^//go:build .*stdio`).Match(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // readmeFlagRow is one row of README's flag tables: the flag's name and

@@ -20,9 +20,9 @@ import (
 	"time"
 )
 
-// request is one client request in flight. The dispatcher fills it; a
-// handler reads it and may emit notifications through it. It is owned by
-// the goroutine serving the request.
+// request is one client request in flight: the dispatcher fills it, a
+// handler reads it and emits notifications through it. It is owned by the
+// goroutine serving the request.
 type request struct {
 	id           []byte
 	method       string
@@ -30,52 +30,44 @@ type request struct {
 	params       []member // params members other than _meta
 	meta         requestMeta
 	// invalid is what is wrong with params (parseParams), answered once
-	// the method is known to exist; nil when params are well formed.
+	// the method is known to exist.
 	invalid *rpcError
-	// era is the era that serves the request, decided once by decideEra
-	// before anything is served (newRequest).
+	// era is decided once by decideEra, before anything is served.
 	era     eraDecision
 	version string // protocol version this request is served in
 	caller  caller // who sent it (exchange.caller)
 	server  *server
 	send    func(msg []byte)
-	// session is the classic session a classic-era request is served in;
-	// nil in the modern era.
+	// session is a classic-era request's session; nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
-	// trace is the request's trace context, decided once by newRequest
-	// (newTraceContext) from _meta, the transport's framing, or afresh. rctx is
-	// the handler's context, which carries it (request_context.go, bind).
+	// trace is decided once by newRequest (newTraceContext); rctx, the
+	// handler's context, carries it (request_context.go).
 	trace traceContext
 	rctx  requestContext
-	// target is the tool or prompt name, or the resource URI, the
-	// request names, once its handler has read it (targetName).
+	// target is the name or URI the request names, once its handler has
+	// read it (targetName).
 	target string
-	// reg is the registry snapshot the request is served on, taken once
-	// at its first use (server.snapshot: the scope check, else the
-	// handler), so that the check and the handler find its target in the
-	// same snapshot: a tool replaced between them cannot run with scopes
-	// never checked (STYLE 8c; review B, finding 7).
+	// reg is the registry snapshot, taken once at first use
+	// (server.snapshot), so that the scope check and the handler find the
+	// same target: a tool replaced between them cannot skip the check.
 	reg *registry
-	// header is the transport's request header fields by canonical name
-	// (framing.header; nil on stdio); handlers read them through Header,
-	// which lets only handlerHeaders through.
+	// header is the transport's header fields by canonical name (nil on
+	// stdio), read through Header.
 	header map[string][]string
 
 	// args are the tools/call arguments, decoded and validated.
 	args map[string]any
 
-	// end is how the request ended when its reply's code does not say
-	// (outcomeOf): input_required, a tool error, a timeout, a
-	// cancellation; answer records it.
+	// end is how the request ended where its reply's code does not say
+	// (outcomeOf); answer records it.
 	end outcome
 
 	// input holds the MRTR answers and state of a retry (mrtr.go).
 	input inputRound
 
-	// task is the task the request's handler runs in (tasks.go), nil
-	// for a request served on a transport; taskable says that Detach
-	// makes this call a task.
+	// task is the task the handler runs in (tasks.go), nil on a
+	// transport; taskable says that Detach makes this call a task.
 	task     *task
 	taskable bool
 
@@ -111,31 +103,26 @@ type requestMeta struct {
 	present    bool   // params._meta exists
 	version    string // io.modelcontextprotocol/protocolVersion
 	hasVersion bool
-	// modern reports that _meta names a protocol version, whatever its
-	// value, or is not an object: either way the message is the modern
-	// era's, whose validation says what is wrong with it. It is set even
-	// when parsing fails (the HTTP status of the error depends on it),
-	// and equals hasVersion when parsing succeeds.
+	// modern: _meta names a protocol version or is not an object, so the
+	// modern era's validation answers it; set even when parsing fails
+	// (the HTTP status depends on it), else equal to hasVersion.
 	modern        bool
 	capabilities  []byte // raw ClientCapabilities object, nil when absent
 	clientInfo    []byte // raw Implementation object, nil when absent
 	logLevel      logLevel
 	hasLogLevel   bool
 	progressToken []byte // raw string or integer, nil when absent
-	// traceparent and tracestate are the W3C trace context (SEP-414), as
-	// sent: newTraceContext validates them, and ignores them when they
-	// are malformed. "" when absent or not a string.
+	// traceparent and tracestate are the W3C trace context (SEP-414) as
+	// sent, "" if not a string; newTraceContext validates them.
 	traceparent string
 	tracestate  string
-	// extra are the other members, in order: the client's own keys a
-	// handler reads with req.Meta (meta.go).
+	// extra are the other members, in order, for req.Meta (meta.go).
 	extra []member
 }
 
 // parseParams splits params into _meta and the method's own members,
-// refusing a member that imitates a known name by case folding. It
-// returns the first problem in member order, but reads every member, so
-// that meta.modern is known even for params it refuses.
+// refusing case-folded imitations of known names. It returns the first
+// problem but reads on, so that meta.modern is known even then.
 func (r *request) parseParams(params []byte, names []string) *rpcError {
 	if params == nil {
 		return nil
@@ -214,10 +201,8 @@ func (m *requestMeta) member(mem member) *rpcError {
 		}
 		m.progressToken = bytes.TrimSpace(mem.value)
 	case metaTraceparent, metaTracestate:
-		// Trace context is the client's help, never a reason to refuse
-		// the request: a value of the wrong type or size is ignored like
-		// a malformed one. The keys are not in metaMembers, so a
-		// case-folded imitation is ignored too.
+		// Trace context never refuses a request: a wrong type or size is
+		// ignored (so is a case-folded imitation: not in metaMembers).
 		if len(mem.value) > 2*maxTracestateBytes {
 			return nil
 		}
@@ -283,8 +268,10 @@ const (
 // logLevelNames spells the levels on the wire, indexed by logLevel.
 var logLevelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
+// String returns the level's wire name.
 func (l logLevel) String() string { return logLevelNames[l] }
 
+// parseLogLevel returns the level named s on the wire.
 func parseLogLevel(s string) (logLevel, bool) {
 	for i, n := range logLevelNames {
 		if n == s {
@@ -328,15 +315,12 @@ type progressParams struct {
 	Message  string          `json:"message,omitempty"`
 }
 
-// Log sends a notifications/message at level when the client opted in
-// with a log level at or below it; otherwise it does nothing. A modern
-// request opts in with its own _meta; a classic one through its session's
-// logging/setLevel. data is any JSON-encodable value; keep secrets and
-// internals out of it.
+// Log sends a notifications/message at level when the client opted in at
+// or below it (logsAt), within the request's rate (notify_limit.go);
+// otherwise it does nothing. data is any JSON-encodable value; keep
+// secrets and internals out of it.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
 // [§Logging (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
-// Past the request's rate (notify_limit.go) lines are dropped, and their
-// number told once.
 func (r *request) Log(level logLevel, data any) {
 	if !r.logsAt(level) || r.send == nil || !r.notices.logLine(time.Now()) {
 		return
@@ -398,16 +382,13 @@ func (r *request) Bool(name string) bool {
 	return b
 }
 
-// finiteNumbers refuses a number in v (decoded arguments) beyond the
-// range of a 64-bit float, such as 1e400: JSON allows it, but req.Number
-// would read it as an infinity, which no JSON result can carry (Go's
-// encoder fails on it, and its error text reached the model; issue 20).
-// The error names the value's JSON Pointer (omitted at the root), like
-// schema validation, in words a model can act on.
+// finiteNumbers refuses a number in decoded arguments beyond a 64-bit
+// float's range, such as 1e400: req.Number would read an infinity, which
+// no JSON result can carry (docs/GAPS.md). The error names its JSON
+// Pointer, in words a model can act on.
 func finiteNumbers(v any) error {
 	if !hasInfinite(v) {
-		// The common case, found without sorting any object's keys
-		// (which cost an allocation per object of every call).
+		// The common case, found without sorting keys (firstInfinite).
 		return nil
 	}
 	path, num, _ := firstInfinite(v)
@@ -443,7 +424,7 @@ func firstInfinite(v any) (path, num string, found bool) {
 }
 
 // hasInfinite reports whether v holds a number beyond a 64-bit float's
-// range, wherever it is.
+// range.
 func hasInfinite(v any) bool {
 	switch v := v.(type) {
 	case json.Number:
@@ -492,20 +473,16 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	return v.(map[string]any), nil
 }
 
-// Trace returns the request's W3C trace context: the client's trace when
-// it sent a valid traceparent (in _meta or, over HTTP, as a header),
-// otherwise one the server started. Pass it on with tc.Traceparent() and
-// tc.Tracestate(); the same value is on the handler's context
-// (traceFromContext).
+// Trace returns the request's W3C trace context: the client's when it
+// sent a valid traceparent (in _meta or a header), else a fresh one. Pass
+// it on with its Traceparent and Tracestate; the handler's context carries
+// the same (traceFromContext).
 func (r *request) Trace() traceContext { return r.trace }
 
-// handlerHeaders are the HTTP request headers a handler may read with
-// req.Header, in canonical form: what identifies the client software, its
-// language, the proxies in front of the server, and correlation ids.
-// Credentials (Authorization, Cookie, Proxy-Authorization), the session
-// id (a bearer of the classic session) and anything else the transport
-// consumes stay out of reach; widen the list here, in code, if a tool
-// needs more. Read-only.
+// handlerHeaders are the request headers a handler may read with
+// req.Header, in canonical form: client software, language, proxies and
+// correlation ids, never credentials or the session id
+// (docs/OPERATIONS.md). Widen it here if a tool needs more. Read-only.
 var handlerHeaders = []string{
 	"Accept-Language",
 	"Baggage",
@@ -521,11 +498,9 @@ var handlerHeaders = []string{
 	"X-Request-Id",
 }
 
-// Header returns the values of the request header field name (matched
-// without regard to case) when it is in handlerHeaders, joined by ", "
-// (RFC 9110 §5.3); "" otherwise, on stdio, and for every field not
-// listed: Authorization is never readable here. The values are the
-// client's (or its proxies'): untrusted input.
+// Header returns the header field name (any case), if in handlerHeaders,
+// its values joined by ", " (RFC 9110 §5.3); "" otherwise and on stdio.
+// The values are the client's: untrusted input.
 func (r *request) Header(name string) string {
 	i := slices.IndexFunc(handlerHeaders, func(h string) bool { return strings.EqualFold(h, name) })
 	if i < 0 {

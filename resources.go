@@ -14,36 +14,31 @@ import (
 	"slices"
 )
 
-// resource is one resource with a fixed URI. It serves Text or Blob as
-// given, or calls Read for contents made at read time.
+// resource is one resource with a fixed URI, serving Read's contents, or
+// else Blob or Text.
 type resource struct {
 	URI         string
 	Name        string
 	Title       string
 	Description string
 	MimeType    string
-	// Size is the contents' size in bytes, when known: new(int64(0)) says
-	// the resource is empty, nil that its size is not given.
+	// Size is the contents' size in bytes (0 is a size); nil: not given.
 	Size        *int64
 	Icons       []icon
 	Annotations *annotations
-	// Meta is the resource's _meta in resources/list (2025-06-18 on);
-	// a read's contents carry their own (resourceContents.Meta).
+	// Meta is the resource's _meta in resources/list (2025-06-18 on); a
+	// read's contents carry their own (metaOfRead).
 	Meta map[string]any
 
 	Text string // static text contents
 	Blob []byte // static binary contents (sent base64)
-	// Read makes the contents at read time; it wins over Text and Blob.
 	Read resourceReader
-	// Cache overrides the cache hints of reads of this resource: by
-	// default ttlMs is -cache-ttl and cacheScope "private", since a read
-	// may depend on who asks. Set Scope public for contents that are the
-	// same for every caller; a resource that changes every read wants TTL
-	// 0.
+	// Cache overrides the default hints of its reads (handleResourcesRead):
+	// Scope public for contents the same for every caller, TTL 0 for
+	// contents that change every read.
 	Cache *cacheHint
-	// Scopes are the scopes a caller needs to read or subscribe to the
-	// resource, beyond -oauth-scopes (auth.go); its reads are then
-	// cacheScope private.
+	// Scopes are what a caller needs beyond -oauth-scopes to read or
+	// subscribe to the resource (scopes.go).
 	Scopes []string
 }
 
@@ -63,15 +58,11 @@ type resourceTemplate struct {
 	Annotations *annotations
 	Meta        map[string]any // its _meta (2025-06-18 on)
 
-	Read resourceReader
-	// Cache overrides the cache hints of reads through this template, as
-	// resource.Cache does (default: -cache-ttl, cacheScope "private").
-	Cache *cacheHint
+	Read  resourceReader
+	Cache *cacheHint // as resource.Cache
 	// Complete offers completions for the template's variables, by name.
 	Complete map[string]completer
-	// Scopes are the scopes a caller needs to read, subscribe to or
-	// complete what the template matches, like resource.Scopes.
-	Scopes []string
+	Scopes   []string // as resource.Scopes, completion included
 
 	compiled *uriTemplate
 }
@@ -103,9 +94,8 @@ func (c resourceContents) MarshalJSON() ([]byte, error) {
 	}{c.URI, c.MimeType, c.Text, c.Meta})
 }
 
-// checkItem reports why a resource's or template's optional fields cannot
-// be sent in any revision (dialect.go): its size, icons, annotations or
-// _meta.
+// checkItem reports why a resource's or template's size, icons,
+// annotations or _meta cannot be sent in any revision (dialect.go).
 func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
 	if size != nil && *size < 0 {
 		return fmt.Errorf("size %d is negative", *size)
@@ -180,8 +170,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 	})
 }
 
-// removeTemplate unregisters the template uriTemplate; it reports whether
-// it existed.
+// removeTemplate unregisters uriTemplate; it reports whether it existed.
 func (s *server) removeTemplate(uriTemplate string) bool {
 	found := false
 	s.update(func(reg *registry) {
@@ -205,9 +194,7 @@ type resourceWire struct {
 	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
-// wire returns r as the given protocol version shows it (dialect.go):
-// title and _meta from 2025-06-18, icons from 2025-11-25, annotations as
-// the version defines them.
+// wire returns r as version shows it (dialect.go).
 func (r *resource) wire(version string) resourceWire {
 	return resourceWire{r.URI, r.Name, titleFor(version, r.Title), r.Description, r.MimeType, r.Size,
 		iconsFor(version, r.Icons), r.Annotations.forVersion(version), metaFor(version, r.Meta)}
@@ -225,7 +212,7 @@ type templateWire struct {
 	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
-// wire returns t as the given protocol version shows it, like resource.wire.
+// wire returns t as version shows it (dialect.go).
 func (t *resourceTemplate) wire(version string) templateWire {
 	return templateWire{t.URITemplate, t.Name, titleFor(version, t.Title), t.Description, t.MimeType,
 		iconsFor(version, t.Icons), t.Annotations.forVersion(version), metaFor(version, t.Meta)}
@@ -248,8 +235,8 @@ const methodResourcesRead = "resources/read"
 const maxURILength = 8 << 10
 
 // handleResourcesRead reads a resource: an exact URI wins over templates,
-// which are tried in registration order. An unknown URI is -32602 with the
-// URI in data, never an empty contents array.
+// tried in registration order. An unknown URI is resourceNotFound, never
+// an empty contents array.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
 func (s *server) handleResourcesRead(ctx context.Context, req *request) (result, error) {
 	uri, rerr := req.stringParam("uri")
@@ -292,18 +279,16 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		}
 	}
 	if cache == nil {
-		// A read may depend on the authenticated user; the lists and
-		// server/discover keep the server's scope (-cache-scope, public
-		// by default): they are the same for every caller.
+		// A read may depend on who asks, so it is private; lists and
+		// server/discover, the same for everyone, keep -cache-scope.
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
 	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
 }
 
-// readResource reads uri: from the resource r when it is not nil (its
-// Read function, else its Blob or Text), otherwise from the template tmpl
-// with the variables it matched.
+// readResource reads uri from r when it is not nil, else from tmpl with
+// the variables it matched.
 func readResource(ctx context.Context, req *request, uri string, r *resource, tmpl *resourceTemplate, vars map[string]string) ([]resourceContents, error) {
 	switch {
 	case r == nil:
@@ -317,11 +302,9 @@ func readResource(ctx context.Context, req *request, uri string, r *resource, tm
 	}
 }
 
-// metaOfRead is the _meta of a static resource's contents: the MCP Apps
-// view's "ui" member (its CSP, permissions, domain, border), which hosts
-// read from the contents first and from the listing second, so that a
-// view declared once is found in both places; nothing else of the
-// listing's _meta, which describes the resource rather than a read.
+// metaOfRead is the _meta of a static MCP App view's contents: the
+// listing's "ui" member (CSP, permissions, border), which hosts read from
+// the contents first, and nothing else, which describes the resource.
 // [MCP Apps, Metadata Location]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
 func metaOfRead(mimeType string, meta map[string]any) map[string]any {
 	ui, ok := meta["ui"]

@@ -1,12 +1,9 @@
 // JSON Schema for tool inputSchema: MCP 2026-07-28 basic "JSON Schema Usage",
-// server/tools "x-mcp-header" and basic/transports/streamable-http "Custom
-// Headers from Tool Parameters"; a subset of the JSON Schema 2020-12 (and
-// draft-07) validation vocabulary.
-//
-// This file holds the limits, the compiled form (schema, schemaNode), the
-// entry points and the helpers its parts share; the parts:
-// schema_compile.go (compiling a document), schema_validate.go
-// (validating a value), schema_decimal.go (exact numbers).
+// server/tools "x-mcp-header" and streamable-http "Custom Headers from Tool
+// Parameters"; a subset of the JSON Schema 2020-12 (and draft-07) validation
+// vocabulary. This file holds the limits, the compiled form and the shared
+// helpers; schema_compile.go compiles, schema_validate.go validates,
+// schema_decimal.go holds exact numbers.
 //
 // [JSON Schema Usage]: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
 // [x-mcp-header]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header
@@ -30,41 +27,33 @@ import (
 )
 
 const (
-	// schemaMaxDepth bounds how deeply subschemas may nest. Tool arguments
-	// are rarely more than a few levels deep; the bound keeps compile and
-	// validate recursion shallow, as [JSON Schema Usage] asks of
-	// implementations ("a maximum schema depth").
+	// schemaMaxDepth bounds how deeply subschemas nest ("a maximum schema
+	// depth", [JSON Schema Usage]), keeping compile and validate shallow.
 	schemaMaxDepth = 32
 
-	// schemaMaxNodes bounds the number of subschemas in one document ("a cap
-	// on the total number of subschemas"). Validation visits each instance
-	// value against one subschema, so this also bounds per-value work.
+	// schemaMaxNodes bounds the subschemas of one document ("a cap on the
+	// total number of subschemas"), and so the work per instance value.
 	schemaMaxNodes = 10000
 
 	// schemaMaxErrors bounds the problems one validate call reports: enough
-	// for a model to fix several mistakes in one retry, few enough to keep
-	// the message short.
+	// to fix several mistakes in one retry, few enough for a short message.
 	schemaMaxErrors = 10
 
-	// schemaMaxExponent bounds the decimal exponent of numbers we compare,
-	// so exponent arithmetic cannot overflow int64. Numbers beyond it (say
-	// 1e9999999999999999) are reported as out of range, never rounded.
+	// schemaMaxExponent bounds the decimal exponent of numbers compared, so
+	// exponent arithmetic cannot overflow int64.
 	schemaMaxExponent = 1_000_000_000_000_000
 
-	// schemaMaxShown bounds how much of an instance value or key a
-	// validation message quotes: the peer controls it.
+	// schemaMaxShown bounds how much of a peer's value or key a message quotes.
 	schemaMaxShown = 64
 
 	// schemaMaxSafeInteger is 2^53-1, the largest integer an IEEE 754 double
 	// holds exactly. [x-mcp-header] integer values must lie within ±it.
 	schemaMaxSafeInteger = "9007199254740991"
 
-	// schemaWorkBudget bounds the work of one validate call, in units of
-	// one value visited or one byte compared (comparison keys, string
-	// lengths, patterns): sixteen passes over the largest message. A
-	// legitimate argument needs one or two; the bound keeps a hostile one
-	// (enum and uniqueItems keys built at every nesting level) well under
-	// a second (issue 19, finding 8).
+	// schemaWorkBudget bounds the work of one validate call, in units of one
+	// value visited or one byte compared: sixteen passes over the largest
+	// message, where a legitimate argument needs one or two.
+	// TestAttackQuadraticValidation.
 	schemaWorkBudget = 16 * maxLineBytes
 
 	// schemaCheckEvery is how many units of work pass between two looks at
@@ -73,7 +62,7 @@ const (
 )
 
 // schemaDialects maps the accepted $schema values to the dialect they name.
-// The enforced subset means the same in both dialects. Read-only.
+// Read-only.
 var schemaDialects = map[string]string{
 	"https://json-schema.org/draft/2020-12/schema":  "2020-12",
 	"https://json-schema.org/draft/2020-12/schema#": "2020-12",
@@ -85,54 +74,37 @@ var schemaDialects = map[string]string{
 	"https://json-schema.org/draft-07/schema":       "draft-07",
 }
 
-// schema is a compiled JSON Schema for tool arguments. It is immutable once
-// compileSchema returns it, so validate and headers are safe for concurrent
-// use.
+// schema is a compiled JSON Schema for tool arguments, immutable once
+// compileSchema returns it: validate and headers are safe for concurrent use.
+// What it supports, in full:
 //
-// What the validator supports, in full:
+// Dialects: 2020-12, the default, and draft-07 ($schema
+// "http://json-schema.org/draft-07/schema#"); the subset means the same in both.
 //
-// Dialects: JSON Schema 2020-12, the default when $schema is absent, and
-// draft-07 ($schema "http://json-schema.org/draft-07/schema#"). Any other
-// $schema is refused. The enforced subset means the same in both.
+// Enforced: type ("integer" is any number with no fractional part, so 1.0 is
+// one); properties; required; additionalProperties; enum and const (JSON
+// equality, numbers by value); items (one schema for every element);
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum and multipleOf (exact
+// decimals); minLength and maxLength (in code points); pattern (unanchored);
+// minItems, maxItems, uniqueItems; minProperties, maxProperties; the boolean
+// schemas; ±(2^53-1) for an integer x-mcp-header property.
 //
-// Enforced: type (one name or an array of names; "integer" is any number
-// with no fractional part, so 1.0 is an integer); properties; required;
-// additionalProperties (boolean or schema); enum and const (JSON equality,
-// numbers compared by value, so 1 equals 1.0); items (one schema for every
-// element); minimum, maximum, exclusiveMinimum, exclusiveMaximum and
-// multipleOf (exact decimal arithmetic: large integers are never rounded);
-// minLength and maxLength (in Unicode code points); pattern (unanchored,
-// Go RE2 syntax, see below); minItems, maxItems, uniqueItems; minProperties,
-// maxProperties; the boolean schemas true and false. Integer properties
-// marked x-mcp-header must also lie within ±(2^53-1).
+// Ignored, as annotations: $schema (root only), $id, $comment, title,
+// description, default, examples, deprecated, readOnly, writeOnly,
+// contentMediaType, contentEncoding, format (not checked), and "x-" keywords.
 //
-// Accepted and ignored, as annotations: $schema (root only), $id, $comment,
-// title, description, default, examples, deprecated, readOnly, writeOnly,
-// contentMediaType, contentEncoding, format, and every keyword starting
-// with "x-". format is not checked: "email" or "date-time" are hints only.
+// Refused at compile, naming the keyword and where: any other keyword ($ref,
+// allOf, anyOf, oneOf, items as an array, misspellings, ...), another
+// $schema, an inputSchema root that is not {"type": "object"} (properties
+// without type count as one; an outputSchema root may be any schema), values
+// of the wrong type, patterns RE2 cannot compile, more than schemaMaxDepth
+// levels or schemaMaxNodes subschemas, x-mcp-header misuse.
 //
-// Refused at compile, naming the keyword and where it is: every other
-// keyword, notably $ref, $defs, definitions, allOf, anyOf, oneOf, not, if,
-// then, else, dependentRequired, dependentSchemas, dependencies,
-// patternProperties, propertyNames, prefixItems, items as an array,
-// additionalItems, contains, minContains, maxContains, unevaluatedItems,
-// unevaluatedProperties, $anchor, $dynamicRef, and misspelt keywords. Also
-// refused: an inputSchema root that is not {"type": "object", ...} (a root
-// without type but with properties is taken as type object; an outputSchema
-// root may be any schema object), keyword values of the wrong type, patterns
-// RE2 cannot compile, nesting deeper than schemaMaxDepth, more than
-// schemaMaxNodes subschemas, and x-mcp-header misuse.
-//
-// Limitations: pattern is Go RE2, not the ECMA-262 dialect JSON Schema
-// names. Most differences are refused because the pattern fails to compile
-// (lookaround, backreferences, \uXXXX escapes: write \x{XXXX}). A few
-// compile in both and differ: \s is ASCII whitespace in RE2 but Unicode
-// whitespace in ECMA-262; . excludes only \n in RE2 but also \r, U+2028 and
-// U+2029 in ECMA-262; RE2 matches code points where ECMA-262 without the u
-// flag matches UTF-16 code units. Numbers whose decimal exponent exceeds
-// schemaMaxExponent fail validation wherever a keyword must compare them.
-// Validation is linear in the value's size, bounded by schemaWorkBudget,
-// and stops when the request's context ends.
+// Limitations: pattern is Go RE2, not ECMA-262 (docs/GAPS.md): lookaround,
+// backreferences and \uXXXX (write \x{XXXX}) fail to compile; in RE2, \s is
+// ASCII white space only, . excludes only \n (not \r, U+2028, U+2029), and
+// matching is by code point, not UTF-16 unit. A number whose decimal
+// exponent exceeds schemaMaxExponent fails every keyword that compares it.
 type schema struct {
 	root *schemaNode
 	hdrs []mcpHeader // sorted by Path
@@ -224,18 +196,14 @@ func (t schemaTypeSet) String() string {
 	return strings.Join(names, " or ")
 }
 
-// compileSchema compiles a tool's inputSchema, a JSON Schema document
-// (2020-12, or draft-07 when $schema says so; any other $schema is an error
-// naming it) written by the server author. It returns an error naming the
-// first keyword it cannot enforce, e.g.
-// `schema: keyword "oneOf" at /properties/x is not enforced`; keys are
-// visited in sorted order, depth first, so the error is stable.
+// compileSchema compiles a tool's inputSchema under the rules on schema. Its
+// error names the first keyword it cannot enforce, in a stable order
+// (sorted keys, depth first): `schema: keyword "oneOf" at /x is not enforced`.
 func compileSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, true) }
 
 // compileOutputSchema compiles a tool's outputSchema like compileSchema,
-// except that its root may be any schema object, since structuredContent
-// may be any JSON value ([§Structured Content]), and x-mcp-header, which
-// only inputSchema gives meaning, is left an ignored x- annotation.
+// but its root may be any schema, as structuredContent may be any value
+// ([§Structured Content]), and x-mcp-header is an ignored x- annotation.
 //
 // [§Structured Content]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#structured-content
 func compileOutputSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, false) }
@@ -288,11 +256,9 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 // sorted by Path. Callers must not modify the result.
 func (s *schema) headers() []mcpHeader { return s.hdrs }
 
-// schemaHeaders finds the x-mcp-header declarations of a schema that
-// compileSchema refuses for other reasons (a HandlerValidates tool), under
-// the same [x-mcp-header] rules, sorted by Path. An annotation below any
-// applicator other than properties (items, anyOf, $defs, ...) is an error,
-// as the spec makes the whole tool definition invalid then.
+// schemaHeaders finds, sorted by Path, the x-mcp-header declarations of a
+// schema compileSchema refuses (a HandlerValidates tool), under the same
+// rules: one below an applicator other than properties is an error.
 func schemaHeaders(raw []byte) ([]mcpHeader, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -340,9 +306,8 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 		b = strconv.AppendInt(b, d.exp, 10)
 		return append(b, ';'), nil
 	case string:
-		// AppendQuote grows b to exactly what it needs when it is short,
-		// which made a value of many strings cost quadratic time; grow
-		// it the way append does, by doubling, first.
+		// Grow by doubling first: AppendQuote alone grows b by exactly what
+		// it needs, quadratic over many strings (TestAttackQuadraticValidation).
 		return strconv.AppendQuote(slices.Grow(b, len(v)+2), v), nil
 	case []any:
 		b = append(b, '[')
@@ -389,26 +354,14 @@ func schemaKindOf(v any) schemaTypeSet {
 
 // schemaKind names the JSON type of a decoded value.
 func schemaKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
+	if k := schemaKindOf(v); k != 0 {
+		return k.String()
 	}
 	return fmt.Sprintf("Go type %T", v)
 }
 
 // schemaShow renders v as JSON for a message, cut to about schemaMaxShown
-// bytes. It renders no more of v than it shows: a value a message quotes
-// may be the whole 4 MiB argument.
+// bytes, rendering no more of v (maybe a 4 MiB argument) than it shows.
 func schemaShow(v any) string {
 	b, ok := appendShown(nil, v)
 	if !ok {
@@ -484,8 +437,6 @@ func schemaTruncate(s string) string {
 // schemaEscape escapes a JSON Pointer reference token (RFC 6901 §3).
 func schemaEscape(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {
-		// Nearly every name: a replacer built per call was half of the
-		// compilation of the demo's schemas at start-up (issue 16).
 		return tok
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")

@@ -1,7 +1,5 @@
-// Compiling a tool's JSON Schema: each keyword of the enforced subset is
-// checked and turned into a schemaNode (schema.go), anything else is
-// refused at registration with the keyword's location; x-mcp-header
-// annotations are collected on the way.
+// Compiling a tool's JSON Schema into schemaNodes under the rules on schema
+// (schema.go), collecting x-mcp-header annotations on the way.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header,
@@ -108,16 +106,17 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 	if depth > schemaMaxDepth {
 		return nil, fmt.Errorf("schema: nesting deeper than %d at %s", schemaMaxDepth, ptr)
 	}
+	n := &schemaNode{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProperties: -1, maxProperties: -1}
 	var obj map[string]any
 	switch v := v.(type) {
 	case bool:
-		return &schemaNode{never: !v, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProperties: -1, maxProperties: -1}, nil
+		n.never = !v
+		return n, nil
 	case map[string]any:
 		obj = v
 	default:
 		return nil, fmt.Errorf("schema: %s: want a schema (object or boolean), got %s", schemaWhere(ptr), schemaKind(v))
 	}
-	n := &schemaNode{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProperties: -1, maxProperties: -1}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		val := obj[k]
 		kp := ptr + "/" + schemaEscape(k)
@@ -258,8 +257,7 @@ func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath
 		return fmt.Errorf("schema: x-mcp-header at %s: must not be empty", ptr)
 	}
 	if !schemaIsToken(name) {
-		// RFC 9110 §5.1: a field name is a token, 1*tchar (§5.6.2),
-		// which also excludes CR, LF and every other control character.
+		// RFC 9110 §5.1: a field name is a token, so no CR, LF or control.
 		return fmt.Errorf("schema: x-mcp-header %s at %s: not an HTTP field-name token (RFC 9110 section 5.6.2)", schemaShow(name), ptr)
 	}
 	if bits.OnesCount8(uint8(n.types)) != 1 || n.types&(schemaString|schemaInteger|schemaBoolean) == 0 {

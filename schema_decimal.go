@@ -1,6 +1,5 @@
-// Exact decimal numbers for JSON Schema: numeric keywords (minimum,
-// multipleOf, ...) and mirrored numeric headers are compared on the
-// number's decimal text, never on a rounded float64.
+// Exact decimal numbers for JSON Schema's numeric keywords and mirrored
+// integer headers: compared on the decimal text, never a rounded float64.
 //
 // Spec: https://json-schema.org/draft/2020-12/json-schema-validation#name-validation-keywords-for-num,
 // RFC 8259 §6 (numbers).
@@ -149,22 +148,16 @@ func (d schemaDecimal) multipleOf(m schemaDecimal, mInt *big.Int) bool {
 		return true
 	}
 	rest := new(big.Int).Div(mInt, new(big.Int).GCD(nil, nil, r, mInt))
-	var twos, fives int64
-	two, five, q, rem := big.NewInt(2), big.NewInt(5), new(big.Int), new(big.Int)
-	for {
-		if q.QuoRem(rest, two, rem); rem.Sign() != 0 {
-			break
+	k, q, rem := d.exp-m.exp, new(big.Int), new(big.Int)
+	for _, p := range []*big.Int{big.NewInt(2), big.NewInt(5)} {
+		n := int64(0) // the power of p in rest, which 10^k must hold
+		for q.QuoRem(rest, p, rem); rem.Sign() == 0; q.QuoRem(rest, p, rem) {
+			rest.Set(q)
+			n++
 		}
-		rest.Set(q)
-		twos++
-	}
-	for {
-		if q.QuoRem(rest, five, rem); rem.Sign() != 0 {
-			break
+		if n > k {
+			return false
 		}
-		rest.Set(q)
-		fives++
 	}
-	k := d.exp - m.exp
-	return rest.Cmp(big.NewInt(1)) == 0 && k >= twos && k >= fives
+	return rest.Cmp(big.NewInt(1)) == 0
 }

@@ -1,6 +1,5 @@
 // Validating tool arguments (and structured results) against a compiled
-// schema: every value checked against its schemaNode, problems collected
-// with their instance paths, in words a language model can act on.
+// schema, in words a language model can act on.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling,
 // https://json-schema.org/draft/2020-12/json-schema-validation.
@@ -18,17 +17,12 @@ import (
 	"unicode/utf8"
 )
 
-// validate reports whether v conforms to s. v is a value decoded by
-// encoding/json with UseNumber: map[string]any, []any, json.Number, string,
-// bool or nil. The error lists the problems separated by "; ", stopping at
-// schemaMaxErrors; each names the instance path (a JSON Pointer, omitted at
-// the root) and the rule, e.g. `/a: want number, got string` or
-// `/b: missing required property "c"`. It is written for a language model
-// that must correct its call; the caller adds any prefix.
-//
-// Its work is linear in the size of v and bounded (schemaWorkBudget);
-// past the budget it stops with errSchemaTooCostly, and when ctx ends
-// with ctx's error (the request was cancelled or timed out).
+// validate reports whether v (decoded with UseNumber) conforms to s. The
+// error lists up to schemaMaxErrors problems separated by "; ", each with
+// its instance path (a JSON Pointer, omitted at the root) and the rule, e.g.
+// `/b: missing required property "c"`; the caller adds any prefix. Its work
+// is linear in the size of v: past schemaWorkBudget it stops with
+// errSchemaTooCostly, and when ctx ends with ctx's error.
 func (s *schema) validate(ctx context.Context, v any) error {
 	return s.validateWithin(ctx, v, schemaWorkBudget)
 }
@@ -111,21 +105,8 @@ func (vd *schemaValidator) check(n *schemaNode, v any) {
 		vd.fail("no value allowed here")
 		return
 	}
-	var got schemaTypeSet
-	switch v.(type) {
-	case nil:
-		got = schemaNull
-	case bool:
-		got = schemaBoolean
-	case string:
-		got = schemaString
-	case json.Number:
-		got = schemaNumber
-	case []any:
-		got = schemaArray
-	case map[string]any:
-		got = schemaObject
-	default:
+	got := schemaKindOf(v)
+	if got == 0 {
 		vd.fail("unsupported Go value of type %T", v)
 		return
 	}
@@ -150,8 +131,8 @@ func (vd *schemaValidator) check(n *schemaNode, v any) {
 		}
 	}
 	if n.enum != nil || n.hasConst {
-		// A value of a kind none of the listed values has cannot equal
-		// one: its key (as long as the value) is never built.
+		// A value of a kind no listed value has cannot equal one: its key
+		// (as long as the value) is never built.
 		inEnum, isConst := n.enum == nil || n.enumKinds&got != 0, !n.hasConst || n.constKind == got
 		if inEnum && isConst {
 			k, err := schemaKey(v)
@@ -292,8 +273,8 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	if len(n.properties) == 0 && n.additional == nil {
 		return
 	}
-	// Keys in order, so that the problems are reported in the same order
-	// on every call; a small object's keys are sorted on the stack.
+	// Sorted keys give a stable order of problems; a small object's are
+	// sorted on the stack.
 	var small [16]string
 	keys := small[:0]
 	for k := range o {

@@ -1,9 +1,8 @@
-// Scopes: what a caller was granted (widened by -scope-implies), what each
-// tool, prompt, resource and template declares it needs, and the check
-// that runs before every handler, in both eras and on every transport.
-// Callers without a scope limit (stdio, HTTP without authentication, a
-// static token listed without scopes) pass every check; the transports
-// decide who is scoped (auth.go over HTTP).
+// Scopes: what a caller holds (widened by -scope-implies), what each tool,
+// prompt, resource and template needs, and the check before every handler,
+// in both eras and on every transport. The transport decides who is scoped
+// (auth.go over HTTP); an unscoped caller (stdio, no authentication, a
+// static token without scopes) passes every check.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors,
@@ -18,11 +17,10 @@ import (
 	"strings"
 )
 
-// codeInsufficientScope answers a request whose caller lacks a scope the
-// request needs. Like -31429 and -31503 (limits.go) it lies outside the
-// JSON-RPC reserved range and ends in the HTTP status that carries it: 403
-// with an insufficient_scope challenge, in both eras, since that status is
-// what a client's step-up authorization reacts to.
+// codeInsufficientScope answers a request whose caller lacks a scope it
+// needs. Like -31429 and -31503 (limits.go) it lies outside JSON-RPC's
+// reserved range and ends in the HTTP status that carries it: 403 with an
+// insufficient_scope challenge, in both eras, for step-up authorization.
 // [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
 const codeInsufficientScope = -31403
 
@@ -75,10 +73,9 @@ func (s *server) allowed(who caller, need []string) bool {
 }
 
 // challengeScopes is the scope of an insufficient_scope challenge: every
-// scope the operation needs, in one challenge (the 2026-07-28 SHOULD), and
-// then the scopes the caller holds that this server uses: a client that
-// replaces its scope with the challenge's (the 1.x TypeScript SDK) keeps
-// what it had, and the union the spec asks of clients is unchanged.
+// scope the operation needs (the 2026-07-28 SHOULD), then those the caller
+// holds that this server uses, so a client that replaces its scope with the
+// challenge's (the 1.x TypeScript SDK) keeps what it had.
 // [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
 func (s *server) challengeScopes(who caller, need []string) string {
 	out := slices.Clone(need)
@@ -145,12 +142,9 @@ func (s *server) authorize(req *request) *rpcError {
 	return insufficientScope(s.challengeScopes(req.caller, need))
 }
 
-// requiredScopes returns the scopes the target of req declares (its
-// method's target): the tool of tools/call, the prompt of prompts/get,
-// the resource (or else the first matching template, as resources/read
-// finds it) of a resource request, the prompt or template a completion
-// refers to (completions reveal values), and every resource a
-// subscriptions/listen watches.
+// requiredScopes returns the scopes the target of req's method declares; a
+// resource's are what resources/read would read (uriScopes), a completion
+// needs its prompt's or template's (completions reveal values).
 func (s *server) requiredScopes(req *request) []string {
 	reg := s.snapshot(req)
 	t := methods[req.method].target
@@ -222,11 +216,9 @@ func checkScopes(what string, scopes []string) {
 	}
 }
 
-// scopedCache is the cache hint of a read whose resource declares
-// scopes: private even when the resource's own hint says public, so that
-// no shared cache hands it to a caller without them. (Without a hint a
-// read is private anyway.) The server still checks every read; this only
-// keeps honest caches honest.
+// scopedCache is the cache hint of a read whose resource declares scopes:
+// private even when the resource's hint says public, so that no shared cache
+// hands it to a caller without them (without a hint a read is private).
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#security-considerations
 func scopedCache(hint *cacheHint, scopes []string) *cacheHint {
 	if len(scopes) == 0 || hint == nil {
@@ -238,9 +230,8 @@ func scopedCache(hint *cacheHint, scopes []string) *cacheHint {
 }
 
 // filteredList answers a list method with only the items the caller's
-// scopes allow (-scope-filter-lists). Pages are offsets into the filtered
-// list and encoded per request; the result is cacheScope private, since
-// it differs between callers.
+// scopes allow (-scope-filter-lists): pages are offsets into the filtered
+// list, and the result is private to the caller. TestAuthFilterLists.
 func (s *server) filteredList(kind string, req *request) (result, error) {
 	cursor, rerr := req.cursorParam()
 	if rerr != nil {
@@ -298,12 +289,10 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 	return result{body: json.RawMessage(b), cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 }
 
-// Principal returns who sent the request: the subject of its OAuth
-// access token as issuer "#" sub, the name of its static token, or
-// "bearer:" and a digest for the single static token; "" when no one was
-// authenticated (stdio, or HTTP without authentication). The same
-// principal keeps its classic sessions and requestState across token
-// refreshes.
+// Principal returns who sent the request: issuer "#" sub of its OAuth
+// access token, the name of its static token, or "bearer:" and a digest for
+// the single static token; "" when unauthenticated (stdio included). It
+// is stable across token refreshes, keeping sessions and requestState.
 func (r *request) Principal() string { return r.caller.principal }
 
 // Scopes returns the scopes the principal holds, widened by -scope-implies,

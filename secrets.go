@@ -1,15 +1,12 @@
-// The operator's secrets: the bearer token (-token-file, $BAREMCP_TOKEN)
-// and the requestState key (-state-key-file, $BAREMCP_STATE_KEY). Files
-// are read bounded, checked for permissions that let other users read
-// them, and a binary key is kept byte for byte; a token is checked for a
-// length that resists guessing; both variables are taken out of the
-// process environment as soon as the process starts (takeSecrets).
+// The operator's secrets: the bearer token (-token-file, envToken) and the
+// requestState key (-state-key-file, envStateKey). Files are read bounded
+// and checked for permissions; both variables leave the process
+// environment at start (takeSecrets). docs/SECURITY.md has the decisions.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 // (servers SHOULD authenticate every connection),
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations#token-theft
-// (secure token storage); RFC 6750 §2.1 (the b64token syntax of a bearer
-// credential), RFC 2104 §3 (HMAC keys).
+// (secure token storage); RFC 2104 §3 (HMAC keys).
 
 package main
 
@@ -22,20 +19,41 @@ import (
 	"strings"
 )
 
-// envStateKey names the environment variable holding the requestState secret.
-const envStateKey = "BAREMCP_STATE_KEY"
-
-// envToken names the environment variable that may hold the bearer token
-// (HTTP only; taken out of the environment by every build).
-const envToken = "BAREMCP_TOKEN"
+// envToken and envStateKey name the environment variables of the bearer
+// token (HTTP only, but taken out of the environment by every build) and
+// the requestState secret: BAREMCP_TOKEN and BAREMCP_STATE_KEY, or
+// SHOUTER_TOKEN and SHOUTER_STATE_KEY in a server renamed shouter. Read-only.
+var (
+	envToken    = secretEnvName(serverName, "TOKEN")
+	envStateKey = secretEnvName(serverName, "STATE_KEY")
+)
 
 // secretEnv names the environment variables that hold secrets; takeSecrets
 // removes them from the process environment.
 var secretEnv = []string{envToken, envStateKey}
 
-// maxSecretFileBytes bounds a key or token file. A secret is a few dozen
-// bytes; a file larger than this is a wrong path (a log, a binary), and is
-// refused before it is read whole.
+// secretEnvName returns the environment variable of the secret what for
+// the server named name, one a shell can set: the name upper-cased, every
+// character but an ASCII letter or digit written "_" (and "_" before a
+// leading digit), then "_" and what. TestSecretEnvName.
+func secretEnvName(name, what string) string {
+	var b strings.Builder
+	for i, c := range strings.ToUpper(name) {
+		switch {
+		case c >= '0' && c <= '9' && i == 0:
+			b.WriteByte('_')
+			b.WriteRune(c)
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String() + "_" + what
+}
+
+// maxSecretFileBytes bounds a key or token file: a secret is a few dozen
+// bytes, a larger file a wrong path (a log, a binary), refused unread.
 const maxSecretFileBytes = 64 << 10
 
 // startupWarning is something about the configuration the operator should
@@ -50,13 +68,9 @@ type startupWarning struct {
 type warnFunc func(msg string, args ...any)
 
 // takeSecrets returns the getenv run is given: the process environment,
-// except that each variable of secretEnv is read once, removed from the
-// environment (unsetenv), and served from memory. A child process the
-// server or a tool starts then does not inherit the secret, and code that
-// reads the environment (os.Environ, a tool that prints it) no longer
-// finds it. Known limitation: /proc/PID/environ still shows the
-// environment the process was started with (unsetenv changes Go's copy,
-// not that memory): prefer the files.
+// except that each variable of secretEnv is read once, unset, and served
+// from memory, so no child process or os.Environ reader finds it. Known
+// limitation: /proc/PID/environ still shows the starting environment.
 func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(string) string {
 	kept := map[string]string{}
 	for _, name := range secretEnv {
@@ -73,16 +87,15 @@ func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(s
 
 // readSecretFile reads the secret file path, named by its flag in errors
 // and warnings. It refuses a file over maxSecretFileBytes, and warns when
-// the file is a regular file that users other than its owner may access:
-// such a secret is not one.
+// users other than its owner may access a regular file.
 func readSecretFile(flagName, path string, warn warnFunc) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
-	// The mode of the file that was opened, not of whatever the path
-	// names a moment later. Windows reports no Unix permissions.
+	// The opened file's mode, not the path's a moment later; Windows has
+	// no Unix permissions.
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && runtime.GOOS != "windows" {
 		if perm := info.Mode().Perm(); perm&0o077 != 0 {
 			warn("secret file is accessible to users other than its owner; chmod 600 it", "flag", flagName, "path", path, "mode", fmt.Sprintf("%#o", perm))
@@ -110,12 +123,10 @@ func isText(b []byte) bool {
 }
 
 // loadStateKey returns the requestState secret from path, else from the
-// environment, else nil (random per process). A key file of text has its
-// surrounding white space trimmed (a base64 key and its newline); any
-// other file is the key byte for byte, so that a random binary key whose
-// first or last byte happens to be white space is not shortened (about 5 %
-// of random 32-byte keys were, and then refused). A secret shorter than
-// stateMinKeyBytes is refused.
+// environment, else nil (random per process). A text key file is trimmed
+// (a base64 key and its newline); any other is the key byte for byte, so a
+// binary key's white-space edge bytes stay. A secret shorter than
+// stateMinKeyBytes is refused. TestLoadStateKey.
 func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
 	var key []byte
 	source := envStateKey

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -58,7 +59,7 @@ func TestLoadStateKey(t *testing.T) {
 		{"env, white space trimmed", "", " " + string(testStateKey) + "\n", testStateKey, ""},
 		{"short file", mustWriteFile(t, dir, "short", []byte("short"), 0o600), "", nil, "-state-key-file: the requestState secret must be at least 32 bytes"},
 		{"short binary file", mustWriteFile(t, dir, "shortbin", binary[:31], 0o600), "", nil, "-state-key-file: the requestState secret must be at least 32 bytes"},
-		{"short env", "", "short", nil, "BAREMCP_STATE_KEY: the requestState secret must be at least 32 bytes"},
+		{"short env", "", "short", nil, envStateKey + ": the requestState secret must be at least 32 bytes"},
 		{"missing file", filepath.Join(dir, "nope"), "", nil, "-state-key-file: open"},
 		{"huge file", mustWriteFile(t, dir, "huge", bytes.Repeat([]byte("k"), maxSecretFileBytes+1), 0o600), "", nil, "is larger than 65536 bytes: not a secret file"},
 	} {
@@ -73,7 +74,9 @@ func TestLoadStateKey(t *testing.T) {
 
 // TestSecretFileWarnings checks that a secret file other users may read
 // or write starts the server with a warning naming the file, and a file
-// only its owner can read starts it silently.
+// only its owner can read starts it silently. Windows has no Unix
+// permissions to read (readSecretFile): there every file starts it
+// silently.
 func TestSecretFileWarnings(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {
@@ -88,6 +91,9 @@ func TestSecretFileWarnings(t *testing.T) {
 		{"key file 0400", []string{"-state-key-file", mustWriteFile(t, dir, "k400", testStateKey, 0o400)}, ""},
 		{"key file 0604", []string{"-state-key-file", mustWriteFile(t, dir, "k604", testStateKey, 0o604)}, "flag=-state-key-file path=" + filepath.Join(dir, "k604") + " mode=0604"},
 	} {
+		if runtime.GOOS == "windows" {
+			tt.warn = ""
+		}
 		t.Run(tt.name, func(t *testing.T) {
 			skipFlagsOfTheHTTPWing(t, tt.args)
 			ctx, cancel := context.WithCancel(t.Context())
@@ -144,5 +150,25 @@ func TestTakeSecretsFromProcess(t *testing.T) {
 	}
 	if getenv(envToken) != testToken || getenv(envStateKey) != string(testStateKey) {
 		t.Errorf("run's getenv lost the secrets: %q %q", getenv(envToken), getenv(envStateKey))
+	}
+}
+
+// TestSecretEnvName: the secret variables are named after the server, so
+// a renamed server neither reads nor asks for baremcp's.
+func TestSecretEnvName(t *testing.T) {
+	for _, tt := range []struct{ name, what, want string }{
+		{"baremcp", "TOKEN", "BAREMCP_TOKEN"},
+		{"baremcp", "STATE_KEY", "BAREMCP_STATE_KEY"},
+		{"shouter", "STATE_KEY", "SHOUTER_STATE_KEY"},
+		{"my-server.v2", "TOKEN", "MY_SERVER_V2_TOKEN"},
+		{"2fa", "TOKEN", "_2FA_TOKEN"},
+		{"café", "TOKEN", "CAF__TOKEN"},
+	} {
+		if got := secretEnvName(tt.name, tt.what); got != tt.want {
+			t.Errorf("secretEnvName(%q, %q) = %q, want %q", tt.name, tt.what, got, tt.want)
+		}
+	}
+	if serverName == "baremcp" && (envToken != "BAREMCP_TOKEN" || envStateKey != "BAREMCP_STATE_KEY") {
+		t.Errorf("baremcp reads %s and %s, want BAREMCP_TOKEN and BAREMCP_STATE_KEY (README, docs/OPERATIONS.md)", envToken, envStateKey)
 	}
 }

@@ -1,7 +1,8 @@
-// Live registries and subscriptions/listen: the hub that fans registry
-// changes and resource updates out to open subscriptions and to classic
-// sessions' watchers (classic_subscriptions.go), whatever the transport,
-// and the handler of the long-lived listen request.
+// Live registries and subscriptions/listen: the hub that fans list
+// changes, resource updates and task states out to open listens and to
+// classic sessions' watchers (classic_subscriptions.go), whatever the
+// transport, and the listen handler. docs/GAPS.md ("Subscriptions")
+// records the choices.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -30,37 +31,27 @@ const (
 	methodResourcesUpdated          = "notifications/resources/updated"
 )
 
-// Limits on what subscriptions may hold.
+// Limits on what subscriptions may hold (docs/RELIABILITY.md, "Limits").
 const (
-	// defaultMaxSubscriptions bounds the subscriptions open at once across
-	// the server (-max-subscriptions), whatever the transport. Each one
-	// holds a request slot (on HTTP also a connection and goroutine) for
-	// as long as it lives, so the bound must stay well under the slots
-	// (maxInFlight, -max-requests) or subscriptions alone could starve
-	// the requests.
+	// defaultMaxSubscriptions bounds the listens open at once
+	// (-max-subscriptions): each holds a request slot while it lives, so
+	// the bound stays well under -max-requests (deriveSubscriptions).
 	defaultMaxSubscriptions = 32
-	// noSubscriptions, as a server's maxSubscriptions, allows none: with
-	// -max-requests 1 no slot can be spared for one (deriveSubscriptions).
+	// noSubscriptions, as a server's maxSubscriptions, allows none (with
+	// -max-requests 1 no slot can be spared).
 	noSubscriptions = -1
-	// defaultMaxSubscriptionURIs bounds resourceSubscriptions per listen
-	// request (-max-subscription-uris): every publish looks each URI up.
+	// defaultMaxSubscriptionURIs bounds the URIs one watcher holds
+	// (-max-subscription-uris): every publish looks each up.
 	defaultMaxSubscriptionURIs = 256
-	// maxSubscriptionURIBytes bounds one watched URI. Real URIs are far
-	// shorter; the bound keeps a subscription's memory to
-	// maxURIs*maxSubscriptionURIBytes however long the listen line is.
+	// maxSubscriptionURIBytes bounds one watched URI.
 	maxSubscriptionURIBytes = 4096
 	// watchedURIMean is the URI length the byte budgets assume: one
-	// watcher (a listen request, a classic session) may hold
-	// -max-subscription-uris URIs of this length on average, 256 KiB by
-	// default, so a few long URIs fit but not hundreds.
+	// watcher may hold -max-subscription-uris URIs of it on average.
 	watchedURIMean = 1024
-	// watchedURIOverhead is what the server holds for a watched URI
-	// besides its bytes (set and list entries), counted with it.
+	// watchedURIOverhead is what a watched URI costs besides its bytes.
 	watchedURIOverhead = 64
 	// watchedBudgetWatchers is how many watchers' worth of URIs the server
-	// holds in all (16 MiB by default), each client its share of it
-	// (limits_share.go): without it, 1000 classic sessions of 256 URIs of
-	// 4 KiB held a gigabyte (issue 19, finding 9).
+	// holds in all, each client its share (TestAttackSubscribeMemory).
 	watchedBudgetWatchers = 64
 )
 
@@ -71,7 +62,7 @@ func watchedCost(uri string) int64 { return int64(len(uri)) + watchedURIOverhead
 type noticeKind uint8
 
 // The four notification types of a SubscriptionFilter, and the tasks
-// extension's (SEP-2663, Task Status Notifications).
+// extension's.
 const (
 	noticeToolsListChanged noticeKind = iota
 	noticePromptsListChanged
@@ -89,9 +80,8 @@ var noticeMethods = [...]string{
 	methodTasksStatus,
 }
 
-// notice is one event published to the hub: a list changed, the resource
-// uri was updated, or the state of a task changed. It is comparable, so
-// pending sets key on it.
+// notice is one event published to the hub; comparable, so pending sets
+// key on it.
 type notice struct {
 	kind noticeKind
 	uri  string // noticeResourceUpdated only
@@ -122,9 +112,8 @@ type subscriptionFilterWire struct {
 var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
 
 // parseSubscriptionFilter decodes params.notifications. Unknown members
-// (types of a later revision) are ignored, and so left out of the
-// acknowledgement; a member imitating a known one by case folding is
-// refused like every other imitation.
+// (a later revision's) are ignored, so left out of the acknowledgement; a
+// member imitating a known one by case folding is refused.
 func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcError) {
 	var f subscriptionFilter
 	if raw == nil {
@@ -147,7 +136,7 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 		case "resourcesListChanged":
 			flag = &f.resources
 		case "resourceSubscriptions":
-			uris, rerr := parseWatchedURIs(m.value, maxURIs)
+			uris, rerr := parseStringList(m.value, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
 			if rerr != nil {
 				return f, rerr
 			}
@@ -178,19 +167,11 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 	return f, nil
 }
 
-// parseWatchedURIs decodes resourceSubscriptions: an array of at most
-// maxURIs non-empty strings, duplicates dropped.
-func parseWatchedURIs(raw []byte, maxURIs int) ([]string, *rpcError) {
-	return parseStringList(raw, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
-}
-
 // parseStringList decodes the filter member name: an array of at most
 // maxItems strings (each a noun) of 1 to maxBytes bytes, duplicates
-// dropped. limit names the bound in the error's data. Duplicates count
-// towards maxItems: the array is refused as soon as it is longer, before
-// the rest is read. Duplicates were found by a scan of the items kept
-// for each element, so a 4 MB array of 256 URIs repeated cost 0.75 s
-// before any limit applied (issue 19, finding 12).
+// dropped with a set; limit names the bound in the error's data. The
+// array is refused as soon as it is too long, duplicates counted, before
+// the rest is read (TestAttackSmallAmplifiers).
 func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems int) ([]string, *rpcError) {
 	malformed := invalidParams("invalid params: notifications.%s must be an array of strings", name)
 	if jsonKind(raw) != '[' {
@@ -225,9 +206,7 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 	return items, nil
 }
 
-// honoured narrows f to what reg supports: a list-changed type is
-// honoured when its capability is advertised, resource updates when the
-// resources capability is (it carries subscribe: true). The schema's
+// honoured narrows f to the capabilities reg advertises; the schema's
 // example omits promptsListChanged "when the server has no prompts".
 // [§Acknowledgment]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment
 func (f subscriptionFilter) honoured(reg *registry) subscriptionFilter {
@@ -254,33 +233,21 @@ func (f subscriptionFilter) wire() subscriptionFilterWire {
 	}
 }
 
-// subscription is one open subscriptions/listen request. Its handler
-// goroutine owns it; the hub only appends to pending and wakes it.
-//
-// Slow readers: pending is a set, not a queue. A notice already pending
-// is not queued again, because list_changed and resources/updated carry
-// nothing but "look again": delivering one of two identical undelivered
-// notices loses no information. So pending never holds more than
-// 3+len(uris) entries, whatever the publish rate and however slowly the
-// client reads; nothing is dropped that the client could tell apart, and
-// a subscription is never closed for being slow. A reader that never
-// reads blocks only its own writer (stdio: the shared pipe, which is the
-// transport's backpressure; HTTP: its own stream).
+// subscription is one open subscriptions/listen request, or a classic
+// session's watcher. Its listen handler, or its session, owns it; the hub
+// only appends to pending and wakes it. pending is a set, not a queue: a
+// notice says only "look again", so one of two identical undelivered ones
+// is enough, and pending holds at most 3+len(uris)+len(tasks) however
+// slowly the client reads (docs/GAPS.md, "Subscriptions").
 type subscription struct {
-	id []byte // the listen request's raw JSON-RPC id, byte for byte; nil for a classic session
-	// share is the key of the client's share of the limits whose listen
-	// request (or classic session) this is; "" on stdio.
-	share string
-	// watchedBytes is what uris costs (watchedCost), taken from the
-	// hub's budget and given back as URIs go (guarded by the hub's mu).
-	watchedBytes int64
-	// session is the classic session this watcher delivers to (see
-	// watchSession); nil for a listen request.
-	session *session
-	want    subscriptionFilter
-	uris    map[string]bool // want.uris as a set; a classic session's resources/subscribe set (guarded by the hub's mu)
-	tasks   map[string]bool // want.taskIDs as a set, less the tasks that ended (guarded by the hub's mu)
-	wake    chan struct{}   // capacity 1: pending became non-empty
+	id           []byte   // the listen request's raw JSON-RPC id; nil for a classic session
+	share        string   // the client's caller.share; "" on stdio
+	watchedBytes int64    // what uris costs from the hub's budget (guarded by the hub's mu)
+	session      *session // the classic session this watcher delivers to; nil for a listen
+	want         subscriptionFilter
+	uris         map[string]bool // want.uris as a set; a classic session's resources/subscribe set (guarded by the hub's mu)
+	tasks        map[string]bool // want.taskIDs as a set, less the tasks that ended (guarded by the hub's mu)
+	wake         chan struct{}   // capacity 1: pending became non-empty
 
 	pending []notice        // guarded by the hub's mu
 	queued  map[notice]bool // guarded by the hub's mu; the members of pending
@@ -302,30 +269,23 @@ func (sub *subscription) wants(n notice) bool {
 	}
 }
 
-// subscriptionHub fans notices out to the open subscriptions and to the
-// classic sessions' watchers. A listen subscription's handler writes
-// through its request's send function, whatever carries it; a classic
-// session is written to through its sink (stdio) or drained by its GET
+// subscriptionHub fans notices out to the open listens, which write
+// through their request's send, and to the classic sessions' watchers,
+// written to through the session's sink (stdio) or drained by its GET
 // stream (HTTP). One per server.
 type subscriptionHub struct {
-	// listens counts the open listen requests (subs), in total and by
-	// share (limits_share.go); taken and given only under mu, so that
-	// it always agrees with subs.
-	listens *shareLimit
-	maxURIs int // resourceSubscriptions per subscription
-	// maxWatchBytes bounds what one watcher's URIs cost (watchedCost);
-	// watched bounds them all together, with a share per client.
-	maxWatchBytes int64
-	watched       *shareLimit
+	listens       *shareLimit // counts subs; taken and given only under mu
+	maxURIs       int         // URIs per watcher
+	maxWatchBytes int64       // what one watcher's URIs may cost (watchedCost)
+	watched       *shareLimit // what all watchers' URIs cost
 
-	mu      sync.Mutex      // guards subs, classic, the use of listens, and pending, queued, uris and watchedBytes of each subscription in them
+	mu      sync.Mutex      // guards subs, classic, the use of listens, and pending, queued, uris, tasks and watchedBytes of each subscription in them
 	subs    []*subscription // open listen requests, in opening order
 	classic []*subscription // watchers of initialized classic sessions (bounded by the transports' session limits)
 }
 
-// newSubscriptionHub returns a hub with the given limits (0 means the
-// default, and maxSubs noSubscriptions none), sharing them among clients
-// at pct percent (limits_share.go).
+// newSubscriptionHub returns a hub with the given limits (0: the default;
+// maxSubs noSubscriptions: none), a client holding pct percent of each.
 func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 	switch {
 	case maxSubs == noSubscriptions:
@@ -348,9 +308,8 @@ func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 }
 
 // open registers a subscription for the listen request id of a client of
-// share, or refuses it when maxSubs are open, or that client's share of
-// them, or when its URIs cost more than a watcher may hold or the budget
-// (or the client's share of it) has left. The caller must close it.
+// share, or refuses it when a bound or the client's share of it is full.
+// The caller must close it.
 func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string) (*subscription, *rpcError) {
 	sub := &subscription{id: id, share: share, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
 	for _, u := range want.uris {
@@ -365,9 +324,7 @@ func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	// No MCP code exists for exhaustion and -32020..-32099 are the spec's
-	// alone, so these are the JSON-RPC internal error, with data saying
-	// which limit was hit.
+	// -32603 with the limit in data: no MCP code exists for exhaustion.
 	if h.listens.totalFull(1) {
 		return nil, &rpcError{
 			Code:    codeInternalError,
@@ -400,8 +357,8 @@ func (h *subscriptionHub) tooManyBytes(what string) *rpcError {
 	}
 }
 
-// budgetSpent is the -32603 for URIs the server-wide budget of watched
-// URIs, or the client's share of it, has no room for.
+// budgetSpent is the -32603 for URIs the watched budget, or the client's
+// share of it, has no room for.
 func (h *subscriptionHub) budgetSpent(method, share string, n int64) *rpcError {
 	if h.watched.shareFull(share, n) {
 		return &rpcError{
@@ -437,10 +394,9 @@ func (h *subscriptionHub) releaseLocked(sub *subscription) {
 	}
 }
 
-// publish hands n to every open subscription and classic session that
-// opted in to it. It never blocks on a listen subscriber or an HTTP
-// session. A stdio session is written to directly, outside the hub's
-// lock: stdout is that transport's backpressure, as for any response.
+// publish hands n to every listen and classic session that opted in to
+// it, blocking on none but a stdio session, written to outside the lock:
+// stdout is that transport's backpressure, as for any response.
 func (h *subscriptionHub) publish(n notice) {
 	var direct []*session
 	h.mu.Lock()
@@ -472,8 +428,7 @@ func (h *subscriptionHub) publish(n notice) {
 	}
 }
 
-// queueLocked adds n to sub's pending set, unless it is there already,
-// and wakes sub's reader.
+// queueLocked adds n to sub's pending set and wakes sub's reader.
 func (sub *subscription) queueLocked(n notice) {
 	if sub.queued[n] {
 		return
@@ -496,8 +451,8 @@ func (h *subscriptionHub) take(sub *subscription) []notice {
 	return out
 }
 
-// forgetTask stops sub watching task id: its final state was delivered,
-// or it is gone.
+// forgetTask stops sub watching task id: its final state went out, or it
+// is gone.
 func (h *subscriptionHub) forgetTask(sub *subscription, id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -543,9 +498,8 @@ func (h *subscriptionHub) unwatch(w *subscription) {
 	}
 }
 
-// watchURI adds uri to a classic watcher's set: at most maxURIs of them,
-// costing at most maxWatchBytes, within the server's budget and the
-// client's share of it (finding 9).
+// watchURI adds uri to a classic watcher's set, within maxURIs,
+// maxWatchBytes, the budget and the client's share of it.
 func (h *subscriptionHub) watchURI(w *subscription, uri string) *rpcError {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -583,10 +537,9 @@ func (h *subscriptionHub) unwatchURI(w *subscription, uri string) {
 	}
 }
 
-// resourceUpdated tells subscribers of uri that its contents changed. A
-// resource's owner calls it after the change is visible to resources/read.
-// Only exact URI matches are notified: the spec allows announcing a
-// sub-resource of a watched URI, which this server does not do.
+// resourceUpdated tells subscribers of uri that its contents changed; a
+// resource's owner calls it once the change is visible to resources/read.
+// Only the exact URI is notified, no sub-resource (docs/GAPS.md).
 // [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#subscriptions
 func (s *server) resourceUpdated(uri string) {
 	s.subs.publish(notice{kind: noticeResourceUpdated, uri: uri})
@@ -598,11 +551,9 @@ func (s *server) listChanged(kind noticeKind) {
 	s.subs.publish(notice{kind: kind})
 }
 
-// publishChanges announces which lists differ between two snapshots. It
-// runs after next is stored, so a client that re-lists on the
-// notification sees next or a later snapshot. Template changes are
-// announced as resources/list_changed: templates belong to the resources
-// capability, which has no list_changed of its own for them.
+// publishChanges announces which lists differ between two snapshots,
+// after next is stored, so a client that re-lists sees next or later.
+// Templates belong to the resources capability: resources/list_changed.
 func (s *server) publishChanges(prev, next *registry) {
 	if !slices.Equal(prev.tools, next.tools) {
 		s.subs.publish(notice{kind: noticeToolsListChanged})
@@ -630,11 +581,8 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	}
 	want := asked.honoured(s.registry())
 	if len(asked.taskIDs) > 0 {
-		// [§Task Status Notifications]: SEP-2663, "If a client requests
-		// task status notifications but does not declare the
-		// io.modelcontextprotocol/tasks extension capability, the server
-		// MUST return" -32021. Only the caller's live tasks are watched;
-		// the acknowledgement leaves the others out.
+		// Only the caller's live tasks are watched and acknowledged.
+		// [§Task Status Notifications]: SEP-2663, "If a client requests task status notifications but does not declare the io.modelcontextprotocol/tasks extension capability, the server MUST return" -32021
 		if !clientCaps(req.meta.capabilities).tasks {
 			return result{}, missingCapabilityError([]string{capabilityTasks})
 		}
@@ -645,14 +593,10 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		return result{}, rerr
 	}
 	defer s.subs.close(sub)
-	// The acknowledgement goes first: notices published from now on wait
-	// in pending until this goroutine, after the ack, delivers them.
-	req.send(sub.encodeAck())
-	// A task's notification carries its state when it is written, so two
-	// changes still pending coalesce into one with the latest state; after
-	// the final state the task is no longer watched. Each watched task's
-	// current state follows the acknowledgement, so a task that ended
-	// before the listen began is still told.
+	req.send(sub.encodeAck()) // first: later notices wait in pending
+	// A task's notification carries its state as it is written, so
+	// pending changes coalesce; each watched task's state follows the
+	// ack, so a task that ended before the listen is still told.
 	sendTask := func(id string) {
 		if !s.subs.watchesTask(sub, id) {
 			return // its final state went out already
@@ -686,45 +630,28 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		case <-req.closing:
 			flush()
 			return sub.closure(), nil
-		case <-expired:
-			// The credential that opened it expired (auth.go): the
-			// subscription ends gracefully, and the client listens again
-			// with a fresh token.
+		case <-expired: // the credential expired: the client listens again with a fresh one
 			flush()
 			return sub.closure(), nil
 		case <-ctx.Done():
-			// A transport closes closing before it cancels requests on
-			// shutdown, so this tells shutdown from the client cancelling.
+			// Shutdown closes closing before it cancels requests.
 			select {
 			case <-req.closing:
 				return sub.closure(), nil
 			default:
 			}
-			// The client cancelled (stdio) or went away (HTTP): the
-			// transport writes nothing more for this request. An
-			// *rpcError keeps the dispatcher from logging a normal end as
-			// an internal failure.
+			// The client cancelled or went away: nothing more is written.
+			// An *rpcError keeps the dispatcher from logging an internal failure.
 			return result{}, newError(codeInternalError, "%s: cancelled", methodSubscriptionsListen)
 		}
 	}
 }
 
-// listenClosed returns, for a subscriptions/listen request the server
-// ended with its graceful result (reply), the notifications/cancelled
-// that closes its stream on stdio, to be written after the result; nil for
-// any other reply. stdio has no stream of its own per request, so this
-// notification is how the server closes one; over HTTP the server closes
-// the response stream instead, and sends nothing.
-//
-// The spec is of two minds here: the cancellation page says a server MUST
-// send notifications/cancelled referencing the listen request when it
-// tears the subscription down, and the subscriptions page that it SHOULD
-// answer the request with a result "then close the stream". Both are
-// done, the result first: a client that reads the result knows the end
-// was graceful, and a client ignores a cancellation of a request already
-// answered (and SHOULD ignore a response that follows a cancellation, so
-// the other order would hide the result). docs/GAPS.md records it;
-// testdata/subscriptions/*.txt (EOF, SHUTDOWN) pin it.
+// listenClosed returns, for a subscriptions/listen the server ended with
+// its graceful result (reply), the notifications/cancelled that closes it
+// on stdio, written after the result; nil for any other reply. Why both,
+// in this order: docs/GAPS.md (row 28); testdata/subscriptions/*.txt (EOF,
+// SHUTDOWN) pin it.
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func listenClosed(req *request, reply []byte) []byte {
@@ -734,9 +661,8 @@ func listenClosed(req *request, reply []byte) []byte {
 	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(req.id), Reason: "the server closed the subscription"})
 }
 
-// closure is SubscriptionsListenResult: the graceful end of the
-// subscription, tagged with its id (the dispatcher adds resultType and
-// serverInfo).
+// closure is SubscriptionsListenResult, the graceful end, tagged with the
+// subscription id.
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (sub *subscription) closure() result {
 	return result{meta: sub.metaMember()}

@@ -1,21 +1,12 @@
 // The tasks extension (io.modelcontextprotocol/tasks): a modern tools/call
-// the server chooses to run in the background answers CreateTaskResult at
-// once, and the client follows the task with tasks/get, answers its input
-// requests with tasks/update, and stops it with tasks/cancel; it may also
-// watch it through subscriptions/listen (notifications/tasks).
-//
-// A tool says whether it may run as a task (tool.Task: taskNever, the
-// default, taskMay or taskMust); the server decides per request, and only
-// for a request whose _meta declares the extension. The handler is the one
-// every tool has: inside a task req.NeedInput moves the task to
-// input_required, tasks/update supplies the answers, and the handler runs
-// again from the top with them, as it does for MRTR and for the classic
-// bridge. A tool that must ask before it starts (TaskAfterInput) asks
-// synchronously through MRTR and calls req.Detach once it has what it
-// needs. The classic era never sees a task.
-//
-// This file holds the surface (the decision, the handlers, the runner);
-// the store, its bounds and the wire encoding of a task are tasks_store.go.
+// the server runs in the background answers CreateTaskResult at once; the
+// client follows it with tasks/get (or notifications/tasks on a listen),
+// answers its input requests with tasks/update and stops it with
+// tasks/cancel. Inside a task req.NeedInput moves it to input_required
+// and the handler runs again from the top with the answers, as for MRTR.
+// This file holds the decision, the handlers and the runner; the store,
+// its bounds and a task's wire form are tasks_store.go. docs/GAPS.md
+// ("Tasks") records the choices.
 //
 // Spec: SEP-2663 (the tasks extension), ../shared/spec/seps/2663-tasks-extension.md;
 // https://modelcontextprotocol.io/extensions/tasks/overview;
@@ -40,8 +31,8 @@ const extensionTasks = "io.modelcontextprotocol/tasks"
 // capabilityTasks names the extension in -32021's missing list.
 const capabilityTasks = "extensions." + extensionTasks
 
-// The extension's methods. tasks/result and tasks/list (2025-11-25) are
-// not defined: both are -32601.
+// The extension's methods; tasks/result and tasks/list (2025-11-25) are
+// -32601.
 const (
 	methodTasksGet    = "tasks/get"
 	methodTasksUpdate = "tasks/update"
@@ -54,14 +45,9 @@ type taskMode uint8
 
 // The three modes a tool declares (tool.Task).
 const (
-	// taskNever: always answered with the tool's result (the default).
-	taskNever taskMode = iota
-	// taskMay: a task when the request declares the extension (and the
-	// server has room for it), the tool's result otherwise.
-	taskMay
-	// taskMust: always a task; a request that does not declare the
-	// extension gets -32021 before the tool runs.
-	taskMust
+	taskNever taskMode = iota // never a task (the default)
+	taskMay                   // a task when the request declares the extension and the store has room
+	taskMust                  // always a task; a request not declaring the extension gets -32021
 )
 
 // taskPlan is how one tools/call runs.
@@ -79,9 +65,7 @@ const (
 // [§Capability Negotiation]: SEP-2663, section Capability Negotiation
 func (s *server) planTask(req *request, t *tool) (taskPlan, *rpcError) {
 	if t.Task == taskNever || req.session != nil || !isModern(req.version) {
-		// The extension is not defined for the classic era: a classic
-		// client's call runs as it always has.
-		return planSync, nil
+		return planSync, nil // the extension is not defined for the classic era
 	}
 	if !clientCaps(req.meta.capabilities).tasks {
 		if t.Task == taskMust {
@@ -103,12 +87,10 @@ func (*detachRequested) Error() string { return "detach requested" }
 
 // Detach says "from here on, run as a task", for a tool with
 // TaskAfterInput: it returns an error to return at once when the call
-// becomes a task (the handler then runs again from the top inside the
-// task, where Detach returns nil), and nil when the call goes on here (a
-// client that did not declare the extension, the classic era, a server
-// with no room for another task, or already inside the task). What the
-// handler does before Detach runs twice: keep it free of side effects,
-// as for every MRTR round.
+// becomes a task (the handler then runs again from the top inside it),
+// and nil when the call goes on here (no extension declared, the classic
+// era, no room, or already inside the task). What the handler does before
+// Detach runs twice: keep it free of side effects, as for an MRTR round.
 //
 //	if err := req.Detach(); err != nil {
 //		return nil, err
@@ -123,12 +105,10 @@ func (r *request) Detach() error {
 // InTask reports whether the handler runs inside a task.
 func (r *request) InTask() bool { return r.task != nil }
 
-// startTask makes req's call of t a task: the task is stored, its handler
-// started in the background with what the request carried (arguments,
-// client capabilities, the answers of an MRTR phase), and CreateTaskResult
-// returned. started is false when the store refused a taskMay tool: the
-// call then runs on the request. The store's refusal of a taskMust tool
-// is the error.
+// startTask makes req's call of t a task, its handler started with what
+// the request carried (arguments, capabilities, MRTR answers), and returns
+// CreateTaskResult. When the store refuses, a taskMay call runs on the
+// request (started false) and a taskMust call gets the refusal.
 // [§Task Creation]: SEP-2663, "CreateTaskResult"
 // [§Composition with MRTR]: SEP-2663, "resolve all MRTR exchanges synchronously before responding with a CreateTaskResult"
 func (s *server) startTask(req *request, t *tool) (res result, started bool, err error) {
@@ -137,9 +117,7 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 	for _, a := range req.input.answers {
 		size += int64(len(a.raw))
 	}
-	// The run's request: nothing of the transport's (no stream, no
-	// session, no progress token), so Progress and Log do nothing, as
-	// the extension wants: they are not supported on tasks.
+	// Nothing of the transport's, so Progress and Log do nothing.
 	// [§Task Status Notifications]: SEP-2663, "notifications/progress and notifications/message ... are not supported on tasks"
 	run := &request{
 		method:  req.method,
@@ -149,11 +127,8 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		meta:    requestMeta{present: true, modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
 		args:    req.args,
 		input:   req.input,
-		// The task continues the creating request's trace (trace.go),
-		// in a span of its own under the request's, and names the same
-		// tool to the middleware and the logs.
-		trace:  req.trace.child(),
-		target: req.target,
+		trace:   req.trace.child(), // a span of its own under the request's
+		target:  req.target,
 	}
 	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
 		run.task = tk
@@ -168,12 +143,10 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 	return result{body: json.RawMessage(seed), task: true}, true, nil
 }
 
-// runTask drives t's handler inside task tk, like bridgeInput drives it
-// for a classic client: it runs the handler, and when the handler asks
-// for input, moves the task to input_required, waits for tasks/update to
-// answer every request, and runs it again from the top with the answers,
-// up to maxBridgeRounds rounds. The outcome becomes the task's final
-// state; a panic fails the task (-32603, logged with its reference).
+// runTask drives t's handler inside task tk, as bridgeInput does for a
+// classic client: each round the handler asks for input, the task waits
+// for tasks/update's answers and the handler runs again from the top, up
+// to maxBridgeRounds rounds. The outcome is the task's final state.
 func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 	for round := 1; ; round++ {
 		res, err := s.callInTask(ctx, t, r)
@@ -186,10 +159,7 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 			s.tasks.finish(tk, taskFailed, nil, newError(codeInternalError, "tools/call: the handler asked for input more than %d times", maxBridgeRounds))
 			return
 		}
-		// tools/call may ask (its entry in methods is mrtr); the gate
-		// checks the keys and the capabilities the creating request
-		// declared.
-		if _, err := s.mayAsk(r, method{mrtr: true}, need); err != nil {
+		if _, err := s.mayAsk(r, method{mrtr: true}, need); err != nil { // tools/call may ask
 			s.endTask(ctx, tk, r, result{}, err)
 			return
 		}
@@ -199,17 +169,15 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 				if !errors.Is(err, errTaskDone) {
 					s.endTask(ctx, tk, r, result{}, err)
 				}
-				return // or it ended meanwhile (cancelled, shut down)
+				return // or it ended meanwhile, and the store knows how
 			}
 			got, err := s.tasks.awaitInput(ctx, tk)
 			if err != nil {
-				return // the task ended meanwhile: the store knows how
+				return
 			}
 			maps.Copy(answers, got)
 		}
-		// An answer to a key asked again replaces the old one, as in an
-		// MRTR round.
-		for key, a := range r.input.answers {
+		for key, a := range r.input.answers { // a key asked again: the new answer wins
 			if answers[key] == nil {
 				answers[key] = a
 			}
@@ -218,8 +186,8 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 	}
 }
 
-// callInTask runs the handler once inside a task, recovering a panic as
-// the dispatcher does for a request.
+// callInTask runs the handler once, a panic answered -32603 and logged
+// with its reference as the dispatcher does.
 func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -231,12 +199,10 @@ func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res resul
 	return s.callTool(ctx, t, r)
 }
 
-// endTask records the outcome of the handler run for r: a result (an
-// isError result included) completes the task; a JSON-RPC error fails it,
-// and so does any other error, as -32603 with the details logged (with
-// r's method and trace); a context that
-// ended means the store already ended the task (cancel, shutdown) or is
-// about to (the run limit).
+// endTask records the handler's outcome: a result (isError included)
+// completes the task, any error fails it (a non-rpcError as -32603, logged
+// with r's method and trace); an ended context means the store ended the
+// task already (cancel, shutdown) or the run limit did.
 // [§Task Execution Errors]: SEP-2663, section Task Execution Errors
 func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, err error) {
 	var rerr *rpcError
@@ -260,12 +226,11 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 	}
 }
 
-// taskResultBody returns the CallToolResult body of a tools/call as the
-// request would have returned it: with its resultType, which the
-// dispatcher stamps on a response but a task's result carries itself.
+// taskResultBody returns the CallToolResult as the request would have,
+// resultType included (the dispatcher stamps it on a response). Anything
+// but a toolBody or an encoded JSON object is an error, not an empty
+// result that would hide the fault.
 // [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
-// Anything but a tool's body (toolBody) or an encoded JSON object is an
-// error: an empty result would hide the fault.
 func taskResultBody(body any) ([]byte, error) {
 	if tool, ok := body.(*toolBody); ok {
 		out := make([]byte, 0, tool.size+32)
@@ -294,9 +259,8 @@ func taskNotFound(method string) *rpcError {
 	return invalidParams("%s: task not found", method)
 }
 
-// taskIDParam checks what every tasks/* request needs before anything is
-// looked up: the extension declared in its _meta (else -32021), then a
-// string taskId.
+// taskIDParam checks what every tasks/* request needs first: the
+// extension declared in its _meta (else -32021), then a string taskId.
 // [§Protocol Errors]: SEP-2663, "MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel"
 func taskIDParam(req *request) (string, *rpcError) {
 	if !clientCaps(req.meta.capabilities).tasks {
@@ -316,9 +280,7 @@ func taskIDParam(req *request) (string, *rpcError) {
 	return id, nil
 }
 
-// handleTasksGet answers tasks/get with the task's current state
-// (DetailedTask): its inputRequests while it waits, its result when
-// completed, its error when failed.
+// handleTasksGet answers tasks/get with the task's state (DetailedTask).
 // [§Task Polling]: SEP-2663, section Task Polling
 func (s *server) handleTasksGet(ctx context.Context, req *request) (result, error) {
 	id, rerr := taskIDParam(req)
@@ -332,8 +294,7 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	return result{body: body}, nil
 }
 
-// handleTasksUpdate answers tasks/update with an empty acknowledgement,
-// once the answers to outstanding requests are applied (taskStore.update).
+// handleTasksUpdate answers tasks/update once taskStore.update applied it.
 // [§Task Update Requests]: SEP-2663, section Task Update Requests
 func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, error) {
 	id, rerr := taskIDParam(req)
@@ -353,8 +314,7 @@ func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, e
 	return result{}, nil
 }
 
-// handleTasksCancel answers tasks/cancel with an empty acknowledgement,
-// for a finished task too (nothing changes then).
+// handleTasksCancel answers tasks/cancel, for a finished task too.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
 func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, error) {
 	id, rerr := taskIDParam(req)
@@ -367,8 +327,7 @@ func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, e
 	return result{}, nil
 }
 
-// publishTask tells the subscriptions watching task id that its state
-// changed; each encodes the state when it delivers (subscriptions.go).
+// publishTask tells the listens watching task id that its state changed.
 func (s *server) publishTask(id string) {
 	s.subs.publish(notice{kind: noticeTaskStatus, task: id})
 }

@@ -1,18 +1,10 @@
-// The task store: every task this process holds, bounded in number and
-// in bytes (in total and per caller share), each bound to the caller that
-// created it (caller.binding: its principal, and the OAuth client its
-// token was issued to), kept for its ttlMs and then forgotten, and ended
-// when the server shuts down. tasks.go serves the protocol surface over it.
+// The task store: every task this process holds, bounded in count and
+// bytes (in total and per caller share), bound to the caller that created
+// it (caller.binding), kept for its ttlMs once ended, and ended at
+// shutdown; tasks.go serves the protocol over it. Tasks live in memory,
+// in one process (docs/GAPS.md, "Tasks").
 //
-// A task lives in memory only, in the process that created it: it does
-// not survive a restart, and another replica does not know it (a replica
-// id in the task id lets a load balancer route tasks/* to the owner,
-// -replica-id).
-//
-// Spec: SEP-2663 (the tasks extension, io.modelcontextprotocol/tasks),
-// ../shared/spec/seps/2663-tasks-extension.md, sections Tasks, Task Status,
-// Task Polling, Task Update Requests, Task Cancellation, Security
-// Implications.
+// Spec: SEP-2663 (io.modelcontextprotocol/tasks), ../shared/spec/seps/2663-tasks-extension.md.
 
 package main
 
@@ -29,61 +21,47 @@ import (
 	"time"
 )
 
-// Defaults and fixed limits of the task store. Each is listed, with what
-// happens past it, in docs/RELIABILITY.md.
+// Defaults and fixed limits of the task store; docs/RELIABILITY.md lists
+// each with what happens past it ("Limits", "Tasks: the worst case").
 const (
-	// defaultTaskTTL is how long a finished task (completed, failed or
-	// cancelled) keeps its result for the client to fetch (-task-ttl).
-	// Minutes: a client polls every pollIntervalMs, so it sees the end
-	// long before; the time covers a client that reconnects.
+	// defaultTaskTTL keeps a finished task's outcome for a client that
+	// reconnects (-task-ttl); a polling client sees the end long before.
 	defaultTaskTTL = 10 * time.Minute
 
-	// defaultTaskTimeout bounds how long a task may run, input rounds
-	// included (-task-timeout); past it the task fails. Tasks exist for
-	// work longer than a request (-request-timeout, 5 min), so the bound
-	// is an hour, not minutes.
+	// defaultTaskTimeout bounds a task's run, input rounds included
+	// (-task-timeout): tasks are for work longer than -request-timeout.
 	defaultTaskTimeout = time.Hour
 
-	// defaultMaxTasks bounds the tasks the server holds at once, running
-	// or finished and not yet expired (-max-tasks): each has a goroutine
-	// while it runs, and a record and result until it expires. One caller
-	// share (a principal, or an HTTP client address without one) holds
-	// its part (-client-share, limits_share.go), so one client cannot
-	// take every task slot; stdio has one client, which may hold them
-	// all.
+	// defaultMaxTasks bounds the tasks held, running or finished and not
+	// expired (-max-tasks); one client holds its share (limits_share.go).
 	defaultMaxTasks = 1024
 
-	// defaultMaxTaskBytes bounds what one task holds (its arguments while
-	// it runs, its input requests and answers, its result): the largest
-	// message a client may send, so an argument that fits a request fits
-	// a task.
+	// defaultMaxTaskBytes bounds what one task holds (arguments, input
+	// requests and answers, result): the largest message, so an argument
+	// that fits a request fits a task.
 	defaultMaxTaskBytes = 4 << 20
 
-	// defaultMaxTaskBytesTotal bounds what all tasks hold together: the
-	// part of the server's memory tasks may take however many there are.
+	// defaultMaxTaskBytesTotal bounds what all tasks hold together.
 	defaultMaxTaskBytesTotal = 64 << 20
 
-	// taskRecordBytes is what a task costs besides its contents (the
-	// record, its id, its timestamps, and a short error: an error body of
-	// at most taskShortErrorBytes), counted against the byte budgets.
+	// taskRecordBytes is what a task costs besides its contents (record,
+	// id, timestamps, a short error), counted against the byte budgets.
 	taskRecordBytes = 512
 
-	// taskShortErrorBytes bounds an error body that costs nothing beyond
-	// the record. Every error the server itself writes into a task (too
-	// large, busy, timed out, shutting down) is shorter; a longer one from
-	// a handler counts as content.
+	// taskShortErrorBytes bounds an error body the record's cost covers;
+	// every error the server writes into a task itself is shorter.
 	taskShortErrorBytes = 256
 
 	// maxTaskStatusMessage bounds statusMessage, which repeats a failed
 	// task's error message.
 	maxTaskStatusMessage = 200
 
-	// maxTaskIDBytes bounds a task id the server looks up. Ids it issues
-	// are at most 59 bytes (a 32-byte replica id, a dot, 26 characters).
+	// maxTaskIDBytes bounds a task id looked up; issued ids are at most
+	// 59 bytes (a 32-byte replica id, a dot, 26 characters).
 	maxTaskIDBytes = 64
 
-	// taskPollInterval is the pollIntervalMs every task reports. Advisory:
-	// faster polls are served, not refused.
+	// taskPollInterval is every task's pollIntervalMs: advisory, faster
+	// polls are served.
 	taskPollInterval = time.Second
 )
 
@@ -92,8 +70,7 @@ type taskConfig struct {
 	ttl      time.Duration // -task-ttl: how long a finished task is kept
 	timeout  time.Duration // -task-timeout: how long a task may run
 	maxTasks int           // -max-tasks: tasks held at once
-	// maxBytes and maxTotalBytes bound one task's contents and all of
-	// them (0: the defaults); no flag sets them, tests lower them.
+	// one task's bytes and all tasks' (0: the defaults); tests lower them
 	maxBytes, maxTotalBytes int64
 }
 
@@ -119,8 +96,8 @@ func (c *taskConfig) check() error {
 // [§Task Status]: SEP-2663, section Task Status
 type taskStatus uint8
 
-// The five statuses. completed, failed and cancelled are terminal: once
-// reached, the task's state never changes again (docs/GAPS.md).
+// The five statuses; the last three are terminal: the state never
+// changes again (docs/GAPS.md, "Tasks").
 const (
 	taskWorking taskStatus = iota
 	taskInputRequired
@@ -137,31 +114,29 @@ func (st taskStatus) String() string { return taskStatusNames[st] }
 // terminal reports whether st is final.
 func (st taskStatus) terminal() bool { return st >= taskCompleted }
 
-// task is one task. Its immutable fields are set at creation; the others
-// are guarded by the store's mu. The runner goroutine (tasks.go) owns the
-// handler's request; the store owns the record.
+// task is one task. The fields above status are set at creation; the
+// rest are guarded by the store's mu. The runner goroutine (tasks.go)
+// owns the handler's request; the store owns the record.
 type task struct {
 	id        string
 	owner     string // caller.binding of the creating request: only it may see the task
-	share     string // caller.share: whose part of -max-tasks it takes
+	share     string // caller.share: whose part of the limits it takes
 	createdAt time.Time
-	// cancel ends the run's context with a cause: tasks/cancel, shutdown,
-	// the end of the run, or expiry.
-	cancel context.CancelCauseFunc
-	wake   chan struct{} // capacity 1: the last outstanding input was answered
+	cancel    context.CancelCauseFunc // ends the run's context, with the cause
+	wake      chan struct{}           // capacity 1: the last outstanding input was answered
 
-	status    taskStatus                // guarded by the store's mu
-	message   string                    // guarded; statusMessage
-	updatedAt time.Time                 // guarded; lastUpdatedAt
-	expiresAt time.Time                 // guarded; zero until terminal
-	ended     uint64                    // guarded; the store's count of ends when it ended (oldestFinishedLocked)
-	asks      []taskAsk                 // guarded; outstanding input requests, in the order asked
-	asksSize  int64                     // guarded; the bytes of this round's asks, within size
-	wires     map[string]bool           // guarded; every key ever put on the wire for this task
-	answers   map[string]*inputResponse // guarded; this round's answers, by the handler's key
-	result    []byte                    // guarded; completed: the CallToolResult
-	errBody   []byte                    // guarded; failed: the JSON-RPC error object
-	size      int64                     // guarded; bytes counted against the budgets
+	status    taskStatus
+	message   string                    // statusMessage
+	updatedAt time.Time                 // lastUpdatedAt
+	expiresAt time.Time                 // zero until terminal
+	ended     uint64                    // the store's ends when it ended (oldestFinishedLocked)
+	asks      []taskAsk                 // outstanding input requests, in the order asked
+	asksSize  int64                     // the bytes of this round's asks, within size
+	wires     map[string]bool           // every key ever put on the wire for this task
+	answers   map[string]*inputResponse // this round's answers, by the handler's key
+	result    []byte                    // completed: the CallToolResult
+	errBody   []byte                    // failed: the JSON-RPC error object
+	size      int64                     // bytes counted against the budgets
 }
 
 // taskAsk is one outstanding input request of a task: the handler's
@@ -171,7 +146,7 @@ type taskAsk struct {
 	q    inputRequest
 }
 
-// taskStore holds the tasks of one server. It is safe for concurrent use.
+// taskStore holds the tasks of one server; safe for concurrent use.
 type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
@@ -181,22 +156,18 @@ type taskStore struct {
 	base     context.Context // parent of every run; cancelled by shutdown
 	stopBase context.CancelFunc
 	runners  sync.WaitGroup // one per task goroutine
-	// count counts the tasks held (tasks), in total (-max-tasks) and by
-	// caller share, and bytes the bytes they hold (task.size), in total
-	// (maxTotalBytes) and by caller share (limits_share.go). Both are
-	// taken and given only under mu, so that they always agree with
-	// tasks.
+	// count (of tasks) and bytes (their task.size) are taken and given
+	// only under mu, so they always agree with tasks.
 	count, bytes *shareLimit
 
-	mu     sync.Mutex       // guards tasks, closed, the use of count and bytes, and the guarded fields of every task
+	mu     sync.Mutex       // guards tasks, ends, closed, the use of count and bytes, and the guarded fields of every task
 	tasks  map[string]*task // by id
 	ends   uint64           // tasks ended so far: orders them by their end
 	closed bool             // shutdown began: no new task
 }
 
-// newTaskStore returns an empty store whose task ids start with replica
-// (newScopedID), of which one caller share may hold clientShare percent
-// (shareOf). now is the clock of timestamps and expiry (nil: time.Now);
+// newTaskStore returns an empty store: ids start with replica, a caller
+// share holds clientShare percent, now (nil: time.Now) is its clock, and
 // changed publishes a task's new state.
 func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
 	if cfg.ttl <= 0 {
@@ -219,9 +190,7 @@ func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() ti
 	}
 	base, stop := context.WithCancel(context.Background())
 	n := int64(cfg.maxTasks)
-	// A client's part of the bytes holds at least one task of the
-	// largest size.
-	largest := cfg.maxBytes + taskRecordBytes
+	largest := cfg.maxBytes + taskRecordBytes // a client's part holds one task at least
 	return &taskStore{cfg: cfg, replica: replica, now: now, log: log, changed: changed,
 		count: newShareLimit(n, shareOf(n, clientShare, shareFloor)),
 		bytes: newShareLimit(cfg.maxTotalBytes, shareOf(cfg.maxTotalBytes, clientShare, largest)),
@@ -246,14 +215,9 @@ func (e *taskTimeout) failure() *rpcError {
 	return &rpcError{Code: codeInternalError, Message: "tools/call: " + e.Error(), Data: map[string]int64{"timeoutMs": e.after.Milliseconds()}}
 }
 
-// create registers a new working task for c, holding size bytes, and
-// starts run on its own goroutine with the task's context (the store's
-// base, bounded by -task-timeout). The task is in the store before run
-// starts and before create returns, so a tasks/get for it resolves as
-// soon as the client can know its id. It returns the task and its seed
-// state as CreateTaskResult shows it, or the error that refuses it: the
-// server is shutting down, or a bound would be passed (-31503; roomLocked
-// says which).
+// create stores a working task for c holding size bytes, then starts run
+// on its own goroutine, its context bounded by -task-timeout. It returns
+// the task and its seed state (CreateTaskResult), or the refusal.
 // [§Task Creation]: SEP-2663, "MUST NOT return CreateTaskResult until the task is durably created"
 func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, t *task)) (*task, []byte, *rpcError) {
 	// [§Security Implications]: SEP-2663, "Task ID unguessability"
@@ -285,9 +249,7 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	st.tasks[id] = t
 	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
-	// context; the run's end stops the watch, or waits for it when it
-	// has begun, so that the watch, like the run, is over once wait
-	// returns (review B, finding 9: it could publish after the drain).
+	// context; the watch, like the run, is over once wait returns.
 	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(runCtx, func() {
 		defer close(watched)
@@ -311,15 +273,9 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 }
 
 // roomLocked makes room for one more task of share, or returns the
-// -31503 that refuses it. When what is full is the share's own part (for
-// stdio's lone client, share "", the store), the share's oldest finished
-// task is forgotten to make room, before its ttlMs has run out: a client
-// that starts more tasks than its part holds gives up its oldest results
-// rather than waiting -task-ttl for them to expire, and only running
-// tasks refuse it (review B, finding 2: finished tasks held the part for
-// -task-ttl, so a client could start -max-tasks/16 tasks per 10 minutes).
-// A store full of other clients' tasks refuses it, naming in
-// retryAfterMs when the first finished one expires.
+// -31503 that refuses it. A full share (stdio's "": the store) forgets its
+// oldest finished task before its ttlMs runs out, so only running tasks
+// refuse a client; other clients' tasks refuse it until the first expiry.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
 	own := st.count.totalFull(1)
@@ -347,9 +303,7 @@ func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
 }
 
 // oldestFinishedLocked returns the finished task of share (of any share
-// when anyShare is set) that ended first, and so expires first, or nil
-// when there is none. Its cost is bounded by -max-tasks, like
-// sweepLocked's.
+// when anyShare) that ended, and so expires, first; nil if none.
 func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	var old *task
 	for _, t := range st.tasks {
@@ -360,8 +314,8 @@ func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	return old
 }
 
-// lookupLocked returns the task id of owner (caller.binding), or nil: unknown, expired
-// (then forgotten) and another owner's all look the same.
+// lookupLocked returns the task id of owner (caller.binding), or nil:
+// unknown, expired (then forgotten) and another owner's look the same.
 // [§Security Implications]: SEP-2663, "Auth binding"
 func (st *taskStore) lookupLocked(id, owner string, now time.Time) *task {
 	t := st.tasks[id]
@@ -389,9 +343,8 @@ func (st *taskStore) removeLocked(t *task) {
 	t.cancel(errTaskExpired)
 }
 
-// sweepLocked forgets every expired task. It runs on each creation, so
-// expired tasks never hold a slot a new one needs; its cost is bounded by
-// -max-tasks.
+// sweepLocked forgets every expired task; create runs it, so expired
+// tasks never hold a slot a new one needs.
 func (st *taskStore) sweepLocked(now time.Time) {
 	for _, t := range st.tasks {
 		if st.expiredLocked(t, now) {
@@ -410,15 +363,9 @@ const (
 	taskLimitTotal           // maxTotalBytes
 )
 
-// takeBytesLocked takes n bytes of the task budget for share. While the
-// share's own part (for stdio's lone client, share "", the budget) is
-// what stops it, the share's oldest finished task is forgotten to make
-// room, before its ttlMs has run out, as roomLocked does for the count:
-// a client gives up its old results before it is refused, and only what
-// it holds running or waiting refuses it (TestTaskByteShare). It returns
-// the limit that is still full, or taskLimitNone once the bytes are
-// taken.
-// [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
+// takeBytesLocked takes n bytes for share, forgetting its oldest finished
+// tasks as roomLocked does (TestTaskByteShare). It returns the limit still
+// full, or taskLimitNone once the bytes are taken.
 func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
 	for !st.bytes.take(share, n) {
 		if share != "" && !st.bytes.shareFull(share, n) {
@@ -436,10 +383,9 @@ func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
 	return taskLimitNone
 }
 
-// resizeLocked sets t's counted size to size: shrinking always succeeds;
-// growing must stay within the task's own bound and take the difference
-// (takeBytesLocked). It returns the limit that refused it, or
-// taskLimitNone.
+// resizeLocked sets t's counted size: shrinking always succeeds, growing
+// stays within the task's bound and takes the difference. It returns the
+// limit that refused it, or taskLimitNone.
 func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
 	switch {
 	case size <= t.size:
@@ -455,10 +401,9 @@ func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
 	return taskLimitNone
 }
 
-// tooLarge is the error of what (the task's arguments, its input
-// requests, its result...) the limit refused, naming that limit: the
-// task's own (-32603: retrying cannot help), its client's part of the
-// budget or the budget (-31503: retry later), with the limit in data.
+// tooLarge is the error for what the limit refused, naming the limit in
+// data: the task's own (-32603: retrying cannot help), its client's part
+// or the budget (-31503: retry later).
 func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 	switch limit {
 	case taskLimitTask:
@@ -473,8 +418,7 @@ func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 }
 
 // get returns the task as tasks/get shows it (DetailedTask), its stored
-// values not copied (encodeLocked), or false when owner has no such
-// task.
+// values not copied, or false when owner has no such task.
 func (st *taskStore) get(id, owner string) (storedMembers, bool) {
 	now := st.now()
 	st.mu.Lock()
@@ -486,8 +430,7 @@ func (st *taskStore) get(id, owner string) (storedMembers, bool) {
 	return st.encodeLocked(t, true), true
 }
 
-// detail is get for a notification: it also says whether the state is
-// final.
+// detail is get for a notification, which also says whether it is final.
 func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
 	now := st.now()
 	st.mu.Lock()
@@ -516,13 +459,10 @@ func (st *taskStore) owned(ids []string, owner string) []string {
 	return out
 }
 
-// update applies a tasks/update: each answer under a key the task is
-// waiting for is checked against its request and kept; answers under any
-// other key are ignored. A malformed answer refuses the whole update
-// (-32602) and applies nothing. The answers are applied before update
-// returns, so the next tasks/get shows them; when none is outstanding any
-// more the task is working again and its runner wakes. raw is the
-// inputResponses object.
+// update applies a tasks/update's inputResponses (raw): an answer under a
+// key the task waits for is checked and kept, others are ignored, and a
+// malformed one refuses the whole update (-32602). The answers are applied
+// before update returns; once none is outstanding the task works again.
 // [§Task Update Requests]: SEP-2663, section Task Update Requests
 func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	now := st.now()
@@ -597,7 +537,7 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 }
 
 // askIndex returns the index of the outstanding request whose wire key is
-// key, or -1. Guarded by the store's mu.
+// key, or -1; the caller holds the store's mu.
 func (t *task) askIndex(key string) int {
 	for i, a := range t.asks {
 		if a.wire == key {
@@ -607,10 +547,9 @@ func (t *task) askIndex(key string) int {
 	return -1
 }
 
-// cancelTask applies a tasks/cancel: a task still running or waiting for
-// input is cancelled at once (its handler's context is cancelled; what it
-// returns afterwards is discarded); a finished one is left as it is. Both
-// are acknowledged.
+// cancelTask applies a tasks/cancel: a task running or waiting is
+// cancelled at once (what its handler returns later is discarded); a
+// finished one is left as it is.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
 func (st *taskStore) cancelTask(id, owner string) *rpcError {
 	now := st.now()
@@ -631,10 +570,9 @@ func (st *taskStore) cancelTask(id, owner string) *rpcError {
 	return nil
 }
 
-// endLocked makes t terminal with the given outcome and starts its
-// retention (-task-ttl). The size it keeps is its record and outcome
-// (outcomeSize), which the caller made room for (finish); a short error
-// or none is never more than the record it holds already.
+// endLocked makes t terminal and starts its retention (-task-ttl). The
+// caller made room for outcomeSize (finish); a short error or none never
+// grows the record.
 func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
 	st.resizeLocked(t, outcomeSize(result, errBody))
 	if len(message) > maxTaskStatusMessage {
@@ -647,8 +585,7 @@ func (st *taskStore) endLocked(t *task, status taskStatus, message string, resul
 	t.ended = st.ends
 }
 
-// outcomeSize is what a final task holds: its record, its result, and its
-// error body unless that is short.
+// outcomeSize is what a final task holds: record, result, long error.
 func outcomeSize(result, errBody []byte) int64 {
 	size := taskRecordBytes + int64(len(result))
 	if len(errBody) > taskShortErrorBytes {
@@ -657,10 +594,9 @@ func outcomeSize(result, errBody []byte) int64 {
 	return size
 }
 
-// ask records the handler's input requests: each gets a key unique over
-// the task's life (the handler's own key the first time, then key#2,
-// key#3, ...), and the task waits for them (input_required). It fails
-// when the task has ended meanwhile, or would hold too much.
+// ask records the handler's input requests under keys unique over the
+// task's life (its own, then key#2, key#3...), and the task waits for them
+// (input_required). It fails when the task ended, or would hold too much.
 // [§Task Update Requests]: SEP-2663, "Each request key in inputRequests MUST be unique over the lifetime of a single task"
 func (st *taskStore) ask(t *task, qs []inputRequest) error {
 	now := st.now()
@@ -669,9 +605,7 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return errTaskDone
 	}
-	// The previous round's asks are dropped, so they no longer count
-	// (review B, finding 8: they did, and a task of several sizable
-	// rounds failed while holding far less than its budget). The answers
+	// This round's asks replace the last round's in the count; answers
 	// stay counted: the runner carries them into every later round.
 	var asksSize int64
 	asks := make([]taskAsk, 0, len(qs))
@@ -696,9 +630,8 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 	return nil
 }
 
-// awaitInput waits until every outstanding request of t is answered, and
-// returns the answers by the handler's keys; an error when the run ends
-// first (cancelled, timed out, shut down).
+// awaitInput waits until every outstanding request of t is answered and
+// returns the answers by the handler's keys, or the run's end.
 func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*inputResponse, error) {
 	select {
 	case <-ctx.Done():
@@ -716,12 +649,9 @@ func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*input
 }
 
 // finish makes t terminal: completed with result (a CallToolResult), or
-// failed or cancelled with rerr. An outcome that would pass the task's or
-// the total byte budget is replaced by a short error: a result or error
-// larger than a task may hold fails it with -32603, one that would pass
-// the total with -31503. finish does nothing when t is already terminal:
-// the first end wins, so a result arriving after tasks/cancel, a timeout
-// or shutdown is discarded.
+// failed or cancelled with rerr. An outcome past a byte budget is
+// replaced by tooLarge's error. The first end wins: a result arriving
+// after tasks/cancel, a timeout or shutdown is discarded.
 func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpcError) {
 	var errBody []byte
 	if status != taskCompleted {
@@ -730,10 +660,7 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 			errBody = marshalError(rerr)
 		}
 	}
-	// Stored values are written as they are, as pieces of a line
-	// (storedMembers): a handler's pretty-printed JSON is made one line
-	// once, here.
-	result = compactLine(result)
+	result = compactLine(result) // stored values are written as they are (storedMembers)
 	now := st.now()
 	st.mu.Lock()
 	if t.status.terminal() {
@@ -769,10 +696,9 @@ func marshalError(rerr *rpcError) []byte {
 	return body
 }
 
-// stop begins shutdown: no task is created any more, and every task still
-// running or waiting for input fails at once ("server shutting down") and
-// has its context cancelled, so a client polling during the drain sees a
-// final status. stop returns without waiting for the handlers (wait).
+// stop begins shutdown: no new task, and every task running or waiting
+// fails at once ("server shutting down"), so a client polling during the
+// drain sees a final status. It does not wait for the handlers (wait).
 func (st *taskStore) stop() {
 	now := st.now()
 	st.mu.Lock()
@@ -793,19 +719,17 @@ func (st *taskStore) stop() {
 	st.stopBase()
 }
 
-// wait returns once every task's goroutine has returned. A handler that
-// ignores its context delays it, as it delays the transports' drain.
+// wait returns once every task's goroutine has; a handler that ignores
+// its context delays it, as it delays the transports' drain.
 func (st *taskStore) wait() { st.runners.Wait() }
 
-// shutdown is stop, then wait. run calls it once serving ends; it may be
-// called again.
+// shutdown is stop, then wait; it may be called again.
 func (st *taskStore) shutdown() {
 	st.stop()
 	st.wait()
 }
 
-// live returns the number of tasks held (running, waiting or finished and
-// not yet expired) and the bytes they hold.
+// live returns the number of tasks held and the bytes they hold.
 func (st *taskStore) live() (count int, bytes int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -813,22 +737,13 @@ func (st *taskStore) live() (count int, bytes int64) {
 	return len(st.tasks), held
 }
 
-// taskTimestamp is the ISO 8601 form of createdAt and lastUpdatedAt: UTC,
-// milliseconds.
+// taskTimestamp is createdAt's and lastUpdatedAt's ISO 8601 form.
 const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
-// encodeLocked writes t as the wire shows it, as members without the
-// braces: the Task members, and when detailed the member its status adds
-// (DetailedTask: inputRequests, result or error). The stored values (a
-// final task's result or error, up to its budget of 4 MiB, and the params
-// of its input requests) never change once set, so they are not copied:
-// they are pieces of their own (storedMembers), which a tasks/get answer
-// writes as they are (httpCall.finish) and joinObject copies once, after
-// the caller unlocks. Under the store's lock only the task's own short
-// text is written (TestTaskGetNoCopy). ttlMs counts from createdAt: while
-// the task runs it is -task-ttl, the least the task will be kept; once it
-// is final it is the time to its expiry, which only grows. No
-// requestState, ever: a task's state lives here, behind its id.
+// encodeLocked writes t's members as the wire shows them, without braces:
+// Task's, and when detailed the one its status adds. Stored values never
+// change, so they are pieces of their own (storedMembers), never copied
+// under the lock (TestTaskGetNoCopy). ttlMs: docs/GAPS.md, "Tasks".
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
 func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b := make([]byte, 0, 320)

@@ -1,5 +1,4 @@
-// Tools: registration, tools/list, tools/call, and the content a tool
-// returns.
+// Tools: registration, tools/list, tools/call and content blocks.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools
 
@@ -25,10 +24,9 @@ import (
 // tool is one callable tool. Fill in the fields, then s.addTool(t).
 //
 // InputSchema is a JSON Schema object (2020-12 unless $schema says
-// draft-07). Arguments are validated against it before Call runs, so Call
-// can trust them. A schema using keywords the validator cannot enforce
-// (anyOf, $ref, ...) is refused at registration unless HandlerValidates is
-// set, which says Call checks its own arguments.
+// draft-07); Call runs only on arguments that satisfy it. A schema the
+// validator cannot enforce (anyOf, $ref, ...) is refused at registration
+// unless HandlerValidates says Call checks its own arguments.
 type tool struct {
 	Name         string
 	Title        string
@@ -37,34 +35,26 @@ type tool struct {
 	OutputSchema string
 	Annotations  *toolAnnotations
 	Icons        []icon
-	// Meta is the tool's _meta (2025-06-18 on): keys as the spec's _meta
-	// rules say (meta.go), checked at registration. An MCP App links its
-	// view here: {"ui":{"resourceUri":"ui://..."}} (registry_demo.go).
+	// Meta is the tool's _meta (2025-06-18 on), checked at registration
+	// (meta.go); an MCP App links its view here (apps.go).
 	Meta             map[string]any
 	HandlerValidates bool
-	// Scopes are the OAuth scopes (or static token scopes) a caller needs
-	// to call the tool, beyond -oauth-scopes; checked before Call runs
-	// (auth.go). tools/list shows the tool to everyone unless
-	// -scope-filter-lists.
+	// Scopes are what a caller needs beyond -oauth-scopes, checked before
+	// Call runs (scopes.go).
 	Scopes []string
 
-	// Call runs the tool. A returned error is reported in-band
-	// (isError: true) with its text, so the model can correct itself;
-	// return an *rpcError only for a protocol failure. An error that
-	// wraps one of the standard library's (a JSON, strconv, file or
-	// network error: internalCause) is a server failure instead: -32603,
-	// details logged, so the server's internals never reach the model.
+	// Call runs the tool. A plain error is an in-band result (isError:
+	// true) the model can act on; an *rpcError is a protocol error; an
+	// error wrapping the standard library's (internalCause) is -32603.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
 
 	// Task says whether a modern tools/call may run as a task (tasks.go):
-	// taskNever (the default), taskMay (when the request declares the
-	// tasks extension) or taskMust (a request that does not declare it
-	// gets -32021). The same Call serves both ways: inside a task,
-	// NeedInput waits for tasks/update and ctx ends on tasks/cancel.
+	// taskNever (the default), taskMay, or taskMust (-32021 for a request
+	// that does not declare the tasks extension). Inside a task the same
+	// Call's NeedInput waits for tasks/update and ctx ends on tasks/cancel.
 	Task taskMode
-	// TaskAfterInput makes a taskMay or taskMust call start on the
-	// request, asking for input through MRTR, and become a task only when
-	// Call returns req.Detach()'s error (tasks.go).
+	// TaskAfterInput starts a taskMay or taskMust call on the request and
+	// makes it a task only when Call returns req.Detach()'s error.
 	TaskAfterInput bool
 
 	input   *schema     // compiled InputSchema
@@ -95,8 +85,7 @@ type icon struct {
 func validToolName(name string) bool { return isName(name, 128, true, "_.-") }
 
 // addTool registers t after the tools already registered. It panics on a
-// programming error the first run reveals: a bad or duplicate name, no
-// Call, a schema that does not compile or cannot be enforced.
+// bad or duplicate name, no Call, or a schema it cannot compile or enforce.
 func (s *server) addTool(t tool) {
 	if !validToolName(t.Name) {
 		panic(fmt.Sprintf("addTool: invalid tool name %q", t.Name))
@@ -121,8 +110,7 @@ func (s *server) addTool(t tool) {
 	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
 	}
-	// An invalid x-mcp-header annotation makes the tool definition invalid,
-	// even when the handler validates the arguments itself.
+	// An invalid x-mcp-header makes the tool invalid, HandlerValidates or not.
 	// [x-mcp-header]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header
 	if t.input != nil {
 		t.headers = t.input.headers()
@@ -142,9 +130,8 @@ func (s *server) addTool(t tool) {
 	})
 }
 
-// compileToolSchema compiles a tool schema. With handlerValidates, a schema
-// the validator cannot enforce is still accepted as long as it is a JSON
-// object; arguments are then passed through unchecked.
+// compileToolSchema compiles a tool schema. With handlerValidates, a JSON
+// object it cannot enforce yields a nil schema: arguments pass unchecked.
 func compileToolSchema(compile func([]byte) (*schema, error), text string, handlerValidates bool) (*schema, error) {
 	sc, err := compile([]byte(text))
 	if err == nil {
@@ -179,10 +166,7 @@ type toolWire struct {
 	Meta         map[string]any   `json:"_meta,omitempty"`
 }
 
-// wire returns t as the given protocol version shows it (dialect.go):
-// annotations from 2025-03-26, title, outputSchema and _meta from
-// 2025-06-18, icons from 2025-11-25, schemas as the revision can hold
-// them (inputSchemaFor, outputSchemaFor).
+// wire returns t as version shows it (dialect.go).
 func (t *tool) wire(version string) toolWire {
 	w := toolWire{
 		Name:         t.Name,
@@ -207,11 +191,9 @@ func (s *server) handleToolsList(ctx context.Context, req *request) (result, err
 // methodToolsCall is the method that runs a tool.
 const methodToolsCall = "tools/call"
 
-// handleToolsCall validates the arguments against the tool's schema and
-// runs it: on the request, or as a task when the tool may run as one and
-// the request declares the tasks extension (planTask, tasks.go). Unknown
-// tool and malformed params are protocol errors; invalid arguments and
-// the tool's own failures are in-band tool errors.
+// handleToolsCall validates the arguments and runs the tool, on the
+// request or as a task (planTask). Unknown tool and malformed params are
+// protocol errors; invalid arguments and the tool's failures are in-band.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 func (s *server) handleToolsCall(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("name")
@@ -262,10 +244,9 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	return res, err
 }
 
-// callTool runs t's handler once for req and encodes its outcome: a
-// result, an in-band tool error for a plain error, or the error the
-// dispatcher (or the task runner) answers: an *rpcError, a request for
-// input, a request to detach, the context's end.
+// callTool runs t's handler once and encodes its outcome as a result or
+// in-band error, or returns what the dispatcher or task runner answers:
+// an *rpcError, input or detach requested, the context's end.
 func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
 	call := t.Call
 	if reg := s.snapshot(req); len(reg.middleware) > 0 {
@@ -288,14 +269,11 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 			return result{}, ctxErr
 		}
 		if text, ok := refusalText(err); ok {
-			// The system refused a call (the confinement, or file
-			// permissions): the model reads the system's words, not the
-			// path or address refused; the operator reads it all.
+			// The model reads the system's words, the operator the whole error.
 			req.Logger().Warn("tool call refused by the system", "tool", t.Name, "error", err)
 			return errorResult(text).result(req.version)
 		}
 		if internalCause(err) {
-			// Logged in full, -32603 with a reference to the client.
 			return result{}, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
 		return errorResult(err.Error()).result(req.version)
@@ -304,8 +282,7 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 		return result{}, fmt.Errorf("tool %s returned no result", t.Name)
 	}
 	if t.output != nil && !res.IsError {
-		// A result that breaks the tool's own outputSchema is a server bug:
-		// logged in full, -32603 to the client.
+		// A result that breaks the tool's own outputSchema is a server bug.
 		// [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 		if err := conforms(t.output, res.StructuredContent); err != nil {
 			return result{}, fmt.Errorf("tool %s: structuredContent does not match its outputSchema: %w", t.Name, err)
@@ -314,16 +291,11 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 	return res.result(req.version)
 }
 
-// internalCause reports whether err holds, anywhere in its chain, an error
-// of the Go runtime or standard library whose text describes the server's
-// internals rather than the tool's own failure: encoding (JSON, strconv,
-// base64: "json: unsupported value: +Inf" reached the model, issue 20),
-// files (paths on the server's disk), the network, system calls, runtime
-// faults, an input that ended early. Such an error is a server failure,
-// answered -32603 with the details logged; only the words a tool wrote
-// itself reach the model. A tool that wants the model to see why it
-// failed returns an error of its own (errors.New, fmt.Errorf without %w of
-// these).
+// internalCause reports whether err wraps an error of the Go runtime or
+// standard library (encoding, files, network, system calls, runtime
+// faults, early EOF), whose text describes the server rather than the
+// tool: callTool answers it -32603 and logs it, so only a tool's own words
+// reach the model (TestToolErrorsCarryNoGoText).
 func internalCause(err error) bool {
 	var (
 		jsonSyntax      *json.SyntaxError
@@ -339,9 +311,8 @@ func internalCause(err error) bool {
 		syscallErr      *os.SyscallError
 		errno           syscall.Errno
 		runtimeErr      runtime.Error
-		// network is every net and net/url error (OpError, DNSError,
-		// AddrError, url.Error all say whether they timed out), named by
-		// its method so that the core links no net package.
+		// network is every net and net/url error, named by its method so
+		// that the core links no net package.
 		network interface{ Timeout() bool }
 	)
 	return errors.As(err, &jsonSyntax) || errors.As(err, &jsonType) || errors.As(err, &jsonUnsupported) ||
@@ -378,20 +349,15 @@ type toolResult struct {
 	Content           []content
 	StructuredContent any
 	IsError           bool
-	// Meta is the result's _meta (every revision), beside the protocol's
-	// own keys the server stamps; its keys follow the _meta rules.
+	// Meta is the result's _meta (every revision), beside the stamped keys.
 	Meta map[string]any
 }
 
-// result encodes r as CallToolResult, as the given protocol version shows
-// it, without the stamped members: content blocks the version does not
-// define are downgraded (contentFor), and structuredContent exists from
-// 2025-06-18. Whatever can fail to encode (a block that is not plain
-// text, structuredContent) is encoded here; plain text blocks, the common
-// case, are appended by encodeResult straight into the response
-// (toolBody.appendMembers), so a large text is copied once. Building the
-// body apart and copying it into the response cost an allocation, a
-// clearing and a copy of its size: a tenth of a 1 MiB echo (issue 16).
+// result encodes r as CallToolResult for version, without the stamped
+// members (contentFor; structuredContent from 2025-06-18). What can fail
+// to encode is encoded here; plain text blocks are appended straight into
+// the response (toolBody.appendMembers), so a large text is copied once
+// (docs/PERFORMANCE.md, "The 1 MiB path").
 func (r *toolResult) result(version string) (result, error) {
 	for i, c := range r.Content {
 		if err := c.check(); err != nil {
@@ -425,9 +391,8 @@ func (r *toolResult) result(version string) (result, error) {
 		}
 		body.structured = structuredFor(version, sc)
 		if body.structured == nil && len(blocks) == 0 {
-			// Left out for this revision (dialect.go), and nothing else
-			// says it: the value goes as its JSON text, as the spec asks
-			// of structured content anyway.
+			// Left out for this revision with nothing else to say it:
+			// the value goes as its JSON text.
 			body.blocks = []content{textContent(string(sc))}
 		}
 		body.size += len(sc) + 24
@@ -514,8 +479,7 @@ type content struct {
 	Link        *resourceLink     // resource_link
 	Resource    *resourceContents // resource
 	Annotations *annotations
-	// Meta is the block's _meta (2025-06-18 on).
-	Meta map[string]any
+	Meta        map[string]any // 2025-06-18 on
 }
 
 // resourceLink is the body of a resource_link block.
@@ -538,27 +502,29 @@ type annotations struct {
 	LastModified string   `json:"lastModified,omitempty"`
 }
 
+// textContent is a text block.
 func textContent(text string) content { return content{Type: "text", Text: text} }
 
+// imageContent is an image block of data in mimeType.
 func imageContent(data []byte, mimeType string) content {
 	return content{Type: "image", Data: data, MimeType: mimeType}
 }
 
+// audioContent is an audio block of data in mimeType.
 func audioContent(data []byte, mimeType string) content {
 	return content{Type: "audio", Data: data, MimeType: mimeType}
 }
 
+// linkContent is a resource_link block.
 func linkContent(l resourceLink) content { return content{Type: "resource_link", Link: &l} }
 
+// embeddedContent is an embedded resource block.
 func embeddedContent(r resourceContents) content { return content{Type: "resource", Resource: &r} }
 
 // appendText appends a text block without annotations to dst, byte for
-// byte as MarshalJSON writes it. A text of printable ASCII that
-// encoding/json would not escape (no quote, backslash, or the HTML-sensitive
-// <, > and &) is copied as is; any other text is quoted by encoding/json,
-// which also owns the rules for invalid UTF-8 and U+2028/U+2029. Going
-// through MarshalJSON and its anonymous struct cost two extra copies and
-// the reflective encoder's byte loop: a third of the CPU of a 1 MiB echo.
+// byte as MarshalJSON writes it: text that encoding/json would not escape
+// is copied as is, any other is quoted by encoding/json. It saves a third
+// of a 1 MiB echo's CPU over MarshalJSON (docs/PERFORMANCE.md).
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
 	i := asIsWords(text, 0)

@@ -1,15 +1,11 @@
-// Trace context: the W3C traceparent and tracestate a client propagates in
-// a request's _meta (SEP-414) or, over HTTP, in the traceparent and
-// tracestate headers; validated, carried on the request and its
-// context.Context, and written on the request's log lines. A request
-// without a valid one starts a trace of its own, so its lines still
-// correlate. No tracing SDK is linked: docs/OPERATIONS.md shows how to
-// turn the logged ids into spans.
+// Trace context: the W3C traceparent and tracestate a client sends in
+// _meta or, over HTTP, in headers; validated, carried on the request and
+// its context, and written on its log lines. docs/OPERATIONS.md ("Trace
+// context") describes the behaviour and how to export spans.
 //
-// Spec: ../shared/spec/seps/414-request-meta.md (SEP-414: traceparent,
-// tracestate and baggage in _meta follow W3C Trace Context),
-// https://www.w3.org/TR/trace-context/ (W3C Trace Context, Level 1; the
-// random flag of Level 2 is passed on, not set).
+// Spec: ../shared/spec/seps/414-request-meta.md (SEP-414: trace context
+// in _meta), https://www.w3.org/TR/trace-context/ (Level 1; the random
+// flag of Level 2 is passed on, not set).
 
 package main
 
@@ -21,9 +17,8 @@ import (
 	"strings"
 )
 
-// The _meta keys of trace context. SEP-414 makes them an exception to the
-// reverse-DNS prefix rule, so that they match what OpenTelemetry
-// instrumentations already send.
+// The _meta keys of trace context: SEP-414 exempts them from the
+// reverse-DNS prefix rule, to match what OpenTelemetry already sends.
 const (
 	metaTraceparent = "traceparent"
 	metaTracestate  = "tracestate"
@@ -35,48 +30,33 @@ const (
 	// [§traceparent Header Field Values]: https://www.w3.org/TR/trace-context/#traceparent-header-field-values
 	traceparentLen = 55
 
-	// maxTraceparentBytes bounds a traceparent of a later version, which
-	// may append fields: anything longer is not read.
+	// maxTraceparentBytes bounds a later version's traceparent, which may
+	// append fields: anything longer is not read.
 	maxTraceparentBytes = 256
 
-	// maxTracestateBytes and maxTracestateMembers are W3C's bounds: a
-	// vendor must propagate at least 512 characters and 32 list members.
-	// A longer or larger tracestate is dropped whole rather than cut,
-	// since which members to keep is the caller's decision.
+	// maxTracestateBytes and maxTracestateMembers are the least W3C asks a
+	// vendor to propagate. A larger tracestate is dropped whole, not cut:
+	// which members to keep is the caller's decision.
 	// [§tracestate Limits]: https://www.w3.org/TR/trace-context/#tracestate-limits
 	maxTracestateBytes   = 512
 	maxTracestateMembers = 32
 )
 
-// traceContext is the trace context of one request: the trace it belongs
-// to, the client's span it continues (when the client sent one), and the
-// span the server opens for the request. newRequest decides it once; the
-// request carries it (req.Trace) and serve puts it on the handler's
-// context (traceFromContext). It is immutable once decided.
+// traceContext is the trace context of one request. newRequest decides it
+// once; the request carries it (req.Trace) and serve puts it on the
+// handler's context (traceFromContext). Immutable once decided.
 type traceContext struct {
-	// TraceID names the trace: the client's, or a fresh random one.
-	TraceID [16]byte
-	// ParentID is the client's span (parent-id of its traceparent); zero
-	// when the server started the trace.
-	ParentID [8]byte
-	// SpanID is the server's span for this request, drawn at random: the
-	// parent-id of what a handler passes on (Traceparent).
-	SpanID [8]byte
-	// Flags are the client's trace-flags (sampled: 0x01, random: 0x02);
-	// zero for a trace the server started, which nobody sampled.
-	Flags byte
-	// State is the client's tracestate, validated, "" when none or
-	// malformed. The server adds no member of its own.
-	State string
-	// Remote reports that the span has a parent: the client's, or for a
-	// task's run the span of the request that created it (child).
-	Remote bool
+	TraceID  [16]byte // the client's trace, or a fresh random one
+	ParentID [8]byte  // the client's span; zero when the server started the trace
+	SpanID   [8]byte  // the server's span for this request, random
+	Flags    byte     // the client's trace-flags; zero for the server's own trace
+	State    string   // the client's tracestate, validated; "" when none or malformed
+	Remote   bool     // has a parent span: the client's, or the creating request's (child)
 }
 
-// child returns the context of a span the server opens under tc's: the
-// same trace, tc's span as its parent, a span of its own. A task's run
-// outlives the request that created it, so it is a span of its own, not
-// the request's reused after it ended (review B, finding 14).
+// child returns a new span under tc's in the same trace: a task's run
+// outlives the request that created it, so it gets a span of its own.
+// TestTraceOfATask.
 func (tc traceContext) child() traceContext {
 	c := tc
 	c.ParentID, c.Remote = tc.SpanID, true
@@ -89,11 +69,10 @@ func (tc traceContext) child() traceContext {
 const traceFlagsKnown = 0x03
 
 // newTraceContext decides a request's trace context: a valid traceparent
-// in _meta (SEP-414, the MCP carrier) wins, then the one the transport
-// carried (framing.traceparent: HTTP's header), else the server starts a
-// trace. A malformed traceparent is ignored, and its tracestate with it,
-// as W3C asks; a malformed tracestate alone is dropped and its
-// traceparent kept. Neither is ever an error for the request.
+// in _meta wins, then the one the transport carried (HTTP's header), else
+// the server starts a trace. A malformed traceparent is ignored with its
+// tracestate; a malformed tracestate alone is dropped; neither fails the
+// request. TestTraceContextSources.
 // [§Processing Model]: https://www.w3.org/TR/trace-context/#processing-model
 func newTraceContext(metaParent, metaState, carriedParent, carriedState string) traceContext {
 	var tc traceContext
@@ -119,8 +98,7 @@ func newTraceContext(metaParent, metaState, carriedParent, carriedState string) 
 }
 
 // putRandomID fills id (8 or 16 bytes) with random bytes, never all zeros
-// (an invalid id). math/rand/v2's generator is seeded per process from
-// the OS and costs nanoseconds; trace ids must be unique, not secret.
+// (an invalid id). math/rand/v2 suffices: trace ids must be unique, not secret.
 func putRandomID(id []byte) {
 	for {
 		for i := 0; i+8 <= len(id); i += 8 {
@@ -168,9 +146,7 @@ func parseTraceparent(s string) (traceID [16]byte, parentID [8]byte, flags byte,
 }
 
 // lowerHex decodes s, lowercase hex of exactly len(dst) bytes, into dst.
-// W3C allows no uppercase: "Vendors MUST ignore the traceparent when the
-// parent-id is invalid (for example, if it contains non-lowercase hex
-// characters)".
+// W3C makes uppercase hex invalid.
 func lowerHex(dst []byte, s string) bool {
 	if len(s) != 2*len(dst) {
 		return false
@@ -260,18 +236,15 @@ func validTracestateValue(v string) bool {
 	return true
 }
 
-// TraceIDString returns the trace id as 32 lowercase hex digits, as logs
-// and tracing backends write it.
+// TraceIDString returns the trace id as 32 lowercase hex digits.
 func (tc traceContext) TraceIDString() string { return hex.EncodeToString(tc.TraceID[:]) }
 
-// SpanIDString returns the server's span id for the request as 16
-// lowercase hex digits.
+// SpanIDString returns the server's span id as 16 lowercase hex digits.
 func (tc traceContext) SpanIDString() string { return hex.EncodeToString(tc.SpanID[:]) }
 
 // Traceparent returns the traceparent a handler sends on with the calls it
-// makes for this request (an HTTP header, another MCP server's _meta):
-// version 00, this trace, the server's span as the parent, the client's
-// known flags.
+// makes for this request: version 00, this trace, the server's span as the
+// parent, the client's known flags.
 func (tc traceContext) Traceparent() string {
 	b := make([]byte, 0, traceparentLen)
 	b = append(b, "00-"...)
@@ -291,8 +264,7 @@ func (tc traceContext) Tracestate() string { return tc.State }
 type traceKey struct{}
 
 // traceFromContext returns the trace context of the request ctx belongs
-// to. A handler that calls another service passes it on with
-// tc.Traceparent() and tc.Tracestate(); ok is false outside a request.
+// to; ok is false outside a request.
 func traceFromContext(ctx context.Context) (tc traceContext, ok bool) {
 	p, ok := ctx.Value(traceKey{}).(*traceContext)
 	if !ok {

@@ -1,7 +1,7 @@
 //go:build !stdio
 
-// The transcripts' HTTP client: a transcript with "transport: http" is
-// played over Streamable HTTP (transcript_test.go holds the format and
+// The transcripts' HTTP client: a transcript with "transport: http" (or
+// "transport: stdio http") is played over Streamable HTTP (transcript_test.go holds the format and
 // the runner; the stdio build skips these, transcript_stdio_test.go).
 
 package main
@@ -72,6 +72,8 @@ func (p *transcriptHTTP) play(line string) ([]string, []bool) {
 	d, wait := parseWait(p.tb, line)
 	switch {
 	case wait:
+	case line == "EOF" || line == "SHUTDOWN":
+		p.tb.Fatalf("transcript: %s is a stdio action (in a transcript played on both transports, write stdio: %s)", line, line)
 	case strings.HasPrefix(line, "CLOSE "):
 		name := strings.TrimPrefix(line, "CLOSE ")
 		st, ok := p.streams[name]

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -55,10 +56,8 @@ func compileTemplate(t string) (*uriTemplate, error) {
 		if !validVarName(name) {
 			return nil, fmt.Errorf("uri template %q: variable %q is not a level-1 variable name", t, name)
 		}
-		for _, v := range ut.vars {
-			if v == name {
-				return nil, fmt.Errorf("uri template %q: variable %q repeats", t, name)
-			}
+		if slices.Contains(ut.vars, name) {
+			return nil, fmt.Errorf("uri template %q: variable %q repeats", t, name)
 		}
 		piece := lit + rest[:open]
 		if len(ut.vars) > 0 && piece == "" {
@@ -78,6 +77,7 @@ func compileTemplate(t string) (*uriTemplate, error) {
 	return &ut, nil
 }
 
+// validVarName reports whether name is a level-1 variable name.
 func validVarName(name string) bool {
 	if name == "" {
 		return false
@@ -92,16 +92,12 @@ func validVarName(name string) bool {
 }
 
 // match reports whether uri is an expansion of t and returns the variable
-// values as they appear in the URI (not percent-decoded). Every value is
-// non-empty. When several splits fit, the leftmost-shortest values win.
-//
-// The work is O(len(vars) × len(uri)) whatever the URI: a backtracking
-// search, even memoized, took a second on an 8 KiB URI of slashes against
-// x://{a}/{b}/{c}.json. Instead, a backward pass finds for each variable
-// the last position it may start at and still let the rest match (if it
-// can start at q it can start anywhere before q, by growing), and a forward
-// pass then ends each variable at the first literal that keeps the next
-// variable within its bound.
+// values as they appear in the URI (not percent-decoded), each non-empty,
+// the leftmost-shortest when several splits fit. The work is
+// O(len(vars) × len(uri)) (TestTemplateMatchBoundedWork): a backward pass
+// finds the last start of each variable that lets the rest match, and a
+// forward pass ends each variable at the first literal that keeps the next
+// within its bound.
 func (t *uriTemplate) match(uri string) (map[string]string, bool) {
 	if !strings.HasPrefix(uri, t.literals[0]) {
 		return nil, false
@@ -147,20 +143,13 @@ func (t *uriTemplate) match(uri string) (map[string]string, bool) {
 	return out, true
 }
 
-// localPath turns a template variable, as match returns it (percent-encoded,
-// and the client's to choose), into a relative path for opening under
-// a root directory. It percent-decodes the value once and
-// refuses what could leave the root or confuse the file system: an empty
-// path, an absolute path, any ".." element, a backslash, NUL or another
-// control character, a "%" left after decoding (a double encoding such as
-// %252e%252e, which a second decoder would turn into ..), and names a
-// platform reserves (filepath.IsLocal). The error text is fit for the
-// client.
-//
-// Open the result with os.Root (os.OpenRoot, then root.Open or
-// root.ReadFile), never filepath.Join(dir, p): a symbolic link inside the
-// directory may point outside it, and only os.Root refuses to follow it
-// out. README ("Adding a tool") shows the pattern.
+// localPath turns a template variable, as match returns it, into a
+// relative path under a root directory. It percent-decodes once and
+// refuses an empty or absolute path, "..", a backslash, a control
+// character, a "%" left after decoding (a double encoding), and names the
+// platform reserves (filepath.IsLocal); its errors are fit for the client
+// (TestLocalPath). Open the result with os.Root, never filepath.Join, so
+// that no symbolic link leads out (README, "Adding a tool").
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations
 func localPath(v string) (string, error) {
 	p, err := url.PathUnescape(v)

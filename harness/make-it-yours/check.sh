@@ -10,7 +10,8 @@
 #      go test -run TestTranscripts -update . and checked by a plain run;
 #   5. go vet ./..., go test ./..., the release build, whose tools/list
 #      over stdio must show shout alone and whose serverInfo must say
-#      shouter (listcheck/, in both eras).
+#      shouter (listcheck/, in both eras), and which reads
+#      SHOUTER_STATE_KEY and names no BAREMCP_ variable.
 # Then what the copy's own .ci/run would run in Go (vet and test with
 # -tags demo, test with -tags conformance, vet with -tags bench, and the
 # raw probes, which build the demo with -tags demo), and README's other
@@ -189,8 +190,11 @@ update_only_ours() {
   find testdata -type f -name '*.txt' ! -path testdata/shouter.txt -exec cksum {} + | sort >"$TMP/after"
   diff "$TMP/before" "$TMP/after" || { echo "-update changed transcripts other than testdata/shouter.txt (above)"; return 1; }
   readme_run 'cat testdata/shouter.txt'
-  grep -q '"text":"HELLO"' testdata/shouter.txt ||
-    { echo 'testdata/shouter.txt: no "text":"HELLO" among the recorded answers'; return 1; }
+  local want
+  for want in '"text":"HELLO"' '"text":"Every letter in upper case; at most 100 characters."' '"text":"Greet Ada with the shout tool."'; do
+    grep -qF -- "$want" testdata/shouter.txt ||
+      { echo "testdata/shouter.txt: no $want among the recorded answers (the tool, the resource, the prompt)"; return 1; }
+  done
 }
 # transcript_can_fail: the runner really reads testdata/shouter.txt: with
 # a wrong recorded answer, go test fails.
@@ -208,6 +212,21 @@ transcript_can_fail() {
 }
 release_lists_shout() {
   (cd "$HERE/listcheck" && go run . -bin "$COPY/shouter" -name shouter -tools shout)
+}
+# release_names_its_secrets: the renamed server reads SHOUTER_STATE_KEY (a
+# short one stops it with an error naming the variable) and its -h names
+# SHOUTER_ variables, no BAREMCP_ one.
+release_names_its_secrets() {
+  readme_has '`shouter` reads `SHOUTER_TOKEN`'
+  local out rc=0
+  out="$(SHOUTER_STATE_KEY=short ./shouter </dev/null 2>&1)" || rc=$?
+  if [ $rc -eq 0 ] || [[ "$out" != *SHOUTER_STATE_KEY* ]]; then
+    echo "$out"; echo "SHOUTER_STATE_KEY=short did not stop shouter with an error naming SHOUTER_STATE_KEY"; return 1
+  fi
+  out="$(./shouter -h 2>&1 || true)"
+  if [[ "$out" == *BAREMCP_* ]] || [[ "$out" != *SHOUTER_STATE_KEY* ]] || [[ "$out" != *SHOUTER_TOKEN* ]]; then
+    echo "$out"; echo "shouter -h names a BAREMCP_ variable, or not SHOUTER_STATE_KEY and SHOUTER_TOKEN"; return 1
+  fi
 }
 
 # release_static_versioned: the release binary is static and says the
@@ -243,6 +262,7 @@ check "5. go vet ./..." readme_run 'go vet ./...'
 check "5. go test ./..." readme_run 'go test ./...'
 check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ." readme_run "CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ."
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
+check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
 check "5. the release binary is static and says v1.0.0" release_static_versioned
 
 # ------------------------------------------------ the copy's own CI, in Go --
