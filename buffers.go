@@ -7,14 +7,12 @@
 package main
 
 // bufferPool keeps up to cap(free) buffers of min to max bytes of
-// capacity, handed back by the code that holds them last (put), for a
-// later get. A 1 MiB echo otherwise allocated about four megabytes for
-// every request (the body read as it grew, the argument, the reply), and
-// with the collector's minimum heap of 4 MB that ran a collection at
-// every request, a third of the server's CPU on the 1 MiB rows. A channel
-// is the free list, so that the collector does not empty it as it would
-// a sync.Pool at each cycle. Idle, it holds at most cap(free) * max
-// bytes. Safe for concurrent use.
+// capacity, handed back by their last holder (put), for a later get.
+// Without it a 1 MiB echo allocated about four megabytes a request, which
+// with the collector's 4 MB minimum heap ran a collection at every
+// request: a third of the server's CPU on the 1 MiB rows. The free list is
+// a channel because the collector empties a sync.Pool at each cycle.
+// Idle, it holds at most cap(free) * max bytes. Safe for concurrent use.
 type bufferPool struct {
 	free     chan []byte
 	min, max int
@@ -53,11 +51,9 @@ func (p *bufferPool) put(b []byte) {
 	}
 }
 
-// Bounds of the reply buffers a server keeps (server.replies): replies
-// from 64 KiB (below, an allocation costs little, and the collector's
-// pace is set by the large ones) to 2 MiB (a larger reply's buffer is left
-// to the collector, so that one huge reply does not pin its size), two of
-// them: 4 MiB at most, idle.
+// Bounds of the reply buffers a server keeps (server.replies): two, of
+// 64 KiB (smaller ones cost little and do not set the collector's pace) to
+// 2 MiB (so that one huge reply does not pin its size): 4 MiB at most, idle.
 const (
 	minReplyBuffer   = 64 << 10
 	maxReplyBuffer   = 2 << 20

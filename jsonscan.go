@@ -1,13 +1,12 @@
 // Word-at-a-time scans for the two loops a large payload spends its time
 // in: checking a JSON string's bytes (jsonChecker.str) and finding what a
 // text must escape (appendText). Eight bytes are judged with a few integer
-// operations instead of eight table lookups and branches; the first byte
-// that is not plain, and any tail shorter than a word, is left to the
-// byte loops, which stay the one definition of what is plain. Kept for
-// the stdio 1 MiB row of docs/PERFORMANCE.md: side by side with the byte
-// loops alone, once the reply and body buffers are kept (buffers.go), its
-// p50 was 22 and 11 % lower in two runs (7 and 9 rounds); before that,
-// with a collection at every request, the scans bought under 10 %.
+// operations; the first byte that is not plain, and a tail shorter than a
+// word, are left to the byte loops, the one definition of what is plain
+// (TestWordScansMatchTables). Kept for the stdio 1 MiB row of
+// docs/PERFORMANCE.md: side by side with the byte loops alone (reply and
+// body buffers kept, buffers.go), its p50 was 22 and 11 % lower in two
+// runs (7 and 9 rounds).
 //
 // Spec: RFC 8259, section 7 (Strings).
 

@@ -1,13 +1,11 @@
 // The coalescing writer under the stdio transport's stdout (stdio.go) and
-// the log (logging.go). Messages are complete lines, written in the order
-// they were queued and never interleaved: the goroutine that finds no
-// write in progress writes, and lines completed meanwhile are queued and
-// go out together in its next write. An idle writer answers at once, and
-// a busy one makes one system call for many lines instead of one each.
-// It is kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by
-// side with the same server writing each message in a write of its own
-// (in turn, as now), it cost 11 and 15 % less server CPU per request at
-// legacy k=32 in two runs of 7 and 9 rounds (7 and 12 % at modern k=32).
+// the log (logging.go). Lines go out whole, in queued order, never
+// interleaved: the goroutine that finds no write in progress writes, and
+// lines queued meanwhile go out together in its next write, so an idle
+// writer answers at once and a busy one makes one system call for many.
+// Kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by side with
+// one write per message, it cost 11 and 15 % less server CPU per request
+// at legacy k=32 in two runs of 7 and 9 rounds (7 and 12 % at modern k=32).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
 // (messages are newline-delimited and MUST NOT contain embedded newlines).
@@ -35,10 +33,9 @@ func (q *lineQueue) init(maxSpare int) {
 	q.maxSpare = maxSpare
 }
 
-// drain writes b with write, then every batch queued meanwhile, until
-// none is left; only the goroutine that set flushing calls it. ours says
-// b is a batch of the queue's (its buffer is kept for reuse), not a
-// caller's line.
+// drain writes b, then every batch queued meanwhile, until none is left;
+// only the goroutine that set flushing calls it. ours says b is a batch of
+// the queue's (its buffer is kept for reuse), not a caller's line.
 func (q *lineQueue) drain(b []byte, ours bool, write func([]byte)) {
 	for {
 		write(b)

@@ -1,26 +1,20 @@
 // The request's context: the ctx a handler and the middleware receive.
-// It is the transport's context (a connection's, an HTTP request's) with
-// the request's trace context on it (traceFromContext), the request
-// timeout (-request-timeout) and the request's own cancellation
-// (notifications/cancelled on stdio), in one value that lives inside the
-// request and is made without an allocation.
-//
-// It watches its parent and its deadline only once something waits on it
-// (Done, or a context derived from it). Until then Err reads the parent's
-// and the clock: a tools/call whose handler never waits costs neither a
-// timer nor a registration with its parent. The standard library's
-// contexts make both for every request. This hand-made one is kept
-// because it pays on the stdio k=32 row of docs/PERFORMANCE.md: against
+// It is the transport's context with the request's trace context
+// (traceFromContext), its timeout (-request-timeout) and its own
+// cancellation (notifications/cancelled on stdio), in one value that lives
+// inside the request and costs no allocation. It watches its parent and
+// its deadline only once something waits on it (Done, or a context derived
+// from it); until then Err reads the parent's and the clock, so a handler
+// that never waits costs no timer and no registration with its parent.
+// Kept for the stdio k=32 row of docs/PERFORMANCE.md: side by side with
 // the standard library's leanest arrangement (context.WithValue for the
 // trace, WithCancelCause where stdio reads the request, WithTimeoutCause
-// at admission), side by side, stdio k=32 cost 13.0 against 15.9 µs of
-// server CPU per request in the harness (9 rounds) and 14-20 against
-// 16-25 µs per op in BenchmarkStdioPipelined (5 rounds, 15-19 % each),
-// 28 allocations against 39; HTTP tools/call 142 against 151.
-//
-// Cancellation causes are kept: context.Cause returns the parent's cause,
-// or timeoutCause after the request timeout, or context.Canceled once the
-// request is cancelled or has ended, as with the standard contexts.
+// at admission), stdio k=32 cost 13.0 against 15.9 µs of server CPU per
+// request in the harness (9 rounds) and 14-20 against 16-25 µs per op in
+// BenchmarkStdioPipelined (5 rounds, 15-19 % each), 28 allocations
+// against 39; HTTP tools/call 142 against 151. context.Cause answers as
+// for the standard contexts: the parent's cause, timeoutCause after the
+// request timeout, else context.Canceled.
 //
 // Spec: https://pkg.go.dev/context (the Context contract),
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
@@ -59,10 +53,9 @@ type requestContext struct {
 // requestAfter is one function registered with AfterFunc.
 type requestAfter struct{ f func() }
 
-// bind returns r's context, a child of parent; the first call sets the
-// parent (stdio binds in reading order, before the request is
-// registered for cancellation; serve binds otherwise), later calls return
-// it unchanged.
+// bind returns r's context, a child of parent. The first call sets the
+// parent (stdio binds before it registers the request for cancellation,
+// serve otherwise); later calls return it unchanged.
 func (r *request) bind(parent context.Context) context.Context {
 	if r.rctx.parent == nil {
 		r.rctx.parent, r.rctx.trace = parent, &r.trace
@@ -172,10 +165,9 @@ func (c *requestContext) Value(key any) any {
 }
 
 // AfterFunc runs f on a goroutine of its own once the context ends; stop
-// unregisters it and reports whether it did so before f was started. The
-// standard library uses it for the contexts derived from this one
-// (context.WithCancel, context.AfterFunc), which would otherwise each
-// start a goroutine to wait on Done.
+// unregisters it and reports whether it did so before f started. The
+// contexts derived from this one use it instead of a goroutine each
+// waiting on Done.
 func (c *requestContext) AfterFunc(f func()) (stop func() bool) {
 	c.Done()
 	a := &requestAfter{f: f}
