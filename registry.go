@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -19,16 +20,12 @@ import (
 // registry is one immutable snapshot of what the server offers, in
 // registration order.
 type registry struct {
-	tools     []*tool
-	prompts   []*prompt
-	resources []*resource
-	templates []*resourceTemplate
-	// middleware wraps every tool, prompt and resource call, first added
-	// outermost (middleware.go).
-	middleware []middleware
-	// needs is what the registry's code needs once the process is
-	// confined (addNeeds, confine.go).
-	needs []declaredNeeds
+	tools      []*tool
+	prompts    []*prompt
+	resources  []*resource
+	templates  []*resourceTemplate
+	middleware []middleware    // wraps every call, first added outermost (middleware.go)
+	needs      []declaredNeeds // what its code needs once confined (addNeeds, confine.go)
 
 	// published is set before the snapshot is stored; from then on the
 	// snapshot is immutable and indexOnce may build the lookup maps.
@@ -44,25 +41,21 @@ type registry struct {
 }
 
 // listPage is one encoded page of a list result (registry.page), read
-// only once made, shared by every request that lists it. tail is the rest
-// of the whole response after its id, for the server's default cache
-// hints (encodeResult): made once, the reply's second piece
-// (replyParts), so that HTTP answers a request listing the page by
-// writing its id and bytes encoded once; it holds no line break but its
-// last byte (json.Marshal writes none). Kept for the
-// tools/list row of docs/PERFORMANCE.md (1,000 tools): copying the page
-// into each response, then collecting it, was most of that row's CPU.
+// only once made, shared by every request that lists it. tail is the
+// response after its id with the server's default cache hints
+// (encodeResult), made once: the reply's second piece (replyParts), with
+// no line break but its last byte. Kept for the tools/list row of
+// docs/PERFORMANCE.md (1,000 tools): copying the page into each response,
+// then collecting it, was most of that row's CPU.
 type listPage struct {
 	body     []byte
 	tailOnce sync.Once
 	tail     []byte
 }
 
-// maxPageCacheBytes bounds the encoded list pages one snapshot keeps.
-// Only pages the server could have linked to are ever encoded (see
-// page), so a snapshot's pages are its four lists in each protocol
-// version's shape; past the bound (a very large registry) further pages
-// are encoded for each request and not kept.
+// maxPageCacheBytes bounds the encoded list pages one snapshot keeps:
+// its four lists in each version's shape, as page takes only the cursors
+// it issues; past it (a very large registry) pages are encoded per request.
 const maxPageCacheBytes = 8 << 20
 
 // listKey names one encoded page of a list result.
@@ -84,18 +77,15 @@ func (r *registry) clone() *registry {
 	}
 }
 
-// tool, prompt and resource look an item up by name or URI. Inside an
-// update (a snapshot being built) they scan; on a published snapshot they
-// use its index, built on the first lookup, so a call costs the same
-// whatever the registry's size.
+// tool, prompt and resource look an item up by name or URI: on a
+// published snapshot in its index, built on the first lookup, so a call
+// costs the same whatever the registry's size; inside an update, by a scan.
 func (r *registry) tool(name string) *tool {
 	if r.index() {
 		return r.toolByName[name]
 	}
-	for _, t := range r.tools {
-		if t.Name == name {
-			return t
-		}
+	if i := slices.IndexFunc(r.tools, func(t *tool) bool { return t.Name == name }); i >= 0 {
+		return r.tools[i]
 	}
 	return nil
 }
@@ -104,10 +94,8 @@ func (r *registry) prompt(name string) *prompt {
 	if r.index() {
 		return r.promptByName[name]
 	}
-	for _, p := range r.prompts {
-		if p.Name == name {
-			return p
-		}
+	if i := slices.IndexFunc(r.prompts, func(p *prompt) bool { return p.Name == name }); i >= 0 {
+		return r.prompts[i]
 	}
 	return nil
 }
@@ -116,10 +104,8 @@ func (r *registry) resource(uri string) *resource {
 	if r.index() {
 		return r.resourceByURI[uri]
 	}
-	for _, res := range r.resources {
-		if res.URI == uri {
-			return res
-		}
+	if i := slices.IndexFunc(r.resources, func(res *resource) bool { return res.URI == uri }); i >= 0 {
+		return r.resources[i]
 	}
 	return nil
 }
@@ -149,8 +135,8 @@ func (r *registry) index() bool {
 
 // resolveURI finds what resources/read reads at uri: the resource with
 // that URI, else the first template (in registration order) matching it,
-// with the variables it matched; neither when nothing does. The scope
-// check, subscriptions and the read itself all resolve a URI here.
+// with the variables it matched; neither when nothing does. Every URI
+// (the scope check, subscriptions, the read) is resolved here.
 func (r *registry) resolveURI(uri string) (*resource, *resourceTemplate, map[string]string) {
 	if res := r.resource(uri); res != nil {
 		return res, nil, nil
@@ -179,11 +165,9 @@ func (s *server) snapshot(req *request) *registry {
 }
 
 // capabilities encodes ServerCapabilities for what this snapshot serves,
-// in version's shape (completions exists from 2025-03-26). listChanged
-// and subscribe are advertised in both eras because both deliver them
-// (subscriptions.go): in the modern era through subscriptions/listen, in
-// the classic era to the session (stdout on stdio, the GET stream on
-// HTTP) and through resources/subscribe (classic_subscriptions.go).
+// in version's shape (completions from 2025-03-26). Both eras deliver
+// listChanged and subscribe: through subscriptions/listen, or to the
+// classic session and resources/subscribe (classic_subscriptions.go).
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 // [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities
 func (r *registry) capabilities(version string) json.RawMessage {
@@ -201,9 +185,8 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
-	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps): capabilities
-	// have no extensions member before 2026-07-28, so never in a classic
-	// initialize; a classic host of MCP Apps reads the tool's _meta.ui.
+	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps) exist from
+	// 2026-07-28; a classic host of MCP Apps reads the tool's _meta.ui.
 	if isModern(version) && (r.hasTaskTools() || r.hasApps()) {
 		b.WriteString(`,"extensions":{`)
 		if r.hasTaskTools() {
@@ -253,10 +236,9 @@ func (r *registry) hasCompleters() bool {
 // page returns the encoded list result for kind, starting at cursor. Pages
 // are encoded once per snapshot, version and start, up to
 // maxPageCacheBytes. A cursor is accepted only if the server could have
-// issued it: a multiple of the page size inside the list, and none at all
-// when there are no pages (-page-size 0). Any offset used to be taken,
-// and each forged one cached a page of its own: 2006 forged cursors over
-// 2007 tools held 857 MiB (issue 19, finding 11).
+// issued it: a multiple of the page size inside the list, and none when
+// there are no pages (-page-size 0), so forged cursors cache nothing
+// (TestAttackForgedCursors).
 // [§Pagination]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
 func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, *rpcError) {
 	n := r.count(kind)
@@ -305,6 +287,7 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, 
 	return p, nil
 }
 
+// count returns the length of kind's list.
 func (r *registry) count(kind string) int {
 	switch kind {
 	case "tools":
@@ -358,21 +341,16 @@ func (r *request) cursorParam() (string, *rpcError) {
 		return "", nil
 	}
 	c, ok := jsonString(raw)
-	if !ok {
-		return "", invalidParams("invalid cursor")
-	}
-	if c == "" {
+	if !ok || c == "" {
 		return "", invalidParams("invalid cursor")
 	}
 	return c, nil
 }
 
 // list answers one of the four list methods: the whole list, or what
-// the caller's scopes allow with -scope-filter-lists (auth.go). With
-// -scope-filter-lists every list is cacheScope private, the whole list
-// of a caller without a scope limit too: lists then differ between
-// callers, and a shared cache must not hand that one to a scoped caller
-// (review B, finding 3).
+// the caller's scopes allow with -scope-filter-lists. Under that flag
+// every list is cacheScope private, an unscoped caller's too: lists then
+// differ between callers (TestAuthFilterLists).
 func (s *server) list(kind string, req *request) (result, error) {
 	if s.filterLists && req.caller.scoped {
 		return s.filteredList(kind, req)

@@ -31,17 +31,14 @@ type implementation struct {
 	WebsiteURL  string `json:"websiteUrl,omitempty"`  // 2025-11-25 on
 }
 
-// serverName is the product's name: serverInfo.name, the flag set and log
-// prefix, the HTTP authentication realm, the prefix of the ids of
-// server-to-client requests, and the logger of notifications/message all
-// come from it (through server.info once a server exists). It is the one
-// place the name is written in code; rename the server here.
+// serverName is the product's name, written nowhere else: serverInfo.name,
+// the flag set, the log prefix, the HTTP realm, server-to-client request
+// ids and the logger of notifications/message come from it (through
+// server.info once a server exists). Rename the server here.
 const serverName = "baremcp"
 
-// build is what the binary knows of its own build: the module version
-// and VCS revision the go command stamped into it (runtime/debug), read
-// once by readBuild. -version prints it; serverInfo.version and the
-// metrics' build_info carry version.
+// build is what the binary knows of its own build (readBuild). -version
+// prints it; serverInfo.version and the metrics' build_info carry version.
 type build struct {
 	version  string // module version ("v1.2.3", a pseudo-version), else "(devel)"
 	revision string // VCS commit, "" when not stamped (go run, -buildvcs=false)
@@ -57,17 +54,15 @@ const develVersion = "(devel)"
 //
 //	go build -ldflags='-X main.linkedVersion=v1.2.3' .
 //
-// It is the one package-level variable the program has: the linker's -X
-// can set nothing else (a constant, a field), and a release built from
-// an archive (git archive, a tarball) has no VCS information for the go
-// command to stamp. "" when not set: readBuild uses the go command's.
+// It is the program's one package-level variable: -X sets nothing else,
+// and a release built from an archive has no VCS information for the go
+// command to stamp. "" when not set.
 var linkedVersion string
 
-// readBuild returns the binary's build information. The version is the
-// one set at link time (linkedVersion), else the one the go command
-// stamps: the module version from the VCS tag (a pseudo-version between
-// tags, "+dirty" with local changes) when it builds in a checkout. The
-// revision is the go command's (TestLinkedVersion, harness/release).
+// readBuild returns the binary's build information: the version set at
+// link time (linkedVersion), else the module version the go command
+// stamps in a checkout (a pseudo-version between tags, "+dirty" with local
+// changes), and the go command's revision (TestLinkedVersion).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
@@ -106,10 +101,9 @@ func (b build) String() string {
 
 // isName reports whether s is 1 to maxLen bytes, each an ASCII digit, a
 // lowercase letter, an uppercase one when upper is set, or a byte of
-// extra. The names checked at registration and on the command line use it
-// rather than regular expressions: their bounded repetitions ({1,128})
-// compiled into some 3,000 allocations and half a millisecond at every
-// start (issue 16).
+// extra. A loop rather than a regular expression: compiling bounded
+// repetitions ({1,128}) cost every start thousands of allocations
+// (docs/PERFORMANCE.md).
 func isName(s string, maxLen int, upper bool, extra string) bool {
 	if len(s) < 1 || len(s) > maxLen {
 		return false
@@ -124,10 +118,9 @@ func isName(s string, maxLen int, upper bool, extra string) bool {
 }
 
 // newScopedID returns an unguessable id for state only this process holds
-// (a task, a session of the 2024-11-05 HTTP+SSE transport): 128 bits from
-// crypto/rand (26 base32 characters), after the replica id and a dot when
-// -replica-id names one, so that a load balancer can send every request
-// that carries the id to the replica that issued it (docs/DEPLOY.md).
+// (a task, a 2024-11-05 HTTP+SSE session): 128 bits from crypto/rand,
+// after "replica." when -replica-id names one, so that a load balancer
+// can route the id to the replica that issued it (docs/DEPLOY.md).
 func newScopedID(replica string) string {
 	if replica == "" {
 		return rand.Text()
@@ -135,10 +128,9 @@ func newScopedID(replica string) string {
 	return replica + "." + rand.Text()
 }
 
-// server is one MCP server: its settings (the embedded config, held once
-// and read where it is used, as net/http's Server is its own
-// configuration), what it built from them, and the live registry.
-// Transports share it; it is safe for concurrent use.
+// server is one MCP server: its settings (config, held once, as net/http's
+// Server is its own configuration), what it built from them, and the live
+// registry. Transports share it; it is safe for concurrent use.
 type server struct {
 	config
 	serverInfoJSON []byte      // info encoded once, stamped on every modern result
@@ -148,28 +140,22 @@ type server struct {
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
 	limiter        *rateLimiter     // tools/call per principal; nil is off
-	// bridged bounds the requests waiting for their client's answers to
-	// bridged server-to-client requests (classic_bridge.go): a quarter of
-	// -max-requests, so that with the listens (at most half) some slots
-	// are always left for requests that end.
-	bridged *shareLimit
-	metrics *metrics // counters, gauges, histograms (metrics.go; nil in the stdio build)
-	// draining is set when shutdown begins: /readyz answers 503 from
-	// then on, on every listener that serves it (httpsse_health.go).
-	draining atomic.Bool
-	tasks    *taskStore // the tasks extension's tasks (tasks_store.go)
+	// bridged bounds the requests waiting on bridged server-to-client
+	// requests (classic_bridge.go) to a quarter of -max-requests: with the
+	// listens (at most half), slots are always left for requests that end.
+	bridged  *shareLimit
+	metrics  *metrics    // counters, gauges, histograms (metrics.go; nil in the stdio build)
+	draining atomic.Bool // set when shutdown begins: /readyz answers 503 (httpsse_health.go)
+	tasks    *taskStore  // the tasks extension's tasks (tasks_store.go)
 
 	mu  sync.Mutex               // guards writes of reg; readers load it without locking
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
 }
 
-// config is the server's settings: what run's flags set, and what tests
-// set in their place. newServer settles the zero values a test leaves to
-// their defaults.
+// config is the server's settings: what run's flags (or a test) set.
+// newServer settles zero values to their defaults.
 type config struct {
-	// info is the server's identity (serverInfo); the zero value means the
-	// product's, serverName at the build's version (readBuild). Tests set
-	// their own, so that what they check depends on neither.
+	// info is serverInfo; zero means serverName at the build's version.
 	info         implementation
 	instructions string
 	cache        cacheHint // default hints for cacheable results
@@ -182,51 +168,36 @@ type config struct {
 	stateTTL time.Duration
 	now      func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default, and maxSubscriptions noSubscriptions none.
+	// 0 means the default, maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
-	// pingInterval is -ping-interval: how often a classic session is
-	// pinged (classic_ping.go); 0 is never.
-	pingInterval time.Duration
-	// inputTimeout bounds one round of bridged server-to-client requests
-	// (classic_bridge.go); 0 means defaultInputTimeout.
-	inputTimeout time.Duration
-	// requestTimeout cancels a request after it (0 means never).
-	requestTimeout time.Duration
-	// limits are the requests served at once (0 means
-	// defaultMaxRequests), the tools/call rate limit per principal (rate
-	// 0 is off) and the client share (0 means defaultClientShare); see
-	// limits.go and limits_share.go.
+	pingInterval        time.Duration // -ping-interval, classic sessions (classic_ping.go); 0 is never
+	inputTimeout        time.Duration // one round of bridged requests (classic_bridge.go); 0 means defaultInputTimeout
+	requestTimeout      time.Duration // -request-timeout; 0 means never
+	// limits are -max-requests, the tools/call rate per principal and the
+	// client share; zero values mean the defaults, rate 0 is off
+	// (limits.go, limits_share.go).
 	limits limitConfig
 	// logs is the logging flags (logging.go); access is the access log
-	// newLogger made from them, nil when access lines are off.
-	logs   logConfig
-	access *accessLog
-	// logSink is the log's writer, for its metrics (dropped lines, the
-	// backlog, a stalled write); nil counts nothing.
+	// made from them, nil when access lines are off; logSink is the log's
+	// writer, for its metrics (nil counts nothing).
+	logs    logConfig
+	access  *accessLog
 	logSink *logSink
 	// baseScopes, scopeImplies and filterLists are the scope settings of
 	// authenticated callers (scopes.go); zero values restrict nothing.
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool
-	// tasks configures the task store (-task-ttl, -task-timeout,
-	// -max-tasks); zero values mean the defaults.
-	tasks taskConfig
-	// replicaID is -replica-id: the name that starts every id only this
-	// process can resolve (newScopedID); "" for none.
-	replicaID string
-	// transport is the transport the flags chose; http is the HTTP wing's
-	// settings (nil in the stdio build, and in tests that serve no HTTP).
-	transport transport
-	http      *httpConfig
-	// printVersion is -version: print the build and exit.
-	printVersion bool
-	// confine is the self-confinement flags (confine.go).
-	confine confineConfig
-	// warnings are what parseFlags found worth telling the operator
-	// (secret files others may read, a public bind without
-	// authentication); run logs them once the logger exists.
+	tasks        taskConfig    // the task store's flags; zero values mean the defaults
+	replicaID    string        // -replica-id, the prefix of newScopedID's ids; "" for none
+	transport    transport     // the transport the flags chose
+	http         *httpConfig   // the HTTP settings; nil in the stdio build and tests without HTTP
+	printVersion bool          // -version: print the build and exit
+	confine      confineConfig // the self-confinement flags (confine.go)
+	// warnings are what parseFlags found worth telling the operator (a
+	// secret file others may read, a public bind without authentication);
+	// run logs them once the logger exists.
 	warnings []startupWarning
 }
 
@@ -258,11 +229,10 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	return s
 }
 
-// describe sets what serverInfo says of the server beside its name and
-// version (2025-11-25 on; implementationFor leaves them out before):
-// a description, icons and the address of its website. A registry calls it
-// in buildRegistry, before serving starts; it panics on icons or an
-// address no revision allows.
+// describe sets serverInfo's description, icons and website address
+// (2025-11-25 on; implementationFor leaves them out before). A registry
+// calls it in buildRegistry, before serving starts; it panics on icons or
+// an address no revision allows.
 // [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
 func (s *server) describe(description, websiteURL string, icons ...icon) {
 	if err := checkIcons(icons); err != nil {
@@ -280,18 +250,17 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 // registry returns the current snapshot. Callers must not modify it.
 func (s *server) registry() *registry { return s.reg.Load() }
 
-// update applies change to a copy of the registry, stores the copy, and
-// then announces the lists that changed to subscribers: a client that
-// re-lists on the notification sees the new snapshot or a later one.
-// Readers never see a half-made change; a change that panics (a duplicate
-// registration) stores nothing.
+// update applies change to a copy of the registry, stores the copy, then
+// announces the lists that changed: a client that re-lists on the
+// notification sees the new snapshot or a later one. A change that panics
+// (a duplicate registration) stores nothing.
 func (s *server) update(change func(r *registry)) {
 	prev, next := s.swap(change)
 	s.publishChanges(prev, next)
 }
 
 // swap stores change applied to a copy of the current snapshot and
-// returns both snapshots. Writers are serialised; readers never wait.
+// returns both. Writers are serialised; readers never wait.
 func (s *server) swap(change func(r *registry)) (prev, next *registry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
