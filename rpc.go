@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-
 	"sync/atomic"
 	"time"
 )
@@ -62,23 +61,21 @@ var (
 	errInternal       = &rpcError{Code: codeInternalError, Message: "internal error"}
 )
 
-// errCancelled answers a request whose handler stopped because its context
-// was cancelled (notifications/cancelled, a closed stream, shutdown).
+// errCancelled answers a request cancelled while it ran
+// (notifications/cancelled, a closed stream, shutdown).
 var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
 
 // errCutByShutdown is the cause a transport cancels its requests with
-// when its shutdown will wait no longer (HTTP's -shutdown-timeout). Such
-// a request is answered errCut, and its access line says outcome=cut.
+// when shutdown waits no longer (-shutdown-timeout): answered errCut,
+// logged outcome=cut.
 var errCutByShutdown = errors.New("cut: the server is shutting down and waits no longer")
 
-// errCut is the answer to a request cut by shutdown: an internal error
-// (HTTP 500, which no proxy replays) that says the call may have run in
-// part, so that a client retries only what is safe to run twice
-// (TestHTTPShutdownCut).
+// errCut answers a request cut by shutdown: an internal error (HTTP 500,
+// which no proxy replays) saying the call may have run in part, so that a
+// client retries only what is safe to run twice (TestHTTPShutdownCut).
 var errCut = &rpcError{Code: codeInternalError, Message: "request cut: the server shut down before it finished; it may have run in part"}
 
-// newError builds a peer-facing error. The message is formatted like every
-// error here: lowercase, no trailing punctuation.
+// newError builds a peer-facing error: lowercase, no trailing punctuation.
 func newError(code int, format string, args ...any) *rpcError {
 	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
@@ -111,9 +108,9 @@ func (m *message) isResponse() bool {
 }
 
 // maxIDBytes bounds a request id as written (quotes and escapes
-// included). Ids are echoed in every answer and kept while their request
-// runs; clients use counters or UUIDs, far shorter. A longer id is
-// refused with -32600 and id null, as an unreadable one is.
+// included): every answer echoes it, and clients use counters or UUIDs. A
+// longer id is refused with -32600 and id null, as an unreadable one is
+// (TestAttackUnreadErrorReplies).
 const maxIDBytes = 1024
 
 // envelopeMembers are the only members a JSON-RPC message may use.
@@ -134,8 +131,7 @@ func parseMessage(data []byte) (message, *rpcError) {
 	switch jsonKind(data) {
 	case '{':
 	case '[':
-		// Batches were removed in 2025-06-18: only a 2025-03-26 session
-		// reads one (batch.go); as a message, an array is refused.
+		// Only a 2025-03-26 session reads a batch (batch.go).
 		return m, newError(codeInvalidRequest, "invalid request: batches are accepted only in a %s session", versionBatches)
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
@@ -156,12 +152,12 @@ func parseMessage(data []byte) (message, *rpcError) {
 		case "id":
 			m.hasID = true
 			switch {
-			case (jsonKind(mem.value) == '"' || isJSONInteger(mem.value)) && len(bytes.TrimSpace(mem.value)) > maxIDBytes:
-				// Every answer echoes the id; a megabyte id would make
-				// every refusal a megabyte write (issue 19, finding 3).
-				idErr = newError(codeInvalidRequest, "invalid request: id longer than %d bytes", maxIDBytes)
 			case jsonKind(mem.value) == '"' || isJSONInteger(mem.value):
-				m.id = bytes.TrimSpace(mem.value)
+				if id := bytes.TrimSpace(mem.value); len(id) <= maxIDBytes {
+					m.id = id
+				} else {
+					idErr = newError(codeInvalidRequest, "invalid request: id longer than %d bytes", maxIDBytes)
+				}
 			case jsonKind(mem.value) == 'n':
 				// Valid only on an error response to a message the peer
 				// could not read; checked after the loop.
@@ -218,14 +214,12 @@ type method struct {
 	handle func(s *server, ctx context.Context, req *request) (result, error)
 	// params names the method's own params members (besides _meta); a
 	// member that imitates one of them by case folding is refused.
-	params []string
-	// notification marks client notifications: never answered.
-	notification bool
+	params       []string
+	notification bool // a client notification: never answered
 	// cacheable methods carry ttlMs/cacheScope on complete results.
 	// [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
 	cacheable bool
-	// era is the protocol era the method exists in; admitEra enforces it.
-	era era
+	era       era // the protocol era the method exists in; admitEra enforces it
 	// beforeInitialize marks classic methods served before the handshake.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	beforeInitialize bool
@@ -236,9 +230,8 @@ type method struct {
 	// rateLimited methods take a token from the caller's bucket (limits.go).
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
-	// target is what the method's params name: the scope check
-	// (requiredScopes), the mirrored Mcp-Name header and the access and
-	// audit lines read it from here.
+	// target is what the method's params name, for the scope check
+	// (requiredScopes), the mirrored Mcp-Name header and the access lines.
 	target target
 }
 
@@ -270,9 +263,8 @@ func (t target) param() string {
 	return ""
 }
 
-// methodCancelled names the notification that cancels a request, in both
-// eras; the transports take it before anything is dispatched
-// (takeControl).
+// methodCancelled cancels a request in both eras; the transports take it
+// before anything is dispatched (takeControl).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 const methodCancelled = "notifications/cancelled"
 
@@ -293,8 +285,8 @@ var methods = map[string]method{
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
 	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra},
-	// The tasks extension (tasks.go). Never cacheable: a cache ttlMs
-	// would overwrite the task's own ttlMs.
+	// The tasks extension (tasks.go); never cacheable, as a cache ttlMs
+	// would overwrite the task's own.
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
 	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, target: targetTask, era: modernEra},
 	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, target: targetTask, era: modernEra},
@@ -302,72 +294,52 @@ var methods = map[string]method{
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
 
-// result is what a method handler returns: the method's own result members,
-// and what the dispatcher stamps around them.
+// result is what a method handler returns: its own members, and what the
+// dispatcher stamps around them.
 type result struct {
-	// body is a JSON object of the method-specific members. It must not
-	// carry resultType, ttlMs, cacheScope or _meta: the dispatcher owns
-	// those. A json.RawMessage is written as is.
-	body any
-	// cache overrides the server's default hints on a cacheable method.
-	cache *cacheHint
-	// meta holds extra _meta members as raw `"key":value` pairs.
-	meta []byte
-	// inputRequired marks an InputRequiredResult (no cache hints).
-	inputRequired bool
-	// toolError marks a tool result with isError: true (tools.go), an
-	// outcome of its own in logs and metrics.
-	toolError bool
-	// task marks a CreateTaskResult (resultType "task", tasks.go).
-	task bool
+	// body is a JSON object of the method-specific members, without
+	// resultType, ttlMs, cacheScope or _meta (the dispatcher's). A
+	// json.RawMessage is written as is.
+	body          any
+	cache         *cacheHint // overrides the server's default hints on a cacheable method
+	meta          []byte     // extra _meta members as raw `"key":value` pairs
+	inputRequired bool       // an InputRequiredResult (no cache hints)
+	toolError     bool       // a tool result with isError: true, an outcome of its own
+	task          bool       // a CreateTaskResult (resultType "task", tasks.go)
 }
 
 // caller is who sent a request, as its transport established it: the
-// identity requestState, classic sessions and handlers are bound to, and
-// the key of the caller's share of the server's limits.
+// identity its state is bound to (binding), and the key of its share of
+// the server's limits.
 type caller struct {
-	// principal is the authenticated identity (req.Principal: an OAuth
-	// token's issuer "#" subject, a static token's name); "" when the
-	// transport authenticates no one (stdio, HTTP without
-	// authentication). It binds requestState and classic sessions.
+	// principal is the authenticated identity (req.Principal); "" when
+	// the transport authenticates no one (stdio, HTTP without it).
 	principal string
-	// share keys the caller's fair share of every limit (the tools/call
-	// rate, and the per-client shares of the global bounds): the
-	// principal when there is one, otherwise the client's network
-	// address on HTTP ("addr:" and the IP, an IPv6 address's /64), and ""
-	// on stdio, whose
-	// connection is one client.
+	// share keys the caller's fair share of every limit: the principal,
+	// else the client's address on HTTP ("addr:" and the IP, an IPv6
+	// address's /64), else "" (stdio, whose connection is one client).
 	share string
-	// addr is the client's IP address on HTTP: the peer of the
-	// connection, or behind a proxy named by -trusted-proxy the client's
-	// address it forwarded (clientAddr); "" on stdio. Logged, and the
-	// share when there is no principal; never trusted for anything else.
+	// addr is the client's IP address on HTTP (clientAddr); "" on stdio.
+	// Logged, and the share without a principal; trusted for nothing else.
 	addr string
-	// scopes are the scopes the principal's credential grants, as
-	// granted (auth.go widens them by -scope-implies when checking);
-	// scoped says they bound what it may do. Unscoped: stdio, HTTP
-	// without authentication, a static token listed without scopes.
+	// scopes are what the credential grants (widened by -scope-implies
+	// only when checked); scoped says they bound what it may do. Unscoped:
+	// stdio, HTTP without authentication, a static token without scopes.
 	scopes []string
 	scoped bool
-	// expires is when the credential stops being valid (an OAuth token's
-	// exp; an introspected token's, when its introspection answer
-	// lapses); zero means never. Long-lived streams end then.
+	// expires is when the credential lapses, zero for never; long-lived
+	// streams end then (expiry).
 	expires time.Time
 	// client is the OAuth client an access token was issued to (its
-	// client_id claim, RFC 9068 §2.2, else azp); "" for every other
-	// credential, and for a token that names none. Part of binding.
+	// client_id claim, RFC 9068 §2.2, else azp); "" for other credentials.
 	client string
 }
 
-// binding is what the state a caller creates is bound to, and what it
-// must present again to reach it (tasks, classic sessions, requestState,
-// a listen's tasks): its principal, and for an OAuth token issued to a
-// client, that client too, so that a token of the same user issued to
-// another application reads nothing the first one started (SEP-2663,
-// "Auth binding"; docs/AUTH.md, TestAuthBindingClient). Without a client
-// it is the principal itself; with one it is quoted, which a principal
-// (an issuer URL and "#", or a token name) never is, so no two callers'
-// bindings meet.
+// binding is what the state a caller creates (tasks, classic sessions,
+// requestState) is bound to: its principal, and the OAuth client of its
+// token, so that the same user's token for another application reaches
+// none of it (SEP-2663, "Auth binding"; TestAuthBindingClient). Quoting,
+// which no principal is, keeps two callers' bindings apart.
 func (who caller) binding() string {
 	if who.client == "" {
 		return who.principal
@@ -375,10 +347,8 @@ func (who caller) binding() string {
 	return strconv.Quote(who.principal) + " client " + strconv.Quote(who.client)
 }
 
-// expiry returns a channel that fires when who's credential expires, and
-// the function that releases its timer; the channel is nil (never fires)
-// for a credential without expiry. Long-lived streams end on it, so that
-// an expired token does not keep a channel open.
+// expiry returns a channel that fires when who's credential expires (nil
+// for none), and the function that releases its timer.
 func (who caller) expiry() (<-chan time.Time, func()) {
 	if who.expires.IsZero() {
 		return nil, func() {}
@@ -404,66 +374,52 @@ var transportNames = [numTransports]string{"stdio", "http"}
 // exchange is what a transport knows about one request it hands to the
 // dispatcher.
 type exchange struct {
-	// send writes a notification on the request's own stream. The
-	// transport drops it when the request was cancelled.
-	send func(msg []byte)
-	// caller is who sent the request, as the transport established it.
-	caller caller
-	// transport is the transport the request arrived on.
+	// send writes a notification on the request's own stream; the
+	// transport drops it once the request is cancelled.
+	send      func(msg []byte)
+	caller    caller
 	transport transport
 	// session is the classic-era session the request belongs to (one per
-	// stdio connection, one per Mcp-Session-Id on HTTP). dispatch decides
-	// the era with it (nil: the classic era is off for this exchange); a
-	// request newRequest decided classic is served in it.
+	// stdio connection, one per Mcp-Session-Id on HTTP); nil when the
+	// classic era is off for this exchange (decideEra).
 	session *session
 	// check, when set, validates what the transport carries beside the
-	// message (HTTP's mirrored headers) against the parsed request. admit
-	// calls it once _meta is known to be complete, before version
-	// negotiation; a non-nil error is the answer.
+	// message (HTTP's mirrored headers) against the request; admit calls
+	// it, and a non-nil error is the answer.
 	check func(req *request) *rpcError
 	// closing is closed when the transport shuts down gracefully, before
-	// it cancels the requests in flight: a long-lived request
-	// (subscriptions/listen) then ends with its graceful result instead of
-	// an error. nil when the transport never shuts down gracefully.
+	// it cancels the requests in flight, so that a subscriptions/listen
+	// ends with its graceful result; nil when it never does.
 	closing <-chan struct{}
 }
 
 // framing is what a transport read beside a message, in the core's
-// terms: each transport turns its own framing (HTTP's headers) into these
-// fields, so that the core reads no transport's format. The zero value is
+// terms, so that the core reads no transport's format. The zero value is
 // a transport that carries nothing beside its messages (stdio).
 type framing struct {
 	// sessionHints says the transport names a message's classic session
-	// in its framing and looks the session up once the era is decided
-	// (Streamable HTTP's Mcp-Session-Id): decideEra then reads
-	// sessionNamed and version. Without it, the transport hands over the
-	// session of its connection, or none (stdio, the 2024-11-05 stream).
+	// in its framing and looks it up once the era is decided (Streamable
+	// HTTP's Mcp-Session-Id): decideEra then reads sessionNamed and
+	// version. Without it, the transport hands over its connection's
+	// session, or none (stdio, the 2024-11-05 stream).
 	sessionHints bool
-	// sessionNamed: the message names a classic session.
-	sessionNamed bool
-	// version is the protocol version the transport declared beside the
-	// message (MCP-Protocol-Version), trimmed; "" when none.
-	version string
+	sessionNamed bool   // the message names a classic session
+	version      string // MCP-Protocol-Version, trimmed; "" when none
 	// traceparent and tracestate are the W3C trace context the transport
-	// carried (one traceparent header, the tracestate headers joined), as
-	// sent; "" when absent or ambiguous. A trace context in _meta wins
+	// carried, as sent; "" when absent or ambiguous. _meta's wins
 	// (newTraceContext).
 	traceparent, tracestate string
-	// header is the transport's request header fields by canonical name
-	// (HTTP's header map, shared, never modified); handlers read those
-	// handlerHeaders lists (req.Header). nil on stdio.
+	// header is the request's header fields by canonical name (HTTP's,
+	// shared, never modified); handlers read those handlerHeaders lists
+	// (req.Header). nil on stdio.
 	header map[string][]string
 }
 
-// newRequest reads msg into the request a handler will see: its params
-// split and its _meta decoded (parseParams; a problem is kept in
-// req.invalid and answered by serve), its era decided (decideEra), once,
-// before anything is served, and its trace context (newTraceContext).
-// sess is the session the transport hands over (stdio's connection, a
-// 2024-11-05 stream's, a batch's), nil when it has none or names it in f
-// (Streamable HTTP); see decideEra. Every path that builds a request
-// passes what its transport read beside the message (f), so that every
-// handler sees the same view (TestEveryPathCarriesFraming).
+// newRequest reads msg into the request a handler will see, once, before
+// anything is served: params and _meta (a problem kept in req.invalid),
+// era (decideEra, with the session sess the transport hands over, if any)
+// and trace context. Every path passes its framing, so that every handler
+// sees the same view (TestEveryPathCarriesFraming).
 func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: f.header}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
@@ -474,31 +430,25 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	return req
 }
 
-// dispatch serves one request or notification read on a transport that
-// carries nothing beside its messages and whose classic session, if any,
-// is ex.session (stdio, and tests): newRequest, then serve. It returns the
-// encoded response line, or nil when nothing must be written
-// (notifications).
+// dispatch serves one message read on a transport that carries nothing
+// beside its messages (stdio, and tests): newRequest, then serve. It
+// returns the response line, nil for a notification.
 func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
 	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, framing{}), ex)
 	return reply
 }
 
-// serve serves req, which newRequest made, and returns the encoded
-// response line (nil for a notification) and the JSON-RPC error code of
-// the reply, 0 for a result or no reply: HTTP maps it to a status, as
-// req.era says (eraDecision.replyCode). A request (not a notification)
-// runs in its own context (req.bind: its trace context, its timeout and
-// its cancellation, ended when it is answered), is counted in the
-// metrics and gets its access line once answered.
+// serve serves req and returns the response line (nil for a
+// notification) and its JSON-RPC error code, 0 for none (HTTP maps it to
+// a status: eraDecision.replyCode). A request runs in its own context
+// (req.bind), is counted and gets its access line.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
 	parts, code := s.serveParts(ctx, req, ex)
 	return parts.join(), code
 }
 
 // serveParts is serve for a transport that writes a reply piece by piece
-// (HTTP): a stored value in the reply (storedMembers) is handed over as
-// its own piece, not copied into a fresh answer.
+// (HTTP, replyParts).
 func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
 	if req.notification {
 		return s.answer(ctx, req, ex)
@@ -517,16 +467,14 @@ func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (rep
 }
 
 // answer is serve without the instrumentation: it admits req, runs its
-// handler and encodes the reply. It records on req.end the outcomes the
-// reply's code does not tell (outcomeOf). It recovers a panicking handler
-// and answers -32603 so the server keeps serving.
+// handler and encodes the reply, recording on req.end what the reply's
+// code does not tell (outcomeOf). A panicking handler is answered -32603.
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
 	m, known := methods[req.method]
 	notification := req.notification
 	if ex.caller.principal != "" && !notification && s.access == nil {
-		// The access line (serve) is the audit line; without access
-		// lines an authenticated request still leaves this one.
-		// Deferred first, so it runs last: after a panic's answer is set.
+		// Without access lines an authenticated request still leaves an
+		// audit line; deferred first, it runs after a panic's answer is set.
 		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), code) }(time.Now())
 	}
 	defer func() {
@@ -540,7 +488,6 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		}
 	}()
 	if notification {
-		// Notifications are never answered, whatever their content.
 		if known && m.notification && m.handle != nil && req.invalid == nil && s.admitEra(req, m, ex) == nil {
 			_, _ = m.handle(s, ctx, req)
 		}
@@ -574,12 +521,10 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 			return fail(rerr)
 		}
 	}
-	// The request's context ends when it is answered; ctx is it (serve
-	// bound it).
+	// ctx (serve bound it) ends once answered; a listen has no timeout, as
+	// it lives until the client closes it or the transport shuts down.
 	defer req.rctx.cancel()
 	if req.method != methodSubscriptionsListen {
-		// A listen request lives until the client closes it or the
-		// transport shuts down: that is what it is for.
 		req.rctx.setTimeout(s.requestTimeout)
 	}
 	res, err := m.handle(s, ctx, req)
@@ -594,9 +539,9 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		}
 	}
 	if err != nil {
-		// A handler's own error stands, even after the deadline: judged
-		// first, so that no timeout is logged with a reference the peer
-		// never sees (review A, finding 9).
+		// A handler's own error stands, even after the deadline, so that
+		// no timeout is logged with a reference the peer never sees
+		// (TestRequestTimeoutStdio).
 		if !errors.As(err, new(*rpcError)) {
 			if timedOut := s.requestTimedOut(ctx, req); timedOut != nil {
 				req.end = outcomeTimeout
@@ -653,13 +598,11 @@ func (s *server) nextRef() int64 { return s.refs.Add(1) }
 // replyHead is how every response starts, up to its id.
 const replyHead = `{"jsonrpc":"2.0","id":`
 
-// replyParts is one encoded response line in the pieces it is written
-// in: the server's own bytes, and between them the stored values of a
-// storedMembers body, each a piece of its own. serve joins them (one
-// copy); HTTP writes them one after another (httpCall.finish), so that a
-// stored value is never copied into a fresh answer. Most replies are one
-// piece. The last piece ends in "\n"; no piece holds another line break
-// (storedMembers' values are single lines: compactLine).
+// replyParts is one response line in the pieces it is written in: the
+// server's own bytes, and between them each stored value of a
+// storedMembers body. serve joins them; HTTP writes them in turn
+// (httpCall.finish), never copying a stored value. Only the last piece
+// holds a line break, its final "\n" (compactLine).
 type replyParts [][]byte
 
 // size returns the bytes of the line.
@@ -687,13 +630,11 @@ func (p replyParts) join() []byte {
 	return out
 }
 
-// storedMembers is a result body (result.body) of members written piece
-// by piece, without the braces: at even indexes the server's own text,
-// at odd indexes values the server stores and shares (a finished task's
-// result or error, a waiting task's input request params), which become
-// pieces of the reply of their own (replyParts) and are never copied on a
-// transport that writes pieces. The stored values must not change once
-// handed over, and hold no line break (compactLine).
+// storedMembers is a result body of members without the braces: at even
+// indexes the server's own text, at odd indexes values it stores and
+// shares (a task's result, error or input request params): each a piece
+// of the reply (replyParts), unchanged once handed over, with no line
+// break (compactLine).
 type storedMembers [][]byte
 
 // joinObject returns m as one JSON object, braces included.
@@ -709,9 +650,8 @@ func (m storedMembers) joinObject() []byte {
 	return append(out, '}')
 }
 
-// compactLine returns b with no line break: b itself when it has none
-// (the usual case: one scan), else its compacted copy (b is encoded
-// JSON; insignificant whitespace only can hold a line break).
+// compactLine returns encoded JSON b with no line break: b itself when it
+// has none, else its compacted copy (only whitespace can hold one).
 func compactLine(b []byte) []byte {
 	if bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0 {
 		return b
@@ -724,10 +664,9 @@ func compactLine(b []byte) []byte {
 }
 
 // encodeResult writes the response for res: the body's members, then the
-// protocol members this era stamps on every result. A page of a list
-// with the server's default cache hints is two pieces (replyParts): the
-// response up to its id, and the rest, encoded once for the page
-// (listPage.tail) and shared.
+// protocol members this era stamps on every result. A list page with the
+// server's default cache hints is two pieces: the response up to its id,
+// and the page's shared listPage.tail.
 // [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
 func (s *server) encodeResult(id []byte, res result, version string) (replyParts, error) {
 	if p, ok := res.body.(*listPage); ok {
@@ -765,9 +704,8 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	}
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 
-	// One allocation of the response's size: the body is copied once, with
-	// no buffer to grow (doubling a pooled buffer to 2 MiB, then cloning
-	// it, was a third of a 1 MiB echo's time, issue 16).
+	// One allocation of the response's size: the body is copied once, into
+	// no buffer that must grow.
 	size := len(id) + len(inner) + len(res.meta) + len(s.serverInfoJSON) + 160
 	if res.cache != nil {
 		size += len(res.cache.Scope) + 8
@@ -857,7 +795,7 @@ func encodeError(id []byte, e *rpcError) []byte {
 		body = []byte(`{"code":-32603,"message":"internal error"}`)
 	}
 	out := make([]byte, 0, len(body)+len(id)+40)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"error":`...)
 	out = append(out, body...)
@@ -906,9 +844,8 @@ const (
 // outcomeNames spells the outcomes, indexed by outcome.
 var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden", "cut"}
 
-// outcomeOf classifies a reply: code is its JSON-RPC error code (0 for a
-// result); req.end says what the code alone cannot (input_required, a
-// tool error, a timeout, a cancellation), as serve recorded it.
+// outcomeOf classifies a reply by its JSON-RPC error code (0 for a
+// result), or by req.end where serve recorded what the code cannot tell.
 func outcomeOf(req *request, code int) outcome {
 	if req.end != outcomeOK {
 		return req.end
@@ -929,19 +866,13 @@ func outcomeOf(req *request, code int) outcome {
 	return outcomeServerError
 }
 
-// oneLine returns msg (a message line ending in "\n") with no other line
-// break: handlers may return pretty-printed json.RawMessage, and both an
-// SSE data line and clients that split JSON bodies on newlines need one
-// line per message.
+// oneLine returns msg (a line ending in "\n") with no other line break:
+// a handler's json.RawMessage may be pretty-printed, and SSE data lines
+// and clients that split bodies on newlines need one line per message.
 func oneLine(msg []byte) []byte {
 	body := bytes.TrimSuffix(msg, []byte("\n"))
-	if bytes.IndexByte(body, '\n') < 0 && bytes.IndexByte(body, '\r') < 0 {
-		return msg
+	if c := compactLine(body); len(c) < len(body) {
+		return append(c, '\n')
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, body); err != nil {
-		return msg // not reached: every message is encoded JSON
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
+	return msg
 }
