@@ -23,13 +23,12 @@ var modernVersions = []string{version20260728}
 // isModern reports whether v is a modern (per-request _meta) version.
 func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
-// admit decides the era of req and checks that its _meta carries what the
-// era requires. A modern request must name its protocol version and
-// capabilities; nothing is remembered between requests. check (may be nil)
-// is the transport's own validation: it runs between the _meta checks and
-// version negotiation, so a header that contradicts _meta is reported as
-// such (-32020) before an unsupported version (-32022), the order the
-// conformance suite probes.
+// admit checks that a modern request's _meta names its protocol version
+// and capabilities (nothing is remembered between requests) and settles
+// req.version. check (may be nil), the transport's own validation, runs
+// before version negotiation: a header contradicting _meta is -32020
+// before an unsupported version is -32022, the order the conformance
+// suite probes.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
 func (s *server) admit(req *request, check func(*request) *rpcError) *rpcError {
