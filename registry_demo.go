@@ -2,24 +2,21 @@
 
 // The demo registry: what the product binary serves, one small example of
 // each feature (tools that answer at once, report progress, ask the user,
-// the model or the client's roots, and change the registry; resources, a
-// template and prompts with completion), written to be read and replaced.
-// Copy a block, change the names, and you have your own tool, resource,
-// template or prompt.
+// the model or the client's roots, and change the registry; an MCP App;
+// resources, a template and prompts with completion), written to be read
+// and replaced. Copy a block, change the names, and you have your own
+// tool, resource, template or prompt.
 //
-// Build variants: this file is the registry of the default build. The
-// conformance build (-tags conformance, registry_conformance.go) serves
-// the official suite's fixtures instead, the benchmark build (-tags bench,
-// registry_bench.go) its own echo tool and fillers; registry_tags.go
-// refuses any two of these tags together. The load-test build (-tags
-// loadtest) adds a flood tool to whichever registry it serves over HTTP
-// (httpsse_debug.go). Each variant defines buildRegistry, which run calls.
+// Each build's registry defines buildRegistry, which run calls: this file
+// in the default build, registry_conformance.go and registry_bench.go in
+// theirs (-tags conformance, -tags bench).
 //
-// To make the server yours: change the build line above to
-// "//go:build demo" (the demo then leaves the product binary, and
-// "go build -tags demo" still builds it for the checks that drive its
-// tools), and put your registry in a file of its own that starts with
-// "//go:build !(demo || conformance || bench)" and defines buildRegistry.
+// To make the server yours (README, "Make it yours"): change the build
+// line above to "//go:build demo" (the demo then leaves the product
+// binary, and "go build -tags demo" still builds it for the checks that
+// drive its tools), and put your registry in a file of its own that
+// starts with "//go:build !(demo || conformance || bench)" and defines
+// buildRegistry.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server
 
@@ -36,9 +33,8 @@ import (
 	"time"
 )
 
-// demoInstructions tells a model what the demo server is for, after the
-// server's name (s.info.Name: serverName in the product, the test identity
-// in tests, which must not depend on the product's name).
+// demoInstructions tells a model what the demo server is for; it follows
+// the server's name (s.info.Name), so tests see their own identity.
 const demoInstructions = " demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
@@ -150,9 +146,9 @@ const demoClockInterval = 5 * time.Second
 // their setup from the environment (the demo reads none).
 func buildRegistry(s *server, getenv func(string) string) (stop func()) { return registerDemo(s) }
 
-// registerDemo adds the demo tools, resources, template and prompt to s,
-// and starts the demo://clock ticker. stop ends the ticker and returns once
-// its goroutine has; the caller (run) owns it.
+// registerDemo adds the demo tools, resources, template and prompts to s,
+// and starts the demo://clock ticker; stop ends it and returns once its
+// goroutine has.
 func registerDemo(s *server) (stop func()) {
 	s.instructions = s.info.Name + demoInstructions
 

@@ -16,130 +16,105 @@ import (
 	"time"
 )
 
-// maxLineBytes bounds one stdio message. 4 MiB holds any realistic tool
-// call (a large file as an argument) while keeping a hostile peer from
-// making the server buffer without limit.
+// maxLineBytes bounds one stdio message: 4 MiB holds a large file as a
+// tool argument, and no peer makes the server buffer more.
 const maxLineBytes = 4 << 20
 
-// maxInFlight bounds the requests one stdio connection runs at once. When
-// it is reached the reader stops reading (backpressure through the pipe)
-// instead of starting more goroutines.
+// maxInFlight bounds the requests one stdio connection runs at once (the
+// default of -max-requests); at the bound the reader waits (start), which
+// pushes back through the pipe.
 const maxInFlight = 256
 
 // maxStdioInFlightBytes bounds the bytes of the request lines one stdio
-// connection serves at once: two lines of maxLineBytes, or many small
-// ones. A request holds its line's bytes until its response is queued;
-// while they are all held the reader stops, as for a slot. Without it a
-// client that never read stdout made the server read and answer 1 MiB
-// requests without end (issue 19, finding 2).
+// connection serves at once. A request holds its line's bytes until its
+// response is queued, and the reader waits for them as for a slot, so a
+// client that never reads stdout cannot make the server read on
+// (TestAttackStdioStalledStdout).
 const maxStdioInFlightBytes = 2 * maxLineBytes
 
-// maxStdioQueuedBytes bounds the responses and notifications waiting for
-// the goroutine writing to stdout: one message's worth. A writer finding
-// it full waits (holding its request's slot and bytes) until the writing
-// goroutine takes the batch; a message larger than the bound goes alone.
+// maxStdioQueuedBytes bounds the messages queued for stdout: one
+// message's worth (roomLocked).
 const maxStdioQueuedBytes = maxLineBytes
 
-// stdioInlineFor is how long the goroutine holding the reading role
-// serves a request itself before it hands the role on. A request read
-// when no other is in flight and no other line has arrived is served on
-// the goroutine that read it: at one request at a time (what a local
-// agent does) a request then crosses no goroutine between its read and
-// its write, where handing it over cost two wake-ups of sleeping threads,
-// about half of the server's CPU at k=1 (docs/PERFORMANCE.md, the stdio
-// k=1 row). A request that takes longer (a slow tool, one waiting for the
-// client's answer, a stalled stdout) hands the role on, so that the next
-// line, a notifications/cancelled for it or the answer it waits for are
-// read after at most this long (TestConcurrency,
-// TestStdioCancelWhileStdoutStalls, TestStdioAnswersReadWhileRequestSlotsAreFull).
-// A millisecond is about the resolution of an idle Go process's timers on
-// Linux.
+// stdioInlineFor is how long the reading role's holder serves a request
+// itself (serveInline) before it hands the role on, so the next line is
+// read within this long (TestConcurrency, TestStdioCancelWhileStdoutStalls);
+// a millisecond is about an idle Go process's timer resolution on Linux.
+// Inline serving is kept because handing a lone request over cost two
+// thread wake-ups, about half of the server's CPU (docs/PERFORMANCE.md,
+// the stdio modern k=1 row).
 const stdioInlineFor = time.Millisecond
 
 // stdioConn is one stdio connection: a crew of goroutines that take turns
-// at reading (leader/follower), the requests in flight, and the writer
-// (outq).
-//
-// Reading is a role, held by one goroutine of the crew at a time (work):
-// it reads a line and judges it, in the order the lines were read
-// (handleLine: the handshake, cancellations, duplicate ids, the request
-// slots). A request it is to serve, it serves itself: inline, keeping the
-// role, when nothing else is in flight (serveInline); otherwise after
-// handing the role to an idle follower (promote), so that the next line
-// is read while it serves. Once its request is answered, a goroutine that
-// no longer holds the role waits, as a follower, for it to come back.
+// at reading (leader/follower, work), the requests in flight, and the
+// writer (outq). Reading is a role held by one goroutine at a time; it
+// reads and judges lines in order (handleLine).
 type stdioConn struct {
 	s       *server
 	out     io.Writer
 	closing <-chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
-	// endInput is what the end of stdin does: closing is closed and the
-	// session ends, so listens close gracefully and requests waiting for
-	// an answer that can no longer arrive fail at once. Idempotent.
+	// endInput, run at the end of stdin, closes closing and ends the
+	// session, so listens close gracefully and requests waiting for an
+	// answer fail at once. Idempotent.
 	endInput func()
-	// session is the connection's classic-era session: stdio is one
-	// connection per process, so one initialize serves it all.
+	// session is the connection's classic-era session: one initialize
+	// serves the whole process.
 	session *session
 
-	// outq coalesces the lines written to out (linequeue.go); its queue
-	// holds at most maxStdioQueuedBytes (or one message), and its room
-	// is also signalled when a call is cancelled.
+	// outq coalesces the lines written to out (linequeue.go), at most
+	// maxStdioQueuedBytes; its room is also signalled on cancellation.
 	outq lineQueue
 
 	mu       sync.Mutex            // guards inFlight, pushEnded, stopped
 	inFlight map[string]*stdioCall // by request id key
-	// pushes counts the session's pushes being written (push), on a
-	// publisher's goroutine; pushEnded refuses new ones. serveStdio
-	// sets it and waits for pushes before it returns, so that nothing
-	// is written to out after.
+	// pushes counts the session's pushes being written (push);
+	// pushEnded refuses new ones. serveStdio sets it and waits for pushes,
+	// so nothing is written to out after it returns.
 	pushes    sync.WaitGroup
 	pushEnded bool
 	// stopped is set when serveStdio stops reading (EOF or ctx): a line
 	// read after it is not handled. wg counts the requests in flight and
-	// the lines being handled; a line's handling is added to it under mu
-	// only while stopped is unset (enter), so serveStdio's Wait, once it
-	// has set stopped, sees every Add.
+	// the lines being handled, added under mu only while stopped is unset
+	// (enter), so serveStdio's Wait after setting stopped sees every Add.
 	stopped bool
 	wg      sync.WaitGroup
-	// slots bounds the requests served at once (-max-requests), and
-	// lineBytes the bytes of their lines (maxStdioInFlightBytes); the
-	// connection is one client, so neither has shares.
+	// slots bounds the requests served at once (-max-requests), lineBytes
+	// their lines' bytes (maxStdioInFlightBytes); one client, no shares.
 	slots, lineBytes *shareLimit
-	// running counts the requests (and batches) started and not yet
-	// done: one started while another runs is not served inline (start).
+	// running counts the requests (and batches) started and not done: one
+	// started while another runs is not served inline (start).
 	running atomic.Int32
 
 	// in, admitted and readEnd belong to the goroutine holding the
-	// reading role. in is stdin. admitted is closed once the request last
-	// started without a free slot (start) has its slot and bytes; until
-	// then the reader serves only the lines that can free them
-	// (handleControl) and waits before any other, so the backpressure
-	// stays one line deep; nil when no request waits. readEnd receives
-	// the error that ended stdin (io.EOF at its end), once.
+	// reading role. admitted is closed once the request last started
+	// without a free slot (start) has its slot and bytes; until then the
+	// reader serves only lines that can free them (handleControl) and
+	// waits before any other, so backpressure stays one line deep; nil
+	// when no request waits. readEnd receives the error that ended stdin
+	// (io.EOF at its end), once.
 	in       *lineReader
 	admitted chan struct{}
 	readEnd  chan error
 
 	// inline is set while the role's holder serves a request itself;
-	// handoff's function takes the role from it (Swap) when the request
-	// outlasts stdioInlineFor, and the holder keeps the role only if it
-	// takes inline back first (serveInline).
+	// handoff's function takes the role (Swap) when the request outlasts
+	// stdioInlineFor, and the holder keeps the role only if it takes
+	// inline back first (serveInline).
 	inline  atomic.Bool
 	handoff *time.Timer
 	// lead hands the reading role to an idle follower; quit, closed by
-	// serveStdio once every request is answered, dismisses them. crew
-	// counts the goroutines of the connection (work). Followers are kept,
-	// not ended, because a fresh goroutine per request grew its stack
-	// for every request: ending them made stdio k=32 about 30 % dearer in
-	// CPU per request, side by side (docs/PERFORMANCE.md, the stdio k=32
-	// rows).
+	// serveStdio once every request is answered, dismisses them; crew
+	// counts the connection's goroutines (work). Followers are kept
+	// because a fresh goroutine per request, growing its stack each time,
+	// cost about 30 % more CPU per request side by side
+	// (docs/PERFORMANCE.md, the stdio k=32 rows).
 	lead chan struct{}
 	quit chan struct{}
 	crew sync.WaitGroup
 }
 
-// stdioJob is the work of one request (or batch) and the bytes of its
-// line: start takes a request slot and the bytes for it, do runs it and
-// gives them back.
+// stdioJob is the work of one request (or batch) and its line's size:
+// start takes a slot and the bytes, do runs it and gives them back.
 type stdioJob struct {
 	run  func()
 	size int64
@@ -147,17 +122,14 @@ type stdioJob struct {
 
 // stdioCall is one request in flight on stdio.
 type stdioCall struct {
-	// rctx is the request's context (request_context.go): cancelling the
-	// call ends it.
-	rctx *requestContext
-	mu   sync.Mutex // guards ended; serialises setting cancelled or ended with queueing the call's messages
-	// cancelled is set under mu; a writer waiting for room in the queue
-	// reads it without mu (see writeUnlessCancelled).
+	rctx *requestContext // the request's context (request_context.go)
+	mu   sync.Mutex      // guards ended; serialises setting cancelled or ended with queueing the call's messages
+	// cancelled is set under mu; a writer waiting for room reads it
+	// without mu (waitRoom).
 	cancelled atomic.Bool
 	// ended is set once the call's response is queued (or, a batch
-	// entry, its answer taken): a goroutine of the handler that outlives
-	// it writes nothing more, as the progress utility asks (review A,
-	// finding 6). The HTTP transport has httpCall.done.
+	// entry, its answer taken): a handler goroutine that outlives it
+	// writes nothing more (TestStdioNothingAfterResponse).
 	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
 	ended bool
 }
@@ -175,23 +147,20 @@ func (call *stdioCall) isCancelled() bool {
 }
 
 // serveStdio serves in until EOF (or ctx ends), then waits for every
-// request already read and writes its response before returning: a client
-// that closes stdin after its last request still gets every answer.
+// request already read and writes its response before returning
+// (TestEOFDrain).
 //
-// Both EOF and ctx ending shut the connection down gracefully: closing is
-// closed first, so each open subscriptions/listen writes its
+// Both EOF, the spec's graceful-shutdown signal on stdio, and ctx ending
+// close closing first, so each open subscriptions/listen writes its
 // graceful-closure result and ends instead of holding the drain open
-// forever. EOF is the spec's primary graceful-shutdown signal on stdio
-// (the client closes stdin, then waits for the server to exit, still
-// reading stdout), so it is treated like a signal, not as a vanished
-// client. On ctx ending, the requests in flight are then cancelled.
+// (TestStdioShutdownDuringDrain); on ctx ending the requests in flight
+// are then cancelled.
 // [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := newStdioConn(s, out)
 	// Requests run under connCtx, cancelled only after closing is closed,
-	// so a listen request can tell shutdown from its own cancellation.
-	// ctx ending cancels them even during the EOF drain.
+	// so a listen can tell shutdown from its own cancellation.
 	connCtx, cancelConn := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelConn()
 	closing := make(chan struct{})
@@ -202,8 +171,8 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		shutdown()
 		c.session.end()
 	}
-	// ctx ending is carried into closing and connCtx, during the EOF
-	// drain too; a watch that has started is awaited before returning.
+	// ctx ending reaches closing and connCtx, during the EOF drain too; a
+	// watch that has started is awaited before returning.
 	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(ctx, func() {
 		defer close(watched)
@@ -218,8 +187,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	c.session.sink = c.push
 	c.in = newLineReader(in)
 	c.handoff = time.AfterFunc(time.Hour, func() {
-		// enter: a promotion is counted in wg, so that serveStdio's
-		// Wait covers the goroutine it may start.
+		// enter: serveStdio's Wait covers the goroutine promote may start.
 		if c.inline.Swap(false) && c.enter() {
 			c.promote(connCtx)
 			c.leave()
@@ -239,21 +207,20 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		shutdown()
 		cancelConn()
 		// A reader blocked in Read is unblocked by a deadline where the
-		// input supports one (pipes, files), and by process exit
-		// otherwise; having read, it finds the connection stopped.
+		// input has one (pipes, files), otherwise by process exit; it then
+		// finds the connection stopped.
 		if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
 			_ = d.SetReadDeadline(time.Now())
 		}
 	}
 	c.stop()
-	// No answer to a server-to-client request can arrive any more: fail
-	// the requests waiting for one rather than letting them time out.
+	// No answer to a server-to-client request can arrive any more.
 	c.session.end()
 	c.wg.Wait()
 	c.handoff.Stop()
 	close(c.quit)
 	if ended {
-		// Otherwise a reader may still be blocked in Read: it ends once
+		// Otherwise a reader may still be blocked in Read; it ends once
 		// the read returns.
 		c.crew.Wait()
 	}
@@ -299,9 +266,8 @@ func (c *stdioConn) enter() bool {
 func (c *stdioConn) leave() { c.wg.Done() }
 
 // work is the life of one goroutine of the crew: it holds the reading
-// role (read), serves the request it read (inline, or after handing the
-// role on), then, without the role, waits as a follower for it. It
-// returns when stdin ends, when the connection stops, or when quit
+// role (read), serves the request it read, then waits as a follower for
+// the role. It returns when stdin ends, the connection stops, or quit
 // dismisses the followers.
 func (c *stdioConn) work(ctx context.Context) {
 	for {
@@ -387,14 +353,14 @@ func (c *stdioConn) serveInline(job stdioJob) bool {
 }
 
 // lineReader reads the non-blank lines of stdin (without their CR LF);
-// next is called by the goroutine holding the reading role.
+// only the goroutine holding the reading role calls next.
 type lineReader struct {
 	r *bufio.Reader
-	// longHint is the length of the last line longer than the reader's
-	// buffer: a client that sends one large argument tends to send more of
-	// its size, and a buffer of that size from the start is one copy of
-	// the line where growing by doubling from 64 KiB was four, and the
-	// largest share of a 1 MiB echo's time.
+	// longHint is the length of the last line longer than the buffer: a
+	// client tends to send more lines of that size, and allocating it at
+	// once copies a line once instead of four times growing from 64 KiB,
+	// the largest share of a 1 MiB echo's time (docs/PERFORMANCE.md, the
+	// stdio echo 1 MiB row).
 	longHint int
 }
 
@@ -408,9 +374,9 @@ func newLineReader(in io.Reader) *lineReader {
 func (lr *lineReader) waiting() bool { return lr.r.Buffered() > 0 }
 
 // next returns the next non-blank line, a copy of its own. A line over
-// maxLineBytes is discarded and returned as nil, so that it gets an error
-// answer and the next line is still served. The error is the input's (io.EOF
-// at its end), with no line.
+// maxLineBytes is discarded and returned as nil, to be answered with an
+// error (TestStdioLineLimit). The error is the input's (io.EOF at its
+// end), with no line.
 func (lr *lineReader) next() ([]byte, error) {
 	var long []byte
 	tooLong := false
@@ -437,8 +403,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			line, long, owned = append(long, chunk...), nil, true
 			lr.longHint = min(len(line), maxLineBytes+1)
 			if cap(line) > 2*len(line) {
-				// A shorter line than the hint: what it holds in
-				// flight is its length, not the hint's.
+				// A line shorter than the hint holds its own length.
 				line = bytes.Clone(line)
 			}
 		}
@@ -462,19 +427,14 @@ func (lr *lineReader) next() ([]byte, error) {
 // lines were read: cancellations, answers and notifications are handled
 // here; a request is registered in flight and started (start), and
 // returned with how this goroutine serves it (serveNone when it does not).
-// A slow handler never blocks a fast one: the reading role moves on.
 //
-// The handshake is ordered: each request is judged (newRequest decides
-// its era against the session's state) here, and initialize is served
-// here, before the next line is read. So a client that pipes initialize
-// and the requests after it, without waiting for the answer, has them
-// served in the negotiated session; a request read before initialize is
-// refused as one, however the goroutines are scheduled; and
-// notifications/initialized, handled here too, always finds the session
-// negotiated. initialize does no I/O, so serving it on the reader costs
-// the reader nothing (a parse error's answer is written here too). The
-// clients SHOULD wait for the initialize response; the server does not
-// make them (TestStdioPipelinedHandshake).
+// The handshake is ordered: each request's era is decided here
+// (newRequest) and initialize, which does no I/O, is served here before
+// the next line is read. So requests piped after initialize are served in
+// the negotiated session, one read before it is refused however the
+// goroutines are scheduled, and notifications/initialized always finds
+// the session negotiated (TestStdioPipelinedHandshake,
+// TestStdioPipelinedInitialized).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, how int) {
 	if line == nil {
@@ -512,9 +472,8 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, 
 		c.write(reply)
 		return job, serveNone
 	}
-	// The request's context, bound here so that a notifications/cancelled
-	// read while it waits for a slot reaches it; serve ends it once the
-	// request is answered.
+	// Bound here so that a cancellation read while the request waits for
+	// a slot reaches it; serve ends it.
 	reqCtx := req.bind(ctx)
 	call := &stdioCall{rctx: &req.rctx}
 	c.mu.Lock()
@@ -539,15 +498,12 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte) (job stdioJob, 
 	}})
 }
 
-// handleBatch judges a line that is a JSON-RPC batch (batch.go): refused
-// whole unless the connection's session negotiated 2025-03-26; otherwise
-// its entries are judged and its notifications and responses handled
-// here, in order, like lines, and its requests registered in flight (so
-// notifications/cancelled reaches them, and their ids count as in
-// flight). The requests are then served one after another within one
-// request slot (start), and the batch's answer is one line, an array
-// in the order of the entries; a cancelled request has no entry in it,
-// and a batch with nothing to answer writes nothing.
+// handleBatch judges a line that is a JSON-RPC batch (batch.go), refused
+// whole unless the session negotiated 2025-03-26. Its notifications and
+// responses are handled here in order, like lines, and its requests
+// registered in flight; they are then served one after another in one
+// request slot (start), answered in one line in entry order. A cancelled
+// request has no entry; a batch with nothing to answer writes nothing.
 // [§Batching]: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching
 func (c *stdioConn) handleBatch(ctx context.Context, line []byte) (job stdioJob, how int) {
 	if c.session.negotiated() != versionBatches {
@@ -612,22 +568,14 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) (job stdioJob,
 	}})
 }
 
-// start takes a request slot and the bytes of job's line for it, and
-// says how the goroutine that read it serves it. With both free: inline
-// when no other request is in flight and no other line has arrived
-// (serveInline), otherwise after handing the reading role on
-// (serveHandingOn), so that the lines a pipelining client sent are read
-// while it runs. Otherwise job runs on a goroutine of its own once both
-// are free (admit): the reader meanwhile goes on reading the lines that
-// can free them without taking any, the client's answers to bridged
-// server-to-client requests (classic_bridge.go) and
-// notifications/cancelled, and waits for admitted before any other line
-// (read). Blocking the reader outright left a request waiting for an
-// answer that was never read, until -input-timeout
-// (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin read
-// meanwhile ends the session (endInput), since the slots may be held by
-// requests waiting for answers that can no longer arrive, and by listens,
-// which free them only once told (TestStdioEOFWhileRequestSlotsAreFull).
+// start takes a request slot and the bytes of job's line, and says how
+// the goroutine that read it serves it: inline when nothing else is in
+// flight or waiting to be read, otherwise after handing the role on.
+// Without a free slot, job runs on a goroutine of its own once admitted
+// (admit), and meanwhile the reader reads only answers to bridged
+// requests and cancellations, which can free slots
+// (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin ends
+// the session (endInput), freeing the rest (TestStdioEOFWhileRequestSlotsAreFull).
 func (c *stdioConn) start(job stdioJob) (stdioJob, int) {
 	c.wg.Add(1)
 	alone := c.running.Add(1) == 1
@@ -677,8 +625,7 @@ func (c *stdioConn) handleControl(ctx context.Context, line []byte) bool {
 		return false
 	}
 	if jsonKind(line) == '[' {
-		// A batch of answers and cancellations (a 2025-03-26 client
-		// answering several bridged requests at once) frees slots too.
+		// A 2025-03-26 batch of answers and cancellations frees slots too.
 		if c.session.negotiated() != versionBatches {
 			return false
 		}
@@ -710,7 +657,7 @@ func (c *stdioConn) cancel(params []byte) {
 		call.cancelled.Store(true)
 		call.mu.Unlock()
 		call.rctx.cancel()
-		// A writer of the call waiting for room in the queue gives up.
+		// A writer of the call waiting for room gives up (waitRoom).
 		c.outq.mu.Lock()
 		c.outq.room.Broadcast()
 		c.outq.mu.Unlock()
@@ -736,11 +683,11 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 }
 
 // writeUnlessCancelled writes b, a notification of the call, unless the
-// call was cancelled or has ended. The check and the queueing of b happen
-// under the call's lock, so nothing is sent for a request after its
-// cancellation was handled or its response queued; waiting for room in
-// the queue and the Write itself happen without it, so a stalled stdout
-// never blocks the reader handling a notifications/cancelled.
+// call was cancelled or has ended. The check and the queueing happen
+// under call.mu, so nothing follows a handled cancellation or the queued
+// response; the wait for room and the Write happen without it, so a
+// stalled stdout never blocks the reader handling a cancellation
+// (TestStdioCancelWhileStdoutStalls).
 func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
 	c.writeCall(call, b, false)
 }
@@ -794,23 +741,14 @@ func (c *stdioConn) push(b []byte) {
 	c.write(b)
 }
 
-// maxSpareBytes bounds a buffer kept for reuse (stdio's batch buffer),
-// so that one huge response does not pin its size for the
-// life of the connection.
+// maxSpareBytes bounds the batch buffer outq keeps for reuse
+// (lineQueue.init).
 const maxSpareBytes = 64 << 10
 
-// write sends one complete message line. When no other goroutine is
-// writing, b goes out at once in its own Write; lines completed while a
-// Write is in progress are queued and go out together in the next one. So
-// an idle connection answers without delay, and a busy one makes one
-// system call for many responses instead of one each. Lines are never
-// interleaved and keep the order in which they were enqueued. The queue
-// holds at most maxStdioQueuedBytes: past it, write waits until the
-// writing goroutine takes the batch, so a stalled stdout stops the
-// server instead of growing its memory. The writing goroutine is one that
-// called write: a request's, the serve loop, or a publisher of the
-// session's notifications (push); serveStdio waits for all three before
-// it returns, so the queue is empty then.
+// write sends one complete message line through outq (linequeue.go),
+// waiting while the queue is full, so a stalled stdout stops the server
+// instead of growing its memory. The goroutine that writes is a caller (a
+// request's, the reader, a publisher); serveStdio waits for all three.
 func (c *stdioConn) write(b []byte) {
 	for {
 		c.waitRoom(len(b), nil)
@@ -825,8 +763,8 @@ func (c *stdioConn) write(b []byte) {
 }
 
 // roomLocked reports whether a message of n bytes may join the queue now:
-// nobody is writing (the caller will), or the queue has room, or it is
-// empty (a message larger than the bound goes alone).
+// nobody is writing, or it fits maxStdioQueuedBytes, or the queue is
+// empty (a larger message goes alone).
 func (c *stdioConn) roomLocked(n int) bool {
 	return !c.outq.flushing || len(c.outq.queued) == 0 || len(c.outq.queued)+n <= maxStdioQueuedBytes
 }

@@ -2,10 +2,9 @@
 
 // The stdio build (go build -tags stdio): baremcp without its HTTP wing.
 // It links no net/http, TLS, X.509, RSA or ECDSA, no OAuth, metrics or
-// health code (TestStdioBuildDeps), and the HTTP wing's flags are unknown
-// to it. The core calls the few names below in place of the wing's, the
-// way net/http's omithttp2.go stands in for its HTTP/2 bundle: the
-// transport is always stdio, and metrics are counted nowhere.
+// health code (TestStdioBuildDeps), and knows none of the wing's flags
+// (TestStdioBuildKnowsNoHTTPFlag). The names below stand in for the
+// wing's, as net/http's omithttp2.go does for its HTTP/2 bundle.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports#stdio.
 
