@@ -593,21 +593,5 @@ func BenchmarkHTTPClassicToolsCall(b *testing.B) {
 	c.initialize(classicInitialize(0, version20251125))
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
 	base := c.request(context.Background(), body)
-	client := c.ts.Client()
-	b.ReportAllocs()
-	for b.Loop() {
-		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
-			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			b.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("status %d", resp.StatusCode)
-		}
-	}
+	benchHTTPRequests(b, c.ts.Client(), base, body)
 }

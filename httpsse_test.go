@@ -709,6 +709,13 @@ func benchHTTPToolsCall(b *testing.B, ts *testHTTP, edits ...string) {
 	body := req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`)
 	client := ts.Client()
 	base := newTestHTTPRequest(b, context.Background(), ts, "", body, edits)
+	benchHTTPRequests(b, client, base, body)
+}
+
+// benchHTTPRequests sends base with body through client once per
+// iteration, over one connection kept alive, and fails b on any answer
+// but a 200 read to its end.
+func benchHTTPRequests(b *testing.B, client *http.Client, base *http.Request, body string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		req := &http.Request{Method: base.Method, URL: base.URL, Header: base.Header, Host: base.Host,
