@@ -361,6 +361,11 @@ func (c content) check() error {
 		if c.Link == nil || c.Link.URI == "" || c.Link.Name == "" {
 			return errors.New("resource_link needs a URI and a Name")
 		}
+		if c.Meta != nil {
+			// The block is the link: its one _meta is Link.Meta, and a
+			// second would be dropped on the wire.
+			return errors.New("resource_link: set _meta in Link.Meta, not on the block")
+		}
 		if err := checkIcons(c.Link.Icons); err != nil {
 			return fmt.Errorf("resource_link: %w", err)
 		}

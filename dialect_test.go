@@ -146,6 +146,8 @@ func TestBuildersRefuseWhatNoRevisionAllows(t *testing.T) {
 			`tool result: content block 0: annotations: audience "robot" is not user or assistant`},
 		{"link without name", toolResult{Content: []content{linkContent(resourceLink{URI: "x://a"})}},
 			`tool result: content block 0: resource_link needs a URI and a Name`},
+		{"link _meta on the block", toolResult{Content: []content{{Type: "resource_link", Link: &resourceLink{URI: "x://a", Name: "a"}, Meta: map[string]any{"k": 1}}}},
+			`tool result: content block 0: resource_link: set _meta in Link.Meta, not on the block`},
 		{"reserved result _meta", toolResult{Meta: map[string]any{"io.modelcontextprotocol/related-task": 1}},
 			`tool result: _meta key "io.modelcontextprotocol/related-task" uses a prefix reserved for MCP`},
 	} {

@@ -47,7 +47,9 @@ func fieldsContent() []content {
 	}
 	for i := range blocks {
 		blocks[i].Annotations = fieldsAnnotations()
-		blocks[i].Meta = fieldsMeta("block " + blocks[i].Type)
+		if blocks[i].Type != "resource_link" { // a link's _meta is its Link.Meta
+			blocks[i].Meta = fieldsMeta("block " + blocks[i].Type)
+		}
 	}
 	return blocks
 }
