@@ -487,6 +487,13 @@ func readChunks(r io.Reader, first []byte, end int64, grow func(size int) bool, 
 	for {
 		n, err := r.Read(cur[len(cur):cap(cur)])
 		cur = cur[:len(cur)+n]
+		if err != nil && err != io.EOF {
+			// Refused or cut off: nothing of it is used, so it is not
+			// copied (an oversized body would otherwise cost its size again).
+			full = append(full, cur)
+			giveBack()
+			return nil, err
+		}
 		if err != nil {
 			full = append(full, cur)
 			total := 0
@@ -498,10 +505,7 @@ func readChunks(r io.Reader, first []byte, end int64, grow func(size int) bool, 
 				body = append(body, c...)
 			}
 			giveBack()
-			if err == io.EOF {
-				err = nil
-			}
-			return body, err
+			return body, nil
 		}
 		if len(cur) == cap(cur) {
 			full = append(full, cur)

@@ -909,3 +909,17 @@ func TestHTTPListInTwoParts(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBodyRefusedReturnsNothing pins that a body whose reading fails
+// past its first buffer (too large, cut off) is not assembled: the caller
+// refuses it, and a copy would cost its size again.
+func TestReadBodyRefusedReturnsNothing(t *testing.T) {
+	cut := errors.New("cut off")
+	for _, size := range []int64{-1, 1 << 20} {
+		r := io.MultiReader(strings.NewReader(strings.Repeat("x", 3*readBodyFirst)), iotest.ErrReader(cut))
+		got, err := readBody(r, size, 0, nil, newBufferPool(bodyChunksKept, readBodyFirst, readBodyFirst))
+		if !errors.Is(err, cut) || got != nil {
+			t.Errorf("size %d: readBody = %d bytes (nil %v), %v; want nil, %v", size, len(got), got == nil, err, cut)
+		}
+	}
+}
