@@ -1,7 +1,8 @@
 // The classic session: what one initialize handshake negotiated, the
-// server-to-client requests awaiting answers, the HTTP requests in
-// flight, the channel to the client and the registration for list
-// changes. The type, its lock and every method that takes it live here.
+// server-to-client requests awaiting answers, the channel to the client
+// and the registration for list changes. The type, its lock and every
+// method that takes it live here; its HTTP part, with a lock of its own,
+// in classic_session_http.go.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
@@ -10,8 +11,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,45 +21,37 @@ import (
 // as exchange.session; HTTP keeps a fresh one only once negotiated).
 // Modern requests never read it. Safe for concurrent use.
 type session struct {
-	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, headerForgiven, pending, nextID, inFlight, streaming, watch, hub
+	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, pending, nextID, watch, hub
 	version string     // negotiated protocol version; "" until initialize succeeds
 	// caps and name are what the client declared at initialize, distilled:
 	// the raw objects are slices of the body, which must not live on.
-	caps           clientCapsSet
-	name           string   // clientInfo.name, cut for logs
-	level          logLevel // minimum level set by logging/setLevel
-	hasLevel       bool     // logging/setLevel was called; until then nothing is logged
-	initialized    bool     // notifications/initialized arrived
-	headerForgiven bool     // an HTTP request named another served version (logged once)
+	caps        clientCapsSet
+	name        string   // clientInfo.name, cut for logs
+	level       logLevel // minimum level set by logging/setLevel
+	hasLevel    bool     // logging/setLevel was called; until then nothing is logged
+	initialized bool     // notifications/initialized arrived
 
-	pending  map[string]chan<- *message         // server-to-client requests awaiting an answer, by idKey
-	nextID   uint64                             // last server-to-client request number
-	inFlight map[string]context.CancelCauseFunc // HTTP: client requests running, by idKey (stdio keeps its own)
+	pending map[string]chan<- *message // server-to-client requests awaiting an answer, by idKey
+	nextID  uint64                     // last server-to-client request number
 
-	sink      func(msg []byte) // stdio: writes to the connection; set before sharing
-	queue     chan []byte      // HTTP: for the GET stream; push drops what does not fit
-	streaming bool             // an HTTP GET stream is open
+	sink func(msg []byte) // stdio: writes to the connection; set before sharing
 
 	watch *subscription    // list changes and resources/subscribe, nil until watcher
 	hub   *subscriptionHub // where watch is registered
-	wake  chan struct{}    // capacity 1: watch has notices for the HTTP GET stream
 
-	// id is the HTTP session id, owner the caller.binding of who opened
-	// it, share that client's share key; set before sharing.
-	id, owner, share string
+	// id is the HTTP session id, share the client's share key; set
+	// before sharing.
+	id, share string
+
+	sessionHTTP // HTTP only (stdio's keeps no state): requests in flight, the GET stream
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
 }
 
-// sessionQueueLen bounds the messages waiting for an HTTP session's GET
-// stream: they are rare, and a client that never opens the stream loses
-// them rather than growing the server's memory.
-const sessionQueueLen = 64
-
 // newSession returns a session before initialize.
 func newSession() *session {
-	return &session{queue: make(chan []byte, sessionQueueLen), done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return &session{done: make(chan struct{}), sessionHTTP: newSessionHTTP()}
 }
 
 // push sends msg to the client outside any request: a stdout line on
@@ -76,12 +67,7 @@ func (c *session) push(msg []byte) bool {
 		c.sink(msg)
 		return true
 	}
-	select {
-	case c.queue <- msg:
-		return true
-	default:
-		return false
-	}
+	return c.enqueue(msg)
 }
 
 // end terminates the session, once: bridges fail, the GET stream closes,
@@ -89,62 +75,14 @@ func (c *session) push(msg []byte) bool {
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
+		c.endRequests()
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		for _, cancel := range c.inFlight {
-			cancel(errSessionEnded)
-		}
 		if c.watch != nil {
 			c.hub.unwatch(c.watch)
 		}
 	})
 }
-
-// track records an HTTP request in flight under its id, for
-// cancellation; untrack forgets it. ok is false when the id is already in
-// flight.
-func (c *session) track(id []byte, cancel context.CancelCauseFunc) (untrack func(), ok bool) {
-	key := idKey(id)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, dup := c.inFlight[key]; dup {
-		return nil, false
-	}
-	if c.inFlight == nil {
-		c.inFlight = map[string]context.CancelCauseFunc{}
-	}
-	c.inFlight[key] = cancel
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.inFlight, key)
-	}, true
-}
-
-// cancelRequest cancels the HTTP request in flight with idKey key, if any.
-func (c *session) cancelRequest(key string) bool {
-	c.mu.Lock()
-	cancel := c.inFlight[key]
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel(errRequestCancelled)
-	}
-	return cancel != nil
-}
-
-// cancelNamed cancels the HTTP request a notifications/cancelled names;
-// unknown ids and malformed params are ignored, as the spec asks.
-func (c *session) cancelNamed(params []byte) {
-	if key, ok := cancelledRequest(params); ok {
-		c.cancelRequest(key)
-	}
-}
-
-// The causes a classic HTTP request's context may be cancelled with.
-var (
-	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
-	errSessionEnded     = errors.New("the session ended")
-)
 
 // negotiated returns the session's protocol version, "" before initialize
 // or for a nil session.
@@ -168,16 +106,6 @@ func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) b
 	}
 	c.version, c.caps, c.name = version, caps, name
 	return true
-}
-
-// noteForgivenHeader records a version header other than the negotiated
-// one, and reports whether it was the first (the one to log).
-func (c *session) noteForgivenHeader() (first bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	first = !c.headerForgiven
-	c.headerForgiven = true
-	return first
 }
 
 // maxLoggedClientName bounds the client name a log line quotes: it is
@@ -310,13 +238,6 @@ func (c *session) deliver(msg *message) bool {
 	return ok
 }
 
-// hasStream reports whether an HTTP GET stream of the session is open.
-func (c *session) hasStream() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.streaming
-}
-
 // ended reports whether the session has ended.
 func (c *session) ended() bool {
 	select {
@@ -325,24 +246,6 @@ func (c *session) ended() bool {
 	default:
 		return false
 	}
-}
-
-// openStream claims the session's one GET stream; false if it is taken.
-func (c *session) openStream() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.streaming {
-		return false
-	}
-	c.streaming = true
-	return true
-}
-
-// closeStream releases the GET stream.
-func (c *session) closeStream() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.streaming = false
 }
 
 // watcher returns the session's watcher, registering start's in hub the

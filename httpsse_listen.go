@@ -48,6 +48,14 @@ const (
 	// and its expiry cancels the request's context.
 	httpBodyReadTimeout = 30 * time.Second
 
+	// httpQueueWait bounds an HTTP request's wait for a slot: long enough
+	// to smooth a burst, short enough not to leave a client hanging.
+	httpQueueWait = 2 * time.Second
+
+	// httpWriteTimeout bounds one write to an HTTP client (a response, an
+	// SSE event), so a client that stops reading frees its request.
+	httpWriteTimeout = 30 * time.Second
+
 	// httpIdleTimeout closes keep-alive connections nobody uses.
 	httpIdleTimeout = 2 * time.Minute
 

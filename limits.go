@@ -31,14 +31,6 @@ const (
 	// total over HTTP (a request waits up to httpQueueWait, then 503).
 	defaultMaxRequests = maxInFlight
 
-	// httpQueueWait bounds an HTTP request's wait for a slot: long enough
-	// to smooth a burst, short enough not to leave a client hanging.
-	httpQueueWait = 2 * time.Second
-
-	// httpWriteTimeout bounds one write to an HTTP client (a response, an
-	// SSE event), so a client that stops reading frees its request.
-	httpWriteTimeout = 30 * time.Second
-
 	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit
 	// per caller over HTTP without -rate-limit: ten times what a
 	// model-driven client needs (docs/RELIABILITY.md, "Error codes chosen

@@ -12,10 +12,8 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"sync"
-	"time"
 )
 
 const (
@@ -41,7 +39,8 @@ func shareOf(total int64, pct int, floor int64) int64 {
 // can now take what they asked for, in arrival order. A newcomer takes
 // free units at once, even past an earlier waiter wanting more: a large
 // waiter may time out rather than starve the small ones. Safe for
-// concurrent use (TestShareLimit, TestShareLimitWaiters).
+// concurrent use (TestShareLimit, TestShareLimitWaiters). Its waits with
+// a deadline, which only HTTP has, are in limits_share_http.go.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
@@ -86,7 +85,7 @@ func (l *shareLimit) take(share string, n int64) bool {
 
 // enqueue takes n units for share at once (nil), or returns a waiter
 // whose ready is closed once they are taken for it; the caller waits on
-// it or abandons it.
+// it (or, over HTTP, abandons it).
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -101,56 +100,6 @@ func (l *shareLimit) enqueueLocked(share string, n int64) *shareWaiter {
 	w := &shareWaiter{share: share, n: n, ready: make(chan struct{})}
 	l.waiters = append(l.waiters, w)
 	return w
-}
-
-// abandon stops w waiting. It reports whether the units were taken for w
-// meanwhile: they are then the caller's, to use or give back.
-func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i := slices.Index(l.waiters, w); i >= 0 {
-		l.waiters = slices.Delete(l.waiters, i, i+1)
-		return false
-	}
-	return true
-}
-
-// wait takes n units for share, waiting up to d while ctx lasts for them
-// to be given back; false means they were not.
-func (l *shareLimit) wait(ctx context.Context, share string, n int64, d time.Duration) bool {
-	return l.await(ctx, l.enqueue(share, n), d)
-}
-
-// waitForTotal is wait, except that a share whose own part is full
-// reports false at once: it would wait for units only it gives back.
-func (l *shareLimit) waitForTotal(ctx context.Context, share string, n int64, d time.Duration) bool {
-	l.mu.Lock()
-	if share != "" && l.by[share]+n > l.per {
-		l.mu.Unlock()
-		return false
-	}
-	w := l.enqueueLocked(share, n)
-	l.mu.Unlock()
-	return l.await(ctx, w, d)
-}
-
-// await waits up to d while ctx lasts for w (nil: the units were taken
-// at once) and reports whether its units were taken.
-func (l *shareLimit) await(ctx context.Context, w *shareWaiter, d time.Duration) bool {
-	if w == nil {
-		return true
-	}
-	if d > 0 {
-		timer := time.NewTimer(d)
-		defer timer.Stop()
-		select {
-		case <-w.ready:
-			return true
-		case <-timer.C:
-		case <-ctx.Done():
-		}
-	}
-	return l.abandon(w)
 }
 
 // give gives back n units share took, taking them for the waiters that

@@ -44,3 +44,13 @@ type metrics struct{}
 func newMetrics(*server) *metrics                                      { return nil }
 func (*metrics) started()                                              {}
 func (*metrics) served(string, era, transport, outcome, time.Duration) {}
+
+// sessionHTTP is a classic session's HTTP state: none in this build,
+// where every session writes to its sink.
+type sessionHTTP struct{}
+
+func newSessionHTTP() sessionHTTP              { return sessionHTTP{} }
+func (*sessionHTTP) enqueue([]byte) bool       { return false }
+func (*sessionHTTP) noticeWake() chan struct{} { return nil }
+func (*sessionHTTP) endRequests()              {}
+func (*sessionHTTP) hasStream() bool           { return false }
