@@ -272,12 +272,7 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 			}
 		}
 	case "ref/resource":
-		var t *resourceTemplate
-		for _, x := range reg.templates {
-			if x.URITemplate == ref["uri"] {
-				t = x
-			}
-		}
+		t := reg.template(ref["uri"])
 		if t == nil {
 			return result{}, invalidParams("unknown resource template: ref.uri names no template")
 		}

@@ -110,6 +110,14 @@ func (r *registry) resource(uri string) *resource {
 	return nil
 }
 
+// template returns the template registered as uriTemplate, or nil.
+func (r *registry) template(uriTemplate string) *resourceTemplate {
+	if i := slices.IndexFunc(r.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate }); i >= 0 {
+		return r.templates[i]
+	}
+	return nil
+}
+
 // index builds the lookup maps of a published snapshot once and reports
 // whether they may be used; a snapshot still being built has none.
 func (r *registry) index() bool {
@@ -207,30 +215,15 @@ func (r *registry) capabilities(version string) json.RawMessage {
 // hasTaskTools reports whether any tool may run as a task (tasks.go); the
 // tasks extension is advertised only then.
 func (r *registry) hasTaskTools() bool {
-	for _, t := range r.tools {
-		if t.Task != taskNever {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.tools, func(t *tool) bool { return t.Task != taskNever })
 }
 
 // hasCompleters reports whether any prompt argument or template variable
 // can be completed; the completions capability is advertised only then.
 func (r *registry) hasCompleters() bool {
-	for _, p := range r.prompts {
-		for _, a := range p.Arguments {
-			if a.Complete != nil {
-				return true
-			}
-		}
-	}
-	for _, t := range r.templates {
-		if len(t.Complete) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.prompts, func(p *prompt) bool {
+		return slices.ContainsFunc(p.Arguments, func(a promptArgument) bool { return a.Complete != nil })
+	}) || slices.ContainsFunc(r.templates, func(t *resourceTemplate) bool { return len(t.Complete) > 0 })
 }
 
 // page returns the encoded list result for kind, starting at cursor. Pages

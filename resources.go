@@ -161,10 +161,8 @@ func (s *server) addTemplate(t resourceTemplate) {
 		}
 	}
 	s.update(func(reg *registry) {
-		for _, other := range reg.templates {
-			if other.URITemplate == t.URITemplate {
-				panic(fmt.Sprintf("addTemplate: duplicate template %q", t.URITemplate))
-			}
+		if reg.template(t.URITemplate) != nil {
+			panic(fmt.Sprintf("addTemplate: duplicate template %q", t.URITemplate))
 		}
 		reg.templates = append(reg.templates, &t)
 	})

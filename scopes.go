@@ -171,10 +171,8 @@ func (s *server) requiredScopes(req *request) []string {
 				return p.Scopes
 			}
 		case "ref/resource":
-			for _, t := range reg.templates {
-				if t.URITemplate == ref["uri"] {
-					return t.Scopes
-				}
+			if t := reg.template(ref["uri"]); t != nil {
+				return t.Scopes
 			}
 		}
 	case targetListen:
