@@ -124,10 +124,9 @@ type promptWire struct {
 func (p *prompt) wire(version string) promptWire {
 	args := p.Arguments
 	if !atLeast(version, version20250618) && len(args) > 0 {
-		args = make([]promptArgument, len(p.Arguments))
-		for i, a := range p.Arguments {
-			a.Title = ""
-			args[i] = a
+		args = slices.Clone(args)
+		for i := range args {
+			args[i].Title = ""
 		}
 	}
 	return promptWire{p.Name, titleFor(version, p.Title), p.Description, args, iconsFor(version, p.Icons), metaFor(version, p.Meta)}
@@ -187,15 +186,11 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	if err := checkMeta(res.Meta); err != nil {
 		return result{}, fmt.Errorf("prompt %s: %w", name, err)
 	}
-	out := result{body: res.wire(req.version)}
-	if len(res.Meta) > 0 {
-		meta, err := appendMetaMembers(nil, res.Meta)
-		if err != nil {
-			return result{}, err
-		}
-		out.meta = meta
+	meta, err := appendMetaMembers(nil, res.Meta)
+	if err != nil {
+		return result{}, err
 	}
-	return out, nil
+	return result{body: res.wire(req.version), meta: meta}, nil
 }
 
 // wire returns r as version shows it (contentFor).

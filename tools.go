@@ -397,15 +397,11 @@ func (r *toolResult) result(version string) (result, error) {
 		}
 		body.size += len(sc) + 24
 	}
-	res := result{body: body, toolError: r.IsError}
-	if len(r.Meta) > 0 {
-		meta, err := appendMetaMembers(nil, r.Meta)
-		if err != nil {
-			return result{}, err
-		}
-		res.meta = meta
+	meta, err := appendMetaMembers(nil, r.Meta)
+	if err != nil {
+		return result{}, err
 	}
-	return res, nil
+	return result{body: body, toolError: r.IsError, meta: meta}, nil
 }
 
 // toolBody is a CallToolResult's members, ready to append (result).
