@@ -28,15 +28,7 @@ const codeInsufficientScope = -31403
 // 1*( %x21 / %x23-5B / %x5D-7E ). The same bytes are what a challenge's
 // quoted scope may carry (RFC 6750 §3), so a scope can never break one.
 func validScope(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsFunc(s, func(c rune) bool { return c < 0x21 || c > 0x7e || c == '"' || c == '\\' })
 }
 
 // holds returns granted widened by s.scopeImplies, transitively: the

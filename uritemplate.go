@@ -78,18 +78,7 @@ func compileTemplate(t string) (*uriTemplate, error) {
 }
 
 // validVarName reports whether name is a level-1 variable name.
-func validVarName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
+func validVarName(name string) bool { return isName(name, len(name), true, "_.") }
 
 // match reports whether uri is an expansion of t and returns the variable
 // values as they appear in the URI (not percent-decoded), each non-empty,
