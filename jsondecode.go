@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -237,20 +238,28 @@ func (c *jsonChecker) array(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) {
-			return errJSONSyntax
-		}
-		switch c.data[c.pos] {
-		case ',':
-			c.pos++
-		case ']':
-			c.pos++
-			return nil
-		default:
-			return errJSONSyntax
+		if done, err := c.next(']'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// next moves c past the ',' or the closing byte that follows an element
+// or member; done reports the closing byte.
+func (c *jsonChecker) next(closing byte) (done bool, err error) {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return false, errJSONSyntax
+	}
+	switch c.data[c.pos] {
+	case ',':
+		c.pos++
+		return false, nil
+	case closing:
+		c.pos++
+		return true, nil
+	}
+	return false, errJSONSyntax
 }
 
 // maxObjectKeys bounds the members of one object in a peer message, and so
@@ -325,18 +334,8 @@ func (c *jsonChecker) object(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) {
-			return errJSONSyntax
-		}
-		switch c.data[c.pos] {
-		case ',':
-			c.pos++
-		case '}':
-			c.pos++
-			return nil
-		default:
-			return errJSONSyntax
+		if done, err := c.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -597,10 +596,8 @@ var errNotObject = errors.New("not an object")
 // foldedName returns the known name that key imitates by differing from it
 // only in case or Unicode folding, or "" when key is exact or unrelated.
 func foldedName(key string, known ...string) string {
-	for _, k := range known {
-		if key == k {
-			return ""
-		}
+	if slices.Contains(known, key) {
+		return ""
 	}
 	for _, k := range known {
 		if strings.EqualFold(key, k) {
