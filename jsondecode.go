@@ -123,26 +123,24 @@ func (c *jsonChecker) number() error {
 
 // scanNumber returns the end of the JSON number starting at i.
 func scanNumber(d []byte, i int) (int, bool) {
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
-		return i, false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
+	digits := func() int { // moves i past a run of digits, returning its length
 		start := i
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
-		if i == start {
+		return i - start
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i < len(d) && d[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return i, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if digits() == 0 {
 			return i, false
 		}
 	}
@@ -151,11 +149,7 @@ func scanNumber(d []byte, i int) (int, bool) {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		start := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == start {
+		if digits() == 0 {
 			return i, false
 		}
 	}
