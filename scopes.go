@@ -252,30 +252,10 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 			return result{}, invalidParams("invalid cursor")
 		}
 	}
-	end := len(keep)
-	if s.pageSize > 0 && start+s.pageSize < end {
-		end = start + s.pageSize
+	b, err := reg.encodePage(kind, req.version, len(keep), func(i int) int { return keep[i] }, start, s.pageSize)
+	if err != nil {
+		return result{}, err
 	}
-	b := append(make([]byte, 0, 256), `{"`...)
-	b = append(b, kind...)
-	b = append(b, `":[`...)
-	for n, i := range keep[start:end] {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		item, err := reg.encodeItem(kind, i, req.version)
-		if err != nil {
-			return result{}, err
-		}
-		b = append(b, item...)
-	}
-	b = append(b, ']')
-	if end < len(keep) {
-		b = append(b, `,"nextCursor":"`...)
-		b = append(b, encodeCursor(end)...)
-		b = append(b, '"')
-	}
-	b = append(b, '}')
 	return result{body: json.RawMessage(b), cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 }
 
