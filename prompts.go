@@ -77,10 +77,7 @@ func (s *server) addPrompt(p prompt) {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
 	checkScopes("addPrompt "+p.Name, p.Scopes)
-	if err := checkIcons(p.Icons); err != nil {
-		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
-	}
-	if err := checkMeta(p.Meta); err != nil {
+	if err := checkItem(nil, p.Icons, nil, p.Meta); err != nil {
 		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
 	}
 	seen := map[string]bool{}

@@ -94,8 +94,8 @@ func (c resourceContents) MarshalJSON() ([]byte, error) {
 	}{c.URI, c.MimeType, c.Text, c.Meta})
 }
 
-// checkItem reports why a resource's or template's size, icons,
-// annotations or _meta cannot be sent in any revision (dialect.go).
+// checkItem reports why a registry item's size, icons, annotations or
+// _meta (nil when it has none) cannot be sent in any revision (dialect.go).
 func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
 	if size != nil && *size < 0 {
 		return fmt.Errorf("size %d is negative", *size)

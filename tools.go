@@ -100,10 +100,7 @@ func (s *server) addTool(t tool) {
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
 	}
-	if err := checkIcons(t.Icons); err != nil {
-		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
-	}
-	if err := checkMeta(t.Meta); err != nil {
+	if err := checkItem(nil, t.Icons, nil, t.Meta); err != nil {
 		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
 	}
 	var err error
