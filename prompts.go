@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -166,11 +165,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	}
 	res, err := get(ctx, req, args)
 	if err != nil {
-		var rerr *rpcError
-		if errors.As(err, &rerr) {
-			return result{}, rerr
-		}
-		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+		return result{}, fmt.Errorf("prompt %s: %w", name, err) // an *rpcError stands (peerError)
 	}
 	if res == nil {
 		return result{}, fmt.Errorf("prompt %s returned no result", name)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 )
@@ -262,11 +261,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
-		var rerr *rpcError
-		if errors.As(err, &rerr) {
-			return result{}, rerr
-		}
-		return result{}, fmt.Errorf("read %s: %w", uri, err)
+		return result{}, fmt.Errorf("read %s: %w", uri, err) // an *rpcError stands (peerError)
 	}
 	if len(contents) == 0 {
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)
