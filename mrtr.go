@@ -481,11 +481,7 @@ func clientCaps(raw []byte) clientCapsSet {
 			c.roots = true
 		case "extensions":
 			exts, _ := objectMembers(m.value)
-			for _, e := range exts {
-				if e.name == extensionTasks && jsonKind(e.value) == '{' {
-					c.tasks = true
-				}
-			}
+			c.tasks = slices.ContainsFunc(exts, func(e member) bool { return e.name == extensionTasks && jsonKind(e.value) == '{' })
 		}
 	}
 	return c
