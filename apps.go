@@ -9,6 +9,8 @@
 
 package main
 
+import "slices"
+
 // The extension's identifier and the MIME type of its HTML views.
 const (
 	extensionApps = "io.modelcontextprotocol/ui"
@@ -18,12 +20,9 @@ const (
 // hasApps reports whether a tool of the snapshot links an MCP App view;
 // the extension is advertised only then (capabilities).
 func (r *registry) hasApps() bool {
-	for _, t := range r.tools {
-		if ui, ok := t.Meta["ui"].(map[string]any); ok {
-			if _, ok := ui["resourceUri"].(string); ok {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.tools, func(t *tool) bool {
+		ui, _ := t.Meta["ui"].(map[string]any)
+		_, ok := ui["resourceUri"].(string)
+		return ok
+	})
 }

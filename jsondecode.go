@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -122,26 +123,24 @@ func (c *jsonChecker) number() error {
 
 // scanNumber returns the end of the JSON number starting at i.
 func scanNumber(d []byte, i int) (int, bool) {
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-	default:
-		return i, false
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
+	digits := func() int { // moves i past a run of digits, returning its length
 		start := i
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
-		if i == start {
+		return i - start
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i < len(d) && d[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return i, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if digits() == 0 {
 			return i, false
 		}
 	}
@@ -150,11 +149,7 @@ func scanNumber(d []byte, i int) (int, bool) {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		start := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		if i == start {
+		if digits() == 0 {
 			return i, false
 		}
 	}
@@ -237,20 +232,28 @@ func (c *jsonChecker) array(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) {
-			return errJSONSyntax
-		}
-		switch c.data[c.pos] {
-		case ',':
-			c.pos++
-		case ']':
-			c.pos++
-			return nil
-		default:
-			return errJSONSyntax
+		if done, err := c.next(']'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// next moves c past the ',' or the closing byte that follows an element
+// or member; done reports the closing byte.
+func (c *jsonChecker) next(closing byte) (done bool, err error) {
+	c.skipSpace()
+	if c.pos >= len(c.data) {
+		return false, errJSONSyntax
+	}
+	switch c.data[c.pos] {
+	case ',':
+		c.pos++
+		return false, nil
+	case closing:
+		c.pos++
+		return true, nil
+	}
+	return false, errJSONSyntax
 }
 
 // maxObjectKeys bounds the members of one object in a peer message, and so
@@ -325,18 +328,8 @@ func (c *jsonChecker) object(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) {
-			return errJSONSyntax
-		}
-		switch c.data[c.pos] {
-		case ',':
-			c.pos++
-		case '}':
-			c.pos++
-			return nil
-		default:
-			return errJSONSyntax
+		if done, err := c.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -597,10 +590,8 @@ var errNotObject = errors.New("not an object")
 // foldedName returns the known name that key imitates by differing from it
 // only in case or Unicode folding, or "" when key is exact or unrelated.
 func foldedName(key string, known ...string) string {
-	for _, k := range known {
-		if key == k {
-			return ""
-		}
+	if slices.Contains(known, key) {
+		return ""
 	}
 	for _, k := range known {
 		if strings.EqualFold(key, k) {

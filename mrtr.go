@@ -481,11 +481,7 @@ func clientCaps(raw []byte) clientCapsSet {
 			c.roots = true
 		case "extensions":
 			exts, _ := objectMembers(m.value)
-			for _, e := range exts {
-				if e.name == extensionTasks && jsonKind(e.value) == '{' {
-					c.tasks = true
-				}
-			}
+			c.tasks = slices.ContainsFunc(exts, func(e member) bool { return e.name == extensionTasks && jsonKind(e.value) == '{' })
 		}
 	}
 	return c
@@ -512,43 +508,33 @@ func missingCapability(c clientCapsSet, q inputRequest) []string {
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func missingCapabilityError(missing []string) *rpcError {
 	has := func(name string) bool { return slices.Contains(missing, name) }
-	var b bytes.Buffer
-	b.WriteString(`{"requiredCapabilities":{`)
-	sep := ""
-	if has("elicitation.form") || has("elicitation.url") {
-		b.WriteString(`"elicitation":{`)
-		modeSep := ""
-		for _, mode := range []string{elicitModeForm, elicitModeURL} {
-			if has("elicitation." + mode) {
-				b.WriteString(modeSep + strconv.Quote(mode) + `:{}`)
-				modeSep = ","
-			}
+	var modes, caps []string
+	for _, mode := range []string{elicitModeForm, elicitModeURL} {
+		if has("elicitation." + mode) {
+			modes = append(modes, strconv.Quote(mode)+`:{}`)
 		}
-		b.WriteByte('}')
-		sep = ","
+	}
+	if modes != nil {
+		caps = append(caps, `"elicitation":{`+strings.Join(modes, ",")+`}`)
 	}
 	for _, name := range []string{"sampling", "roots"} {
 		if has(name) {
-			b.WriteString(sep + strconv.Quote(name) + `:{}`)
-			sep = ","
+			caps = append(caps, strconv.Quote(name)+`:{}`)
 		}
 	}
 	if has(capabilityTasks) {
-		b.WriteString(sep + `"extensions":{` + strconv.Quote(extensionTasks) + `:{}}`)
+		caps = append(caps, `"extensions":{`+strconv.Quote(extensionTasks)+`:{}}`)
 	}
-	b.WriteString(`}}`)
-	names := map[string]bool{}
 	var list []string
 	for _, m := range missing {
-		if !names[m] {
-			names[m] = true
+		if !slices.Contains(list, m) {
 			list = append(list, m)
 		}
 	}
 	return &rpcError{
 		Code:    codeMissingCapability,
 		Message: "missing required client capability: " + strings.Join(list, ", "),
-		Data:    json.RawMessage(b.Bytes()),
+		Data:    json.RawMessage(`{"requiredCapabilities":{` + strings.Join(caps, ",") + `}}`),
 	}
 }
 

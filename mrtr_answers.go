@@ -167,17 +167,13 @@ func (a *inputResponse) parseCreateMessage(members []member) error {
 	if !hasModel {
 		return errors.New("sampling result needs a model string")
 	}
-	var blocks [][]byte
+	var blocks []json.RawMessage
 	switch jsonKind(content) {
 	case '{':
-		blocks = [][]byte{content}
+		blocks = []json.RawMessage{content}
 	case '[':
-		var list []json.RawMessage
-		if err := json.Unmarshal(content, &list); err != nil {
+		if err := json.Unmarshal(content, &blocks); err != nil {
 			return errors.New("sampling result content is malformed")
-		}
-		for _, b := range list {
-			blocks = append(blocks, b)
 		}
 	default:
 		return errors.New("sampling result needs content (a block or an array of blocks)")

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -80,15 +81,12 @@ func parseRequestedSchema(raw []byte) ([]formField, error) {
 		fields = append(fields, f)
 	}
 	for _, name := range required {
-		found := false
-		for i := range fields {
-			if fields[i].name == name {
-				fields[i].required, found = true, true
-			}
-		}
-		if !found {
+		// checkJSON refused duplicate keys: one field at most has the name.
+		i := slices.IndexFunc(fields, func(f formField) bool { return f.name == name })
+		if i < 0 {
 			return nil, fmt.Errorf("requestedSchema requires %q, which is not a property", name)
 		}
+		fields[i].required = true
 	}
 	return fields, nil
 }
@@ -253,11 +251,7 @@ func checkFormContent(fields []formField, content map[string]any) error {
 			return fmt.Errorf("form value %q %v", f.name, err)
 		}
 	}
-	for name := range content {
-		if !declared[name] {
-			delete(content, name)
-		}
-	}
+	maps.DeleteFunc(content, func(name string, _ any) bool { return !declared[name] })
 	return nil
 }
 

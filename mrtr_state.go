@@ -155,9 +155,10 @@ func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayloa
 	return p, nil
 }
 
-// requestBinding digests the request's method, target (name or URI),
-// canonical arguments and caller.binding, so that state cannot be
-// replayed on another request or by another caller.
+// requestBinding digests the request's method, target (the name or URI
+// its method's target param holds), canonical arguments and
+// caller.binding, so that state cannot be replayed on another request or
+// by another caller.
 // [§Server Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow
 func requestBinding(req *request) [sha256.Size]byte {
 	h := sha256.New()
@@ -168,12 +169,8 @@ func requestBinding(req *request) [sha256.Size]byte {
 		h.Write(b)
 	}
 	field([]byte(req.method))
-	target := req.param("name")
-	if req.method == "resources/read" {
-		target = req.param("uri")
-	}
-	t, _ := jsonString(target)
-	field([]byte(t))
+	target, _ := jsonString(req.param(methods[req.method].target.param()))
+	field([]byte(target))
 	field(canonicalJSON(req.param("arguments")))
 	if owner := req.caller.binding(); owner == "" {
 		field([]byte{0}) // anonymous: stdio, or HTTP without auth

@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,10 +76,7 @@ func (s *server) addPrompt(p prompt) {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
 	checkScopes("addPrompt "+p.Name, p.Scopes)
-	if err := checkIcons(p.Icons); err != nil {
-		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
-	}
-	if err := checkMeta(p.Meta); err != nil {
+	if err := checkItem(nil, p.Icons, nil, p.Meta); err != nil {
 		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
 	}
 	seen := map[string]bool{}
@@ -124,10 +120,9 @@ type promptWire struct {
 func (p *prompt) wire(version string) promptWire {
 	args := p.Arguments
 	if !atLeast(version, version20250618) && len(args) > 0 {
-		args = make([]promptArgument, len(p.Arguments))
-		for i, a := range p.Arguments {
-			a.Title = ""
-			args[i] = a
+		args = slices.Clone(args)
+		for i := range args {
+			args[i].Title = ""
 		}
 	}
 	return promptWire{p.Name, titleFor(version, p.Title), p.Description, args, iconsFor(version, p.Icons), metaFor(version, p.Meta)}
@@ -170,11 +165,7 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	}
 	res, err := get(ctx, req, args)
 	if err != nil {
-		var rerr *rpcError
-		if errors.As(err, &rerr) {
-			return result{}, rerr
-		}
-		return result{}, fmt.Errorf("prompt %s: %w", name, err)
+		return result{}, fmt.Errorf("prompt %s: %w", name, err) // an *rpcError stands (peerError)
 	}
 	if res == nil {
 		return result{}, fmt.Errorf("prompt %s returned no result", name)
@@ -187,15 +178,11 @@ func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, er
 	if err := checkMeta(res.Meta); err != nil {
 		return result{}, fmt.Errorf("prompt %s: %w", name, err)
 	}
-	out := result{body: res.wire(req.version)}
-	if len(res.Meta) > 0 {
-		meta, err := appendMetaMembers(nil, res.Meta)
-		if err != nil {
-			return result{}, err
-		}
-		out.meta = meta
+	meta, err := appendMetaMembers(nil, res.Meta)
+	if err != nil {
+		return result{}, err
 	}
-	return out, nil
+	return result{body: res.wire(req.version), meta: meta}, nil
 }
 
 // wire returns r as version shows it (contentFor).
@@ -272,12 +259,7 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 			}
 		}
 	case "ref/resource":
-		var t *resourceTemplate
-		for _, x := range reg.templates {
-			if x.URITemplate == ref["uri"] {
-				t = x
-			}
-		}
+		t := reg.template(ref["uri"])
 		if t == nil {
 			return result{}, invalidParams("unknown resource template: ref.uri names no template")
 		}

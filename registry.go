@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -106,6 +105,14 @@ func (r *registry) resource(uri string) *resource {
 	}
 	if i := slices.IndexFunc(r.resources, func(res *resource) bool { return res.URI == uri }); i >= 0 {
 		return r.resources[i]
+	}
+	return nil
+}
+
+// template returns the template registered as uriTemplate, or nil.
+func (r *registry) template(uriTemplate string) *resourceTemplate {
+	if i := slices.IndexFunc(r.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate }); i >= 0 {
+		return r.templates[i]
 	}
 	return nil
 }
@@ -207,30 +214,15 @@ func (r *registry) capabilities(version string) json.RawMessage {
 // hasTaskTools reports whether any tool may run as a task (tasks.go); the
 // tasks extension is advertised only then.
 func (r *registry) hasTaskTools() bool {
-	for _, t := range r.tools {
-		if t.Task != taskNever {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.tools, func(t *tool) bool { return t.Task != taskNever })
 }
 
 // hasCompleters reports whether any prompt argument or template variable
 // can be completed; the completions capability is advertised only then.
 func (r *registry) hasCompleters() bool {
-	for _, p := range r.prompts {
-		for _, a := range p.Arguments {
-			if a.Complete != nil {
-				return true
-			}
-		}
-	}
-	for _, t := range r.templates {
-		if len(t.Complete) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.prompts, func(p *prompt) bool {
+		return slices.ContainsFunc(p.Arguments, func(a promptArgument) bool { return a.Complete != nil })
+	}) || slices.ContainsFunc(r.templates, func(t *resourceTemplate) bool { return len(t.Complete) > 0 })
 }
 
 // page returns the encoded list result for kind, starting at cursor. Pages
@@ -255,36 +247,49 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, 
 	if p, ok := r.lists[key]; ok {
 		return p, nil
 	}
-	end := n
-	if pageSize > 0 && start+pageSize < n {
-		end = start + pageSize
+	body, err := r.encodePage(kind, version, n, func(i int) int { return i }, start, pageSize)
+	if err != nil {
+		return nil, &rpcError{Code: codeInternalError, Message: "internal error"}
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `{%q:[`, kind)
-	for i := start; i < end; i++ {
-		if i > start {
-			b.WriteByte(',')
-		}
-		item, err := r.encodeItem(kind, i, version)
-		if err != nil {
-			return nil, &rpcError{Code: codeInternalError, Message: "internal error"}
-		}
-		b.Write(item)
-	}
-	b.WriteByte(']')
-	if end < n {
-		fmt.Fprintf(&b, `,"nextCursor":%q`, encodeCursor(end))
-	}
-	b.WriteByte('}')
-	p := &listPage{body: b.Bytes()}
-	if r.listBytes+b.Len() <= maxPageCacheBytes {
+	p := &listPage{body: body}
+	if r.listBytes+len(body) <= maxPageCacheBytes {
 		if r.lists == nil {
 			r.lists = make(map[listKey]*listPage)
 		}
 		r.lists[key] = p
-		r.listBytes += b.Len()
+		r.listBytes += len(body)
 	}
 	return p, nil
+}
+
+// encodePage encodes the page of a list result of kind that starts at
+// start, of a list of n items, the i-th being kind's item at(i): at most
+// pageSize items (all with 0), then nextCursor when the list goes on.
+func (r *registry) encodePage(kind, version string, n int, at func(int) int, start, pageSize int) ([]byte, error) {
+	end := n
+	if pageSize > 0 && start+pageSize < n {
+		end = start + pageSize
+	}
+	b := append(make([]byte, 0, 256), `{"`...)
+	b = append(b, kind...)
+	b = append(b, `":[`...)
+	for i := start; i < end; i++ {
+		if i > start {
+			b = append(b, ',')
+		}
+		item, err := r.encodeItem(kind, at(i), version)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, item...)
+	}
+	b = append(b, ']')
+	if end < n {
+		b = append(b, `,"nextCursor":"`...)
+		b = append(b, encodeCursor(end)...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), nil
 }
 
 // count returns the length of kind's list.

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 )
@@ -94,8 +93,8 @@ func (c resourceContents) MarshalJSON() ([]byte, error) {
 	}{c.URI, c.MimeType, c.Text, c.Meta})
 }
 
-// checkItem reports why a resource's or template's size, icons,
-// annotations or _meta cannot be sent in any revision (dialect.go).
+// checkItem reports why a registry item's size, icons, annotations or
+// _meta (nil when it has none) cannot be sent in any revision (dialect.go).
 func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
 	if size != nil && *size < 0 {
 		return fmt.Errorf("size %d is negative", *size)
@@ -161,10 +160,8 @@ func (s *server) addTemplate(t resourceTemplate) {
 		}
 	}
 	s.update(func(reg *registry) {
-		for _, other := range reg.templates {
-			if other.URITemplate == t.URITemplate {
-				panic(fmt.Sprintf("addTemplate: duplicate template %q", t.URITemplate))
-			}
+		if reg.template(t.URITemplate) != nil {
+			panic(fmt.Sprintf("addTemplate: duplicate template %q", t.URITemplate))
 		}
 		reg.templates = append(reg.templates, &t)
 	})
@@ -264,11 +261,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
-		var rerr *rpcError
-		if errors.As(err, &rerr) {
-			return result{}, rerr
-		}
-		return result{}, fmt.Errorf("read %s: %w", uri, err)
+		return result{}, fmt.Errorf("read %s: %w", uri, err) // an *rpcError stands (peerError)
 	}
 	if len(contents) == 0 {
 		return result{}, fmt.Errorf("read %s: reader returned no contents", uri)

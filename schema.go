@@ -410,7 +410,7 @@ func appendShown(b []byte, v any) (_ []byte, ok bool) {
 			for cut > 0 && !utf8.RuneStart(v[cut]) {
 				cut--
 			}
-			v = v[:cut]
+			return appendShown(b, v[:cut])
 		}
 	}
 	var buf bytes.Buffer

@@ -274,21 +274,7 @@ func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath
 }
 
 // schemaIsToken reports whether s is 1*tchar (RFC 9110 §5.6.2).
-func schemaIsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+func schemaIsToken(s string) bool { return isName(s, len(s), true, "!#$%&'*+-.^_`|~") }
 
 // compileSchemaType parses the type keyword: a type name or a non-empty array of
 // distinct names.

@@ -64,13 +64,8 @@ func parseSchemaDecimal(s string) (schemaDecimal, error) {
 			return schemaDecimal{}, bad()
 		}
 		e = strings.TrimLeft(e, "0")
-		if len(e) > 16 {
-			return schemaDecimal{}, fmt.Errorf("number %s out of range", schemaTruncate(s))
-		}
-		if e != "" {
-			exp, _ = strconv.ParseInt(e, 10, 64)
-		}
-		if exp > schemaMaxExponent {
+		exp, _ = strconv.ParseInt(e, 10, 64) // "" (a zero exponent) is 0
+		if len(e) > 16 || exp > schemaMaxExponent {
 			return schemaDecimal{}, fmt.Errorf("number %s out of range", schemaTruncate(s))
 		}
 		if eneg {

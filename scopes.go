@@ -28,15 +28,7 @@ const codeInsufficientScope = -31403
 // 1*( %x21 / %x23-5B / %x5D-7E ). The same bytes are what a challenge's
 // quoted scope may carry (RFC 6750 §3), so a scope can never break one.
 func validScope(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
+	return s != "" && !strings.ContainsFunc(s, func(c rune) bool { return c < 0x21 || c > 0x7e || c == '"' || c == '\\' })
 }
 
 // holds returns granted widened by s.scopeImplies, transitively: the
@@ -171,10 +163,8 @@ func (s *server) requiredScopes(req *request) []string {
 				return p.Scopes
 			}
 		case "ref/resource":
-			for _, t := range reg.templates {
-				if t.URITemplate == ref["uri"] {
-					return t.Scopes
-				}
+			if t := reg.template(ref["uri"]); t != nil {
+				return t.Scopes
 			}
 		}
 	case targetListen:
@@ -262,30 +252,10 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 			return result{}, invalidParams("invalid cursor")
 		}
 	}
-	end := len(keep)
-	if s.pageSize > 0 && start+s.pageSize < end {
-		end = start + s.pageSize
+	b, err := reg.encodePage(kind, req.version, len(keep), func(i int) int { return keep[i] }, start, s.pageSize)
+	if err != nil {
+		return result{}, err
 	}
-	b := append(make([]byte, 0, 256), `{"`...)
-	b = append(b, kind...)
-	b = append(b, `":[`...)
-	for n, i := range keep[start:end] {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		item, err := reg.encodeItem(kind, i, req.version)
-		if err != nil {
-			return result{}, err
-		}
-		b = append(b, item...)
-	}
-	b = append(b, ']')
-	if end < len(keep) {
-		b = append(b, `,"nextCursor":"`...)
-		b = append(b, encodeCursor(end)...)
-		b = append(b, '"')
-	}
-	b = append(b, '}')
 	return result{body: json.RawMessage(b), cache: &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}}, nil
 }
 

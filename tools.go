@@ -100,10 +100,7 @@ func (s *server) addTool(t tool) {
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
 	}
-	if err := checkIcons(t.Icons); err != nil {
-		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
-	}
-	if err := checkMeta(t.Meta); err != nil {
+	if err := checkItem(nil, t.Icons, nil, t.Meta); err != nil {
 		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
 	}
 	var err error
@@ -397,15 +394,11 @@ func (r *toolResult) result(version string) (result, error) {
 		}
 		body.size += len(sc) + 24
 	}
-	res := result{body: body, toolError: r.IsError}
-	if len(r.Meta) > 0 {
-		meta, err := appendMetaMembers(nil, r.Meta)
-		if err != nil {
-			return result{}, err
-		}
-		res.meta = meta
+	meta, err := appendMetaMembers(nil, r.Meta)
+	if err != nil {
+		return result{}, err
 	}
-	return res, nil
+	return result{body: body, toolError: r.IsError, meta: meta}, nil
 }
 
 // toolBody is a CallToolResult's members, ready to append (result).

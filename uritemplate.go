@@ -35,38 +35,31 @@ type uriTemplate struct {
 func compileTemplate(t string) (*uriTemplate, error) {
 	var ut uriTemplate
 	rest := t
-	lit := ""
 	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			if strings.IndexByte(rest, '}') >= 0 {
-				return nil, fmt.Errorf("uri template %q: unmatched }", t)
-			}
-			ut.literals = append(ut.literals, lit+rest)
-			break
-		}
-		if strings.IndexByte(rest[:open], '}') >= 0 {
+		piece, after, found := strings.Cut(rest, "{")
+		if strings.Contains(piece, "}") {
 			return nil, fmt.Errorf("uri template %q: unmatched }", t)
 		}
-		closing := strings.IndexByte(rest[open:], '}')
-		if closing < 0 {
+		if !found {
+			ut.literals = append(ut.literals, piece)
+			break
+		}
+		name, after, closed := strings.Cut(after, "}")
+		if !closed {
 			return nil, fmt.Errorf("uri template %q: unclosed {", t)
 		}
-		name := rest[open+1 : open+closing]
 		if !validVarName(name) {
 			return nil, fmt.Errorf("uri template %q: variable %q is not a level-1 variable name", t, name)
 		}
 		if slices.Contains(ut.vars, name) {
 			return nil, fmt.Errorf("uri template %q: variable %q repeats", t, name)
 		}
-		piece := lit + rest[:open]
 		if len(ut.vars) > 0 && piece == "" {
 			return nil, fmt.Errorf("uri template %q: variables must be separated by literal text", t)
 		}
 		ut.literals = append(ut.literals, piece)
 		ut.vars = append(ut.vars, name)
-		rest = rest[open+closing+1:]
-		lit = ""
+		rest = after
 	}
 	if len(ut.vars) == 0 {
 		return nil, fmt.Errorf("uri template %q: no variables", t)
@@ -78,18 +71,7 @@ func compileTemplate(t string) (*uriTemplate, error) {
 }
 
 // validVarName reports whether name is a level-1 variable name.
-func validVarName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
+func validVarName(name string) bool { return isName(name, len(name), true, "_.") }
 
 // match reports whether uri is an expansion of t and returns the variable
 // values as they appear in the URI (not percent-decoded), each non-empty,
