@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -328,4 +329,22 @@ func FuzzCompileSchema(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSchemaShowEncodesOnlyWhatItShows: a message quoting a peer's long
+// string encodes the part it shows, not the whole value (docs/SECURITY.md,
+// third review, finding 8: messages render no more of a value than they
+// show).
+func TestSchemaShowEncodesOnlyWhatItShows(t *testing.T) {
+	long := strings.Repeat("é", 2<<20) // 4 MiB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	shown := schemaShow(long)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("schemaShow of a 4 MiB string allocated %d bytes, want at most 64 KiB", got)
+	}
+	if want := `"` + strings.Repeat("é", 30) + "..."; shown != want {
+		t.Errorf("schemaShow = %q, want %q", shown, want)
+	}
 }
