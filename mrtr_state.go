@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,8 +48,8 @@ const defaultStateTTL = 10 * time.Minute
 // The MAC also covers requestBinding, which is not in the token: state
 // presented on another request or by another caller fails to verify.
 type stateSealer struct {
-	key    []byte
-	random bool // the key was drawn for this process: see open
+	key    func() []byte // the signing key, derived once
+	random bool          // the key was drawn for this process: see open
 	ttl    time.Duration
 	now    func() time.Time
 }
@@ -58,20 +59,25 @@ type stateSealer struct {
 // not accepted by other replicas.
 func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stateSealer {
 	random := secret == nil
-	if random {
-		secret = make([]byte, stateMinKeyBytes)
-		rand.Read(secret) // never fails (crypto/rand, Go 1.24+)
-	}
-	// A purpose-bound key, so the operator's secret may serve other uses.
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(serverName + " requestState v1"))
+	// Derived on first use: most processes never sign state, and a cold
+	// start is shorter without drawing the key (docs/PERFORMANCE.md).
+	key := sync.OnceValue(func() []byte {
+		if random {
+			secret = make([]byte, stateMinKeyBytes)
+			rand.Read(secret) // never fails (crypto/rand, Go 1.24+)
+		}
+		// A purpose-bound key, so the operator's secret may serve other uses.
+		mac := hmac.New(sha256.New, secret)
+		mac.Write([]byte(serverName + " requestState v1"))
+		return mac.Sum(nil)
+	})
 	if ttl <= 0 {
 		ttl = defaultStateTTL
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return stateSealer{key: mac.Sum(nil), random: random, ttl: ttl, now: now}
+	return stateSealer{key: key, random: random, ttl: ttl, now: now}
 }
 
 // statePayload is the signed content of a requestState: JSON, as it is
@@ -116,7 +122,7 @@ func (st stateSealer) seal(p statePayload, binding [sha256.Size]byte) (string, e
 
 // mac is HMAC-SHA256 over the binding, then version, expiry and payload.
 func (st stateSealer) mac(header []byte, binding [sha256.Size]byte) []byte {
-	m := hmac.New(sha256.New, st.key)
+	m := hmac.New(sha256.New, st.key())
 	m.Write(binding[:])
 	m.Write(header)
 	return m.Sum(nil)
