@@ -273,12 +273,8 @@ func (l logLevel) String() string { return logLevelNames[l] }
 
 // parseLogLevel returns the level named s on the wire.
 func parseLogLevel(s string) (logLevel, bool) {
-	for i, n := range logLevelNames {
-		if n == s {
-			return logLevel(i), true
-		}
-	}
-	return 0, false
+	i := slices.Index(logLevelNames[:], s)
+	return logLevel(max(i, 0)), i >= 0
 }
 
 // Progress reports progress on this request when the client asked for it
@@ -436,11 +432,7 @@ func hasInfinite(v any) bool {
 			}
 		}
 	case []any:
-		for _, e := range v {
-			if hasInfinite(e) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(v, hasInfinite)
 	}
 	return false
 }
