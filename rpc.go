@@ -623,11 +623,7 @@ func (p replyParts) join() []byte {
 	case 1:
 		return p[0]
 	}
-	out := make([]byte, 0, p.size())
-	for _, b := range p {
-		out = append(out, b...)
-	}
-	return out
+	return bytes.Join(p, nil)
 }
 
 // storedMembers is a result body of members without the braces: at even
@@ -686,12 +682,10 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	tool, direct := res.body.(*toolBody) // appended below, not encoded apart
 	stored, pieces := res.body.(storedMembers)
 	switch b := res.body.(type) {
-	case *toolBody, storedMembers:
+	case *toolBody, storedMembers, nil:
 		body = []byte("{}")
 	case json.RawMessage:
 		body = b
-	case nil:
-		body = []byte("{}")
 	default:
 		var err error
 		if body, err = json.Marshal(b); err != nil {
@@ -713,12 +707,10 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	if direct {
 		size += tool.size
 	}
-	var parts replyParts
-	if pieces {
-		for i := 0; i < len(stored); i += 2 {
-			size += len(stored[i])
-		}
+	for i := 0; i < len(stored); i += 2 {
+		size += len(stored[i])
 	}
+	var parts replyParts
 	out := s.replies.get(size)
 	out = append(out, replyHead...)
 	out = append(out, id...)
