@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -57,9 +58,7 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 				answers[key] = a
 			}
 		}
-		for key, a := range fresh {
-			answers[key] = a
-		}
+		maps.Copy(answers, fresh)
 		req.input = inputRound{answers: answers, data: need.data}
 		res, err := m.handle(s, ctx, req)
 		if !errors.As(err, &need) {
@@ -96,21 +95,19 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	sess := req.session
 	answers := make(chan *message, len(qs))
 	ids := sess.expect(s.info.Name+"-", len(qs), answers)
-	byID := map[string]inputRequest{}
-	for i, q := range qs {
-		byID[idKey([]byte(ids[i]))] = q
-	}
-	msgs := make([][]byte, len(qs))
 	defer func() {
 		for _, id := range sess.forget(ids) {
 			sess.push(encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
 	}()
+	byID := map[string]inputRequest{}
+	msgs := make([][]byte, len(qs))
 	for i, q := range qs {
 		params, err := classicInputParams(req.version, q)
 		if err != nil {
 			return nil, err
 		}
+		byID[idKey([]byte(ids[i]))] = q
 		msgs[i] = encodeRequest([]byte(ids[i]), q.method, params)
 	}
 	for _, msg := range msgs {
