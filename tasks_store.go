@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -477,14 +478,10 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 		return nil // nothing outstanding: every answer is ignored
 	}
 	members, _ := objectMembers(raw)
-	type answer struct {
-		ask  int
-		resp *inputResponse
-	}
-	var got []answer
+	got := map[string]*inputResponse{} // by wire key
 	size := t.size
 	for _, m := range members {
-		i := t.askIndex(m.name)
+		i := slices.IndexFunc(t.asks, func(a taskAsk) bool { return a.wire == m.name })
 		if i < 0 {
 			continue // never issued, already answered or superseded
 		}
@@ -493,7 +490,7 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 			st.mu.Unlock()
 			return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
 		}
-		got = append(got, answer{i, resp})
+		got[m.name] = resp
 		size += int64(len(resp.raw))
 	}
 	if len(got) == 0 {
@@ -510,19 +507,12 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	if t.answers == nil {
 		t.answers = map[string]*inputResponse{}
 	}
-	answered := map[int]bool{}
-	for _, a := range got {
-		t.answers[t.asks[a.ask].q.key] = a.resp
-		answered[a.ask] = true
-	}
-	left := t.asks[:0]
-	for i, a := range t.asks {
-		if !answered[i] {
-			left = append(left, a)
+	for _, a := range t.asks {
+		if resp := got[a.wire]; resp != nil {
+			t.answers[a.q.key] = resp // keys are unique in a round (mayAsk)
 		}
 	}
-	clear(t.asks[len(left):])
-	t.asks = left
+	t.asks = slices.DeleteFunc(t.asks, func(a taskAsk) bool { return got[a.wire] != nil })
 	t.updatedAt = now
 	if len(t.asks) == 0 {
 		t.status, t.message = taskWorking, "the task is running"
@@ -534,17 +524,6 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	st.mu.Unlock()
 	st.changed(id)
 	return nil
-}
-
-// askIndex returns the index of the outstanding request whose wire key is
-// key, or -1; the caller holds the store's mu.
-func (t *task) askIndex(key string) int {
-	for i, a := range t.asks {
-		if a.wire == key {
-			return i
-		}
-	}
-	return -1
 }
 
 // cancelTask applies a tasks/cancel: a task running or waiting is
