@@ -198,16 +198,3 @@ type cancelledParams struct {
 	RequestID json.RawMessage `json:"requestId"`
 	Reason    string          `json:"reason,omitempty"`
 }
-
-// encodeRequest writes a server-to-client request line.
-func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
-	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, id...)
-	out = append(out, `,"method":`...)
-	out = appendJSONString(out, method)
-	out = append(out, `,"params":`...)
-	out = append(out, params...)
-	out = append(out, "}\n"...)
-	return out
-}

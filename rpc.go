@@ -791,8 +791,7 @@ func encodeError(id []byte, e *rpcError) []byte {
 	out = append(out, id...)
 	out = append(out, `,"error":`...)
 	out = append(out, body...)
-	out = append(out, "}\n"...)
-	return out
+	return append(out, "}\n"...)
 }
 
 // encodeNotification writes a server notification line.
@@ -802,13 +801,23 @@ func encodeNotification(method string, params any) []byte {
 		// Params are built by this package from JSON-safe values.
 		panic(fmt.Sprintf("encodeNotification %s: %v", method, err))
 	}
-	out := make([]byte, 0, len(body)+len(method)+48)
-	out = append(out, `{"jsonrpc":"2.0","method":`...)
+	return encodeRequest(nil, method, body)
+}
+
+// encodeRequest writes a server-to-client request line; with a nil id, a
+// notification line.
+func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
+	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
+	out = append(out, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		out = append(out, `,"id":`...)
+		out = append(out, id...)
+	}
+	out = append(out, `,"method":`...)
 	out = appendJSONString(out, method)
 	out = append(out, `,"params":`...)
-	out = append(out, body...)
-	out = append(out, "}\n"...)
-	return out
+	out = append(out, params...)
+	return append(out, "}\n"...)
 }
 
 // refCounter hands out log correlation numbers.
