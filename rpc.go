@@ -782,16 +782,23 @@ func encodeError(id []byte, e *rpcError) []byte {
 	if id == nil {
 		id = []byte("null")
 	}
-	body, err := json.Marshal(e)
-	if err != nil {
-		body = []byte(`{"code":-32603,"message":"internal error"}`)
-	}
+	body := marshalError(e)
 	out := make([]byte, 0, len(body)+len(id)+40)
 	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"error":`...)
 	out = append(out, body...)
 	return append(out, "}\n"...)
+}
+
+// marshalError encodes a JSON-RPC error object: a response's, or a task's
+// error member; one whose data does not encode is -32603.
+func marshalError(rerr *rpcError) []byte {
+	body, err := json.Marshal(rerr)
+	if err != nil {
+		return []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	return body
 }
 
 // encodeNotification writes a server notification line.

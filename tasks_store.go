@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -664,15 +663,6 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 	}
 	st.mu.Unlock()
 	st.changed(t.id)
-}
-
-// marshalError encodes a JSON-RPC error object for a task's error member.
-func marshalError(rerr *rpcError) []byte {
-	body, err := json.Marshal(rerr)
-	if err != nil {
-		return []byte(`{"code":-32603,"message":"internal error"}`)
-	}
-	return body
 }
 
 // stop begins shutdown: no new task, and every task running or waiting
