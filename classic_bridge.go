@@ -44,8 +44,7 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 		if round > maxBridgeRounds {
 			return result{}, newError(codeInternalError, "%s: the handler asked for input more than %d times", req.method, maxBridgeRounds)
 		}
-		seen, err := s.mayAsk(req, m, need)
-		if err != nil {
+		if _, err := s.mayAsk(req, m, need); err != nil {
 			return result{}, err
 		}
 		fresh, err := s.ask(ctx, req, need.requests)
@@ -53,12 +52,8 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 			return result{}, err
 		}
 		answers := map[string]*inputResponse{}
-		for key, a := range req.input.answers {
-			if !seen[key] {
-				answers[key] = a
-			}
-		}
-		maps.Copy(answers, fresh)
+		maps.Copy(answers, req.input.answers)
+		maps.Copy(answers, fresh) // ask answers every key asked: a key asked again takes its new answer
 		req.input = inputRound{answers: answers, data: need.data}
 		res, err := m.handle(s, ctx, req)
 		if !errors.As(err, &need) {
