@@ -222,8 +222,11 @@ func (m *requestMeta) member(mem member) *rpcError {
 }
 
 // param returns the raw value of the params member name, or nil.
-func (r *request) param(name string) []byte {
-	for _, m := range r.params {
+func (r *request) param(name string) []byte { return memberValue(r.params, name) }
+
+// memberValue returns the raw value of the member name of ms, or nil.
+func memberValue(ms []member, name string) []byte {
+	for _, m := range ms {
 		if m.name == name {
 			return m.value
 		}
