@@ -278,18 +278,13 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 // refuse a client; other clients' tasks refuse it until the first expiry.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
-	own := st.count.totalFull(1)
-	if share != "" {
-		own = st.count.shareFull(share, 1)
-	}
-	if own {
-		old := st.oldestFinishedLocked(share, false)
-		if old == nil && share != "" {
+	if st.count.shareFull(share, 1) || share == "" && st.count.totalFull(1) {
+		switch old := st.oldestFinishedLocked(share, false); {
+		case old != nil:
+			st.removeLocked(old)
+		case share != "":
 			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.count.per),
 				Data: map[string]int64{"maxTasksPerClient": st.count.per}}
-		}
-		if old != nil {
-			st.removeLocked(old)
 		}
 	}
 	if !st.count.totalFull(1) {
