@@ -32,7 +32,6 @@ type request struct {
 	// invalid is what is wrong with params (parseParams), answered once
 	// the method is known to exist.
 	invalid *rpcError
-	// era is decided once by decideEra, before anything is served.
 	era     eraDecision
 	version string // protocol version this request is served in
 	caller  caller // who sent it (exchange.caller)
@@ -41,10 +40,8 @@ type request struct {
 	// session is a classic-era request's session; nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
-	// trace is decided once by newRequest (newTraceContext); rctx, the
-	// handler's context, carries it (request_context.go).
-	trace traceContext
-	rctx  requestContext
+	trace   traceContext
+	rctx    requestContext // the handler's context, carrying trace (request_context.go)
 	// target is the name or URI the request names, once its handler has
 	// read it (targetName).
 	target string
