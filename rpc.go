@@ -635,11 +635,7 @@ type storedMembers [][]byte
 
 // joinObject returns m as one JSON object, braces included.
 func (m storedMembers) joinObject() []byte {
-	n := 2
-	for _, b := range m {
-		n += len(b)
-	}
-	out := append(make([]byte, 0, n), '{')
+	out := append(make([]byte, 0, replyParts(m).size()+2), '{')
 	for _, b := range m {
 		out = append(out, b...)
 	}
