@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 )
@@ -76,20 +77,12 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	}
 	c.pos++
 	c.skipSpace()
-	if c.pos < len(data) && data[c.pos] == ']' {
-		c.pos++
-		c.skipSpace()
-		if c.pos != len(data) {
-			return nil, errParse
-		}
-		return nil, errEmptyBatch
-	}
+	empty := c.pos < len(data) && data[c.pos] == ']'
 	var entries [][]byte
-	for {
+	for !empty {
 		if len(entries) == maxBatchEntries {
 			return nil, errLargeBatch
 		}
-		c.skipSpace()
 		start := c.pos
 		if err := c.skipChecked(); err != nil {
 			return nil, errParse
@@ -100,23 +93,24 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 		}
 		entries = append(entries, entry)
 		c.skipSpace()
-		if c.pos >= len(data) {
-			return nil, errParse
+		if c.pos >= len(data) || data[c.pos] != ',' {
+			break
 		}
-		switch data[c.pos] {
-		case ',':
-			c.pos++
-		case ']':
-			c.pos++
-			c.skipSpace()
-			if c.pos != len(data) {
-				return nil, errParse
-			}
-			return entries, nil
-		default:
-			return nil, errParse
-		}
+		c.pos++
+		c.skipSpace()
 	}
+	if c.pos >= len(data) || data[c.pos] != ']' {
+		return nil, errParse
+	}
+	c.pos++
+	c.skipSpace()
+	switch {
+	case c.pos != len(data):
+		return nil, errParse
+	case empty:
+		return nil, errEmptyBatch
+	}
+	return entries, nil
 }
 
 // readBatch reads a batch that arrived in sess, a versionBatches
@@ -224,13 +218,11 @@ func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 }
 
 // batchOutsideSession is the answer to an array outside a versionBatches
-// session: parseMessage's (-32700 when it is not JSON, -32600 otherwise).
+// session: parseMessage's (-32700 when it is not JSON, -32600 otherwise;
+// it refuses every array, so errInvalidRequest is not reached).
 func batchOutsideSession(data []byte) *rpcError {
 	_, rerr := parseMessage(data)
-	if rerr == nil {
-		rerr = errInvalidRequest // not reached: parseMessage refuses every array
-	}
-	return rerr
+	return cmp.Or(rerr, errInvalidRequest)
 }
 
 // controlBatch reports whether items hold only what frees request slots

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +44,7 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 		if round > maxBridgeRounds {
 			return result{}, newError(codeInternalError, "%s: the handler asked for input more than %d times", req.method, maxBridgeRounds)
 		}
-		seen, err := s.mayAsk(req, m, need)
-		if err != nil {
+		if _, err := s.mayAsk(req, m, need); err != nil {
 			return result{}, err
 		}
 		fresh, err := s.ask(ctx, req, need.requests)
@@ -52,14 +52,8 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 			return result{}, err
 		}
 		answers := map[string]*inputResponse{}
-		for key, a := range req.input.answers {
-			if !seen[key] {
-				answers[key] = a
-			}
-		}
-		for key, a := range fresh {
-			answers[key] = a
-		}
+		maps.Copy(answers, req.input.answers)
+		maps.Copy(answers, fresh) // ask answers every key asked: a key asked again takes its new answer
 		req.input = inputRound{answers: answers, data: need.data}
 		res, err := m.handle(s, ctx, req)
 		if !errors.As(err, &need) {
@@ -96,21 +90,19 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	sess := req.session
 	answers := make(chan *message, len(qs))
 	ids := sess.expect(s.info.Name+"-", len(qs), answers)
-	byID := map[string]inputRequest{}
-	for i, q := range qs {
-		byID[idKey([]byte(ids[i]))] = q
-	}
-	msgs := make([][]byte, len(qs))
 	defer func() {
 		for _, id := range sess.forget(ids) {
 			sess.push(encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the request that asked was cancelled or timed out"}))
 		}
 	}()
+	byID := map[string]inputRequest{}
+	msgs := make([][]byte, len(qs))
 	for i, q := range qs {
 		params, err := classicInputParams(req.version, q)
 		if err != nil {
 			return nil, err
 		}
+		byID[idKey([]byte(ids[i]))] = q
 		msgs[i] = encodeRequest([]byte(ids[i]), q.method, params)
 	}
 	for _, msg := range msgs {
@@ -200,17 +192,4 @@ func clientRefused(method, asked string, raw []byte) *rpcError {
 type cancelledParams struct {
 	RequestID json.RawMessage `json:"requestId"`
 	Reason    string          `json:"reason,omitempty"`
-}
-
-// encodeRequest writes a server-to-client request line.
-func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
-	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, id...)
-	out = append(out, `,"method":`...)
-	out = appendJSONString(out, method)
-	out = append(out, `,"params":`...)
-	out = append(out, params...)
-	out = append(out, "}\n"...)
-	return out
 }

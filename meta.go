@@ -96,12 +96,7 @@ func (r *request) Meta(key string) json.RawMessage {
 	if reservedMetaKey(key) {
 		return nil
 	}
-	for _, m := range r.meta.extra {
-		if m.name == key {
-			return m.value
-		}
-	}
-	return nil
+	return memberValue(r.meta.extra, key)
 }
 
 // appendMetaMembers appends m's members to dst as comma-separated

@@ -56,13 +56,6 @@ func (l *noticeLimiter) logLine(now time.Time) bool {
 	return true
 }
 
-// takeDropped returns the number of log lines dropped since the last call.
-func (l *noticeLimiter) takeDropped() int {
-	n := l.dropped
-	l.dropped = 0
-	return n
-}
-
 // flushNotices sends what the limits held back, before the request's
 // result: the latest progress report, and how many log lines were
 // dropped. The dispatcher calls it once the handler has returned.
@@ -80,7 +73,8 @@ func (r *request) flushNotices() {
 // tellDropped sends one warning saying how many log lines the rate limit
 // dropped, if any were and the client reads warnings.
 func (r *request) tellDropped() {
-	n := r.notices.takeDropped()
+	n := r.notices.dropped
+	r.notices.dropped = 0
 	if n == 0 || !r.logsAt(levelWarning) {
 		return
 	}

@@ -32,7 +32,6 @@ type request struct {
 	// invalid is what is wrong with params (parseParams), answered once
 	// the method is known to exist.
 	invalid *rpcError
-	// era is decided once by decideEra, before anything is served.
 	era     eraDecision
 	version string // protocol version this request is served in
 	caller  caller // who sent it (exchange.caller)
@@ -41,10 +40,8 @@ type request struct {
 	// session is a classic-era request's session; nil in the modern era.
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
-	// trace is decided once by newRequest (newTraceContext); rctx, the
-	// handler's context, carries it (request_context.go).
-	trace traceContext
-	rctx  requestContext
+	trace   traceContext
+	rctx    requestContext // the handler's context, carrying trace (request_context.go)
 	// target is the name or URI the request names, once its handler has
 	// read it (targetName).
 	target string
@@ -222,8 +219,11 @@ func (m *requestMeta) member(mem member) *rpcError {
 }
 
 // param returns the raw value of the params member name, or nil.
-func (r *request) param(name string) []byte {
-	for _, m := range r.params {
+func (r *request) param(name string) []byte { return memberValue(r.params, name) }
+
+// memberValue returns the raw value of the member name of ms, or nil.
+func memberValue(ms []member, name string) []byte {
+	for _, m := range ms {
 		if m.name == name {
 			return m.value
 		}
@@ -273,12 +273,8 @@ func (l logLevel) String() string { return logLevelNames[l] }
 
 // parseLogLevel returns the level named s on the wire.
 func parseLogLevel(s string) (logLevel, bool) {
-	for i, n := range logLevelNames {
-		if n == s {
-			return logLevel(i), true
-		}
-	}
-	return 0, false
+	i := slices.Index(logLevelNames[:], s)
+	return logLevel(max(i, 0)), i >= 0
 }
 
 // Progress reports progress on this request when the client asked for it
@@ -436,11 +432,7 @@ func hasInfinite(v any) bool {
 			}
 		}
 	case []any:
-		for _, e := range v {
-			if hasInfinite(e) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(v, hasInfinite)
 	}
 	return false
 }

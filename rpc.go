@@ -623,11 +623,7 @@ func (p replyParts) join() []byte {
 	case 1:
 		return p[0]
 	}
-	out := make([]byte, 0, p.size())
-	for _, b := range p {
-		out = append(out, b...)
-	}
-	return out
+	return bytes.Join(p, nil)
 }
 
 // storedMembers is a result body of members without the braces: at even
@@ -639,11 +635,7 @@ type storedMembers [][]byte
 
 // joinObject returns m as one JSON object, braces included.
 func (m storedMembers) joinObject() []byte {
-	n := 2
-	for _, b := range m {
-		n += len(b)
-	}
-	out := append(make([]byte, 0, n), '{')
+	out := append(make([]byte, 0, replyParts(m).size()+2), '{')
 	for _, b := range m {
 		out = append(out, b...)
 	}
@@ -686,12 +678,10 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	tool, direct := res.body.(*toolBody) // appended below, not encoded apart
 	stored, pieces := res.body.(storedMembers)
 	switch b := res.body.(type) {
-	case *toolBody, storedMembers:
+	case *toolBody, storedMembers, nil:
 		body = []byte("{}")
 	case json.RawMessage:
 		body = b
-	case nil:
-		body = []byte("{}")
 	default:
 		var err error
 		if body, err = json.Marshal(b); err != nil {
@@ -713,12 +703,10 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	if direct {
 		size += tool.size
 	}
-	var parts replyParts
-	if pieces {
-		for i := 0; i < len(stored); i += 2 {
-			size += len(stored[i])
-		}
+	for i := 0; i < len(stored); i += 2 {
+		size += len(stored[i])
 	}
+	var parts replyParts
 	out := s.replies.get(size)
 	out = append(out, replyHead...)
 	out = append(out, id...)
@@ -790,17 +778,23 @@ func encodeError(id []byte, e *rpcError) []byte {
 	if id == nil {
 		id = []byte("null")
 	}
-	body, err := json.Marshal(e)
-	if err != nil {
-		body = []byte(`{"code":-32603,"message":"internal error"}`)
-	}
+	body := marshalError(e)
 	out := make([]byte, 0, len(body)+len(id)+40)
 	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"error":`...)
 	out = append(out, body...)
-	out = append(out, "}\n"...)
-	return out
+	return append(out, "}\n"...)
+}
+
+// marshalError encodes a JSON-RPC error object: a response's, or a task's
+// error member; one whose data does not encode is -32603.
+func marshalError(rerr *rpcError) []byte {
+	body, err := json.Marshal(rerr)
+	if err != nil {
+		return []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	return body
 }
 
 // encodeNotification writes a server notification line.
@@ -810,13 +804,23 @@ func encodeNotification(method string, params any) []byte {
 		// Params are built by this package from JSON-safe values.
 		panic(fmt.Sprintf("encodeNotification %s: %v", method, err))
 	}
-	out := make([]byte, 0, len(body)+len(method)+48)
-	out = append(out, `{"jsonrpc":"2.0","method":`...)
+	return encodeRequest(nil, method, body)
+}
+
+// encodeRequest writes a server-to-client request line; with a nil id, a
+// notification line.
+func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
+	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
+	out = append(out, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		out = append(out, `,"id":`...)
+		out = append(out, id...)
+	}
+	out = append(out, `,"method":`...)
 	out = appendJSONString(out, method)
 	out = append(out, `,"params":`...)
-	out = append(out, body...)
-	out = append(out, "}\n"...)
-	return out
+	out = append(out, params...)
+	return append(out, "}\n"...)
 }
 
 // refCounter hands out log correlation numbers.

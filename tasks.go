@@ -164,6 +164,7 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 			return
 		}
 		answers := map[string]*inputResponse{}
+		maps.Copy(answers, r.input.answers)
 		if len(need.requests) > 0 {
 			if err := s.tasks.ask(tk, need.requests); err != nil {
 				if !errors.Is(err, errTaskDone) {
@@ -175,12 +176,7 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 			if err != nil {
 				return
 			}
-			maps.Copy(answers, got)
-		}
-		for key, a := range r.input.answers { // a key asked again: the new answer wins
-			if answers[key] == nil {
-				answers[key] = a
-			}
+			maps.Copy(answers, got) // a key asked again: the new answer wins
 		}
 		r.input = inputRound{answers: answers, data: need.data}
 	}

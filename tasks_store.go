@@ -10,11 +10,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,18 +278,13 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 // refuse a client; other clients' tasks refuse it until the first expiry.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
-	own := st.count.totalFull(1)
-	if share != "" {
-		own = st.count.shareFull(share, 1)
-	}
-	if own {
-		old := st.oldestFinishedLocked(share, false)
-		if old == nil && share != "" {
+	if st.count.shareFull(share, 1) || share == "" && st.count.totalFull(1) {
+		switch old := st.oldestFinishedLocked(share, false); {
+		case old != nil:
+			st.removeLocked(old)
+		case share != "":
 			return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: this client has %d tasks running, retry later", st.count.per),
 				Data: map[string]int64{"maxTasksPerClient": st.count.per}}
-		}
-		if old != nil {
-			st.removeLocked(old)
 		}
 	}
 	if !st.count.totalFull(1) {
@@ -477,14 +472,10 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 		return nil // nothing outstanding: every answer is ignored
 	}
 	members, _ := objectMembers(raw)
-	type answer struct {
-		ask  int
-		resp *inputResponse
-	}
-	var got []answer
+	got := map[string]*inputResponse{} // by wire key
 	size := t.size
 	for _, m := range members {
-		i := t.askIndex(m.name)
+		i := slices.IndexFunc(t.asks, func(a taskAsk) bool { return a.wire == m.name })
 		if i < 0 {
 			continue // never issued, already answered or superseded
 		}
@@ -493,7 +484,7 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 			st.mu.Unlock()
 			return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
 		}
-		got = append(got, answer{i, resp})
+		got[m.name] = resp
 		size += int64(len(resp.raw))
 	}
 	if len(got) == 0 {
@@ -510,19 +501,12 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	if t.answers == nil {
 		t.answers = map[string]*inputResponse{}
 	}
-	answered := map[int]bool{}
-	for _, a := range got {
-		t.answers[t.asks[a.ask].q.key] = a.resp
-		answered[a.ask] = true
-	}
-	left := t.asks[:0]
-	for i, a := range t.asks {
-		if !answered[i] {
-			left = append(left, a)
+	for _, a := range t.asks {
+		if resp := got[a.wire]; resp != nil {
+			t.answers[a.q.key] = resp // keys are unique in a round (mayAsk)
 		}
 	}
-	clear(t.asks[len(left):])
-	t.asks = left
+	t.asks = slices.DeleteFunc(t.asks, func(a taskAsk) bool { return got[a.wire] != nil })
 	t.updatedAt = now
 	if len(t.asks) == 0 {
 		t.status, t.message = taskWorking, "the task is running"
@@ -534,17 +518,6 @@ func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
 	st.mu.Unlock()
 	st.changed(id)
 	return nil
-}
-
-// askIndex returns the index of the outstanding request whose wire key is
-// key, or -1; the caller holds the store's mu.
-func (t *task) askIndex(key string) int {
-	for i, a := range t.asks {
-		if a.wire == key {
-			return i
-		}
-	}
-	return -1
 }
 
 // cancelTask applies a tasks/cancel: a task running or waiting is
@@ -685,15 +658,6 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 	}
 	st.mu.Unlock()
 	st.changed(t.id)
-}
-
-// marshalError encodes a JSON-RPC error object for a task's error member.
-func marshalError(rerr *rpcError) []byte {
-	body, err := json.Marshal(rerr)
-	if err != nil {
-		return []byte(`{"code":-32603,"message":"internal error"}`)
-	}
-	return body
 }
 
 // stop begins shutdown: no new task, and every task running or waiting

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -148,13 +149,8 @@ func parseTraceparent(s string) (traceID [16]byte, parentID [8]byte, flags byte,
 // lowerHex decodes s, lowercase hex of exactly len(dst) bytes, into dst.
 // W3C makes uppercase hex invalid.
 func lowerHex(dst []byte, s string) bool {
-	if len(s) != 2*len(dst) {
+	if len(s) != 2*len(dst) || strings.ContainsAny(s, "ABCDEF") {
 		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
 	}
 	_, err := hex.Decode(dst, []byte(s))
 	return err == nil
@@ -183,10 +179,8 @@ func validTracestate(s string) bool {
 		if !found || !validTracestateKey(key) || !validTracestateValue(value) || n == maxTracestateMembers {
 			return false
 		}
-		for _, k := range keys[:n] {
-			if k == key {
-				return false
-			}
+		if slices.Contains(keys[:n], key) {
+			return false
 		}
 		keys[n] = key
 		n++
