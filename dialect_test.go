@@ -102,6 +102,8 @@ func TestMetaKeys(t *testing.T) {
 		{"com.mcp.tools/x", "uses a prefix reserved for MCP"},
 		{"9com/x", `has an invalid prefix label "9com"`},
 		{"com-/x", `has an invalid prefix label "com-"`},
+		{"Com.Example/x", ""},
+		{"a\u212Ab.example/x", "has an invalid prefix label \"a\u212Ab\""}, // the Kelvin sign lowers to ASCII k
 		{"com..example/x", `has an invalid prefix label ""`},
 		{"/x", `has an invalid prefix label ""`},
 		{"com.example/_x", "has a name that does not begin and end with a letter or digit"},

@@ -75,7 +75,7 @@ func validMetaLabel(l string) bool {
 	if !letter(l[0]) || !(letter(l[len(l)-1]) || '0' <= l[len(l)-1] && l[len(l)-1] <= '9') {
 		return false
 	}
-	return isName(strings.ToLower(l), len(l), false, "-")
+	return isName(l, len(l), true, "-")
 }
 
 // reservedMetaKey reports whether a client's _meta key is the protocol's:
