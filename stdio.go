@@ -37,12 +37,14 @@ const maxStdioInFlightBytes = 2 * maxLineBytes
 const maxStdioQueuedBytes = maxLineBytes
 
 // stdioInlineFor is how long the reading role's holder serves a request
-// itself (serveInline) before it hands the role on, so the next line is
-// read within this long (TestConcurrency, TestStdioCancelWhileStdoutStalls);
-// a millisecond is about an idle Go process's timer resolution on Linux.
-// Inline serving is kept because handing a lone request over cost two
-// thread wake-ups, about half of the server's CPU (docs/PERFORMANCE.md,
-// the stdio modern k=1 row).
+// itself (serveInline) or writes what its cork held (release) before it
+// hands the role on, so the next line is read within this long
+// (TestConcurrency, TestStdioCancelWhileStdoutStalls,
+// TestStdioCorkedStdoutStalls); a millisecond is about an idle Go
+// process's timer resolution on Linux. Inline serving is kept because
+// handing a lone request over cost two thread wake-ups, about half of the
+// server's CPU (docs/PERFORMANCE.md, the stdio modern k=1 row); for a
+// burst, see read.
 const stdioInlineFor = time.Millisecond
 
 // stdioConn is one stdio connection: a crew of goroutines that take turns
@@ -64,6 +66,11 @@ type stdioConn struct {
 	// outq coalesces the lines written to out (linequeue.go), at most
 	// maxStdioQueuedBytes; its room is also signalled on cancellation.
 	outq lineQueue
+	// corked, guarded by outq.mu, is set while the reading role's holder
+	// keeps outq from writing (cork, read): it has claimed the writer
+	// (flushing) without writing, so the lines queued meanwhile go out
+	// together when the cork comes off (uncork).
+	corked bool
 
 	mu       sync.Mutex            // guards inFlight, pushEnded, stopped
 	inFlight map[string]*stdioCall // by request id key
@@ -85,16 +92,20 @@ type stdioConn struct {
 	// started while another runs is not served inline (start).
 	running atomic.Int32
 
-	// in, admitted and readEnd belong to the goroutine holding the
-	// reading role. admitted is closed once the request last started
+	// in, burst, burstSince, admitted and readEnd belong to the goroutine
+	// holding the reading role. burst is set while the line being judged
+	// is served in a burst: the line after it is already buffered, as one
+	// has been since burstSince, less than stdioInlineFor ago (read). admitted is closed once the request last started
 	// without a free slot (start) has its slot and bytes; until then the
 	// reader serves only lines that can free them (handleControl) and
 	// waits before any other, so backpressure stays one line deep; nil
 	// when no request waits. readEnd receives the error that ended stdin
 	// (io.EOF at its end), once.
-	in       *lineReader
-	admitted chan struct{}
-	readEnd  chan error
+	in         *lineReader
+	burst      bool
+	burstSince time.Time
+	admitted   chan struct{}
+	readEnd    chan error
 
 	// inline is set while the role's holder serves a request itself;
 	// handoff's function takes the role (Swap) when the request outlasts
@@ -190,6 +201,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		// enter: serveStdio's Wait covers the goroutine promote may start.
 		if c.inline.Swap(false) && c.enter() {
 			c.promote(connCtx)
+			c.uncork()
 			c.leave()
 		}
 	})
@@ -218,6 +230,8 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	c.session.end()
 	c.wg.Wait()
 	c.handoff.Stop()
+	// A reader that found the connection stopped left its cork on.
+	c.uncork()
 	close(c.quit)
 	if ended {
 		// Otherwise a reader may still be blocked in Read; it ends once
@@ -282,6 +296,7 @@ func (c *stdioConn) work(ctx context.Context) {
 		case serveHandingOn:
 			c.promote(ctx)
 			c.do(job)
+		case serveFollowing:
 		}
 		select {
 		case <-c.lead:
@@ -307,14 +322,34 @@ const (
 	serveNone      = iota // not here: nothing to serve, or on its own goroutine
 	serveInline           // here, keeping the reading role (serveInline)
 	serveHandingOn        // here, after handing the role on (promote)
+	serveFollowing        // nothing: the role was handed on (release)
 )
 
 // read holds the reading role: it reads each line and judges it
 // (handleLine), until one is a request for this goroutine to serve
-// (serveInline or serveHandingOn), or until stdin ends or the connection
-// stops (serveNone: the role ends with it).
+// (serveInline or serveHandingOn), until stdin ends or the connection
+// stops (serveNone: the role ends with it), or until the role is handed
+// on while it writes (serveFollowing).
+//
+// A burst is served without hand-offs: while the line after the one read
+// is already buffered, the reader corks outq and serves the line's
+// request itself (start), so the answers to the lines read in one go
+// leave in one write. The cork comes off (release) before the reader can
+// wait for input or for a slot, or when a request outlasts stdioInlineFor
+// (TestStdioCorkComesOff). Once a burst has lasted stdioInlineFor, its
+// other requests are handed on and their answers written at once, so an
+// answer is not held, nor a request kept from another core, much longer
+// than that. Kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by
+// side with handing each request on and writing each answer, 0.50 and
+// 0.53 of the floor instead of 0.41 and 0.39 at modern k=32, 0.48 and
+// 0.43 instead of 0.38 and 0.37 at legacy k=32, at about 60 % of the CPU
+// per request (the time bound then cost about 7 %); either half alone
+// was no better (the cork) or worse (bursts without it).
 func (c *stdioConn) read(ctx context.Context) (stdioJob, int) {
 	for {
+		if (c.admitted != nil || !c.in.lineBuffered() || c.burstOver()) && !c.release() {
+			return stdioJob{}, serveFollowing
+		}
 		line, err := c.in.next()
 		if !c.enter() {
 			return stdioJob{}, serveNone
@@ -333,6 +368,16 @@ func (c *stdioConn) read(ctx context.Context) (stdioJob, int) {
 			<-c.admitted
 			c.admitted = nil
 		}
+		more := c.in.lineBuffered()
+		switch {
+		case !more:
+			c.burstSince = time.Time{}
+		case c.burstSince.IsZero():
+			c.burstSince = time.Now()
+		}
+		if c.burst = more && !c.burstOver(); c.burst {
+			c.cork()
+		}
 		job, how := c.handleLine(ctx, line)
 		c.leave()
 		if how != serveNone {
@@ -348,6 +393,32 @@ func (c *stdioConn) serveInline(job stdioJob) bool {
 	c.inline.Store(true)
 	c.handoff.Reset(stdioInlineFor)
 	c.do(job)
+	c.handoff.Stop()
+	return c.inline.Swap(false)
+}
+
+// burstOver reports whether the burst being read began stdioInlineFor
+// ago or more.
+func (c *stdioConn) burstOver() bool {
+	return !c.burstSince.IsZero() && time.Since(c.burstSince) >= stdioInlineFor
+}
+
+// release takes the cork off (uncork) before the reading role's holder
+// waits, handing the role on like serveInline if the write outlasts
+// stdioInlineFor (a stalled stdout, TestStdioCorkedStdoutStalls); false
+// means the role was handed on. The write is counted in wg (enter), so
+// serveStdio does not return under it.
+func (c *stdioConn) release() bool {
+	c.outq.mu.Lock()
+	corked := c.corked
+	c.outq.mu.Unlock()
+	if !corked || !c.enter() {
+		return true // a stopped connection's cork comes off in serveStdio
+	}
+	defer c.leave()
+	c.inline.Store(true)
+	c.handoff.Reset(stdioInlineFor)
+	c.uncork()
 	c.handoff.Stop()
 	return c.inline.Swap(false)
 }
@@ -372,6 +443,22 @@ func newLineReader(in io.Reader) *lineReader {
 // waiting reports whether more of stdin has been read than the lines
 // handed out: another line has arrived (or is arriving).
 func (lr *lineReader) waiting() bool { return lr.r.Buffered() > 0 }
+
+// lineBuffered reports whether the line next returns is already
+// buffered: next returns it without reading stdin.
+func (lr *lineReader) lineBuffered() bool {
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		if len(bytes.TrimSpace(b[:i])) > 0 {
+			return true
+		}
+		b = b[i+1:]
+	}
+}
 
 // next returns the next non-blank line, a copy of its own. A line over
 // maxLineBytes is discarded and returned as nil, to be answered with an
@@ -570,7 +657,8 @@ func (c *stdioConn) handleBatch(ctx context.Context, line []byte) (job stdioJob,
 
 // start takes a request slot and the bytes of job's line, and says how
 // the goroutine that read it serves it: inline when nothing else is in
-// flight or waiting to be read, otherwise after handing the role on.
+// flight or waiting to be read, or in a burst (read), otherwise after
+// handing the role on.
 // Without a free slot, job runs on a goroutine of its own once admitted
 // (admit), and meanwhile the reader reads only answers to bridged
 // requests and cancellations, which can free slots
@@ -585,7 +673,7 @@ func (c *stdioConn) start(job stdioJob) (stdioJob, int) {
 		room = c.lineBytes.enqueue("", job.size)
 	}
 	switch {
-	case slot == nil && room == nil && alone && !c.in.waiting():
+	case slot == nil && room == nil && (c.burst && !c.burstOver() || alone && !c.in.waiting()):
 		return job, serveInline
 	case slot == nil && room == nil:
 		return job, serveHandingOn
@@ -770,7 +858,8 @@ func (c *stdioConn) roomLocked(n int) bool {
 }
 
 // waitRoom waits until a message of n bytes may join the queue, or call
-// (nil for none) is cancelled; false means it was.
+// (nil for none) is cancelled; false means it was. A full queue under
+// the cork is written by the waiter, who takes the cork off.
 func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
 	c.outq.mu.Lock()
 	defer c.outq.mu.Unlock()
@@ -778,9 +867,55 @@ func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
 		if call != nil && call.cancelled.Load() {
 			return false
 		}
+		if c.corked {
+			b := c.uncorkLocked()
+			c.outq.mu.Unlock()
+			c.flushBatch(b)
+			c.outq.mu.Lock()
+			continue
+		}
 		c.outq.room.Wait()
 	}
 	return true
+}
+
+// cork keeps outq from writing until uncork, unless a write is in
+// progress (it takes the queue when it ends). Only the reading role's
+// holder corks (read).
+func (c *stdioConn) cork() {
+	c.outq.mu.Lock()
+	if !c.outq.flushing {
+		c.outq.flushing, c.corked = true, true
+	}
+	c.outq.mu.Unlock()
+}
+
+// uncork takes the cork off and writes what was queued under it.
+func (c *stdioConn) uncork() {
+	c.outq.mu.Lock()
+	b := c.uncorkLocked()
+	c.outq.mu.Unlock()
+	c.flushBatch(b)
+}
+
+// uncorkLocked takes the cork off: it returns the batch queued under it,
+// for the caller to write (flushBatch), or nil when the cork was off or
+// nothing was queued (then nobody is writing any more).
+func (c *stdioConn) uncorkLocked() []byte {
+	q := &c.outq
+	if !c.corked {
+		return nil
+	}
+	c.corked = false
+	if len(q.queued) == 0 {
+		q.flushing = false
+		q.room.Broadcast()
+		return nil
+	}
+	b := q.queued
+	q.queued, q.spare = q.spare, nil
+	q.room.Broadcast()
+	return b
 }
 
 // enqueue claims the writer for b (writeNow: the caller must flush b), or
@@ -803,11 +938,22 @@ func (c *stdioConn) enqueue(b []byte) (writeNow, queued bool) {
 // flush writes b, then every batch queued meanwhile (lineQueue.drain);
 // only the goroutine enqueue told to write calls it.
 func (c *stdioConn) flush(b []byte) {
-	c.outq.drain(b, false, func(b []byte) {
-		if _, err := c.out.Write(b); err != nil {
-			c.s.log.Error("write failed", "transport", "stdio", "err", err)
-		}
-	})
+	c.outq.drain(b, false, c.writeOut)
+}
+
+// flushBatch is flush for a batch of the queue's (uncorkLocked), nil for
+// none.
+func (c *stdioConn) flushBatch(b []byte) {
+	if b != nil {
+		c.outq.drain(b, true, c.writeOut)
+	}
+}
+
+// writeOut writes b, a batch of whole lines, to stdout.
+func (c *stdioConn) writeOut(b []byte) {
+	if _, err := c.out.Write(b); err != nil {
+		c.s.log.Error("write failed", "transport", "stdio", "err", err)
+	}
 }
 
 // idKey normalises a raw request id so that 7 and "7" stay distinct and an

@@ -465,6 +465,63 @@ func TestStdioCancelWhileStdoutStalls(t *testing.T) {
 	}
 }
 
+// TestStdioCorkComesOff: answers held while the reader has lines buffered
+// (read, cork) leave before it waits for more input, a blank line
+// buffered counting as none: the fast request read with a slow one is
+// answered while the slow one runs.
+func TestStdioCorkComesOff(t *testing.T) {
+	g := newTestGates()
+	c := newTestConn(t, newTestServer(t, withGates(g)))
+	c.send(req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`) + "\n  ")
+	mustReceive(t, g.started)
+	if got := c.recv(); string(responseID(got)) != "2" {
+		t.Errorf("first answer %s, want id 2", got)
+	}
+	close(g.release)
+	if got := c.recv(); string(responseID(got)) != "1" {
+		t.Errorf("second answer %s, want id 1", got)
+	}
+}
+
+// TestStdioCorkedStdoutStalls: when stdout stalls in the write of the
+// answers held under the cork (release), the reading role is handed on
+// and the next line is still served.
+func TestStdioCorkedStdoutStalls(t *testing.T) {
+	s := newTestServer(t, withRegistry())
+	ran := make(chan struct{})
+	s.addTool(tool{Name: "mark", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		close(ran)
+		return textResult("ok"), nil
+	}})
+	out := &stallingWriter{stalled: make(chan struct{}), release: make(chan struct{})}
+	inR, inW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- s.serveStdio(t.Context(), inR, out) }()
+	// Two lines in one write: the reader answers both (parse errors) under
+	// the cork, and stdout stalls in the write that takes it off.
+	if _, err := io.WriteString(inW, "{bad\n{bad\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-out.stalled
+	if _, err := io.WriteString(inW, req(`"b"`, "tools/call", `"name":"mark"`)+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ran:
+	case <-time.After(testWait):
+		t.Error("the reader did not reach the next request while stdout stalled")
+	}
+	close(out.release)
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("serveStdio = %v", err)
+	}
+	got := out.buf.String()
+	if n := strings.Count(got, `"code":-32700`); n != 2 || !strings.Contains(got, `"id":"b"`) {
+		t.Errorf("output %s, want two parse errors and the answer to b", got)
+	}
+}
+
 // mustServeAll feeds input to s.serveStdio, waits for it to return (EOF drains
 // every request) and returns what it wrote, one string per line.
 func mustServeAll(tb testing.TB, s *server, input string) []string {
