@@ -4,7 +4,11 @@
 # alternated within each round, so that both meet the same machine.
 #
 #   harness/bench/compare.sh REV [HARNESS_OPTIONS...]          e.g. 370d129 --rounds 5
-#   harness/bench/compare.sh --all REV [HARNESS_OPTIONS...]
+#   harness/bench/compare.sh [--all] [--swap] REV [HARNESS_OPTIONS...]
+#
+# --swap runs the working tree first in each round and REV second: on a
+# 2-core machine the second server of a round tends to do a few per cent
+# better, so a difference near 5 % holds only if it holds in both orders.
 #
 # Without --all: the calls over stdio and HTTP (modern era, k=1/32,
 # c=1/8), the working tree with logging at its default level and metrics
@@ -20,9 +24,15 @@
 #
 # Environment: BENCH_BIN as in run.sh.
 set -euo pipefail
-all=0
-if [ "${1:-}" = "--all" ]; then all=1; shift; fi
-[ $# -ge 1 ] || { sed -n '2,21p' "$0"; exit 2; }
+all=0 swap=0
+while :; do
+  case "${1:-}" in
+    --all) all=1; shift ;;
+    --swap) swap=1; shift ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || { sed -n '2,25p' "$0"; exit 2; }
 rev="$1"; shift
 extra=("$@")
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -41,7 +51,9 @@ group() {
   local floor="$1" oldcmd="$2" newcmd="$3"; shift 3
   local out="$BENCH_BIN/compare-$(date +%Y%m%d-%H%M%S)-$RANDOM.jsonl" args=()
   for w in "$@"; do args+=(--workload "$w"); done
-  "$harness" --server "floor=$floor" --server "before=$oldcmd" --server "now=$newcmd" --baseline floor \
+  local servers=(--server "before=$oldcmd" --server "now=$newcmd")
+  if [ "$swap" = 1 ]; then servers=(--server "now=$newcmd" --server "before=$oldcmd"); fi
+  "$harness" --server "floor=$floor" "${servers[@]}" --baseline floor \
     --rounds 3 --duration 2s --warmup 1s --budget 900 --out "$out" "${args[@]}" "${extra[@]}" > /dev/null
   files+=("$out")
 }
@@ -67,9 +79,11 @@ group '$BENCH_FLOOR' "$old$http" "$new$http" http,modern,call,c=1 http,modern,ca
   http,legacy,call,c=1 http,legacy,call,c=8 http,legacy,call,c=64 http,modern,list,c=1,tools=20 http,modern,list,c=1,tools=1000
 group 'FLOOR_HTTP=echo $BENCH_FLOOR' "$old$http" "$new$http" http,modern,call,c=1,payload=1k http,modern,call,c=1,payload=1m
 cold="$BENCH_BIN/cold-$(date +%Y%m%d-%H%M%S)-$RANDOM.jsonl"
-"$BENCH_BIN/rows" coldstart -n 40 -out "$cold" -server "before=$BENCH_BIN/before-stripped" -server "now=$BENCH_BIN/now-stripped" \
+cold_servers=(-server "before=$BENCH_BIN/before-stripped" -server "now=$BENCH_BIN/now-stripped")
+if [ "$swap" = 1 ]; then cold_servers=(-server "now=$BENCH_BIN/now-stripped" -server "before=$BENCH_BIN/before-stripped"); fi
+"$BENCH_BIN/rows" coldstart -n 40 -out "$cold" "${cold_servers[@]}" \
   -server "now-stdio=$BENCH_BIN/now-stripped-stdio" -server "minimal=$BENCH_BIN/minimal" 2>/dev/null
-echo "before: $rev; now: $(cd "$repo" && git describe --always --dirty); $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores," \
+echo "before: $rev; now: $(cd "$repo" && git describe --always --dirty)$([ "$swap" = 1 ] && echo ', now run first'); $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores," \
   "$(go version | cut -d' ' -f3), 3 rounds x 2s (+1s warm-up), $(( $(date +%s) - start ))s"
 echo
 "$BENCH_BIN/load" report -baseline floor "${files[@]}"
