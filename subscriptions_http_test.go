@@ -14,6 +14,25 @@ import (
 	"time"
 )
 
+// sseStream reads one open event stream as a client does, an event at a
+// time, on its own goroutine so that a missing event fails the test.
+type sseStream struct {
+	resp   *http.Response
+	events chan string // closed at the end of the stream
+}
+
+// next returns the next event; ok is false when the stream ended.
+func (st *sseStream) next(t testing.TB) (ev string, ok bool) {
+	t.Helper()
+	select {
+	case ev, ok = <-st.events:
+		return ev, ok
+	case <-time.After(testWait):
+		t.Fatal("no event within the deadline")
+		return "", false
+	}
+}
+
 // mustOpenListen POSTs a modern request and returns its open stream.
 func mustOpenListen(t testing.TB, ctx context.Context, ts *testHTTP, body string) *sseStream {
 	t.Helper()

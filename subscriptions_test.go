@@ -10,7 +10,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -194,25 +193,6 @@ func TestRunSubscriptionFlags(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("run(%q) = %q, want %q", tt.args, got, tt.want)
 		}
-	}
-}
-
-// sseStream reads one open event stream as a client does, an event at a
-// time, on its own goroutine so that a missing event fails the test.
-type sseStream struct {
-	resp   *http.Response
-	events chan string // closed at the end of the stream
-}
-
-// next returns the next event; ok is false when the stream ended.
-func (st *sseStream) next(t testing.TB) (ev string, ok bool) {
-	t.Helper()
-	select {
-	case ev, ok = <-st.events:
-		return ev, ok
-	case <-time.After(testWait):
-		t.Fatal("no event within the deadline")
-		return "", false
 	}
 }
 
