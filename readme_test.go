@@ -199,18 +199,19 @@ func TestUnclosedFences(t *testing.T) {
 // TestREADMEBuildsTable: README's "Builds" table has the shape
 // harness/builds/table.sh prints: its header, a row for the full build,
 // one for the stdio build once a file names that tag, and the minimal Go
-// program's, each cell a figure in its unit. The figures are measured,
-// not checked: the script prints them.
+// program's, each cell a figure in its unit (a build's start before main
+// too; the minimal program's is its cold start, so "—"). The figures are
+// measured, not checked: the script prints them.
 func TestREADMEBuildsTable(t *testing.T) {
 	section := mustREADMESection(t, "## Builds")
-	const header = "| build | command | Go files | lines | packages linked | stripped size | cold start, median (× minimal) | its CPU time, median (× minimal) |"
+	const header = "| build | command | Go files | lines | packages linked | stripped size | cold start, median (× minimal) | its CPU time, median (× minimal) | before `main`, median (× minimal) |"
 	var rows []string
 	for line := range strings.Lines(section) {
 		if line = strings.TrimSpace(line); strings.HasPrefix(line, "|") {
 			rows = append(rows, line)
 		}
 	}
-	if len(rows) < 2 || rows[0] != header || !regexp.MustCompile(`^\|( --- \|){8}$`).MatchString(rows[1]) {
+	if len(rows) < 2 || rows[0] != header || !regexp.MustCompile(`^\|( --- \|){9}$`).MatchString(rows[1]) {
 		t.Fatalf("README's Builds table does not open with\n%s\nand its separator; it has\n%s", header, strings.Join(rows, "\n"))
 	}
 	want := []string{"full"}
@@ -219,13 +220,16 @@ func TestREADMEBuildsTable(t *testing.T) {
 	}
 	want = append(want, "minimal")
 	ms := `[0-9]+\.[0-9]{2} ms \([0-9]+\.[0-9]{2}x\)`
-	cell := regexp.MustCompile("^\\| ([a-z]+) \\| `[^`|]+` \\| [0-9]+ \\| [0-9]{1,3}(,[0-9]{3})* \\| [0-9]+ \\| [0-9]+\\.[0-9]{2} MiB \\| " + ms + " \\| " + ms + " \\|$")
+	cell := regexp.MustCompile("^\\| ([a-z]+) \\| `[^`|]+` \\| [0-9]+ \\| [0-9]{1,3}(,[0-9]{3})* \\| [0-9]+ \\| [0-9]+\\.[0-9]{2} MiB \\| " + ms + " \\| " + ms + " \\| (" + ms + "|—) \\|$")
 	var got []string
 	for _, r := range rows[2:] {
 		m := cell.FindStringSubmatch(r)
 		if m == nil {
-			t.Errorf("README's Builds table: row %q is not build, `command`, files, lines, packages, N.NN MiB, N.NN ms (N.NNx) twice", r)
+			t.Errorf("README's Builds table: row %q is not build, `command`, files, lines, packages, N.NN MiB, N.NN ms (N.NNx) twice, and before main's (or —)", r)
 			continue
+		}
+		if dash := strings.HasSuffix(r, "| — |"); dash != (m[1] == "minimal") {
+			t.Errorf("README's Builds table: row %q: only the minimal program's before-main cell is —", r)
 		}
 		got = append(got, m[1])
 	}
