@@ -4,7 +4,9 @@
 # (@modelcontextprotocol/ext-apps), its button calling the tool through the
 # host: check.mjs says how.
 #
-# usage: harness/apps/check.sh [--screenshot FILE]
+# usage: harness/apps/check.sh [--server BIN] [--screenshot FILE]
+#   --server BIN  run this demo binary (go build -tags demo) instead of
+#                 building one: .ci/run builds it once for every check
 #
 # Needs Go and Node; installs Debian's chromium with apt-get when it is
 # missing (as root; CI runs as root) and the pinned npm packages with
@@ -46,10 +48,21 @@ fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/baremcp-apps.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-(cd "$REPO" && go build -tags demo -o "$WORK/baremcp" .) >&2 || { echo "check.sh: go build -tags demo failed" >&2; exit 3; }
+SERVER=""
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --server) SERVER="${2:?--server needs a binary}"; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+if [ -z "$SERVER" ]; then
+  (cd "$REPO" && go build -tags demo -o "$WORK/baremcp" .) >&2 || { echo "check.sh: go build -tags demo failed" >&2; exit 3; }
+  SERVER="$WORK/baremcp"
+fi
 
 set +e
-node "$HERE/check.mjs" --server "$WORK/baremcp" "$@" 2>"$WORK/stderr.log"
+node "$HERE/check.mjs" --server "$SERVER" ${args[@]+"${args[@]}"} 2>"$WORK/stderr.log"
 status=$?
 set -e
 if [ $status -ne 0 ]; then

@@ -4,7 +4,11 @@
 # against it (legacy era 2025-11-25, modern era 2026-07-28, and the
 # extension scenarios), and compare with expected-failures.txt.
 #
-# usage: harness/conformance/check.sh [--out DIR] [--no-extensions] [-v]
+# usage: harness/conformance/check.sh [--out DIR] [--no-extensions] [--no-fixture-tests] [-v]
+#
+# --no-fixture-tests leaves out the fixture build's own tests (go test
+# -tags conformance -run Fixture .), for a caller that ran them already:
+# .ci/run runs every build's own tests once (harness/builds/own-tests.sh).
 #
 # Prints one line per scenario (PASS, XFAIL, FAIL, XPASS, STALE; TASKS-* for
 # the tasks extension's scenarios, which gate; EXT-* for the other
@@ -28,13 +32,15 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 OUT=""
 ERAS=(--all)
 VERBOSE=()
+FIXTURE_TESTS=1
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) [ $# -ge 2 ] || { echo "check.sh: --out needs a value" >&2; exit 2; }; OUT="$2"; shift ;;
     --no-extensions) ERAS=(--legacy --modern) ;;
+    --no-fixture-tests) FIXTURE_TESTS=0 ;;
     -v|--verbose) VERBOSE=(-v) ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -60,7 +66,7 @@ fi
 
 (cd "$ROOT" && CGO_ENABLED=0 go build -tags conformance -o "$TMP/baremcp-fixtures" .) ||
   { echo "check.sh: go build -tags conformance failed" >&2; exit 3; }
-if ! (cd "$ROOT" && go test -tags conformance -count=1 -run Fixture . >"$TMP/fixture-tests.txt" 2>&1); then
+if [ $FIXTURE_TESTS = 1 ] && ! (cd "$ROOT" && go test -tags conformance -count=1 -run Fixture . >"$TMP/fixture-tests.txt" 2>&1); then
   cat "$TMP/fixture-tests.txt" >&2
   echo "check.sh: the fixture tests failed (go test -tags conformance -run Fixture .)" >&2
   exit 1

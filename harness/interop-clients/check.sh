@@ -16,8 +16,10 @@
 #        before the rename), --client v2: @modelcontextprotocol/client 2.4.0
 #        in every mode
 #
-# usage: harness/interop-clients/check.sh [--keep DIR]
-#   --keep DIR  leave the binaries, the raw output and the servers' stderr in DIR
+# usage: harness/interop-clients/check.sh [--keep DIR] [--server BIN]
+#   --keep DIR    leave the binaries, the raw output and the servers' stderr in DIR
+#   --server BIN  test this demo binary (CGO_ENABLED=0 go build -tags demo)
+#                 instead of building one: .ci/run builds it once for every check
 #
 # Prints every PASS/FAIL line, a table client x version x transport ->
 # passed/run, the gate's verdict (UNEXPECTED FAIL, XPASS, STALE lines), the
@@ -42,10 +44,12 @@ if ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
 fi
 
 KEEP=""
+SERVER=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) KEEP="${2:?--keep needs a directory}"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --server) SERVER="${2:?--server needs a binary}"; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -74,10 +78,14 @@ done
 
 # ------------------------------------------------------------------ build --
 # -tags demo selects the demo registry the scenarios need.
-echo "check.sh: building baremcp (-tags demo)" >&2
-# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
-(cd "$REPO" && CGO_ENABLED=0 go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
-SERVER="$WORK/baremcp"
+if [ -z "$SERVER" ]; then
+  echo "check.sh: building baremcp (-tags demo)" >&2
+  # CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+  (cd "$REPO" && CGO_ENABLED=0 go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
+  SERVER="$WORK/baremcp"
+fi
+[ -x "$SERVER" ] || die "$SERVER is not an executable"
+SERVER="$(cd "$(dirname "$SERVER")" && pwd)/$(basename "$SERVER")"
 
 GO_CLIENTS=()
 for dir in "$HARNESS"/interop-go/*/; do
