@@ -8,16 +8,21 @@
 #   3. registry_shouter.go, copied from README's block;
 #   4. testdata/shouter.txt, copied from README's block, recorded with
 #      go test -run TestTranscripts -update . and checked by a plain run;
-#   5. go vet ./..., go test ./..., the release build, whose tools/list
-#      over stdio must show shout alone and whose serverInfo must say
-#      shouter (listcheck/, in both eras), and which reads
-#      SHOUTER_STATE_KEY and names no BAREMCP_ variable.
-# Then what the copy's own .ci/run would run in Go (vet and test with
-# -tags demo, test with -tags conformance, vet with -tags bench, and the
-# raw probes, which build the demo with -tags demo), and README's other
-# way out: with registry_demo.go, registry_demo_test.go and testdata/demo/
-# deleted, vet and test still pass and the probes and both interop checks
-# say they are skipped and exit 0.
+#   5. go vet ./..., go test ./... (README shows it again; the tree is
+#      the one step 4 tested, checked file by file, so step 4's run
+#      stands for it), the release build, whose tools/list over stdio
+#      must show shout alone and whose serverInfo must say shouter
+#      (listcheck/, in both eras), and which reads SHOUTER_STATE_KEY and
+#      names no BAREMCP_ variable.
+# Then what the copy's own .ci/run would run in Go beyond that: vet with
+# -tags demo and bench, the tests the demo and fixture
+# builds add to the untagged build's (harness/builds/own-tests.sh: the
+# demo's own tests, which now run only with -tags demo, and the
+# fixtures'), and the raw probes, which build the demo with -tags demo;
+# and README's other way out: with registry_demo.go,
+# registry_demo_test.go and testdata/demo/ deleted, vet and test still
+# pass and the probes and both interop checks say they are skipped and
+# exit 0.
 #
 # In a copy whose module is no longer baremcp (one that followed the steps),
 # it prints one line saying it is skipped, and exits 0.
@@ -47,7 +52,7 @@ KEEP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -k) KEEP=1 ;;
-    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -210,6 +215,37 @@ transcript_can_fail() {
     return 1
   fi
 }
+# tree_sum: one checksum of every file of the copy, names and contents.
+tree_sum() {
+  find . -type f -print0 | LC_ALL=C sort -z | xargs -0 cksum | cksum
+}
+# go_test_tested: README's go test ./..., run (step 4), and the tree it
+# passed on noted for step 5.
+go_test_tested() {
+  readme_run 'go test ./...'
+  tree_sum >"$TMP/tested-tree"
+}
+# same_tree_tested: README shows go test ./... again (step 5) and the
+# copy is byte for byte the tree step 4's go test ./... passed on (the
+# checks between them restore what they change), so that run stands for
+# this one: go test ./... twice on one tree tests nothing twice.
+same_tree_tested() {
+  grep -qxF -- 'go test ./...' <(sed 's/^ *//' "$README") ||
+    { echo "README.md no longer shows the command: go test ./..."; return 1; }
+  [ "$(tree_sum)" = "$(cat "$TMP/tested-tree")" ] ||
+    { echo "the copy changed since step 4's go test ./... passed on it"; return 1; }
+}
+# own_tests TAGS: the tests the build TAGS adds to the untagged build's
+# (harness/builds/own-tests.sh), as the copy's .ci/run runs them.
+own_tests() {
+  local pat
+  pat="$(harness/builds/own-tests.sh "$1")"
+  if [ -z "$pat" ]; then
+    echo "-tags $1 adds no test of its own"
+    return 0
+  fi
+  go test -count=1 -tags "$1" -run "$pat" ./...
+}
 release_lists_shout() {
   (cd "$HERE/listcheck" && go run . -bin "$COPY/shouter" -name shouter -tools shout)
 }
@@ -256,10 +292,10 @@ check "2. registry_demo.go, registry_demo_test.go: //go:build demo" step2_demo
 check "3. registry_shouter.go from README" readme_file registry_shouter.go
 check "4. testdata/shouter.txt from README" readme_file testdata/shouter.txt
 check "4. go test -run TestTranscripts -update . writes shouter.txt alone" update_only_ours
-check "4. go test ./..." readme_run 'go test ./...'
+check "4. go test ./..." go_test_tested
 check "4. go test fails when shouter.txt records a wrong answer" transcript_can_fail
 check "5. go vet ./..." readme_run 'go vet ./...'
-check "5. go test ./..." readme_run 'go test ./...'
+check "5. go test ./... (the tree step 4's run passed on, unchanged)" same_tree_tested
 check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ." readme_run "CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion=v1.0.0' -o shouter ."
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
 check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
@@ -268,8 +304,8 @@ check "5. the release binary is static and says v1.0.0" release_static_versioned
 # ------------------------------------------------ the copy's own CI, in Go --
 
 check "ci: go vet -tags demo ./..." go vet -tags demo ./...
-check "ci: go test -tags demo ./..." go test -count=1 -tags demo ./...
-check "ci: go test -tags conformance ./..." go test -count=1 -tags conformance ./...
+check "ci: go test -tags demo, the demo's own tests" own_tests demo
+check "ci: go test -tags conformance, the fixtures' own tests" own_tests conformance
 check "ci: go vet -tags bench ./..." go vet -tags bench ./...
 check "ci: harness/probes/probe.sh (the demo, -tags demo)" harness/probes/probe.sh
 check "ci: harness/make-it-yours/check.sh says it is skipped" skips harness/make-it-yours/check.sh
