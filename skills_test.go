@@ -446,22 +446,6 @@ func TestSkillFilesServedAs(t *testing.T) {
 	}
 }
 
-// TestSkillsClassicEra holds the handshake era's view: no extension in
-// initialize, the skill files ordinary resources, the methods unknown
-// (docs/GAPS.md, "Skills"; testdata/classic/skills-2025-11-25.txt).
-func TestSkillsClassicEra(t *testing.T) {
-	s := newTestServer(t, withRegistry("skills"))
-	lines := mustServeAll(t, s, strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"skills/list"}`,
-		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://git-workflow/SKILL.md"}}`,
-	}, "\n")+"\n")
-	if len(lines) != 3 || strings.Contains(lines[0], "extensions") || !strings.Contains(lines[1], "-32601") || !strings.Contains(lines[2], "# Git workflow") {
-		t.Errorf("classic exchange:\n%s\nwant initialize without extensions, skills/list -32601, the SKILL.md read", strings.Join(lines, "\n"))
-	}
-}
-
 // BenchmarkSkillsList measures skills/list of 100 skills (each a SKILL.md
 // and one reference file) through the dispatcher, beside tools/list of
 // 100 tools in the same run: both pages are encoded once per snapshot
