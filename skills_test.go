@@ -454,7 +454,7 @@ func BenchmarkSkillsList(b *testing.B) {
 	files := fstest.MapFS{}
 	for i := range 100 {
 		name := fmt.Sprintf("skill-%03d", i)
-		files["skills/"+name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Skill " + name + " for benchmarks: what it does and when to use it.\nlicense: MIT\n---\n\n# " + name + "\n\nSee references/guide.md.\n")}
+		files["skills/"+name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Skill " + name + " for benchmarks, saying what it does and when to use it.\nlicense: MIT\n---\n\n# " + name + "\n\nSee references/guide.md.\n")}
 		files["skills/"+name+"/references/guide.md"] = &fstest.MapFile{Data: bytes.Repeat([]byte("A line of the guide.\n"), 50)}
 	}
 	for _, tt := range []struct {
