@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,6 +50,12 @@ import (
 // once a level, and frontmatter is a handful of fields, metadata one
 // level below.
 const maxFrontmatterDepth = 32
+
+// maxFrontmatterBytes bounds a frontmatter: it is copied into the skill's
+// entry, which every skills/list page carries, and hosts keep it for every
+// skill they know; the format's own fields fit in 2 KB (a name of 64
+// characters, a description of 1024, a compatibility of 500).
+const maxFrontmatterBytes = 64 << 10
 
 // fmNode is one value of the frontmatter.
 type fmNode struct {
@@ -135,6 +140,9 @@ func splitFrontmatter(md []byte) (string, error) {
 // parseFrontmatter reads text, the YAML of a frontmatter, into a mapping.
 // Errors name the line (counted from the opening "---", line 1).
 func parseFrontmatter(text string) (*fmNode, error) {
+	if len(text) > maxFrontmatterBytes {
+		return nil, fmt.Errorf("frontmatter: %d bytes, more than the %d a skill's entry carries", len(text), maxFrontmatterBytes)
+	}
 	if !utf8.ValidString(text) {
 		return nil, errors.New("frontmatter: not UTF-8")
 	}
@@ -196,6 +204,7 @@ func (p *fmParser) mapping(indent, depth int) (*fmNode, error) {
 		return nil, p.errorf(p.pos, "mappings nest deeper than %d levels", maxFrontmatterDepth)
 	}
 	m := &fmNode{kind: fmMapping}
+	seen := map[string]bool{}
 	for {
 		i := p.next()
 		if i < 0 || p.indent(i) < indent {
@@ -215,9 +224,10 @@ func (p *fmParser) mapping(indent, depth int) (*fmNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(m.keys, key) {
+		if seen[key] {
 			return nil, p.errorf(i, "key %q appears twice", key)
 		}
+		seen[key] = true
 		p.pos++
 		v, err := p.value(i, indent, rest, depth)
 		if err != nil {

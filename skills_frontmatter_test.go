@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,7 @@ func TestFrontmatter(t *testing.T) {
 		{"list where key expected", "- a", "error: list item where a key"},
 		{"bool key", "true: 1", "error: key \"true\""},
 		{"not utf-8", "a: \xff", "error: not UTF-8"},
+		{"too large", "a: " + strings.Repeat("x", maxFrontmatterBytes), "error: more than the 65536"},
 		{"deep nesting", strings.Repeat("  ", 0) + nestedMappings(40), "error: nest deeper"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +139,37 @@ func TestSplitFrontmatter(t *testing.T) {
 			}
 			if err != nil || got != tt.want {
 				t.Errorf("splitFrontmatter(%q) = %q, %v; want %q", tt.md, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFrontmatterLinearWork holds that the reader's work grows with its
+// input's size, not faster: many keys, lines, list items, a long
+// multi-line value and a long block scalar, each of the largest size
+// read, take a small fraction of a second.
+func TestFrontmatterLinearWork(t *testing.T) {
+	n := maxFrontmatterBytes / 16
+	for _, tt := range []struct{ name, yaml string }{
+		{"keys", func() string {
+			var b strings.Builder
+			for i := 0; b.Len() < maxFrontmatterBytes-32; i++ {
+				fmt.Fprintf(&b, "k%d: v\n", i)
+			}
+			return b.String()
+		}()},
+		{"list items", "a:\n" + strings.Repeat("  - x\n", n)},
+		{"multi-line value", "a: x\n" + strings.Repeat("  y\n", n)},
+		{"block scalar", "a: |\n" + strings.Repeat("  y\n\n", n/2)},
+		{"blank lines", strings.Repeat("\n", maxFrontmatterBytes-8) + "a: 1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			if _, err := parseFrontmatter(tt.yaml); err != nil {
+				t.Fatalf("parseFrontmatter: %v", err)
+			}
+			if d := time.Since(start); d > 500*time.Millisecond {
+				t.Errorf("parseFrontmatter of %d bytes took %v", len(tt.yaml), d)
 			}
 		})
 	}
