@@ -107,8 +107,9 @@ func (s *server) addSkills(fsys fs.FS, dir string) {
 
 // addSkillDir serves every skill under the directory dir on disk
 // (-skills): read once, now, through an os.Root, so that neither ".." nor
-// a symbolic link leads out of dir. Afterwards the process keeps no
-// handle on dir, and its confinement grants it nothing (SECURITY.md).
+// a symbolic link leads out of dir (TestSkillDirRefusals). Afterwards the
+// process keeps no handle on dir, and its confinement grants it nothing
+// (docs/GAPS.md, "Skills").
 func (s *server) addSkillDir(dir string) (*skillSet, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -176,7 +177,8 @@ func (s *server) addGeneratedSkill(g generatedSkill) {
 
 // readSkills reads every skill under dir of fsys. label names dir in
 // messages (its path on disk, or in the embedded files): every error
-// names the file it is about.
+// names the file it is about, and nothing is returned with it
+// (TestSkillRefusals).
 func readSkills(fsys fs.FS, dir, label string) (*skillSet, error) {
 	if !fs.ValidPath(dir) {
 		return nil, fmt.Errorf("skills: %q is not a path inside the files given (no .., no leading /)", dir)
@@ -437,7 +439,9 @@ func isRegName(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~") == "" && s != "." && s != ".."
 }
 
-// encodeEntry encodes sk's Skill entry and GetSkillResult body.
+// encodeEntry encodes sk's Skill entry and GetSkillResult body, once:
+// skills/list pages and skills/get copy them (TestSkillManifestsMatchReads
+// reads every file back against them).
 // [§Skill Entries]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#skill-entries
 func (sk *skill) encodeEntry() {
 	b := append(make([]byte, 0, len(sk.frontmatter)+64+len(sk.files)*128), `{"uri":`...)
@@ -500,10 +504,11 @@ func servedAsText(t string, b []byte) bool {
 	return !binary && utf8.Valid(b) && !slices.Contains(b, 0)
 }
 
-// serveSkills registers set: its skills and files, all or nothing. It
-// refuses a skill or file already served, and a skill inside another's
-// directory, or holding another, served by another registration (the
-// enclosing skill's manifest would not list the nested one's files).
+// serveSkills registers set: its skills and files, all or nothing, in one
+// snapshot. It refuses a skill or file already served, and a skill inside
+// another's directory, or holding another, served by another registration
+// (the enclosing skill's manifest would not list the nested one's files;
+// TestSkillRegistrationConflicts).
 func (s *server) serveSkills(set *skillSet) error {
 	if err := s.registry().skillConflict(set); err != nil {
 		return err
