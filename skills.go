@@ -269,13 +269,31 @@ func (r *registry) skill(uri string) *skill {
 // (registry.page).
 // [§Listing Skills]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#listing-skills
 func (s *server) handleSkillsList(ctx context.Context, req *request) (result, error) {
+	if rerr := s.skillsDeclared(req); rerr != nil {
+		return result{}, rerr
+	}
 	return s.list("skills", req)
+}
+
+// skillsDeclared is -32601 when req's snapshot serves no skill: the
+// extension is then not declared, and its methods are unknown, as the
+// extension says of resources/directory/read without directoryRead
+// (TestSkillsUndeclared).
+// [§Error Handling]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#error-handling
+func (s *server) skillsDeclared(req *request) *rpcError {
+	if len(s.snapshot(req).skills) > 0 {
+		return nil
+	}
+	return newError(codeMethodNotFound, "method not found: %s (this server declares no %s extension)", req.method, extensionSkills)
 }
 
 // handleSkillsGet answers skills/get: the entry of the skill whose
 // SKILL.md is params.uri, listed or not; -32602 for any other URI.
 // [§Getting a Skill]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#getting-a-skill
 func (s *server) handleSkillsGet(ctx context.Context, req *request) (result, error) {
+	if rerr := s.skillsDeclared(req); rerr != nil {
+		return result{}, rerr
+	}
 	uri, rerr := req.stringParam("uri")
 	if rerr != nil {
 		return result{}, rerr
@@ -296,6 +314,9 @@ func (s *server) handleSkillsGet(ctx context.Context, req *request) (result, err
 // the lists are; -32602 for anything else.
 // [§Reading Directories]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#reading-directories
 func (s *server) handleDirectoryRead(ctx context.Context, req *request) (result, error) {
+	if rerr := s.skillsDeclared(req); rerr != nil {
+		return result{}, rerr
+	}
 	uri, rerr := req.stringParam("uri")
 	if rerr != nil {
 		return result{}, rerr

@@ -446,6 +446,21 @@ func TestSkillFilesServedAs(t *testing.T) {
 	}
 }
 
+// TestSkillsUndeclared holds that a server serving no skill, which then
+// does not declare the extension, knows none of its methods.
+func TestSkillsUndeclared(t *testing.T) {
+	s := newTestServer(t)
+	if caps := mustServeOne(t, s, req("1", "server/discover", "")); strings.Contains(caps, extensionSkills) {
+		t.Errorf("server/discover declares the skills extension without a skill: %s", caps)
+	}
+	for _, m := range []string{methodSkillsList, methodSkillsGet, methodDirectoryRead} {
+		got := mustDecode(t, mustServeOne(t, s, req("2", m, `"uri":"skill://a/SKILL.md"`)))
+		if e, _ := got["error"].(map[string]any); e["code"] != json.Number("-32601") {
+			t.Errorf("%s without a skill = %v, want -32601", m, got)
+		}
+	}
+}
+
 // BenchmarkSkillsList measures skills/list of 100 skills (each a SKILL.md
 // and one reference file) through the dispatcher, beside tools/list of
 // 100 tools in the same run: both pages are encoded once per snapshot
