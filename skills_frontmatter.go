@@ -140,34 +140,46 @@ func splitFrontmatter(md []byte) (string, error) {
 // parseFrontmatter reads text, the YAML of a frontmatter, into a mapping.
 // Errors name the line (counted from the opening "---", line 1).
 func parseFrontmatter(text string) (*fmNode, error) {
+	n, _, err := readFrontmatter(text)
+	return n, err
+}
+
+// readFrontmatter is parseFrontmatter, also returning the parser's work
+// (fmParser.looks) and the lines it read.
+func readFrontmatter(text string) (*fmNode, [2]int, error) {
 	if len(text) > maxFrontmatterBytes {
-		return nil, fmt.Errorf("frontmatter: %d bytes, more than the %d a skill's entry carries", len(text), maxFrontmatterBytes)
+		return nil, [2]int{}, fmt.Errorf("frontmatter: %d bytes, more than the %d a skill's entry carries", len(text), maxFrontmatterBytes)
 	}
 	if !utf8.ValidString(text) {
-		return nil, errors.New("frontmatter: not UTF-8")
+		return nil, [2]int{}, errors.New("frontmatter: not UTF-8")
 	}
 	text = strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	p := &fmParser{lines: strings.Split(text, "\n")}
+	work := func() [2]int { return [2]int{p.looks, len(p.lines)} }
 	if p.next() < 0 {
-		return &fmNode{kind: fmMapping}, nil
+		return &fmNode{kind: fmMapping}, work(), nil
 	}
 	if p.indent(p.pos) != 0 {
-		return nil, p.errorf(p.pos, "the frontmatter's first key is indented")
+		return nil, work(), p.errorf(p.pos, "the frontmatter's first key is indented")
 	}
 	m, err := p.mapping(0, 0)
 	if err != nil {
-		return nil, err
+		return nil, work(), err
 	}
 	if i := p.next(); i >= 0 {
-		return nil, p.errorf(i, "unexpected indentation")
+		return nil, work(), p.errorf(i, "unexpected indentation")
 	}
-	return m, nil
+	return m, work(), nil
 }
 
 // fmParser reads frontmatter line by line.
 type fmParser struct {
 	lines []string
 	pos   int // the line being read
+	// looks counts how often a line was inspected (indent, blank): the
+	// reader's work, which TestFrontmatterLinearWork holds linear in
+	// the number of lines.
+	looks int
 }
 
 // errorf is a reader error naming line i (the opening "---" is line 1).
@@ -177,11 +189,13 @@ func (p *fmParser) errorf(i int, format string, args ...any) error {
 
 // indent returns line i's indentation in spaces.
 func (p *fmParser) indent(i int) int {
+	p.looks++
 	return len(p.lines[i]) - len(strings.TrimLeft(p.lines[i], " "))
 }
 
 // blank reports whether line i holds nothing, or only a comment.
 func (p *fmParser) blank(i int) bool {
+	p.looks++
 	t := strings.TrimLeft(p.lines[i], " \t")
 	return t == "" || t[0] == '#'
 }
