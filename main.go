@@ -193,8 +193,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if cfg.inputTimeout <= 0 {
 		return config{}, errors.New("-input-timeout must be positive")
 	}
-	if cfg.pingInterval < 0 {
-		return config{}, errors.New("-ping-interval must not be negative")
+	if cfg.pingInterval != 0 && cfg.pingInterval < minPingInterval {
+		return config{}, fmt.Errorf("-ping-interval must be 0 (never) or at least %v, not %v", minPingInterval, cfg.pingInterval)
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
@@ -225,7 +225,7 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *str
 	fs.DurationVar(&cfg.stateTTL, "state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	fs.IntVar(&cfg.maxSubscriptions, "max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	fs.IntVar(&cfg.maxSubscriptionURIs, "max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
-	fs.DurationVar(&cfg.pingInterval, "ping-interval", 0, "ping classic clients every `duration` and notice one that does not answer within it (stdio: logged; HTTP: the session ends); 0 means never")
+	fs.DurationVar(&cfg.pingInterval, "ping-interval", 0, "ping classic clients every `duration` (at least 1s) and notice one that does not answer within it (stdio: logged; HTTP: the session ends); 0 means never")
 	fs.DurationVar(&cfg.inputTimeout, "input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.BoolVar(&cfg.printVersion, "version", false, "print the version and VCS revision of this binary, and exit")
