@@ -20,7 +20,9 @@
 //
 // On stdio it reads and writes one JSON-RPC message per line, logs to
 // standard error, and exits 0 when standard input ends, after answering
-// every request it read. With -http it serves Streamable HTTP at /mcp,
+// every request it read; likewise when the process that started it
+// dies, even with standard input still open (SIGHUP on Linux, while its
+// parent lives, is then ignored). With -http it serves Streamable HTTP at /mcp,
 // the 2024-11-05 HTTP+SSE transport at /sse and the probes, and drains on
 // SIGINT or SIGTERM (docs/HTTP.md, docs/OPERATIONS.md). go build -tags
 // stdio builds the stdio server alone: no net/http, TLS, OAuth or metrics.
@@ -128,6 +130,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg.access, cfg.logSink = access, sink
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
+	}
+	if cfg.transport == transportStdio {
+		// Early, before confinement: a stdio server lives as long as the
+		// process that started it (stdio_parent.go).
+		parent := watchParent(logger)
+		defer parent.stop()
+		cfg.parentGone = parent.gone
 	}
 	if cfg.stateKey == nil && cfg.transport == transportHTTP {
 		// Over stdio the state dies with the one client's process.
