@@ -21,11 +21,12 @@
 // On stdio it reads and writes one JSON-RPC message per line, logs to
 // standard error, and exits 0 when standard input ends, after answering
 // every request it read; likewise when the process that started it
-// dies, even with standard input still open (SIGHUP on Linux, while its
-// parent lives, is then ignored). With -http it serves Streamable HTTP at /mcp,
-// the 2024-11-05 HTTP+SSE transport at /sse and the probes, and drains on
-// SIGINT or SIGTERM (docs/HTTP.md, docs/OPERATIONS.md). go build -tags
-// stdio builds the stdio server alone: no net/http, TLS, OAuth or metrics.
+// dies, even with standard input still open (on Linux a SIGHUP while
+// that process lives is then ignored). With -http it serves Streamable
+// HTTP at /mcp, the 2024-11-05 HTTP+SSE transport at /sse and the
+// probes, and drains on SIGINT or SIGTERM (docs/HTTP.md,
+// docs/OPERATIONS.md). go build -tags stdio builds the stdio server
+// alone: no net/http, TLS, OAuth or metrics.
 //
 // # Flags
 //
