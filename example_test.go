@@ -129,3 +129,15 @@ func Example_meta() {
 	// {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"example","version":"1.0.0"}}}
 	// {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"chart","inputSchema":{"type":"object"}}]}}
 }
+
+// Example_describe: what a registry says of its server as a whole, its
+// description (serverInfo) and the instructions hosts give their model,
+// set in buildRegistry before serving starts.
+func Example_describe() {
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
+	s.describe("Shouts: returns text in upper case.", "")
+	s.setInstructions("Call shout with the text to shout; read shouter://rules first.")
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"logging":{}},"instructions":"Call shout with the text to shout; read shouter://rules first.","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0","description":"Shouts: returns text in upper case."}}}}
+}

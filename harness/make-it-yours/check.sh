@@ -3,7 +3,7 @@
 # (its tracked and unignored files, as they are on disk) into a temporary
 # directory and follow README's "Make it yours" steps there, word for word:
 #   1. go mod edit -module example.com/shouter; serverName "shouter"
-#      in server.go;
+#      in server.go; /shouter for /baremcp in .gitignore;
 #   2. line 1 of registry_demo.go and registry_demo_test.go: //go:build demo;
 #   3. registry_shouter.go, copied from README's block;
 #   4. testdata/shouter.txt, copied from README's block, recorded with
@@ -168,6 +168,8 @@ step1_module() {
 step1_name() {
   readme_has '`const serverName = "baremcp"` to `const serverName = "shouter"`'
   replace_line server.go 'const serverName = "baremcp"' 'const serverName = "shouter"'
+  readme_has 'In `.gitignore`, change the line `/baremcp` to `/shouter`'
+  replace_line .gitignore '/baremcp' '/shouter'
 }
 step2_demo() {
   readme_has '`registry_demo_test.go` to `//go:build demo`'
@@ -229,6 +231,13 @@ release_names_its_secrets() {
   fi
 }
 
+# release_ignored: git status does not show the release binary (the
+# copy's .gitignore names it, step 1).
+release_ignored() {
+  git init -q "$TMP/ignored" && cp .gitignore "$TMP/ignored/" && : >"$TMP/ignored/shouter"
+  git -C "$TMP/ignored" check-ignore -q shouter || { echo ".gitignore does not ignore shouter:"; cat .gitignore; return 1; }
+}
+
 # release_static_versioned: the release binary is static and says the
 # version README's command sets.
 release_static_versioned() {
@@ -264,6 +273,7 @@ check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
 check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
 check "5. the release binary is static and says v1.0.0" release_static_versioned
+check "1. .gitignore keeps the release binary out of git status" release_ignored
 
 # ------------------------------------------------ the copy's own CI, in Go --
 
