@@ -27,8 +27,11 @@
 # taken from README's blocks marked <!-- make-it-yours: PATH -->, so
 # README and this check cannot drift apart.
 #
-# usage: harness/make-it-yours/check.sh [-k]
-#   -k  keep the scratch copy and print where it is
+# usage: harness/make-it-yours/check.sh [-k] [-renamed DIR]
+#   -k            keep the scratch copy and print where it is
+#   -renamed DIR  make the copy in DIR (a new folder), follow steps 1 to 3
+#                 only (renamed, demo out, registry_shouter.go) and stop:
+#                 the server a user made their own, for harness/release
 #
 # Prints PASS or FAIL per check and last exactly "N passed, M failed". The
 # steps depend on each other as a user's do: after the first failure (its
@@ -44,10 +47,12 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 README="$ROOT/README.md"
 KEEP=0
+RENAMED=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -k) KEEP=1 ;;
-    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -renamed) [ $# -ge 2 ] || { echo "check.sh: -renamed needs a folder" >&2; exit 2; }; RENAMED="$2"; shift ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -71,6 +76,10 @@ cleanup() {
 }
 trap cleanup EXIT
 COPY="$TMP/shouter"
+if [ -n "$RENAMED" ]; then
+  [ ! -e "$RENAMED" ] || { echo "check.sh: $RENAMED exists; -renamed makes a new folder" >&2; exit 2; }
+  COPY="$RENAMED"
+fi
 mkdir -p "$COPY"
 # Tracked and new files as they are on disk (so uncommitted work is tried
 # too), without what .gitignore keeps out (node_modules, results, binaries).
@@ -263,6 +272,10 @@ check "1. go mod edit -module example.com/shouter" step1_module
 check "1. server.go: const serverName = \"shouter\"" step1_name
 check "2. registry_demo.go, registry_demo_test.go: //go:build demo" step2_demo
 check "3. registry_shouter.go from README" readme_file registry_shouter.go
+if [ -n "$RENAMED" ]; then
+  [ $failed -eq 0 ] || exit 1
+  exit 0
+fi
 check "4. testdata/shouter.txt from README" readme_file testdata/shouter.txt
 check "4. go test -run TestTranscripts -update . writes shouter.txt alone" update_only_ours
 check "4. go test ./..." readme_run 'go test ./...'
