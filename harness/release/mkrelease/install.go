@@ -82,8 +82,8 @@ func (w *writer) install(rel *release, f *facts) error {
 	p("sudo install -m 755 %s %s\n", stdio, cmd)
 	p("```\n\n")
 	p("Claude Desktop, and any host that installs MCP Bundles, takes `%s` (your\n", bundleName(rel, "OS", "ARCH"))
-	p("system's) instead: no download to check by hand, and it asks for a folder the server may also read, one it\n")
-	p("may also write and a port it may also connect to, each optional.\n\n")
+	p("system's) instead, in one click: it asks for a folder the server may also read, one it may also\n")
+	p("write and a port it may also connect to, each optional.\n\n")
 	if len(vars) > 0 {
 		p("Each snippet below sets %s, the environment the server reads (empty: unset); `getenv` in\n", strings.Join(vars, ", "))
 		p("your registry reads the same environment, so your own variables go beside it. Grants go in the\n")
