@@ -88,6 +88,15 @@ need() {
   command -v "$1" >/dev/null 2>&1
 }
 
+# mkrelease's own tests (how it reads -h, the grant prompts, the forms of
+# a repository; TestThisServer, which builds this checkout, is left to
+# the release below, which asks the renamed server the same).
+if (cd "$HERE/mkrelease" && go test -short -count=1 .) >"$tmp/unit.log" 2>&1; then
+  pass "mkrelease: go test -short ($(tail -1 "$tmp/unit.log" | awk '{print $NF}'))"
+else
+  fail "mkrelease: go test -short" "$(tail -20 "$tmp/unit.log")"
+fi
+
 # ------------------------------------------- 1. a server of one's own --
 
 # README's release command: the line of README that runs build.sh.

@@ -107,8 +107,9 @@ func (r repository) blob(commit, path string) string {
 }
 
 // repoForms are the ways a GitHub or GitLab project is written: a module
-// path or host/owner/repo, an https URL, an ssh remote.
-var repoForms = regexp.MustCompile(`^(?:https://|ssh://git@|git@)?(github\.com|gitlab\.com)[/:]([A-Za-z0-9][A-Za-z0-9_.-]*)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$`)
+// path or host/owner/repo, an https URL (with credentials, as CI clones
+// have them), an ssh remote.
+var repoForms = regexp.MustCompile(`^(?:https://(?:[^@/]+@)?|ssh://git@|git@)?(github\.com|gitlab\.com)[/:]([A-Za-z0-9][A-Za-z0-9_.-]*)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$`)
 
 // parseRepo reads s in one of repoForms.
 func parseRepo(s string) (repository, bool) {
@@ -161,7 +162,8 @@ func settle(opt options, c checkout) (*release, error) {
 	default:
 		if rel.repo, ok = parseRepo(c.origin); !ok {
 			if rel.repo, ok = parseRepo(c.module); !ok {
-				return nil, fmt.Errorf("cannot tell where the release is published: the origin remote (%q) and the module path (%q) name no GitHub or GitLab project; name it with -repo github.com/OWNER/REPO", c.origin, c.module)
+				// The remote's URL is not quoted: it may hold a token.
+				return nil, fmt.Errorf("cannot tell where the release is published: neither the origin remote nor the module path (%q) names a GitHub or GitLab project; name it with -repo github.com/OWNER/REPO", c.module)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -88,6 +90,7 @@ func TestParseRepo(t *testing.T) {
 		{"github.com/ada/shouter", "https://github.com/ada/shouter"},
 		{"https://github.com/ada/shouter.git", "https://github.com/ada/shouter"},
 		{"git@github.com:ada/shouter.git", "https://github.com/ada/shouter"},
+		{"https://x-access-token:secret@github.com/ada/shouter.git", "https://github.com/ada/shouter"},
 		{"gitlab.com/ada/shouter", "https://gitlab.com/ada/shouter"},
 		{"example.com/shouter", ""},
 		{"baremcp", ""},
@@ -100,5 +103,39 @@ func TestParseRepo(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("parseRepo(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestThisServer asks this checkout's own stdio build (../../..) what
+// the manifests would say: its -h must parse, every grant flag it has
+// must have a prompt (a flag added, renamed or removed in the server
+// without its prompt here fails this test before it fails a release), and
+// the manifests' facts must be the binary's.
+func TestThisServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server")
+	}
+	bin := filepath.Join(t.TempDir(), "server")
+	cmd := exec.Command("go", "build", "-tags", "stdio", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "..", "..")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags stdio: %v\n%s", err, out)
+	}
+	f, err := askBinaries(bin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.name == "" || len(f.tools) == 0 {
+		t.Errorf("askBinaries: name %q, tools %v", f.name, f.tools)
+	}
+	if len(f.grants) != len(grantPrompts) {
+		t.Errorf("the server's grant flags %v, the prompts %d", f.grants, len(grantPrompts))
+	}
+	if _, _, err := userConfig(f.grants); err != nil {
+		t.Error(err)
+	}
+	if len(f.stdioEnv) == 0 {
+		t.Error("-h names no environment variable: the snippets' env would be empty")
 	}
 }
