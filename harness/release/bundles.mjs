@@ -140,7 +140,8 @@ const systemDirs = { HOME: os.homedir(), DESKTOP: path.join(os.homedir(), 'Deskt
 const bundles = fs.readdirSync(release).filter((f) => f.endsWith('.mcpb')).sort();
 if (bundles.length === 0) fail('bundles', `no .mcpb in ${release}`);
 const qemu = which('qemu-aarch64') || which('qemu-aarch64-static');
-const wine = which('wine64') || which('wine');
+// Debian's wine64 package installs its loader outside PATH.
+const wine = which('wine64') || which('wine') || (fs.existsSync('/usr/lib/wine/wine64') ? '/usr/lib/wine/wine64' : '');
 try {
     for (const file of bundles) {
         const [, goos, goarch] = file.match(/-([a-z]+)-([a-z0-9]+)\.mcpb$/) ?? [];
@@ -176,6 +177,14 @@ try {
                 continue;
             }
             runner = [wine];
+            // Go's runtime (1.22 on) needs bcryptprimitives.dll
+            // (ProcessPrng): a Wine without it runs no Go binary at all
+            // (Debian 12's Wine 8.0 is one).
+            const probe = spawnSync(wine, [entry, '-version'], { encoding: 'utf8', timeout: 60000 });
+            if (probe.status !== 0 && /bcryptprimitives\.dll not found/.test(probe.stderr)) {
+                skip(`${file}: started as a host starts it`, `this Wine (${spawnSync(wine, ['--version'], { encoding: 'utf8' }).stdout.trim()}) lacks bcryptprimitives.dll, which every Windows binary of Go 1.22 or later needs`);
+                continue;
+            }
         } else if (goos !== 'linux' || goarch !== { x64: 'amd64', arm64: 'arm64' }[process.arch]) {
             continue; // macOS: its header is all this machine can check
         }
