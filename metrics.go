@@ -424,7 +424,7 @@ const maxMetricsConnections = 64
 // too, without that check (TestProbesWhileConnectionsHeld); no MCP. At
 // most maxMetricsConnections are open.
 func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop func(), err error) {
-	inner, err := net.Listen("tcp", addr)
+	inner, err := s.confine.listen("-metrics", addr)
 	if err != nil {
 		return nil, nil, err
 	}
