@@ -160,8 +160,8 @@ func TestConfinedChild(t *testing.T) {
 			{"a symbolic link in the written tree", "symlink", fmt.Sprintf(`{"path":%q,"target":%q}`, filepath.Join(writable, tag+".link"), key), "symlink: symlink: permission denied", true},
 			// R4-2: the relaunch's handoff and the secrets leave no trace a
 			// program started by a tool would see.
-			{"no handoff in the environment", "getenv", `{"name":"BAREMCP_HANDOFF"}`, "[]", false},
-			{"no state key in the environment", "getenv", `{"name":"BAREMCP_STATE_KEY"}`, "[]", false},
+			{"no handoff in the environment", "getenv", fmt.Sprintf(`{"name":%q}`, envHandoff), "[]", false},
+			{"no state key in the environment", "getenv", fmt.Sprintf(`{"name":%q}`, envStateKey), "[]", false},
 		}
 	}
 	check := func(t *testing.T, tag string, do func(t *testing.T, tool, args string) string) {
@@ -241,7 +241,7 @@ func TestConfinedChild(t *testing.T) {
 			continue
 		}
 		t.Run("http, "+b.name, func(t *testing.T) {
-			c := startCmd(t, b.command("-http", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-token-file", tokenFile), append(env, "BAREMCP_STATE_KEY="+strings.Repeat("s", 40)))
+			c := startCmd(t, b.command("-http", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-token-file", tokenFile), append(env, envStateKey+"="+strings.Repeat("s", 40)))
 			url := c.waitLog(t, `url=(http://\S+/mcp)`)
 			c.mustBeConfined(t, b)
 			check(t, "http-"+b.name, func(t *testing.T, tool, args string) string {
@@ -419,9 +419,9 @@ func TestConfinedChild(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				cmd := exec.Command(bin, "-confine=off")
 				cmd.ExtraFiles = []*os.File{r}
-				out, code := mustRunChild(t, cmd, append(env, "BAREMCP_HANDOFF="+tt.value))
+				out, code := mustRunChild(t, cmd, append(env, envHandoff+"="+tt.value))
 				if code == 0 || !strings.Contains(out, tt.want) {
-					t.Errorf("BAREMCP_HANDOFF=%s exited %d:\n%s\nwant a refusal saying %q", tt.value, code, out, tt.want)
+					t.Errorf("%s=%s exited %d:\n%s\nwant a refusal saying %q", envHandoff, tt.value, code, out, tt.want)
 				}
 			})
 		}

@@ -40,8 +40,11 @@
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //	BAREMCP_TOKEN         the single bearer token when -token-file is not given (HTTP only)
+//	BAREMCP_HANDOFF       set by the server alone, for the copy of itself it relaunches
+//	                      confined; a process that finds it and is not confined refuses
+//	                      to start (docs/SECURITY.md, "Every thread, in every build")
 //
-// Both are taken out of the environment at start, so tools never see them
+// All are taken out of the environment at start, so tools never see them
 // (/proc/PID/environ still does: prefer the files). Their prefix is
 // serverName in upper case: a server renamed shouter reads SHOUTER_TOKEN.
 //
