@@ -12,9 +12,9 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget; unread answers (answers.go): answers; and the
+// subscribe-memory, budget; unread answers (answers.go): answers; the
 // operations tests (ops.go): log-stall (-stall, 60 s by default),
-// promtool. Every count and duration is bounded; the whole run takes
+// promtool; and connections held idle (conns.go): held-conns. Every count and duration is bounded; the whole run takes
 // about four minutes.
 // It exits non-zero when a test fails its criteria.
 package main
@@ -77,6 +77,7 @@ func main() {
 		{"log-stall", testLogStall},
 		{"promtool", testPromtool},
 		{"answers", testAnswers},
+		{"held-conns", testHeldConns},
 	}
 	failed := 0
 	for _, t := range tests {
