@@ -316,28 +316,7 @@ func (s *server) plan(c *confineConfig, own serverNeeds, getenv func(string) str
 	} else {
 		p.preloads = preloads
 	}
-	p.grants = distinctGrants(p.grants)
 	return p
-}
-
-// distinctGrants drops a grant of a kind, path or port an earlier one
-// already names (a library two programs need, a port two tools use).
-func distinctGrants(gs []grant) []grant {
-	type key struct {
-		kind grantKind
-		path string
-		port int
-	}
-	seen := map[key]bool{}
-	out := gs[:0]
-	for _, g := range gs {
-		k := key{g.kind, g.path, g.port}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 // zoneFiles are the files the time package reads for the local zone

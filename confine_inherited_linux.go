@@ -122,14 +122,23 @@ func emptyCapsAllThreads() error {
 }
 
 // capsReport is what the start-up line says of capabilities, h being
-// what the process held before: none kept, and, where the bounding set
-// could not be emptied, that it was kept (it grants nothing without a
-// permitted capability, under no_new_privs: the state of every
+// what the process held before, dropped whether they were dropped and
+// emptied whether the bounding set was emptied too: none kept, and,
+// where the process held some and its bounding set stays (in process, or
+// without CAP_SETPCAP), that it was kept: it grants nothing without a
+// permitted capability, under no_new_privs (the state of every
 // unprivileged process).
-func capsReport(h heldCaps, r *confineReport) {
-	r.enforced = append(r.enforced, "no capabilities")
-	if h.held() && h.bounding != 0 && !h.mayEmptyBounding() {
-		r.off = append(r.off, "the capability bounding set (no CAP_SETPCAP to empty it; with nothing permitted and no new privileges it grants nothing)")
+func capsReport(h heldCaps, dropped, emptied bool, r *confineReport) {
+	switch {
+	case !h.held():
+		r.enforced = append(r.enforced, "no capabilities")
+	case !dropped:
+		r.missing = append(r.missing, "capabilities (this binary links cgo, whose every thread only a relaunch reaches)")
+	default:
+		r.enforced = append(r.enforced, "no capabilities")
+		if h.bounding != 0 && !emptied {
+			r.off = append(r.off, "the capability bounding set (kept: a thread empties only its own, and this process may not or did not relaunch; with nothing permitted and no new privileges it grants nothing)")
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"syscall"
@@ -233,7 +234,8 @@ func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confine
 	rep, _ := baseReport(p, probeKernel(getenv), c.route == routeRelaunch, threadsText(c))
 	h, err := readCaps()
 	if err == nil {
-		capsReport(h, &rep)
+		relaunch := c.route == routeRelaunch
+		capsReport(h, relaunch || !linksCgo(), relaunch && h.mayEmptyBounding(), &rep)
 	}
 	rep.enforced = append(rep.enforced, "inherited descriptors closed")
 	return rep
@@ -251,14 +253,19 @@ func linksCgo() bool { return runtime.NumCgoCall() > 0 }
 // thread, or "" when it can restrict them all at once: a binary that
 // links cgo cannot (AllThreadsSyscall refuses it), and one that may empty
 // its capability bounding set can do so only thread by thread.
+// Without /proc/self/exe there is nothing to execute again, and the
+// process confines itself in process, as far as that reaches (enforce).
 func relaunchReason() string {
+	why := ""
 	if linksCgo() {
-		return "this binary links cgo, and Go can restrict every thread at once only without it"
+		why = "this binary links cgo, and Go can restrict every thread at once only without it"
+	} else if h, err := readCaps(); err == nil && h.mayEmptyBounding() {
+		why = "it may empty its capability bounding set (root), which a thread can do for itself alone"
 	}
-	if h, err := readCaps(); err == nil && h.mayEmptyBounding() {
-		return "it may empty its capability bounding set (root), which a thread can do for itself alone"
+	if _, err := os.Stat(selfExe); err != nil {
+		return ""
 	}
-	return ""
+	return why
 }
 
 // enforce confines every thread of the process at once, and every child
@@ -268,8 +275,16 @@ func relaunchReason() string {
 // Landlock. It fails before restricting under confineRequired when
 // anything is missing, and on a path it cannot open (unless the grant is
 // optional).
+//
+// A binary that links cgo gets here only when it could not relaunch
+// (relaunchReason): the filter and no_new_privs reach its every thread
+// (TSYNC), Landlock and capabilities none, and the report says so.
 func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
 	k := probeKernel(getenv)
+	cgo := linksCgo()
+	if cgo {
+		k = landlockKernel{err: fmt.Errorf("this binary links cgo, whose every thread only a relaunch reaches, and %s cannot be executed", selfExe)}
+	}
 	rep, r := baseReport(p, k, false, "every thread at once")
 	closed, err := closeInherited()
 	inheritedReport(closed, err, &rep)
@@ -289,12 +304,12 @@ func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (conf
 	if err != nil {
 		return rep, err
 	}
-	if h.held() {
+	if h.held() && !cgo {
 		if err := emptyCapsAllThreads(); err != nil {
 			return rep, err
 		}
 	}
-	capsReport(h, &rep)
+	capsReport(h, !cgo, false, &rep)
 	if err := restrictAllThreads(); err != nil {
 		return rep, err
 	}

@@ -245,7 +245,7 @@ func checkRelaunched(p *confinePlan, c *confineConfig, getenv func(string) strin
 	if len(not) > 0 {
 		return rep, fmt.Errorf("confine: $%s says this process was relaunched confined, but it is not (%s): refusing to serve", envHandoff, strings.Join(not, "; "))
 	}
-	capsReport(caps, &rep)
+	capsReport(caps, true, true, &rep)
 	return rep, nil
 }
 
