@@ -262,8 +262,10 @@ func relaunchReason() string {
 	} else if h, err := readCaps(); err == nil && h.mayEmptyBounding() {
 		why = "it may empty its capability bounding set (root), which a thread can do for itself alone"
 	}
-	if _, err := os.Stat(selfExe); err != nil {
-		return ""
+	if why != "" {
+		if _, err := os.Stat(selfExe); err != nil {
+			return ""
+		}
 	}
 	return why
 }
