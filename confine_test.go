@@ -203,10 +203,10 @@ func TestVersionVerbose(t *testing.T) {
 	}
 }
 
-// TestStdioBuildLinksNoCgo: the stdio build can confine every thread
-// however it is built: it links no runtime/cgo even where cgo is on (a
-// binary that links it cannot make a system call on every thread,
-// confine_linux.go).
+// TestStdioBuildLinksNoCgo: the stdio build confines every thread at
+// once however it is built, without a relaunch: it links no runtime/cgo
+// even where cgo is on (a binary that links it cannot make a system call
+// on every thread, and relaunches, confine_relaunch_linux.go).
 func TestStdioBuildLinksNoCgo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the go command")
