@@ -268,10 +268,10 @@ func TestConfinedChild(t *testing.T) {
 	// A dynamically linked program the tools can write (copied here, as
 	// a tool would), which the loader would run.
 	written := filepath.Join(writable, "written")
-	if b, err := os.ReadFile("/bin/true"); err == nil {
-		if err := os.WriteFile(written, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if b, err := os.ReadFile("/bin/true"); err != nil {
+		loader = "" // nothing for the loader to run: its rows are left out
+	} else if err := os.WriteFile(written, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, b := range builds[:2] {
 		t.Run("a tool that runs a shell, "+b.name, func(t *testing.T) {
@@ -289,8 +289,10 @@ func TestConfinedChild(t *testing.T) {
 			rows := []struct{ name, tool, args, want string }{
 				{"the shell", "run_program", fmt.Sprintf(`{"path":%q}`, sh), `"text":"ran"`},
 				{"another program", "run_program", `{"path":"/usr/bin/env"}`, `"text":"run_program: fork/exec: permission denied"`},
+			}
+			if _, err := os.Stat("/usr/lib/os-release"); err == nil {
 				// R4-4: the libraries granted are the shell's, not /usr/lib.
-				{"a file under /usr/lib", "read_file", `{"path":"/usr/lib/os-release"}`, `"text":"read_file: open: permission denied"`},
+				rows = append(rows, struct{ name, tool, args, want string }{"a file under /usr/lib", "read_file", `{"path":"/usr/lib/os-release"}`, `"text":"read_file: open: permission denied"`})
 			}
 			if loader != "" {
 				// What Run still allows, and the start-up line says: the
