@@ -463,6 +463,8 @@ func confineBuilds(t *testing.T) []confineBuild {
 		if root {
 			if setpriv, err := exec.LookPath("setpriv"); err == nil {
 				builds = append(builds, confineBuild{name: name + ", root without CAP_SETPCAP", bin: bin, wrap: []string{setpriv, "--bounding-set=-setpcap", "--inh-caps=-all"}, route: "every thread at once", stdio: stdio, asRoot: true})
+			} else {
+				t.Log("no setpriv (util-linux): as root, the route in process is not tried")
 			}
 		}
 	}
