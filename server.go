@@ -195,6 +195,7 @@ type config struct {
 	transport    transport     // the transport the flags chose
 	http         *httpConfig   // the HTTP settings; nil in the stdio build and tests without HTTP
 	printVersion bool          // -version: print the build and exit
+	skillsDir    string        // -skills: the directory of skills served (skills.go); "" for none
 	confine      confineConfig // the self-confinement flags (confine.go)
 	// warnings are what parseFlags found worth telling the operator (a
 	// secret file others may read, a public bind without authentication);
