@@ -294,6 +294,11 @@ func (s *server) plan(c *confineConfig, own serverNeeds, getenv func(string) str
 		p.grants = append(p.grants, grant{kind: grantRun, path: selfExe, from: "relaunch of this binary"})
 		start(selfExe, "this binary")
 	}
+	if relaunch && s.skillsDir != "" {
+		// Read at start (main.go, addSkillDir), after a relaunch by the
+		// confined image itself: what it serves to every client anyway.
+		p.grants = append(p.grants, grant{kind: grantRead, path: s.skillsDir, from: "-skills: a relaunched image reads it itself"})
+	}
 	if ps != nil {
 		p.grants = append(p.grants, ps.grants...)
 		p.loaded = append(p.loaded, ps.dynamic...)

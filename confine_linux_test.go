@@ -333,6 +333,21 @@ func TestConfinedChild(t *testing.T) {
 		})
 	}
 
+	// -skills DIR is read at start, by a relaunched image confined
+	// already: it is granted that directory (what it serves anyway).
+	t.Run("skills read after a relaunch", func(t *testing.T) {
+		skills := mustDir(t, root, "skills", "pdf-processing")
+		mustWriteFile(t, skills, "SKILL.md", []byte("---\nname: pdf-processing\ndescription: Fill PDF forms.\n---\n\n# PDF\n"), 0o600)
+		c := startCmd(t, builds[0].command("-skills", filepath.Dir(skills)), env)
+		c.waitLog(t, `msg="skills read".* skills=1 `)
+		c.waitLog(t, `msg="?confined`)
+		got := c.roundTrip(t, req("1", "tools/call", fmt.Sprintf(`"name":"read_file","arguments":{"path":%q}`, key)))
+		if !strings.Contains(got, "permission denied") {
+			t.Errorf("read outside with -skills = %s, want permission denied", got)
+		}
+		c.stop(t)
+	})
+
 	// R4-5: a dependency that registers a global flag named test.v does
 	// not make the server a test binary.
 	t.Run("a dependency's test.v flag", func(t *testing.T) {
