@@ -141,3 +141,15 @@ func Example_addSkills() {
 	// Output:
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","skills":[{"uri":"skill://hello/SKILL.md","frontmatter":{"name":"hello","description":"Say hello."},"resources":[{"uri":"skill://hello/SKILL.md","digest":"sha256:ae9d5f24119c39ffacd6d51ae3a436e75aed243a88c2231b4e513e8f50ee3c2c","size":69}]}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 }
+
+// Example_describe: what a registry says of its server as a whole, its
+// description (serverInfo) and the instructions hosts give their model,
+// set in buildRegistry before serving starts.
+func Example_describe() {
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
+	s.describe("Shouts: returns text in upper case.", "")
+	s.setInstructions("Call shout with the text to shout; read shouter://rules first.")
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"logging":{}},"instructions":"Call shout with the text to shout; read shouter://rules first.","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0","description":"Shouts: returns text in upper case."}}}}
+}

@@ -163,7 +163,7 @@ func buildRegistry(s *server, getenv func(string) string) (stop func()) { return
 // and starts the demo://clock ticker; stop ends it and returns once its
 // goroutine has.
 func registerDemo(s *server) (stop func()) {
-	s.instructions = s.info.Name + demoInstructions
+	s.setInstructions(s.info.Name + demoInstructions)
 
 	s.addTool(tool{
 		Name:        "echo",

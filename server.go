@@ -252,6 +252,13 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 }
 
+// setInstructions sets the instructions server/discover and initialize
+// give the client, which hosts may add to their model's prompt: how to use
+// this server's tools, resources and prompts together. A registry calls it
+// in buildRegistry, before serving starts; "" (the default) sends none.
+// [§DiscoverResult]: https://modelcontextprotocol.io/specification/2026-07-28/server/discover#discoverresult
+func (s *server) setInstructions(text string) { s.instructions = text }
+
 // registry returns the current snapshot. Callers must not modify it.
 func (s *server) registry() *registry { return s.reg.Load() }
 
