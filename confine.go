@@ -105,10 +105,15 @@ type confineConfig struct {
 	verbose bool     // -v: -version also prints the plan
 	// route is how the process confines itself (settleRoute), and
 	// relaunchWhy why it relaunches; handoff is what a launcher handed a
-	// relaunched process (takeHandoff), nil in any other.
-	route       confineRoute
-	relaunchWhy string
-	handoff     *handoff
+	// relaunched process (takeHandoff), nil in any other. A relaunch that
+	// could not execute the binary goes on in process (relaunch):
+	// relaunchFailed says why, bound holds the listeners it bound, by
+	// flag (listen).
+	route          confineRoute
+	relaunchWhy    string
+	handoff        *handoff
+	relaunchFailed error
+	bound          map[string]*os.File
 }
 
 // confineFlags registers the confinement flags on fs, landing in c.
@@ -473,7 +478,7 @@ func (s *server) confiner(getenv func(string) string) func() error {
 		if c.route == routeRelaunched {
 			rep, err = checkRelaunched(&p, c, getenv)
 		} else {
-			rep, err = enforce(&p, c.mode, getenv)
+			rep, err = enforce(&p, c, getenv)
 		}
 		if err != nil {
 			return err

@@ -188,9 +188,15 @@ func bindListeners(cfg config) (map[string]*os.File, error) {
 }
 
 // listen is net.Listen("tcp", addr), except in a relaunched image, which
-// takes the listener its launcher bound for flagName instead: once
-// confined, it may neither bind nor listen.
+// takes the listener its launcher bound for flagName instead (once
+// confined, it may neither bind nor listen), and after a relaunch that
+// failed, which takes the one it bound itself.
 func (c *confineConfig) listen(flagName, addr string) (net.Listener, error) {
+	if f, ok := c.bound[flagName]; ok {
+		delete(c.bound, flagName)
+		defer f.Close()
+		return net.FileListener(f)
+	}
 	if c.handoff != nil {
 		if fd, ok := c.handoff.listeners[flagName]; ok {
 			delete(c.handoff.listeners, flagName)

@@ -222,8 +222,11 @@ func (k landlockKernel) name() string {
 // threadsText is how the report says every thread is reached on c's
 // route.
 func threadsText(c *confineConfig) string {
-	if c.route == routeRelaunch || c.route == routeRelaunched {
+	switch {
+	case c.route == routeRelaunch || c.route == routeRelaunched:
 		return "one thread restricted, then this binary relaunched from it (" + c.relaunchWhy + ")"
+	case c.relaunchFailed != nil:
+		return "every thread at once, as far as that reaches (the relaunch failed: " + c.relaunchFailed.Error() + ")"
 	}
 	return "every thread at once"
 }
@@ -281,13 +284,14 @@ func relaunchReason() string {
 // A binary that links cgo gets here only when it could not relaunch
 // (relaunchReason): the filter and no_new_privs reach its every thread
 // (TSYNC), Landlock and capabilities none, and the report says so.
-func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
+func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (confineReport, error) {
+	mode := c.mode
 	k := probeKernel(getenv)
 	cgo := linksCgo()
 	if cgo {
 		k = landlockKernel{err: fmt.Errorf("this binary links cgo, whose every thread only a relaunch reaches, and %s cannot be executed", selfExe)}
 	}
-	rep, r := baseReport(p, k, false, "every thread at once")
+	rep, r := baseReport(p, k, false, threadsText(c))
 	closed, err := closeInherited()
 	inheritedReport(closed, err, &rep)
 	if mode == confineRequired && len(rep.missing) > 0 {

@@ -76,6 +76,9 @@ type confineBuild struct {
 	cgo    bool
 	stdio  bool
 	asRoot bool // the child keeps root's capabilities until it drops them
+	// capsKept: the child cannot drop them (a cgo build whose relaunch
+	// failed: no thread but one is reached but by the filter's TSYNC)
+	capsKept bool
 }
 
 // command is the build started with args under its wrapper.
@@ -328,6 +331,42 @@ func TestConfinedChild(t *testing.T) {
 				if !strings.Contains(got, tt.want) {
 					t.Errorf("%s: %s %s = %s, want %s", tt.name, tt.tool, tt.args, got, tt.want)
 				}
+			}
+			c.stop(t)
+		})
+	}
+
+	// A relaunch whose execve fails (a binary run by qemu-user) goes on
+	// in process, its every thread given the filter by the thread it
+	// restricted, and says what it could not enforce.
+	for _, b := range builds {
+		if b.route != "relaunched" || b.stdio {
+			continue
+		}
+		t.Run("a relaunch that cannot execute, "+b.name, func(t *testing.T) {
+			c := startCmd(t, b.command("-http", "127.0.0.1:0"), append(env, "BAREMCP_CONFINETEST_EXEC="+filepath.Join(outside, "none")))
+			url := c.waitLog(t, `url=(http://\S+/mcp)`)
+			want := "every thread at once, as far as that reaches (the relaunch failed: " + filepath.Join(outside, "none") + " cannot be executed: no such file or directory)"
+			if !strings.Contains(c.log(), want) {
+				t.Errorf("start-up log lacks %s:\n%s", want, c.log())
+			}
+			c.mustBeConfined(t, confineBuild{route: "every thread at once", asRoot: b.asRoot, capsKept: b.cgo && b.asRoot})
+			if b.cgo && b.asRoot && !strings.Contains(c.log(), "capabilities (this binary links cgo") {
+				t.Errorf("a cgo build that could not relaunch does not say its capabilities are kept:\n%s", c.log())
+			}
+			for _, tt := range []struct{ tool, args, want string }{
+				{"listen_unbound", `{}`, "listen_unbound: listen: permission denied"},
+				{"read_file", fmt.Sprintf(`{"path":%q}`, key), map[bool]string{false: "read_file: open: permission denied", true: "PRIVATE KEY"}[b.cgo]},
+			} {
+				if got := mustPostTool(t, url, "", tt.tool, tt.args); !strings.Contains(got, `"text":"`+tt.want+`"`) {
+					t.Errorf("tools/call %s %s = %s, want %q", tt.tool, tt.args, got, tt.want)
+				}
+			}
+			if b.cgo && !strings.Contains(c.log(), "files read, written and executed (Landlock)") {
+				t.Errorf("a cgo build that could not relaunch does not say Landlock is missing:\n%s", c.log())
+			}
+			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
 			}
 			c.stop(t)
 		})
@@ -630,7 +669,10 @@ func (c *testChild) mustBeConfined(tb testing.TB, b confineBuild) {
 	if err != nil || len(tasks) == 0 {
 		tb.Fatalf("no threads of %d: %v", c.cmd.Process.Pid, err)
 	}
-	want := []string{`NoNewPrivs:\s+1`, `Seccomp:\s+2`, `CapInh:\s+0+`, `CapPrm:\s+0+`, `CapEff:\s+0+`, `CapAmb:\s+0+`}
+	want := []string{`NoNewPrivs:\s+1`, `Seccomp:\s+2`}
+	if !b.capsKept {
+		want = append(want, `CapInh:\s+0+`, `CapPrm:\s+0+`, `CapEff:\s+0+`, `CapAmb:\s+0+`)
+	}
 	if b.asRoot && b.route == "relaunched" {
 		want = append(want, `CapBnd:\s+0+`)
 	}

@@ -26,9 +26,9 @@ func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confine
 
 // enforce enforces nothing: the process serves unconfined, or, under
 // confineRequired, refuses to start.
-func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
-	rep := probe(p, nil, getenv)
-	if mode == confineRequired {
+func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (confineReport, error) {
+	rep := probe(p, c, getenv)
+	if c.mode == confineRequired {
 		return rep, fmt.Errorf("-confine=required: nothing can be enforced here (%s)", rep.kernel)
 	}
 	return rep, nil
@@ -41,7 +41,7 @@ func relaunchReason() string { return "" }
 var errNoRelaunch = errors.New("confine: no relaunch on this system")
 
 // relaunch cannot happen here (settleRoute never asks for one).
-func relaunch(config, []string, func(string) string) error { return errNoRelaunch }
+func relaunch(*config, []string, func(string) string) error { return errNoRelaunch }
 
 // checkRelaunched refuses: no launcher here confines anything.
 func checkRelaunched(*confinePlan, *confineConfig, func(string) string) (confineReport, error) {

@@ -39,15 +39,21 @@ const fSetPipeSize = 1031
 // made by one.
 const handoffWait = 2 * time.Second
 
-// relaunch confines the calling thread to what cfg's server needs once
+// relaunch confines one thread to what cfg's server needs once
 // relaunched, and executes this binary again from it, handing over its
-// secrets and listeners (handoff). It returns only on failure: before
-// the thread is restricted, with what stops it (-confine=required and
-// something missing, a path or a listener), after, with the execve's
-// error, and the process then ends.
-func relaunch(cfg config, args []string, getenv func(string) string) error {
+// secrets and listeners (handoff); it returns only if that fails. It
+// fails before the thread is restricted with what stops the start
+// (-confine=required and something missing, a path, a listener). When
+// the execve itself fails (no binary format for it: a binary run by
+// qemu-user), the restricted thread first gives every thread of the
+// process its seccomp filter and no_new_privs (SECCOMP_FILTER_FLAG_TSYNC,
+// from that thread, whose filter the others could not otherwise join),
+// and ends; relaunch then returns nil with cfg set to confine in process
+// (route, relaunchFailed) on the listeners it bound (bound), as far as
+// that reaches: the start-up line says what is missing.
+func relaunch(cfg *config, args []string, getenv func(string) string) error {
 	c := &cfg.confine
-	s := newServer(cfg, slog.New(slog.DiscardHandler))
+	s := newServer(*cfg, slog.New(slog.DiscardHandler))
 	stop := buildRegistry(s, getenv)
 	defer stop()
 	defer s.tasks.shutdown()
@@ -73,7 +79,7 @@ func relaunch(cfg config, args []string, getenv func(string) string) error {
 		}
 		h.files[f[0]] = handedSecretFile(perm, content)
 	}
-	listeners, err := bindListeners(cfg)
+	listeners, err := bindListeners(*cfg)
 	if err != nil {
 		return err
 	}
@@ -86,33 +92,64 @@ func relaunch(cfg config, args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	inherit = append(inherit, reader)
 	rulesetFD := -1
 	if r.fs != 0 || r.net != 0 || r.scoped != 0 {
 		if rulesetFD, err = buildRuleset(&p, &r, k.abi); err != nil {
 			return err
 		}
+		defer syscall.Close(rulesetFD)
 	}
 	caps, err := readCaps()
 	if err != nil {
 		return err
 	}
-	// From here this thread is restricted for good; it never runs
-	// anything else.
+	// The thread restricted is another goroutine's, locked to it and
+	// never unlocked: if the execve fails, its end ends the thread. This
+	// goroutine holds its own thread meanwhile, so that the two differ.
 	runtime.LockOSThread()
-	if err := restrictThisThread(caps, rulesetFD); err != nil {
-		return err
+	defer runtime.UnlockOSThread()
+	failed := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := restrictThisThread(caps, rulesetFD); err != nil {
+			failed <- err
+			return
+		}
+		err := setCloexec(append(inherit, reader), false)
+		if err == nil {
+			env := append(os.Environ(), envHandoff+"="+strconv.Itoa(reader))
+			exe := relaunchExecutable(getenv) // the confinetest seam's
+			err = syscall.Exec(exe, append([]string{os.Args[0]}, args...), env)
+			err = fmt.Errorf("%s cannot be executed: %w", exe, err)
+		}
+		if seccompSupport() == nil {
+			if serr := installSeccomp(true); serr != nil {
+				err = fmt.Errorf("%w; %w", err, serr)
+			}
+		}
+		failed <- err
+	}()
+	err = <-failed
+	syscall.Close(reader)
+	if serr := setCloexec(inherit, true); serr != nil {
+		return serr
 	}
-	for _, fd := range inherit {
-		if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, 0); errno != 0 {
+	c.route, c.relaunchFailed, c.bound = routeInProcess, err, listeners
+	return nil
+}
+
+// setCloexec sets or clears close-on-exec on each descriptor of fds.
+func setCloexec(fds []int, on bool) error {
+	flag := uintptr(0)
+	if on {
+		flag = fdCloexec
+	}
+	for _, fd := range fds {
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, flag); errno != 0 {
 			return fmt.Errorf("confine: handing descriptor %d over: %w", fd, errno)
 		}
 	}
-	env := append(os.Environ(), envHandoff+"="+strconv.Itoa(reader))
-	argv := append([]string{os.Args[0]}, args...)
-	err = syscall.Exec(selfExe, argv, env)
-	runtime.KeepAlive(listeners)
-	return fmt.Errorf("confine: relaunching %s: %w", selfExe, err)
+	return nil
 }
 
 // restrictThisThread drops every capability of the calling thread, then

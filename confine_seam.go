@@ -7,6 +7,8 @@
 //   - BAREMCP_CONFINETEST_ABI lowers the Landlock ABI the kernel is taken
 //     to offer (0: none), so that the tests see -confine=required refuse
 //     and -confine=on degrade on a kernel that has more;
+//   - BAREMCP_CONFINETEST_EXEC makes a relaunch execute another path, so
+//     that the tests see a failed relaunch go on in process;
 //   - tools that try what a confined server must not do (read or write
 //     outside what it declared, run a shell, connect to a port it did not
 //     declare, signal its parent) and what it declared (a directory to
@@ -49,6 +51,20 @@ func simulatedLandlock(getenv func(string) string) (abi int, why string, ok bool
 		return 0, "", false
 	}
 	return abi, "the kernel is taken to have none (" + envConfineTestABI + "=" + v + ")", true
+}
+
+// envConfineTestExec names a path the relaunch executes instead of this
+// binary: one that does not exist makes the execve fail, as a binary run
+// by qemu-user does (relaunch).
+const envConfineTestExec = "BAREMCP_CONFINETEST_EXEC"
+
+// relaunchExecutable is what the relaunch executes: this binary, or what
+// the tests name.
+func relaunchExecutable(getenv func(string) string) string {
+	if p := getenv(envConfineTestExec); p != "" {
+		return p
+	}
+	return selfExe
 }
 
 // The variables that name what the test registry declares, and what it

@@ -146,7 +146,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg.confine.handoff = handoff
 	if cfg.confine.settleRoute(); cfg.confine.route == routeRelaunch {
-		return relaunch(cfg, args, getenv)
+		if err := relaunch(&cfg, args, getenv); err != nil {
+			return err
+		}
 	}
 	cfg.logs.linger = logLinger
 	logger, access, sink := newLogger(cfg.logs, stderr)
