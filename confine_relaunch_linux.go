@@ -11,7 +11,9 @@
 // image descends from that one: the whole process starts inside, in one
 // Landlock domain. The new image is handed what it cannot read or bind
 // itself (confine_relaunch.go), and checks with the kernel that it is
-// confined before it serves.
+// confined before it serves. A binary that cannot be executed again (no
+// /proc/self/exe; one run by qemu-user) confines itself in process, as far
+// as that reaches (relaunch, enforce).
 //
 // Spec: execve(2); https://docs.kernel.org/userspace-api/landlock.html
 // ("Inheritance"); prctl(2) PR_SET_NO_NEW_PRIVS; seccomp(2).
@@ -108,6 +110,8 @@ func relaunch(cfg *config, args []string, getenv func(string) string) error {
 	// goroutine holds its own thread meanwhile, so that the two differ.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The goroutine ends the process (execve) or sends why it could
+	// not, once, and ends.
 	failed := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
