@@ -31,14 +31,17 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The variables the confinetest build reads (confine_seam.go, which this
@@ -96,6 +99,12 @@ func TestConfinedChild(t *testing.T) {
 	}
 	builds := confineBuilds(t)
 	bin := builds[0].bin
+	// Every SIGCONT a confined tool sends this process (its parent):
+	// none may arrive, whatever route it takes ("signal the parent", "a
+	// signal to the parent by SIGIO").
+	conts := make(chan os.Signal, 16)
+	signal.Notify(conts, syscall.SIGCONT)
+	defer signal.Stop(conts)
 
 	root := mustDir(t, t.TempDir(), "tree")
 	readable := mustDir(t, root, "readable")
@@ -128,7 +137,7 @@ func TestConfinedChild(t *testing.T) {
 
 	calls := func(tag string) []confineCall {
 		target := mustWriteFile(t, writable, tag+".target", []byte("x"), 0o644)
-		return []confineCall{
+		return append([]confineCall{
 			{"read outside", "read_file", fmt.Sprintf(`{"path":%q}`, key), "read_file: open: permission denied", true},
 			{"read a secret file of the flags", "read_file", fmt.Sprintf(`{"path":%q}`, tokenFile), "read_file: open: permission denied", true},
 			{"read declared", "read_file", fmt.Sprintf(`{"path":%q}`, note), "declared content", false},
@@ -165,7 +174,7 @@ func TestConfinedChild(t *testing.T) {
 			// program started by a tool would see.
 			{"no handoff in the environment", "getenv", fmt.Sprintf(`{"name":%q}`, envHandoff), "[]", false},
 			{"no state key in the environment", "getenv", fmt.Sprintf(`{"name":%q}`, envStateKey), "[]", false},
-		}
+		}, fifthReview(tag, writable, readable, static, key, undeclared)...)
 	}
 	check := func(t *testing.T, tag string, do func(t *testing.T, tool, args string) string) {
 		for _, c := range calls(tag) {
@@ -185,6 +194,9 @@ func TestConfinedChild(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(outside, tag)); err == nil {
 			t.Errorf("a file was written outside the declared directory")
 		}
+		if n := len(conts); n > 0 {
+			t.Errorf("the test process, the server's parent, got %d SIGCONT from its tools", n)
+		}
 		if _, err := os.Stat(filepath.Join(writable, tag)); err != nil {
 			t.Errorf("the declared write did not happen: %v", err)
 		}
@@ -200,7 +212,7 @@ func TestConfinedChild(t *testing.T) {
 			}
 			defer leak.Close()
 			args := []string{"-state-key-file", stateKeyFile}
-			c := startCmd(t, b.command(args...), env, leak)
+			c := startOnTerminal(t, b.command(args...), env, leak)
 			c.waitLog(t, `msg="?confined`)
 			c.mustBeConfined(t, b)
 			wants := []string{
@@ -484,6 +496,32 @@ func TestConfinedChild(t *testing.T) {
 	})
 }
 
+// fifthReview is the fifth review's rows (docs/SECURITY.md, "Fifth
+// review"), tried by the tools of confine_seam_attacks.go in each run of
+// TestConfinedChild: the attacks that were refused already, kept as
+// regressions. tag names the run's files.
+func fifthReview(tag, writable, readable, static, key string, undeclared int) []confineCall {
+	rows := []confineCall{
+		// Refused already, by Landlock, seccomp or the kernel.
+		{"the parent's memory", "other_process", `{"pid":0,"call":"process_vm_readv"}`, "other_process: process_vm_readv: operation not permitted", true},
+		{"a descriptor of the parent", "other_process", `{"pid":0,"call":"pidfd_getfd"}`, "other_process: pidfd_getfd: operation not permitted", true},
+		{"a signal to the parent by pidfd", "other_process", `{"pid":0,"call":"pidfd_send_signal"}`, "other_process: pidfd_send_signal: operation not permitted", true},
+		{"a signal to the parent by SIGIO", "other_process", `{"pid":0,"call":"sigio"}`, "done", false}, // and none arrives (conts)
+		{"a stacked filter that allows everything", "stack_seccomp", `{}`, "stack_seccomp: memfd_create: operation not permitted", true},
+		{"run an unnamed file (O_TMPFILE)", "exec_fd", fmt.Sprintf(`{"dir":%q,"from":%q}`, writable, static), "exec_fd: fork/exec: permission denied", true},
+		{"open a key by its handle", "file_op", fmt.Sprintf(`{"op":"handle","path":%q,"to":%q}`, key, readable), "file_op: open_by_handle_at: operation not permitted", true},
+		{"reopen a key from O_PATH", "file_op", fmt.Sprintf(`{"op":"reopen","path":%q}`, key), "file_op: open: permission denied", true},
+		{"a hard link to a key", "file_op", fmt.Sprintf(`{"op":"link","path":%q,"to":%q}`, key, filepath.Join(writable, tag+".key")), "file_op: link: failed: EXDEV", false},
+		{"connect undeclared, IPv4-mapped", "dial", fmt.Sprintf(`{"network":"tcp","address":"[::ffff:127.0.0.1]:%d"}`, undeclared), "dial: connect: permission denied", true},
+	}
+	if runtime.GOARCH == "amd64" {
+		rows = append(rows,
+			confineCall{"a call through int 0x80", "int80", `{"name":"getpid","nr":20,"args":[]}`, "int80: getpid: operation not permitted", true},
+			confineCall{"an x32 call", "syscall", `{"name":"getpid","nr":1073741863,"args":[]}`, "syscall: getpid: operation not permitted", true})
+	}
+	return rows
+}
+
 // TestLinksCgo: linksCgo says what syscall.AllThreadsSyscall finds, of
 // this test binary, without stopping the world (the tests of a binary
 // that links cgo and of one that does not are TestConfinedChild's cgo
@@ -572,6 +610,58 @@ func startChild(tb testing.TB, bin string, env []string, args ...string) *testCh
 // environment), and extra as its descriptors 3 and up.
 func startCmd(tb testing.TB, cmd *exec.Cmd, env []string, extra ...*os.File) *testChild {
 	tb.Helper()
+	return startLogged(tb, cmd, env, nil, extra)
+}
+
+// startOnTerminal starts cmd as startCmd does, but in a session of its
+// own whose controlling terminal, a new pseudo-terminal, is its standard
+// error (the log is read from the terminal's other end): a server
+// started from a shell, whose input its tools must not type into
+// ("type into the terminal"). Without /dev/ptmx it is startCmd.
+func startOnTerminal(tb testing.TB, cmd *exec.Cmd, env []string, extra ...*os.File) *testChild {
+	tb.Helper()
+	terminal, pts, err := openPseudoTerminal()
+	if err != nil {
+		tb.Logf("no pseudo-terminal (%v): the server's standard error is a pipe", err)
+		return startCmd(tb, cmd, env, extra...)
+	}
+	tb.Cleanup(func() { terminal.Close() })
+	defer pts.Close()
+	cmd.Stderr = pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 2}
+	return startLogged(tb, cmd, env, terminal, extra)
+}
+
+// openPseudoTerminal opens a pseudo-terminal's two ends, neither as this
+// process's controlling terminal (pty(7)).
+func openPseudoTerminal() (terminal, pts *os.File, err error) {
+	terminal, err = os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	var unlock int32
+	var n uint32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, terminal.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
+		terminal.Close()
+		return nil, nil, os.NewSyscallError("TIOCSPTLCK", errno)
+	}
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, terminal.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		terminal.Close()
+		return nil, nil, os.NewSyscallError("TIOCGPTN", errno)
+	}
+	pts, err = os.OpenFile("/dev/pts/"+strconv.FormatUint(uint64(n), 10), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		terminal.Close()
+		return nil, nil, err
+	}
+	return terminal, pts, nil
+}
+
+// startLogged starts cmd with env (and nothing else of this process's
+// environment), and extra as its descriptors 3 and up, reading its log
+// from logs, or from a pipe of its standard error when logs is nil.
+func startLogged(tb testing.TB, cmd *exec.Cmd, env []string, logs io.Reader, extra []*os.File) *testChild {
+	tb.Helper()
 	c := &testChild{cmd: cmd, lines: make(chan string, 16), logs: make(chan string, 64)}
 	c.cmd.Env = env
 	c.cmd.ExtraFiles = extra
@@ -583,9 +673,11 @@ func startCmd(tb testing.TB, cmd *exec.Cmd, env []string, extra ...*os.File) *te
 	if err != nil {
 		tb.Fatal(err)
 	}
-	stderr, err := c.cmd.StderrPipe()
-	if err != nil {
-		tb.Fatal(err)
+	stderr := logs
+	if stderr == nil {
+		if stderr, err = c.cmd.StderrPipe(); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if err := c.cmd.Start(); err != nil {
 		tb.Fatal(err)

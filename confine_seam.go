@@ -152,6 +152,7 @@ func addConfineTestTools(s *server, getenv func(string) string) {
 		},
 	})
 	addConfineTestSystemTools(s)
+	addConfineTestAttackTools(s) // confine_seam_attacks.go
 	s.addTool(tool{
 		Name:        "signal_parent",
 		Description: "Sends SIGCONT (harmless to a running process) to the process that started the server.",
