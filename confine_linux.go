@@ -193,7 +193,7 @@ func rulesFor(p *confinePlan, k landlockKernel, oneDomain bool) ruleset {
 var confineGaps = []string{
 	"UDP and ICMP datagrams, to any address and port",
 	"unix sockets reached by their path",
-	"file metadata (stat, access, chown, chmod but for setuid and setgid bits, times, extended attributes)",
+	"file metadata (stat, access, change notifications, chown, chmod but for setuid and setgid bits, times, extended attributes)",
 	"what was open before confining (standard streams, listeners, files the registry opened)",
 }
 

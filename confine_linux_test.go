@@ -498,10 +498,25 @@ func TestConfinedChild(t *testing.T) {
 
 // fifthReview is the fifth review's rows (docs/SECURITY.md, "Fifth
 // review"), tried by the tools of confine_seam_attacks.go in each run of
-// TestConfinedChild: the attacks that were refused already, kept as
-// regressions. tag names the run's files.
+// TestConfinedChild: the doors it found, each refused since its fix,
+// and the attacks that were refused already, kept as regressions. tag
+// names the run's files.
 func fifthReview(tag, writable, readable, static, key string, undeclared int) []confineCall {
 	rows := []confineCall{
+		// Doors: each row failed before its fix.
+		{"TCP Fast Open to an undeclared port", "tcp_fastopen", fmt.Sprintf(`{"port":%d}`, undeclared), "tcp_fastopen: sendto: permission denied", true},
+		{"an IP socket of the type's default protocol beyond TCP and UDP (SCTP where loaded)", "socket", fmt.Sprintf(`{"family":%d,"type":%d,"protocol":0}`, syscall.AF_INET, syscall.SOCK_SEQPACKET), "socket: socket: permission denied", true},
+		{"type into the terminal", "tiocsti", `{"fd":2,"text":"x"}`, "tiocsti: ioctl: operation not permitted", true},
+		{"the parent's resource limits", "other_process", `{"pid":0,"call":"prlimit"}`, "other_process: prlimit: operation not permitted", true},
+		{"the parent's priority", "other_process", `{"pid":0,"call":"setpriority"}`, "other_process: setpriority: operation not permitted", true},
+		{"the parent's CPUs", "other_process", `{"pid":0,"call":"sched_setaffinity"}`, "other_process: sched_setaffinity: operation not permitted", true},
+		{"the parent's scheduling policy", "other_process", `{"pid":0,"call":"sched_setscheduler"}`, "other_process: sched_setscheduler: operation not permitted", true},
+		{"the parent's I/O priority", "other_process", `{"pid":0,"call":"ioprio_set"}`, "other_process: ioprio_set: operation not permitted", true},
+		{"the user's keyring", "syscall", fmt.Sprintf(`{"name":"keyctl","nr":%d,"args":[0,-4,1]}`, syscall.SYS_KEYCTL), "syscall: keyctl: operation not permitted", true},
+		{"a setuid file created", "make_file", fmt.Sprintf(`{"path":%q,"how":"open","mode":"4755"}`, filepath.Join(writable, tag+".suid")), "make_file: open: operation not permitted", true},
+		{"a setgid file made by mknod", "make_file", fmt.Sprintf(`{"path":%q,"how":"mknod","mode":"2755"}`, filepath.Join(writable, tag+".sgid")), "make_file: mknod: operation not permitted", true},
+		{"a setuid file created by openat2", "make_file", fmt.Sprintf(`{"path":%q,"how":"openat2","mode":"4755"}`, filepath.Join(writable, tag+".suid2")), "make_file: openat2: failed: ENOSYS", false},
+		{"a user namespace", "clone_namespaces", fmt.Sprintf(`{"flags":%d}`, syscall.CLONE_NEWUSER), "clone_namespaces: clone: operation not permitted", true},
 		// Refused already, by Landlock, seccomp or the kernel.
 		{"the parent's memory", "other_process", `{"pid":0,"call":"process_vm_readv"}`, "other_process: process_vm_readv: operation not permitted", true},
 		{"a descriptor of the parent", "other_process", `{"pid":0,"call":"pidfd_getfd"}`, "other_process: pidfd_getfd: operation not permitted", true},

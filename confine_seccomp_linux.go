@@ -2,22 +2,36 @@
 
 // The seccomp filter of self-confinement: the system calls Landlock does
 // not see, refused on every thread once the process serves. Landlock's
-// TCP rules cover IPPROTO_TCP sockets alone, so the filter refuses the
-// other socket kinds that carry a stream (MPTCP, which falls back to
-// TCP; SCTP; SMC and the families beyond unix, IP and netlink), and
-// listen, which binds an ephemeral port without a bind; it refuses
-// io_uring (its operations bypass system-call filters), memfd_create and
-// memfd_secret (a file no Landlock rule covers, which could then be
-// executed), execveat (nothing here needs it), and setting the setuid or
-// setgid bit (metadata Landlock does not restrict). Calls of another
-// architecture's numbering (the x86 32-bit and x32 entry points) are
-// refused whole. It is a classic BPF program over struct seccomp_data.
+// TCP rules cover IPPROTO_TCP sockets reached by connect and bind alone,
+// so the filter refuses the other socket kinds that carry a stream
+// (MPTCP, which falls back to TCP; SCTP, asked for by number or as
+// SOCK_SEQPACKET's default; SMC and the families beyond unix, IP and
+// netlink), listen, which binds an ephemeral port without a bind, and
+// TCP Fast Open (MSG_FASTOPEN), whose sendto connects without connect;
+// it refuses io_uring (its operations bypass system-call filters),
+// memfd_create and memfd_secret (a file no Landlock rule covers, which
+// could then be executed), execveat (nothing here needs it), and the
+// setuid or setgid bit, set or created with (metadata Landlock does not
+// restrict; openat2, whose mode the filter cannot read, answers ENOSYS,
+// so that callers fall back to openat). It closes what Landlock does not
+// scope outside the process: typing into a terminal (TIOCSTI,
+// TIOCLINUX), another process's resource limits, priority, CPUs,
+// scheduling and I/O priority (the pid must be 0: the caller), the
+// kernel's keyrings (the user's keyring outlives the process and holds
+// credentials), and new user namespaces (capabilities in a namespace of
+// their own, the usual door to the kernel's less trodden code; clone3,
+// whose flags the filter cannot read, answers ENOSYS, so that glibc
+// falls back to clone). Calls of another architecture's numbering (the
+// x86 32-bit and x32 entry points) are refused whole. It is a classic
+// BPF program over struct seccomp_data.
 //
 // Spec: https://docs.kernel.org/userspace-api/seccomp_filter.html,
 // seccomp(2), include/uapi/linux/seccomp.h, include/uapi/linux/filter.h,
 // include/uapi/linux/audit.h (AUDIT_ARCH_*), the system call tables
 // arch/x86/entry/syscalls/syscall_64.tbl and
-// include/uapi/asm-generic/unistd.h (arm64).
+// include/uapi/asm-generic/unistd.h (arm64); socket(2), tcp(7)
+// (MSG_FASTOPEN), ioctl_tty(2) (TIOCSTI), prlimit(2), setpriority(2),
+// ioprio_set(2), keyctl(2), user_namespaces(7).
 
 package main
 
@@ -46,7 +60,7 @@ const (
 	bpfLoadWord = 0x00 | 0x00 | 0x20 // BPF_LD | BPF_W | BPF_ABS
 	bpfJumpEq   = 0x05 | 0x10 | 0x00 // BPF_JMP | BPF_JEQ | BPF_K
 	bpfJumpGE   = 0x05 | 0x30 | 0x00 // BPF_JMP | BPF_JGE | BPF_K
-	bpfJumpSet  = 0x05 | 0x40 | 0x00 // BPF_JMP | BPF_JSET | BPF_K
+	bpfJumpSet  = 0x05 | 0x40 | 0x00 // BPF_JMP | BPF_JSET | BPF_K; with k = ^0, "is not zero"
 	bpfReturn   = 0x06 | 0x00        // BPF_RET | BPF_K
 )
 
@@ -75,6 +89,19 @@ const (
 	ipprotoSCTP  = 132
 	ipprotoMPTCP = 262
 	modeSetID    = 0o6000 // S_ISUID | S_ISGID
+	// sockTypeBeyondRaw is the bits of a socket type (its low four bits,
+	// SOCK_TYPE_MASK) that SOCK_STREAM, SOCK_DGRAM and SOCK_RAW (1 to 3)
+	// lack and every other type has: SOCK_SEQPACKET, whose default IP
+	// protocol is SCTP; SOCK_DCCP; SOCK_PACKET, which AF_INET turns into
+	// a packet socket.
+	sockTypeBeyondRaw = 0xc
+	msgFastOpen       = 0x20000000 // MSG_FASTOPEN: sendto and sendmsg connect
+	tiocSTI           = 0x5412     // TIOCSTI: push a byte into a terminal's input
+	tiocLinux         = 0x541c     // TIOCLINUX: a console's selection pasted into its input, among others
+	prioProcess       = 0          // PRIO_PROCESS
+	ioprioWhoProcess  = 1          // IOPRIO_WHO_PROCESS
+	cloneNewUser      = 0x10000000 // CLONE_NEWUSER
+	anyBit            = 0xffffffff // with bpfJumpSet: the value is not zero
 )
 
 // seccompCalls are the numbers of the calls the filter looks at, on one
@@ -90,6 +117,21 @@ type seccompCalls struct {
 	memfd    uint32
 	execveat uint32
 	seccomp  uint32 // seccomp(2) itself, which package syscall does not number everywhere
+	// Sending: sendto(fd, buf, len, flags, ...) and sendmmsg(fd, vec,
+	// len, flags) have their flags in argument 3, sendmsg(fd, msg,
+	// flags) in argument 2.
+	sendto, sendmsg, sendmmsg uint32
+	// Creating a file: open(path, flags, mode), creat(path, mode),
+	// mknod(path, mode, dev) (amd64 alone); openat(dirfd, path, flags,
+	// mode), mknodat(dirfd, path, mode, dev).
+	open, creat, mknod, openat, mknodat uint32
+	ioctl                               uint32
+	// Calls on a process named by its pid, in argument 0: 0 is the
+	// caller. setpriority and ioprio_set name it by (which, who).
+	prlimit, schedSetparam, schedSetscheduler, schedSetaffinity, schedSetattr uint32
+	setpriority, ioprioSet                                                    uint32
+	addKey, requestKey, keyctl                                                uint32
+	clone, unshare                                                            uint32 // flags in argument 0
 }
 
 // Calls added since Linux 5.1 have one number on every architecture.
@@ -99,6 +141,8 @@ const (
 	sysIOURingRegister = 427
 	sysMemfdSecret     = 447
 	sysFchmodat2       = 452
+	sysClone3          = 435
+	sysOpenat2         = 437
 )
 
 // seccompArchCalls returns this architecture's numbers, and false where
@@ -110,9 +154,15 @@ func seccompArchCalls() (seccompCalls, bool) { return seccompCallsOf(runtime.GOA
 func seccompCallsOf(goarch string) (seccompCalls, bool) {
 	switch goarch {
 	case "amd64":
-		return seccompCalls{audit: 0xc000003e, x32: true, socket: 41, listen: 50, chmod: 90, fchmod: 91, fchmodat: 268, memfd: 319, execveat: 322, seccomp: 317}, true
+		return seccompCalls{audit: 0xc000003e, x32: true, socket: 41, listen: 50, chmod: 90, fchmod: 91, fchmodat: 268, memfd: 319, execveat: 322, seccomp: 317,
+			sendto: 44, sendmsg: 46, sendmmsg: 307, open: 2, creat: 85, mknod: 133, openat: 257, mknodat: 259, ioctl: 16,
+			prlimit: 302, schedSetparam: 142, schedSetscheduler: 144, schedSetaffinity: 203, schedSetattr: 314, setpriority: 141, ioprioSet: 251,
+			addKey: 248, requestKey: 249, keyctl: 250, clone: 56, unshare: 272}, true
 	case "arm64":
-		return seccompCalls{audit: 0xc00000b7, socket: 198, listen: 201, fchmod: 52, fchmodat: 53, memfd: 279, execveat: 281, seccomp: 277}, true
+		return seccompCalls{audit: 0xc00000b7, socket: 198, listen: 201, fchmod: 52, fchmodat: 53, memfd: 279, execveat: 281, seccomp: 277,
+			sendto: 206, sendmsg: 211, sendmmsg: 269, openat: 56, mknodat: 33, ioctl: 29,
+			prlimit: 261, schedSetparam: 118, schedSetscheduler: 119, schedSetaffinity: 122, schedSetattr: 274, setpriority: 140, ioprioSet: 30,
+			addKey: 217, requestKey: 218, keyctl: 219, clone: 220, unshare: 97}, true
 	}
 	return seccompCalls{}, false
 }
@@ -199,6 +249,29 @@ func seccompFilter(n seccompCalls) []sockFilter {
 		{n.fchmod, "mode1"},
 		{n.fchmodat, "mode2"},
 		{sysFchmodat2, "mode2"},
+		{n.creat, "mode1"},
+		{n.mknod, "mode1"},
+		{n.open, "mode2"},
+		{n.mknodat, "mode2"},
+		{n.openat, "mode3"},
+		{sysOpenat2, "enosys"},
+		{n.sendto, "send3"},
+		{n.sendmmsg, "send3"},
+		{n.sendmsg, "send2"},
+		{n.ioctl, "ioctl"},
+		{n.prlimit, "self"},
+		{n.schedSetparam, "self"},
+		{n.schedSetscheduler, "self"},
+		{n.schedSetaffinity, "self"},
+		{n.schedSetattr, "self"},
+		{n.setpriority, "setpriority"},
+		{n.ioprioSet, "ioprio"},
+		{n.addKey, "eperm"},
+		{n.requestKey, "eperm"},
+		{n.keyctl, "eperm"},
+		{n.clone, "clone"},
+		{n.unshare, "clone"},
+		{sysClone3, "enosys"},
 	}
 	for _, c := range calls {
 		if c.nr != 0 {
@@ -218,21 +291,68 @@ func seccompFilter(n seccompCalls) []sockFilter {
 	a.jump(bpfJumpEq, afInet6, "inet")
 	a.ret(seccompRetErrno | uint32(syscall.EACCES))
 	a.label("inet")
+	a.load(seccompArg(1))
+	a.jump(bpfJumpSet, sockTypeBeyondRaw, "eacces")
 	a.load(seccompArg(2))
 	for _, proto := range []uint32{ipprotoIP, ipprotoTCP, ipprotoUDP, ipprotoICMP, ipprotoICMP6} {
 		a.jump(bpfJumpEq, proto, "allow")
 	}
 	a.ret(seccompRetErrno | uint32(syscall.EACCES))
 
-	// chmod(path, mode), fchmod(fd, mode): the mode is argument 1;
-	// fchmodat(dirfd, path, mode[, flags]): argument 2.
-	a.label("mode1")
-	a.load(seccompArg(1))
-	a.jump(bpfJumpSet, modeSetID, "eperm")
+	// The mode of chmod(path, mode), fchmod(fd, mode), creat and mknod
+	// is argument 1; of fchmodat(dirfd, path, mode[, flags]), open and
+	// mknodat, argument 2; of openat, argument 3.
+	for i, label := range []string{"mode1", "mode2", "mode3"} {
+		a.label(label)
+		a.load(seccompArg(i + 1))
+		a.jump(bpfJumpSet, modeSetID, "eperm")
+		a.ret(seccompRetAllow)
+	}
+
+	// sendto and sendmmsg's flags are argument 3, sendmsg's argument 2.
+	a.label("send3")
+	a.load(seccompArg(3))
+	a.jump(bpfJumpSet, msgFastOpen, "eacces")
 	a.ret(seccompRetAllow)
-	a.label("mode2")
+	a.label("send2")
 	a.load(seccompArg(2))
-	a.jump(bpfJumpSet, modeSetID, "eperm")
+	a.jump(bpfJumpSet, msgFastOpen, "eacces")
+	a.ret(seccompRetAllow)
+
+	// ioctl(fd, request, ...): no input pushed into a terminal.
+	a.label("ioctl")
+	a.load(seccompArg(1))
+	a.jump(bpfJumpEq, tiocSTI, "eperm")
+	a.jump(bpfJumpEq, tiocLinux, "eperm")
+	a.ret(seccompRetAllow)
+
+	// A call on a process by its pid: the caller's own (0) alone.
+	a.label("self")
+	a.load(seccompArg(0))
+	a.jump(bpfJumpSet, anyBit, "eperm")
+	a.ret(seccompRetAllow)
+	// setpriority(which, who, prio): PRIO_PROCESS and 0 alone (a process
+	// group or a user holds other processes).
+	a.label("setpriority")
+	a.load(seccompArg(0))
+	a.jump(bpfJumpSet, anyBit, "eperm")
+	a.load(seccompArg(1))
+	a.jump(bpfJumpSet, anyBit, "eperm")
+	a.ret(seccompRetAllow)
+	// ioprio_set(which, who, ioprio): IOPRIO_WHO_PROCESS and 0 alone.
+	a.label("ioprio")
+	a.load(seccompArg(0))
+	a.jump(bpfJumpEq, ioprioWhoProcess, "ioprioWho")
+	a.ret(seccompRetErrno | uint32(syscall.EPERM))
+	a.label("ioprioWho")
+	a.load(seccompArg(1))
+	a.jump(bpfJumpSet, anyBit, "eperm")
+	a.ret(seccompRetAllow)
+
+	// clone(flags, ...) and unshare(flags): no new user namespace.
+	a.label("clone")
+	a.load(seccompArg(0))
+	a.jump(bpfJumpSet, cloneNewUser, "eperm")
 	a.ret(seccompRetAllow)
 
 	a.label("allow")
@@ -241,6 +361,8 @@ func seccompFilter(n seccompCalls) []sockFilter {
 	a.ret(seccompRetErrno | uint32(syscall.EACCES))
 	a.label("eperm")
 	a.ret(seccompRetErrno | uint32(syscall.EPERM))
+	a.label("enosys")
+	a.ret(seccompRetErrno | uint32(syscall.ENOSYS))
 	return a.done()
 }
 
@@ -287,4 +409,4 @@ func installSeccomp(allThreads bool) error {
 }
 
 // seccompEnforced names what the filter refuses, in the start-up line.
-const seccompEnforced = "system calls (seccomp: MPTCP, SCTP and socket families beyond unix, IP and netlink; listen; io_uring; memfd; execveat; setuid and setgid bits)"
+const seccompEnforced = "system calls (seccomp: MPTCP, SCTP and socket families beyond unix, IP and netlink; listen; TCP Fast Open; io_uring; memfd; execveat; setuid and setgid bits; terminal input; other processes' limits and priorities; keyrings; user namespaces)"

@@ -56,6 +56,7 @@ func TestSeccompFilter(t *testing.T) {
 		allow  = seccompRetAllow
 		eacces = seccompRetErrno | uint32(syscall.EACCES)
 		eperm  = seccompRetErrno | uint32(syscall.EPERM)
+		enosys = seccompRetErrno | uint32(syscall.ENOSYS)
 	)
 	for _, goarch := range []string{"amd64", "arm64"} {
 		n, ok := seccompCallsOf(goarch)
@@ -101,6 +102,45 @@ func TestSeccompFilter(t *testing.T) {
 			{"fchmodat 0644", 0, n.fchmodat, [6]uint64{3, 0, 0o644}, allow},
 			{"fchmodat setgid", 0, n.fchmodat, [6]uint64{3, 0, 0o2755}, eperm},
 			{"fchmodat2 setuid", 0, sysFchmodat2, [6]uint64{3, 0, 0o4700, 0}, eperm},
+			// The fifth review's doors (docs/SECURITY.md, "Fifth review").
+			{"SOCK_SEQPACKET's default IP protocol (SCTP)", 0, n.socket, [6]uint64{afInet, syscall.SOCK_SEQPACKET | syscall.SOCK_CLOEXEC, 0}, eacces},
+			{"SOCK_PACKET over AF_INET", 0, n.socket, [6]uint64{afInet, syscall.SOCK_PACKET, 0x300}, eacces},
+			{"SOCK_DCCP", 0, n.socket, [6]uint64{afInet6, 6, 0}, eacces},
+			{"TCP socket, non-blocking", 0, n.socket, [6]uint64{afInet, syscall.SOCK_STREAM | syscall.SOCK_NONBLOCK | syscall.SOCK_CLOEXEC, 0}, allow},
+			{"sendto", 0, n.sendto, [6]uint64{3, 0, 1, syscall.MSG_NOSIGNAL}, allow},
+			{"sendto MSG_FASTOPEN", 0, n.sendto, [6]uint64{3, 0, 1, msgFastOpen}, eacces},
+			{"sendmsg", 0, n.sendmsg, [6]uint64{3, 0, syscall.MSG_DONTWAIT}, allow},
+			{"sendmsg MSG_FASTOPEN", 0, n.sendmsg, [6]uint64{3, 0, msgFastOpen}, eacces},
+			{"sendmmsg MSG_FASTOPEN", 0, n.sendmmsg, [6]uint64{3, 0, 1, msgFastOpen}, eacces},
+			{"openat 0644", 0, n.openat, [6]uint64{3, 0, syscall.O_CREAT, 0o644}, allow},
+			{"openat setuid", 0, n.openat, [6]uint64{3, 0, syscall.O_CREAT, 0o4755}, eperm},
+			{"mknodat setgid", 0, n.mknodat, [6]uint64{3, 0, syscall.S_IFREG | 0o2755, 0}, eperm},
+			{"openat2", 0, sysOpenat2, [6]uint64{3, 0, 0, 24}, enosys},
+			{"ioctl TCGETS", 0, n.ioctl, [6]uint64{2, syscall.TCGETS}, allow},
+			{"ioctl TIOCSTI", 0, n.ioctl, [6]uint64{2, syscall.TIOCSTI}, eperm},
+			{"ioctl TIOCLINUX", 0, n.ioctl, [6]uint64{0, syscall.TIOCLINUX}, eperm},
+			{"prlimit of itself", 0, n.prlimit, [6]uint64{0, syscall.RLIMIT_NOFILE}, allow},
+			{"prlimit of another process", 0, n.prlimit, [6]uint64{1, syscall.RLIMIT_CPU}, eperm},
+			{"sched_setaffinity of another process", 0, n.schedSetaffinity, [6]uint64{1 << 31, 8}, eperm},
+			{"sched_setscheduler of itself", 0, n.schedSetscheduler, [6]uint64{0, 0}, allow},
+			{"sched_setscheduler of another process", 0, n.schedSetscheduler, [6]uint64{42, 5}, eperm},
+			{"sched_setparam of another process", 0, n.schedSetparam, [6]uint64{42}, eperm},
+			{"sched_setattr of another process", 0, n.schedSetattr, [6]uint64{42}, eperm},
+			{"setpriority of itself", 0, n.setpriority, [6]uint64{prioProcess, 0, 10}, allow},
+			{"setpriority of another process", 0, n.setpriority, [6]uint64{prioProcess, 42, 19}, eperm},
+			{"setpriority of its process group", 0, n.setpriority, [6]uint64{1, 0, 19}, eperm},
+			{"setpriority of its user", 0, n.setpriority, [6]uint64{2, 0, 19}, eperm},
+			{"ioprio_set of itself", 0, n.ioprioSet, [6]uint64{ioprioWhoProcess, 0, 0}, allow},
+			{"ioprio_set of another process", 0, n.ioprioSet, [6]uint64{ioprioWhoProcess, 42, 0}, eperm},
+			{"ioprio_set of its user", 0, n.ioprioSet, [6]uint64{3, 0, 0}, eperm},
+			{"add_key", 0, n.addKey, [6]uint64{}, eperm},
+			{"request_key", 0, n.requestKey, [6]uint64{}, eperm},
+			{"keyctl", 0, n.keyctl, [6]uint64{0, 1<<32 - 4, 1}, eperm},
+			{"clone of a thread", 0, n.clone, [6]uint64{0x3d0f00}, allow},
+			{"clone into a new user namespace", 0, n.clone, [6]uint64{cloneNewUser | 17}, eperm},
+			{"unshare of the mount namespace", 0, n.unshare, [6]uint64{syscall.CLONE_NEWNS}, allow},
+			{"unshare of the user namespace", 0, n.unshare, [6]uint64{cloneNewUser}, eperm},
+			{"clone3", 0, sysClone3, [6]uint64{0, 88}, enosys},
 		} {
 			t.Run(goarch+"/"+tt.name, func(t *testing.T) {
 				arch := tt.arch
@@ -114,8 +154,19 @@ func TestSeccompFilter(t *testing.T) {
 		}
 		if n.chmod != 0 {
 			for mode, want := range map[uint64]uint32{0o700: allow, 0o4700: eperm} {
-				if got := runSeccomp(t, prog, n.audit, n.chmod, [6]uint64{0, mode}); got != want {
-					t.Errorf("%s: chmod %o = %#x, want %#x", goarch, mode, got, want)
+				for _, c := range []struct {
+					name string
+					nr   uint32
+					args [6]uint64
+				}{
+					{"chmod", n.chmod, [6]uint64{0, mode}},
+					{"creat", n.creat, [6]uint64{0, mode}},
+					{"mknod", n.mknod, [6]uint64{0, syscall.S_IFREG | mode}},
+					{"open", n.open, [6]uint64{0, syscall.O_CREAT, mode}},
+				} {
+					if got := runSeccomp(t, prog, n.audit, c.nr, c.args); got != want {
+						t.Errorf("%s: %s %o = %#x, want %#x", goarch, c.name, mode, got, want)
+					}
 				}
 			}
 		}
