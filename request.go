@@ -41,7 +41,6 @@ type request struct {
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	trace   traceContext
-	rctx    requestContext // the handler's context, carrying trace (request_context.go)
 	// target is the name or URI the request names, once its handler has
 	// read it (targetName).
 	target string

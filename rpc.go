@@ -233,6 +233,17 @@ type method struct {
 	// target is what the method's params name, for the scope check
 	// (requiredScopes), the mirrored Mcp-Name header and the access lines.
 	target target
+	// handshake marks initialize: served in order, before the next
+	// message of its connection is taken (incoming.ordered), and the
+	// message a transport opens a classic session for.
+	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+	handshake bool
+	// stream marks subscriptions/listen: it lives until the client or the
+	// server ends it (no request timeout), a transport keeps its stream
+	// alive (keep-alive comments), and its graceful result closes it
+	// (reply.closesListen).
+	// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
+	stream bool
 }
 
 // target is the kind of thing a method's params name.
@@ -271,7 +282,7 @@ const methodCancelled = "notifications/cancelled"
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
 	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true, handshake: true},
 	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
 	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
 	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
@@ -284,7 +295,7 @@ var methods = map[string]method{
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
-	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra, stream: true},
 	// The tasks extension (tasks.go); never cacheable, as a cache ttlMs
 	// would overwrite the task's own.
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
@@ -376,7 +387,12 @@ var transportNames = [numTransports]string{"stdio", "http"}
 type exchange struct {
 	// send writes a notification on the request's own stream; the
 	// transport drops it once the request is cancelled.
-	send      func(msg []byte)
+	send func(msg []byte)
+	// callSend, when set, is send for a transport that writes every
+	// request's messages to one stream (stdio): the driver makes each
+	// request's send of it, so that nothing of a call is written after
+	// its cancellation or its response (call).
+	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
 	// session is the classic-era session the request belongs to (one per
@@ -430,60 +446,88 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	return req
 }
 
-// dispatch serves one message read on a transport that carries nothing
-// beside its messages (stdio, and tests): newRequest, then serve. It
-// returns the response line, nil for a notification.
-func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
-	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, framing{}), ex)
-	return reply
+// reply is what serving a request gives its transport: the response line
+// in pieces, and what the transport may say of it beside the message,
+// decided here so that no transport reads back what the core encoded.
+type reply struct {
+	parts replyParts // the response line; nil for a notification
+	code  int        // its JSON-RPC error code, 0 for a result
+	// classic says the request was served in the classic era, where a
+	// JSON-RPC error is an answer like any other (HTTP: 200).
+	classic bool
+	// retryAfter is when a rate-limited or busy request may be sent
+	// again (error.data.retryAfterMs); 0 when the error names no time.
+	retryAfter time.Duration
+	// scope is the scope a request refused for insufficient scope needs
+	// (error.data.scope): HTTP's challenge names it.
+	scope string
+	// closesListen says a subscriptions/listen ended with its graceful
+	// result: stdio writes the notifications/cancelled that closes it
+	// after the result (docs/GAPS.md, row 28).
+	closesListen bool
+	// cancelled says the client cancelled the request
+	// (notifications/cancelled): it is not answered.
+	cancelled bool
+}
+
+// errorReply is the reply of a request answered e.
+func errorReply(id []byte, e *rpcError) reply {
+	r := reply{parts: replyParts{encodeError(id, e)}, code: e.Code}
+	switch d := e.Data.(type) {
+	case map[string]int64:
+		r.retryAfter = time.Duration(d["retryAfterMs"]) * time.Millisecond
+	case map[string]string:
+		r.scope = d["scope"]
+	}
+	return r
 }
 
 // serve serves req and returns the response line (nil for a
-// notification) and its JSON-RPC error code, 0 for none (HTTP maps it to
-// a status: eraDecision.replyCode). A request runs in its own context
-// (req.bind), is counted and gets its access line.
-func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
-	parts, code := s.serveParts(ctx, req, ex)
-	return parts.join(), code
+// notification) and its JSON-RPC error code, 0 for none: serveReply for
+// a transport that writes the line whole.
+func (s *server) serve(ctx context.Context, req *request, ex exchange) (line []byte, code int) {
+	r := s.serveReply(ctx, req, ex)
+	return r.parts.join(), r.code
 }
 
-// serveParts is serve for a transport that writes a reply piece by piece
-// (HTTP, replyParts).
-func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
+// serveReply serves req and returns its reply. A request runs in its own
+// context (req.context), is counted and gets its access line.
+func (s *server) serveReply(ctx context.Context, req *request, ex exchange) reply {
 	if req.notification {
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
 	s.metrics.started()
-	reply, code = s.answer(req.bind(ctx), req, ex)
+	r := s.answer(req.context(ctx), req, ex)
+	r.classic = req.era.era == classicEra
 	end := time.Now()
 	d := end.Sub(start)
-	out := outcomeOf(req, code)
+	out := outcomeOf(req, r.code)
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
-		s.access.request(req, ex.transport, out, code, end, d)
+		s.access.request(req, ex.transport, out, r.code, end, d)
 	}
-	return reply, code
+	return r
 }
 
 // answer is serve without the instrumentation: it admits req, runs its
 // handler and encodes the reply, recording on req.end what the reply's
 // code does not tell (outcomeOf). A panicking handler is answered -32603.
-func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
+func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
 	notification := req.notification
 	if ex.caller.principal != "" && !notification && s.access == nil {
 		// Without access lines an authenticated request still leaves an
 		// audit line; deferred first, it runs after a panic's answer is set.
-		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), code) }(time.Now())
+		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), rep.code) }(time.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
 			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
-			reply, code = replyParts{encodeError(req.id, errInternal)}, codeInternalError
+			rep = errorReply(req.id, errInternal)
 			if notification {
-				reply, code = nil, 0
+				rep = reply{}
 			}
 		}
 	}()
@@ -491,10 +535,10 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		if known && m.notification && m.handle != nil && req.invalid == nil && s.admitEra(req, m, ex) == nil {
 			_, _ = m.handle(s, ctx, req)
 		}
-		return nil, 0
+		return reply{}
 	}
 	req.send, req.caller, req.closing = ex.send, ex.caller, ex.closing
-	fail := func(e *rpcError) (replyParts, int) { return replyParts{encodeError(req.id, e)}, e.Code }
+	fail := func(e *rpcError) reply { return errorReply(req.id, e) }
 	if !known || m.notification {
 		if known {
 			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
@@ -521,11 +565,14 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 			return fail(rerr)
 		}
 	}
-	// ctx (serve bound it) ends once answered; a listen has no timeout, as
-	// it lives until the client closes it or the transport shuts down.
-	defer req.rctx.cancel()
-	if req.method != methodSubscriptionsListen {
-		req.rctx.setTimeout(s.requestTimeout)
+	// ctx ends once answered; a stream (a listen) has no timeout, as it
+	// lives until the client closes it or the transport shuts down.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !m.stream && s.requestTimeout > 0 {
+		// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+		ctx, cancel = context.WithTimeoutCause(ctx, s.requestTimeout, &timeoutCause{after: s.requestTimeout})
+		defer cancel()
 	}
 	res, err := m.handle(s, ctx, req)
 	req.flushNotices() // what the rate limits held back goes before the result
@@ -577,7 +624,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		req.end = outcomeOK
 		return fail(s.peerError(req, err))
 	}
-	return out, 0
+	return reply{parts: out, closesListen: m.stream}
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,

@@ -49,8 +49,4 @@ func (*metrics) served(string, era, transport, outcome, time.Duration) {}
 // where every session writes to its sink.
 type sessionHTTP struct{}
 
-func newSessionHTTP() sessionHTTP              { return sessionHTTP{} }
-func (*sessionHTTP) enqueue([]byte) bool       { return false }
-func (*sessionHTTP) noticeWake() chan struct{} { return nil }
-func (*sessionHTTP) endRequests()              {}
-func (*sessionHTTP) hasStream() bool           { return false }
+func newSessionHTTP() sessionHTTP { return sessionHTTP{} }
