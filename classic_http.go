@@ -289,7 +289,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.binding())
 	if t.stream(sess) != nil {
-		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
+		// A 2024-11-05 HTTP+SSE session (classic_sse_http.go): its answers
 		// travel on its own stream, so its id names no session here.
 		if request {
 			t.sessions.release(sess)
@@ -516,7 +516,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 // session ends: head first (nil for none), then what session.push
 // queues, the session's list changes and resource updates
 // (classic_subscriptions.go), and what direct carries (nil for nothing:
-// the answers of the 2024-11-05 transport's requests, classic_sse.go),
+// the answers of the 2024-11-05 transport's requests, classic_sse_http.go),
 // with a keep-alive comment every -sse-keepalive, until the credential of
 // who, which opened it, expires. It is the stream's one writer.
 func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {

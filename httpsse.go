@@ -41,11 +41,11 @@ type httpTransport struct {
 	loopback bool            // bound to a loopback address: Host is checked
 	origins  map[string]bool // allowed Origin values, normalised
 	cop      *http.CrossOriginProtection
-	auth     *authenticator // who a request's credential names (auth.go)
+	auth     *authenticator // who a request's credential names (auth_http.go)
 	sessions *sessionStore  // classic sessions (classic_http.go)
 	// streams maps each session of the 2024-11-05 transport to the
 	// connection that carries it (*session to *classicSSEConn,
-	// classic_sse.go); a session absent from it is a Streamable HTTP one.
+	// classic_sse_http.go); a session absent from it is a Streamable HTTP one.
 	streams   sync.Map
 	keepAlive time.Duration // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
@@ -87,7 +87,7 @@ const httpBodyBudget = 8
 // the health probes, which answer before the endpoint's checks
 // (httpsse_health.go); the protected resource metadata with an
 // authorization server (httpsse_auth.go); and, unless -modern-only, the
-// 2024-11-05 transport's two (classic_sse.go).
+// 2024-11-05 transport's two (classic_sse_http.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
 	t.s.probeRoutes(mux)

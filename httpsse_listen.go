@@ -104,7 +104,7 @@ type httpConfig struct {
 	drainTimeout  time.Duration
 	shutdownDelay time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile     string
-	auth          authConfig // authentication: static tokens, the OAuth resource server (auth.go)
+	auth          authConfig // authentication: static tokens, the OAuth resource server (auth_http.go)
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool

@@ -56,7 +56,7 @@ type request struct {
 	args map[string]any
 
 	// end is how the request ended where its reply's code does not say
-	// (outcomeOf); answer records it.
+	// answer records how it ended (endedBy).
 	end outcome
 
 	// input holds the MRTR answers and state of a retry (mrtr.go).

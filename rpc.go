@@ -502,7 +502,7 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 	r.classic = req.era.era == classicEra
 	end := time.Now()
 	d := end.Sub(start)
-	out := outcomeOf(req, r.code)
+	out := req.end
 	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	if s.access != nil {
 		s.access.request(req, ex.transport, out, r.code, end, d)
@@ -511,8 +511,9 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 }
 
 // answer is serve without the instrumentation: it admits req, runs its
-// handler and encodes the reply, recording on req.end what the reply's
-// code does not tell (outcomeOf). A panicking handler is answered -32603.
+// handler and encodes the reply, recording on req.end how the request
+// ended: each refusal its own outcome, a handler's failure as endedBy
+// decides. A panicking handler is answered -32603.
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
 	notification := req.notification
@@ -525,7 +526,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		if p := recover(); p != nil {
 			ref := s.nextRef()
 			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
-			rep = errorReply(req.id, errInternal)
+			req.end, rep = outcomeServerError, errorReply(req.id, errInternal)
 			if notification {
 				rep = reply{}
 			}
@@ -538,31 +539,34 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		return reply{}
 	}
 	req.send, req.caller, req.closing = ex.send, ex.caller, ex.closing
-	fail := func(e *rpcError) reply { return errorReply(req.id, e) }
+	fail := func(out outcome, e *rpcError) reply {
+		req.end = out
+		return errorReply(req.id, e)
+	}
 	if !known || m.notification {
 		if known {
-			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
+			return fail(outcomeClientError, newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
 		}
 		// The name is cut: it is the peer's, of any length.
-		return fail(newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
+		return fail(outcomeClientError, newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
 	}
 	if req.invalid != nil {
-		return fail(req.invalid)
+		return fail(outcomeClientError, req.invalid)
 	}
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
-		return fail(rerr)
+		return fail(outcomeClientError, rerr)
 	}
 	if rerr := s.authorize(req); rerr != nil {
-		return fail(rerr)
+		return fail(outcomeForbidden, rerr)
 	}
 	if m.rateLimited && s.limiter != nil {
 		if ok, retry := s.limiter.allow(ex.caller.share); !ok {
-			return fail(rateLimited(retry))
+			return fail(outcomeRateLimited, rateLimited(retry))
 		}
 	}
 	if m.mrtr && req.session == nil {
 		if rerr := s.beginInput(req); rerr != nil {
-			return fail(rerr)
+			return fail(codeOutcome(rerr.Code), rerr)
 		}
 	}
 	// ctx ends once answered; a stream (a listen) has no timeout, as it
@@ -586,26 +590,13 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		}
 	}
 	if err != nil {
-		// A handler's own error stands, even after the deadline, so that
-		// no timeout is logged with a reference the peer never sees
-		// (TestRequestTimeoutStdio).
-		if !errors.As(err, new(*rpcError)) {
-			if timedOut := s.requestTimedOut(ctx, req); timedOut != nil {
-				req.end = outcomeTimeout
-				return fail(timedOut)
-			}
-		}
-		if errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), errCutByShutdown) {
-			req.end = outcomeCut
-			return fail(errCut)
-		}
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			// The client cancelled, or the transport is shutting down: the
-			// answer is rarely delivered, and it is no server fault to log.
-			req.end = outcomeCancelled
-			return fail(errCancelled)
-		}
-		return fail(s.peerError(req, err))
+		out, rerr := s.endedBy(ctx, req, err)
+		rep = fail(out, rerr)
+		// A request its client ended (notifications/cancelled, its session
+		// ended) is not answered: nothing it could say would be read
+		// (TestOutcomes).
+		rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
+		return rep
 	}
 	switch {
 	case res.inputRequired:
@@ -621,10 +612,61 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	}
 	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
-		req.end = outcomeOK
-		return fail(s.peerError(req, err))
+		return fail(outcomeServerError, s.peerError(req, err))
 	}
 	return reply{parts: out, closesListen: m.stream}
+}
+
+// endedBy decides how a request whose handler failed with err ended, and
+// what it is answered: from why it ended, not from the code of the error
+// it was given. The one place that decides it (TestOutcomes):
+//
+//   - its client went away: notifications/cancelled, a closed stream or
+//     connection, its session ended (also under a request waiting for
+//     the client's answer, endedWithClient), or the transport shut down:
+//     cancelled, never a server error, whatever the handler returned;
+//   - its -request-timeout passed: timeout, unless the handler answered
+//     an error of its own, which stands (no reference the peer never
+//     sees is logged, TestRequestTimeoutStdio);
+//   - shutdown cut it (errCutByShutdown): cut;
+//   - otherwise the handler's error: a peer's fault or the server's by
+//     its code (codeOutcome), anything but an *rpcError the server's.
+func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome, *rpcError) {
+	var rerr *rpcError
+	own := errors.As(err, &rerr)
+	var gone *endedWithClient
+	cause := context.Cause(ctx)
+	var timedOut *timeoutCause
+	switch {
+	case errors.As(err, &gone):
+		return outcomeCancelled, gone.rerr
+	case errors.As(cause, &timedOut) && !own:
+		return outcomeTimeout, s.requestTimedOut(ctx, req)
+	case ctx.Err() != nil && errors.Is(cause, errCutByShutdown):
+		return outcomeCut, errCut
+	case ctx.Err() != nil && !errors.As(cause, &timedOut):
+		// The answer is rarely delivered, and it is no server fault to log.
+		if own {
+			return outcomeCancelled, rerr
+		}
+		return outcomeCancelled, errCancelled
+	case own:
+		return codeOutcome(rerr.Code), rerr
+	}
+	return outcomeServerError, s.peerError(req, err)
+}
+
+// endedWithClient is the error of a request that ended because its
+// client went away while it waited for the client (a bridged request
+// whose session ended): answered rerr, counted cancelled (endedBy).
+type endedWithClient struct{ rerr *rpcError }
+
+func (e *endedWithClient) Error() string { return e.rerr.Error() }
+
+// clientEnded reports whether cause says the request's client ended it:
+// it cancelled it, or its session ended.
+func clientEnded(cause error) bool {
+	return errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded)
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,
@@ -885,9 +927,9 @@ const (
 	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
 	outcomeServerError                  // -32603 internal error, or an application-defined code
 	outcomeTimeout                      // -request-timeout expired
-	outcomeCancelled                    // the client cancelled, or shutdown did
+	outcomeCancelled                    // the client went away (cancelled, closed, its session ended), or shutdown ended it
 	outcomeRateLimited                  // refused by -rate-limit (-31429)
-	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth_http.go)
 	outcomeCut                          // cut by a shutdown that would wait no longer (errCutByShutdown)
 	numOutcomes
 )
@@ -895,21 +937,11 @@ const (
 // outcomeNames spells the outcomes, indexed by outcome.
 var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden", "cut"}
 
-// outcomeOf classifies a reply by its JSON-RPC error code (0 for a
-// result), or by req.end where serve recorded what the code cannot tell.
-func outcomeOf(req *request, code int) outcome {
-	if req.end != outcomeOK {
-		return req.end
-	}
+// codeOutcome classifies an error answered with code: a fault of the
+// request (the JSON-RPC codes a peer causes, MCP's -32020..-32099 and
+// -32002) or the server's (-32603, an application-defined code).
+func codeOutcome(code int) outcome {
 	switch {
-	case code == 0:
-		return outcomeOK
-	case code == codeRateLimited:
-		return outcomeRateLimited
-	case code == codeInsufficientScope:
-		return outcomeForbidden
-	case code == codeInternalError:
-		return outcomeServerError
 	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
 		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
 		return outcomeClientError

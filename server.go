@@ -144,7 +144,7 @@ type server struct {
 	// requests (classic_bridge.go) to a quarter of -max-requests: with the
 	// listens (at most half), slots are always left for requests that end.
 	bridged  *shareLimit
-	metrics  *metrics    // counters, gauges, histograms (metrics.go; nil in the stdio build)
+	metrics  *metrics    // counters, gauges, histograms (metrics_http.go; nil in the stdio build)
 	draining atomic.Bool // set when shutdown begins: /readyz answers 503 (httpsse_health.go)
 	tasks    *taskStore  // the tasks extension's tasks (tasks_store.go)
 

@@ -640,9 +640,10 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 				return sub.closure(), nil
 			default:
 			}
-			// The client cancelled or went away: nothing more is written.
-			// An *rpcError keeps the dispatcher from logging an internal failure.
-			return result{}, newError(codeInternalError, "%s: cancelled", methodSubscriptionsListen)
+			// The client cancelled or went away: nothing more is written,
+			// and the request ended as cancelled (endedBy), never as an
+			// internal error (issue 38).
+			return result{}, context.Cause(ctx)
 		}
 	}
 }
