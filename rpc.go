@@ -407,6 +407,11 @@ type exchange struct {
 	// it cancels the requests in flight, so that a subscriptions/listen
 	// ends with its graceful result; nil when it never does.
 	closing <-chan struct{}
+	// reserve, when set, charges an answer of about n bytes to the
+	// transport's budget before it is encoded, waiting while ctx lasts
+	// (false: it ended first); release gives the bytes back once the
+	// answer is written (reply.release). stdio's answers budget.
+	reserve func(ctx context.Context, n int) (release func(), ok bool)
 }
 
 // framing is what a transport read beside a message, in the core's
@@ -468,6 +473,9 @@ type reply struct {
 	// cancelled says the client cancelled the request
 	// (notifications/cancelled): it is not answered.
 	cancelled bool
+	// release gives back what exchange.reserve charged for the answer,
+	// once it is written; nil when nothing was.
+	release func()
 }
 
 // errorReply is the reply of a request answered e.
@@ -610,11 +618,24 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	if !m.cacheable || res.inputRequired {
 		res.cache = nil
 	}
+	var release func()
+	if ex.reserve != nil {
+		var ok bool
+		if release, ok = ex.reserve(ctx, res.size()); !ok {
+			out, rerr := s.endedBy(ctx, req, ctx.Err())
+			rep = fail(out, rerr)
+			rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
+			return rep
+		}
+	}
 	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
+		if release != nil {
+			release()
+		}
 		return fail(outcomeServerError, s.peerError(req, err))
 	}
-	return reply{parts: out, closesListen: m.stream}
+	return reply{parts: out, closesListen: m.stream, release: release}
 }
 
 // endedBy decides how a request whose handler failed with err ended, and
@@ -742,6 +763,24 @@ func compactLine(b []byte) []byte {
 		return b // not reached: b is encoded JSON
 	}
 	return c.Bytes()
+}
+
+// size returns about how many bytes res's answer is: its body, with what
+// the dispatcher stamps around it (a body to marshal is counted as
+// small: the server's own structs). What exchange.reserve charges.
+func (res result) size() int {
+	n := len(res.meta) + 512
+	switch b := res.body.(type) {
+	case *listPage:
+		n += len(b.body)
+	case *toolBody:
+		n += b.size
+	case storedMembers:
+		n += replyParts(b).size()
+	case json.RawMessage:
+		n += len(b)
+	}
+	return n
 }
 
 // encodeResult writes the response for res: the body's members, then the

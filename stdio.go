@@ -29,6 +29,12 @@ const maxLineBytes = 4 << 20
 // pushes back through the pipe.
 const maxInFlight = 256
 
+// maxStdioAnswerBytes bounds the bytes of the answers one stdio
+// connection holds between encoding and writing them: each is charged
+// before it is encoded (exchange.reserve, a larger one as this much), so
+// answers stdout has not taken wait unbuilt (`harness/loadtest -only stdio-answers`).
+const maxStdioAnswerBytes = 2 * maxLineBytes
+
 // maxStdioInFlightBytes bounds the bytes of the request lines one stdio
 // connection serves at once. A request holds its line's bytes until its
 // response is queued, and the reader waits for them as for a slot, so a
@@ -57,8 +63,10 @@ type stdioConn struct {
 	stopped bool
 	wg      sync.WaitGroup
 	// slots bounds the requests served at once (-max-requests), lineBytes
-	// their lines' bytes (maxStdioInFlightBytes); one client, no shares.
-	slots, lineBytes *shareLimit
+	// their lines' bytes (maxStdioInFlightBytes), answers the bytes of
+	// their answers until written (maxStdioAnswerBytes); one client, no
+	// shares.
+	slots, lineBytes, answers *shareLimit
 	// admitted belongs to the reader: closed once the request last
 	// started without a free slot (start) has its slot and bytes; until
 	// then the reader takes only lines that can free them (control) and
@@ -161,7 +169,8 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c := &stdioConn{s: s, closing: make(chan struct{}),
 		slots:     newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)),
-		lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes), readEnd: make(chan error, 1)}
+		lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
+		answers:   newShareLimit(maxStdioAnswerBytes, maxStdioAnswerBytes), readEnd: make(chan error, 1)}
 	c.out = newStdioWriter(out, s.log)
 	c.conn = conn{s: s, sess: newSession(), transport: transportStdio}
 	c.conn.sess.peer = c
@@ -249,11 +258,14 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte, lr *lineReader)
 // (detach) are written by a goroutine of their own (stdioWriter).
 func (c *stdioConn) finish(in *incoming, detach bool) {
 	defer in.end()
-	r := in.serve(exchange{callSend: c.out.writeFor, closing: c.closing})
+	r := in.serve(exchange{callSend: c.out.writeFor, closing: c.closing, reserve: c.reserve})
+	if r.release != nil {
+		defer r.release()
+	}
 	if r.parts == nil || r.cancelled {
 		return
 	}
-	c.out.queue(r.parts.join(), in.call, true, detach)
+	c.out.queueParts(r.parts, in.call, true, detach)
 	if len(r.parts) == 1 {
 		// Written or copied: the buffer is free for the next reply.
 		c.s.replies.put(r.parts[0])
@@ -262,6 +274,22 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 		// After the graceful result (subscriptions.go).
 		c.out.write(listenClosed(in.req.id), detach)
 	}
+}
+
+// reserve charges an answer of n bytes to the answers budget, waiting
+// while ctx lasts (exchange.reserve).
+func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
+	size := min(int64(n), maxStdioAnswerBytes)
+	if w := c.answers.enqueue("", size); w != nil {
+		select {
+		case <-w.ready:
+		case <-ctx.Done():
+			if !c.answers.abandon(w) {
+				return nil, false
+			}
+		}
+	}
+	return func() { c.answers.give("", size) }, true
 }
 
 // start takes a request slot and the bytes of in's line and serves in on

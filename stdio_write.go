@@ -133,6 +133,61 @@ func (w *stdioWriter) queue(b []byte, cl *call, last, detach bool) {
 	}
 }
 
+// queueParts writes parts, one line in pieces (replyParts): a short one
+// joined and queued as any line; a longer one straight from its pieces
+// once the writer is free, never copied, so that an answer holding a
+// stored value (a task's result, tasks_store.go) waiting for a stalled
+// stdout holds no copy of it: 600 unread tasks/get of a 4 MB result hold
+// the one result, not 600 (docs/RELIABILITY.md, `loadtest -only
+// stdio-answers`). Its call's rules are queue's.
+func (w *stdioWriter) queueParts(parts replyParts, cl *call, last, detach bool) {
+	if len(parts) == 1 || parts.size() <= maxSpareBytes {
+		w.queue(parts.join(), cl, last, detach)
+		return
+	}
+	for {
+		w.q.mu.Lock()
+		for w.q.flushing && (cl == nil || !cl.cancelled.Load()) {
+			w.q.room.Wait()
+		}
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.mu.Lock()
+			if cl.cancelled.Load() || cl.ended {
+				cl.mu.Unlock()
+				return
+			}
+		}
+		w.q.mu.Lock()
+		claimed := !w.q.flushing && !w.closed
+		w.q.flushing = w.q.flushing || claimed
+		dropped := w.closed
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.ended = cl.ended || last && (claimed || dropped)
+			cl.mu.Unlock()
+		}
+		switch {
+		case dropped:
+			return
+		case !claimed:
+			continue
+		}
+		write := func() {
+			for _, b := range parts[:len(parts)-1] {
+				w.writeOut(b)
+			}
+			w.q.drain(parts[len(parts)-1], false, w.writeOut)
+		}
+		if detach {
+			w.detached.Go(write)
+		} else {
+			write()
+		}
+		return
+	}
+}
+
 // writeOut writes b, a batch of whole lines, to stdout.
 func (w *stdioWriter) writeOut(b []byte) {
 	if _, err := w.out.Write(b); err != nil {
