@@ -74,6 +74,9 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	}
 	var negotiated bool
 	switch {
+	case sess != nil && req.meta.modern:
+		// Modern _meta: served modern, whatever the session negotiated.
+		return eraDecision{era: modernEra, classicOn: true}
 	case sess != nil:
 		negotiated = sess.negotiated() != ""
 	case f.sessionHints:

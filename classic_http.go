@@ -183,7 +183,7 @@ func (st *sessionStore) full(share string) bool {
 // is a use.
 func (st *sessionStore) lookupLocked(id, owner string) *sessionEntry {
 	e := st.byID[id]
-	if e == nil || e.sess.owner != owner {
+	if e == nil || httpPart(e.sess).owner != owner {
 		return nil
 	}
 	now := st.now()
@@ -235,7 +235,7 @@ func (st *sessionStore) remove(id, owner string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	e := st.byID[id]
-	if e == nil || e.sess.owner != owner {
+	if e == nil || httpPart(e.sess).owner != owner {
 		return false
 	}
 	st.endLocked(id, e)
@@ -288,7 +288,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 		find = t.sessions.acquire
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.binding())
-	if t.stream(sess) != nil {
+	if httpPart(sess) != nil && httpPart(sess).sse != nil {
 		// A 2024-11-05 HTTP+SSE session (classic_sse_http.go): its answers
 		// travel on its own stream, so its id names no session here.
 		if request {
@@ -333,7 +333,7 @@ func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcE
 		return newError(codeInvalidRequest, "bad request: %s header appears more than once", headerProtocolVersion)
 	case !isClassicVersion(v) && !isModern(v):
 		return newError(codeInvalidRequest, "bad request: %s %q is not a protocol version this server serves; this session's is %s", headerProtocolVersion, v, negotiated)
-	case v != negotiated && sess.noteForgivenHeader():
+	case v != negotiated && httpPart(sess).noteForgivenHeader():
 		t.s.log.Warn("serving a classic session's request at its negotiated version despite its version header (logged once per session)",
 			"transport", "http", "header", v, "negotiated", negotiated, "client", sess.clientName())
 	}
@@ -462,9 +462,8 @@ func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *h
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	sess := newHTTPSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.owner, sess.share = rand.Text(), who.binding(), who.share
+	sess := newHTTPSession(rand.Text(), who)
 	in.join(sess)
 	in.begin(r.Context())
 	defer in.end()
@@ -504,11 +503,11 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		writeHTTPError(w, status, rerr)
 		return
 	}
-	if !sess.openStream() {
+	if !httpPart(sess).openStream() {
 		writeHTTPError(w, http.StatusConflict, newError(codeInvalidRequest, "conflict: this session's GET stream is already open"))
 		return
 	}
-	defer sess.closeStream()
+	defer httpPart(sess).closeStream()
 	t.pump(w, r, who, sess, nil, nil)
 }
 
@@ -558,7 +557,7 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller,
 			if !event(msg) {
 				return
 			}
-		case msg := <-sess.queue:
+		case msg := <-httpPart(sess).queue:
 			if !event(msg) {
 				return
 			}

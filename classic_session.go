@@ -52,8 +52,6 @@ type session struct {
 	// (conn.go): duplicate ids, cancellation.
 	calls calls
 
-	sessionHTTP // HTTP only (stdio's keeps no state): the GET stream
-
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
 }

@@ -1,9 +1,10 @@
 //go:build !stdio
 
-// A classic session's HTTP state: who opened it, its one standalone GET
-// stream and what waits for that stream. session (classic_session.go) embeds sessionHTTP; its
-// fields, its lock and every method that takes it live here, and no code
-// holds this lock and session.mu together.
+// A classic session's HTTP part, its peer on HTTP (session.peer): who
+// opened it, its one standalone GET stream and what waits for that stream,
+// and for a 2024-11-05 session the stream that carries everything
+// (classic_sse_http.go). Its fields, its lock and every method that takes
+// it live here, and no code holds this lock and session.mu together.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server,
@@ -14,9 +15,12 @@ package main
 import "sync"
 
 // sessionHTTP is the part of a classic session only the HTTP transports
-// use. Safe for concurrent use.
+// use, and its peer. Safe for concurrent use.
 type sessionHTTP struct {
 	owner string // the caller.binding of who opened the session; set before sharing
+	// sse is the 2024-11-05 connection that carries the session; nil for
+	// a Streamable HTTP session. Set before sharing.
+	sse *classicSSEConn
 
 	mu             sync.Mutex // guards streamOpen, headerForgiven
 	streamOpen     bool       // the GET stream is open
@@ -31,14 +35,24 @@ type sessionHTTP struct {
 const sessionQueueLen = 64
 
 // newHTTPSession returns a session of the HTTP transports before
-// initialize: its peer is its HTTP part, and its watcher wakes the stream
-// that drains its notices (session.wake).
-func newHTTPSession() *session {
+// initialize, id opened by the caller who: its peer is its HTTP part, and
+// its watcher wakes the stream that drains its notices (session.wake).
+func newHTTPSession(id string, who caller) *session {
 	sess := newSession()
-	sess.queue = make(chan []byte, sessionQueueLen)
+	sess.id, sess.share = id, who.share
+	sess.peer = &sessionHTTP{owner: who.binding(), queue: make(chan []byte, sessionQueueLen)}
 	sess.wake = make(chan struct{}, 1)
-	sess.peer = &sess.sessionHTTP
 	return sess
+}
+
+// httpPart returns sess's HTTP part; nil for none (a session of another
+// transport).
+func httpPart(sess *session) *sessionHTTP {
+	if sess == nil {
+		return nil
+	}
+	h, _ := sess.peer.(*sessionHTTP)
+	return h
 }
 
 // push queues msg for the stream without blocking; false when the queue

@@ -95,17 +95,6 @@ func (c *classicSSEConn) stop() {
 	c.wg.Wait()
 }
 
-// stream returns the 2024-11-05 connection that carries sess, nil for a
-// Streamable HTTP session (or none).
-func (t *httpTransport) stream(sess *session) *classicSSEConn {
-	if sess == nil {
-		return nil
-	}
-	conn, _ := t.streams.Load(sess)
-	c, _ := conn.(*classicSSEConn)
-	return c
-}
-
 // only returns the handler of an endpoint that serves one HTTP method:
 // the endpoint's checks (guard) first, then serve, or 405 naming the
 // method for any other.
@@ -135,12 +124,11 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	sess := newHTTPSession()
 	// 128 random bits in base32: visible ASCII, URL-safe, unguessable;
 	// after the replica id, for a load balancer to route /messages by.
-	sess.id, sess.owner, sess.share = newScopedID(t.s.replicaID), who.binding(), who.share
+	sess := newHTTPSession(newScopedID(t.s.replicaID), who)
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
-	t.streams.Store(sess, conn)
+	httpPart(sess).sse = conn
 	// The stream does not keep its session alive, as Streamable HTTP's
 	// GET stream does not (sessionStore): a session unused for
 	// -session-idle, or the least recently used when the store is full,
@@ -155,7 +143,6 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		sess.end()
 		cancel()
 		conn.stop()
-		t.streams.Delete(sess)
 	}()
 	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
 	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
@@ -179,7 +166,10 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.binding())
-	stream := t.stream(sess)
+	var stream *classicSSEConn
+	if h := httpPart(sess); h != nil {
+		stream = h.sse
+	}
 	if sess != nil && stream == nil {
 		// A Streamable HTTP session: its id is no endpoint here.
 		t.sessions.release(sess)

@@ -36,18 +36,15 @@ const httpPath = "/mcp"
 // httpTransport is the MCP endpoint's handler. It is immutable once built
 // and serves requests concurrently.
 type httpTransport struct {
-	s        *server
-	cfg      *httpConfig
-	loopback bool            // bound to a loopback address: Host is checked
-	origins  map[string]bool // allowed Origin values, normalised
-	cop      *http.CrossOriginProtection
-	auth     *authenticator // who a request's credential names (auth_http.go)
-	sessions *sessionStore  // classic sessions (classic_http.go)
-	// streams maps each session of the 2024-11-05 transport to the
-	// connection that carries it (*session to *classicSSEConn,
-	// classic_sse_http.go); a session absent from it is a Streamable HTTP one.
-	streams   sync.Map
-	keepAlive time.Duration // SSE comment interval on long-lived streams
+	s         *server
+	cfg       *httpConfig
+	loopback  bool            // bound to a loopback address: Host is checked
+	origins   map[string]bool // allowed Origin values, normalised
+	cop       *http.CrossOriginProtection
+	auth      *authenticator // who a request's credential names (auth_http.go)
+	authOn    bool           // auth asks for a credential: tokens or OAuth (authenticator.on)
+	sessions  *sessionStore  // classic sessions (classic_http.go)
+	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -149,6 +146,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
 	}))
 	t.auth = newAuthenticator(s, &cfg.auth, cfg.addr, bound)
+	t.authOn = t.auth.on()
 	return t
 }
 
@@ -294,7 +292,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	if taken < 0 {
 		taken = min(readBodyFirst, t.cfg.maxBody)
 	}
-	if !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
+	if !t.bodies.take(who.share, taken) && !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
 		t.s.metrics.busyRefused()
 		writeBusy(w, t.bodyBusy(who, taken), nil)
 		return nil, nil, false
@@ -354,7 +352,7 @@ func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
 // -31503 and reports false. The caller gives the unit back (lim.give)
 // when the message has been served.
 func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, id []byte) bool {
-	if lim.wait(r.Context(), who.share, 1, t.queueWait) {
+	if lim.take(who.share, 1) || lim.wait(r.Context(), who.share, 1, t.queueWait) {
 		return true
 	}
 	t.s.metrics.busyRefused()
@@ -714,7 +712,10 @@ func (c *httpCall) finish(rep reply) {
 		return
 	}
 	rep.parts = oneLineParts(rep.parts)
-	release, rerr := c.answers.hold(c.conn, rep.parts.size(), false)
+	release, rerr := func() {}, (*rpcError)(nil)
+	if size := rep.parts.size(); size > httpSmallAnswer {
+		release, rerr = c.answers.hold(c.conn, size, false)
+	}
 	if rerr != nil {
 		rep = errorReply(c.id, rerr)
 		release = func() {}
@@ -736,7 +737,7 @@ func (c *httpCall) finish(rep reply) {
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
 	writeJSONParts(c.w, httpStatus(code), rep.parts)
-	if len(rep.parts) == 1 {
+	if len(rep.parts) == 1 && cap(rep.parts[0]) >= minReplyBuffer {
 		// Written: net/http holds no part of it. A reply in pieces holds
 		// stored values that are not the call's to give.
 		c.replies.put(rep.parts[0])

@@ -505,13 +505,17 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.started()
+	if s.metrics != nil { // nil in the stdio build
+		s.metrics.started()
+	}
 	r := s.answer(req.context(ctx), req, ex)
 	r.classic = req.era.era == classicEra
 	end := time.Now()
 	d := end.Sub(start)
 	out := req.end
-	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
+	if s.metrics != nil {
+		s.metrics.served(req.method, req.era.era, ex.transport, out, d)
+	}
 	if s.access != nil {
 		s.access.request(req, ex.transport, out, r.code, end, d)
 	}
@@ -564,15 +568,21 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
 		return fail(outcomeClientError, rerr)
 	}
-	if rerr := s.authorize(req); rerr != nil {
-		return fail(outcomeForbidden, rerr)
+	if req.caller.scoped {
+		// Only a scoped caller has anything to check (HTTP with scoped
+		// credentials).
+		if rerr := s.authorize(req); rerr != nil {
+			return fail(outcomeForbidden, rerr)
+		}
 	}
 	if m.rateLimited && s.limiter != nil {
 		if ok, retry := s.limiter.allow(ex.caller.share); !ok {
 			return fail(outcomeRateLimited, rateLimited(retry))
 		}
 	}
-	if m.mrtr && req.session == nil {
+	if m.mrtr && req.session == nil && (req.param("requestState") != nil || req.param("inputResponses") != nil) {
+		// A retry of a multi round-trip request: what it carries is read
+		// once, here.
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(codeOutcome(rerr.Code), rerr)
 		}
@@ -587,7 +597,9 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		defer cancel()
 	}
 	res, err := m.handle(s, ctx, req)
-	req.flushNotices() // what the rate limits held back goes before the result
+	if req.notices.heldProgress != nil || req.notices.dropped > 0 {
+		req.flushNotices() // what the rate limits held back goes before the result
+	}
 	if need := (*inputRequired)(nil); errors.As(err, &need) {
 		if req.session != nil {
 			// A classic client cannot retry with inputResponses: ask it
@@ -835,7 +847,10 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 		size += len(stored[i])
 	}
 	var parts replyParts
-	out := s.replies.get(size)
+	out := make([]byte, 0, size)
+	if size >= minReplyBuffer {
+		out = s.replies.get(size) // a large reply reuses a kept buffer (buffers.go)
+	}
 	out = append(out, replyHead...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)

@@ -266,7 +266,7 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 		return
 	}
 	c.out.queueParts(r.parts, in.call, true, detach)
-	if len(r.parts) == 1 {
+	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {
 		// Written or copied: the buffer is free for the next reply.
 		c.s.replies.put(r.parts[0])
 	}

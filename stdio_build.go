@@ -52,9 +52,3 @@ func (*server) authorize(*request) *rpcError { return nil }
 // filteredList is never reached in this build, where no caller is scoped
 // (registry.go list).
 func (*server) filteredList(string, *request) (result, error) { return result{}, nil }
-
-// sessionHTTP is a classic session's HTTP state: none in this build,
-// where every session writes to its sink.
-type sessionHTTP struct{}
-
-func newSessionHTTP() sessionHTTP { return sessionHTTP{} }
