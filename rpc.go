@@ -418,14 +418,13 @@ type exchange struct {
 // terms, so that the core reads no transport's format. The zero value is
 // a transport that carries nothing beside its messages (stdio).
 type framing struct {
-	// sessionHints says the transport names a message's classic session
-	// in its framing and looks it up once the era is decided (Streamable
-	// HTTP's Mcp-Session-Id): decideEra then reads sessionNamed and
-	// version. Without it, the transport hands over its connection's
-	// session, or none (stdio, the 2024-11-05 stream).
-	sessionHints bool
-	sessionNamed bool   // the message names a classic session
-	version      string // MCP-Protocol-Version, trimmed; "" when none
+	// lateSession says the transport names a message's classic session
+	// in its framing and looks it up only once the era is decided:
+	// decideEra then reads namesSession and version. Without it, the
+	// transport hands over its connection's session, or none.
+	lateSession  bool
+	namesSession bool   // the message names a classic session
+	version      string // the protocol version the framing names, trimmed; "" when none
 	// traceparent and tracestate are the W3C trace context the transport
 	// carried, as sent; "" when absent or ambiguous. _meta's wins
 	// (newTraceContext).
