@@ -580,6 +580,71 @@ func TestAttackIdleAfterLargeAnswer(t *testing.T) {
 	}
 }
 
+// TestAnonymousIdle: on a server that asks for a credential, a
+// connection whose last request showed no valid one (a 401, the probes
+// aside: they close theirs) closes after httpAnonymousIdle (shortened
+// here), not httpIdleTimeout; one whose last request authenticated stays
+// open, as does any connection on a server that asks for no credential
+// (the fourth review, R4-8: idle connections without a credential were
+// free to hold).
+func TestAnonymousIdle(t *testing.T) {
+	echo := req("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`)
+	for _, tt := range []struct {
+		name       string
+		auth       bool
+		edits      []string
+		status     int
+		wantClosed bool
+	}{
+		{"no token", true, nil, http.StatusUnauthorized, true},
+		{"a wrong token", true, []string{bearer(strings.Repeat("w", 43))}, http.StatusUnauthorized, true},
+		{"a valid token", true, []string{bearer(testToken)}, http.StatusOK, false},
+		{"no credential asked", false, nil, http.StatusOK, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hcfg := loopbackConfig(t)
+			if tt.auth {
+				hcfg.auth.tokens = mustSingleToken(t, testToken)
+			}
+			hcfg.anonIdle = 200 * time.Millisecond
+			ts := newTestLoopback(t, newTestServer(t), hcfg)
+			c := dialFrom(t, ts, "127.0.0.1")
+			br := bufio.NewReader(c)
+			// Two requests on the one connection, the first authenticated
+			// where a credential is asked: what the last one showed counts.
+			first := []string(nil)
+			if tt.auth {
+				first = []string{bearer(testToken)}
+			}
+			for i, step := range []struct {
+				edits  []string
+				status int
+			}{{first, http.StatusOK}, {tt.edits, tt.status}} {
+				if err := newTestHTTPRequest(t, t.Context(), ts, "", echo, step.edits).Write(c); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != step.status {
+					t.Fatalf("request %d: status %d, want %d", i+1, resp.StatusCode, step.status)
+				}
+			}
+			start := time.Now()
+			_ = c.SetReadDeadline(start.Add(time.Second))
+			_, err := br.ReadByte()
+			var ne net.Error
+			closed := err != nil && !(errors.As(err, &ne) && ne.Timeout())
+			if closed != tt.wantClosed {
+				t.Errorf("idle after the answer: %v after %v, want closed %v", err, time.Since(start).Round(time.Millisecond), tt.wantClosed)
+			}
+		})
+	}
+}
+
 // Introspection amplification: one address without any credential sent
 // made-up opaque tokens, each introspected under the server's own client
 // credentials, bounded only in concurrency (thousands a second). Now one

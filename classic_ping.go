@@ -13,6 +13,15 @@ import (
 // methodPing is the ping request, in either direction.
 const methodPing = "ping"
 
+// minPingInterval is the shortest -ping-interval run accepts (0, never,
+// aside): the ping page warns against excessive pings, and a client has
+// one interval to answer, so an interval shorter than a busy client's
+// pause (a collection, a slow pipe) would end its HTTP session for
+// nothing. Each ping is also a write the client must read, on every
+// session. TestPingIntervalFlag.
+// [§Implementation Considerations]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping#implementation-considerations
+const minPingInterval = time.Second
+
 // keepAlive pings sess every s.pingInterval, once the client has sent
 // notifications/initialized, until sess or ctx ends, and notices a ping
 // unanswered when the next is due. A silent client is logged once per

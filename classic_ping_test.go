@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -52,4 +53,29 @@ func TestKeepAlivePings(t *testing.T) {
 		for line := c.recv(); !strings.Contains(line, `"id":2`); line = c.recv() {
 		}
 	})
+}
+
+// TestPingIntervalFlag checks -ping-interval's bounds through run: 0
+// (never) and minPingInterval or more start; anything shorter, negative
+// included, is refused with a message naming the flag and its bound.
+func TestPingIntervalFlag(t *testing.T) {
+	for _, tt := range []struct {
+		value   string
+		wantErr string // "" starts
+	}{
+		{"0", ""},
+		{"1s", ""},
+		{"2m", ""},
+		{"999ms", "-ping-interval must be 0 (never) or at least 1s, not 999ms"},
+		{"1ns", "-ping-interval must be 0 (never) or at least 1s, not 1ns"},
+		{"-1s", "-ping-interval must be 0 (never) or at least 1s, not -1s"},
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			args := []string{"-ping-interval", tt.value}
+			err := run(t.Context(), args, strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr) {
+				t.Errorf("run(%q) = %v, want %q", args, err, tt.wantErr)
+			}
+		})
+	}
 }

@@ -4,7 +4,10 @@
 // the answers being written to it, which draw on a budget shared among
 // clients as the request bodies' is (httpsse.go, limits_share.go), and
 // the kernel's send buffer of its connection, which is bounded and, on a
-// connection left idle after a large answer, soon released.
+// connection left idle after a large answer, soon released; and how long
+// its idle connection is kept: briefly after a large answer, and briefly
+// when its last request showed no valid credential to a server that asks
+// for one.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
@@ -60,6 +63,15 @@ const (
 	// Closing it costs an honest client a new connection for its next
 	// request.
 	httpLargeAnswerIdle = 5 * time.Second
+
+	// httpAnonymousIdle is how long a connection stays open idle, instead
+	// of httpIdleTimeout (2 min), when the server asks for a credential
+	// and the connection's last request showed no valid one (a 401, a
+	// probe, the resource metadata, a 404): such a client has nothing to
+	// send on it soon, and anyone who reaches the port could otherwise
+	// hold connections idle for free (the fourth review, R4-8). A client
+	// back with its token opens a new one. TestAnonymousIdle.
+	httpAnonymousIdle = 5 * time.Second
 )
 
 // errAnswersBusy and errAnswerShareBusy refuse an answer the budget has
@@ -111,6 +123,9 @@ func (h answerHold) hold(ctx context.Context, n int, notice bool) (release func(
 type answerListener struct {
 	net.Listener
 	idle time.Duration // httpLargeAnswerIdle; tests shorten it
+	// anonIdle is httpAnonymousIdle when the server asks for a
+	// credential, 0 when it asks for none; tests shorten it.
+	anonIdle time.Duration
 }
 
 // Accept accepts a connection and bounds its send buffer.
@@ -119,7 +134,7 @@ func (l *answerListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ac := &answerConn{Conn: c, idle: l.idle}
+	ac := &answerConn{Conn: c, idle: l.idle, anonIdle: l.anonIdle}
 	if tcp, ok := c.(*net.TCPConn); ok {
 		ac.tcp = tcp
 		_ = tcp.SetWriteBuffer(httpSendBuffer)
@@ -133,13 +148,20 @@ func (l *answerListener) Accept() (net.Conn, error) {
 // a write to it has failed (its deadline passed: the client stopped
 // reading) or that timeout closes it, closing discards what the kernel
 // still holds for it (SO_LINGER 0: a reset) rather than keeping it for
-// the kernel to retry for minutes after the connection is gone.
+// the kernel to retry for minutes after the connection is gone. It also
+// knows whether its current exchange showed a valid credential
+// (credentialed): left idle without one, on a server that asks for one,
+// it is closed after httpAnonymousIdle.
 type answerConn struct {
 	net.Conn
-	tcp     *net.TCPConn // nil when not TCP (tests)
-	idle    time.Duration
-	written atomic.Int64 // bytes written since the connection last became active
-	stalled atomic.Bool  // a write failed, or it idled out after a large answer
+	tcp      *net.TCPConn // nil when not TCP (tests)
+	idle     time.Duration
+	anonIdle time.Duration // 0: the server asks for no credential
+	written  atomic.Int64  // bytes written since the connection last became active
+	stalled  atomic.Bool   // a write failed, or it idled out after a large answer
+	// credential is set when a request of the current exchange
+	// authenticated (credentialed); the exchange's start clears it.
+	credential atomic.Bool
 
 	mu    sync.Mutex  // guards timer
 	timer *time.Timer // the short idle timeout while armed
@@ -183,13 +205,38 @@ func (c *answerConn) state(s http.ConnState) {
 			c.timer = nil
 		}
 		c.written.Store(0)
+		c.credential.Store(false)
 	case http.StateIdle:
-		if c.written.Load() > httpSendBuffer && c.timer == nil && c.idle > 0 {
+		switch {
+		case c.timer != nil:
+		case c.written.Load() > httpSendBuffer && c.idle > 0:
 			c.timer = time.AfterFunc(c.idle, func() {
 				c.stalled.Store(true)
 				_ = c.Close()
 			})
+		case c.anonIdle > 0 && !c.credential.Load():
+			c.timer = time.AfterFunc(c.anonIdle, func() { _ = c.Close() })
 		}
+	}
+}
+
+// connKey is the context key of the connection a request came on
+// (withConn).
+type connKey struct{}
+
+// withConn is http.Server.ConnContext: it puts the connection in the
+// context of each of its requests, for credentialed.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// credentialed marks the connection r came on as having shown a valid
+// credential in its current exchange (guard, once authentication
+// passed): it keeps httpIdleTimeout when it falls idle.
+func credentialed(r *http.Request) {
+	c, _ := r.Context().Value(connKey{}).(net.Conn)
+	if ac := answerConnOf(c); ac != nil {
+		ac.credential.Store(true)
 	}
 }
 

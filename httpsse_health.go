@@ -48,10 +48,16 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 // beginDrain turns /readyz to 503 for good: shutdown has begun.
 func (t *httpTransport) beginDrain() { t.s.draining.Store(true) }
 
-// writeProbe writes a probe's answer: a word of plain text, never cached.
+// writeProbe writes a probe's answer: a word of plain text, never cached,
+// and closes its connection after it (Connection: close). A probe comes
+// every few seconds on a new connection (Kubernetes and HAProxy open one
+// per check), so keeping it would only leave an idle connection to hold
+// for two minutes, one that anyone who reaches the port could hold for
+// free, a probe at a time (the fourth review, R4-8).
 func writeProbe(w http.ResponseWriter, status int, body string) {
 	setReason(w, reasonProbe)
 	h := w.Header()
+	h.Set("Connection", "close")
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -8,14 +8,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -249,58 +253,134 @@ func TestDrainClosesConnections(t *testing.T) {
 	})
 }
 
-// TestProbesWhileConnectionsHeld holds every connection slot of the MCP
-// listener (-max-connections 8) with slow clients from four addresses
-// that send nothing, and checks that the probes answer within a second
-// on the -metrics listener, where those clients cannot reach: on the MCP
-// listener a probe's connection waits in the kernel's backlog until a
-// slot frees (the header timeout, 10 s).
-func TestProbesWhileConnectionsHeld(t *testing.T) {
-	s := newTestServer(t)
-	metricsAddr, stopMetrics, err := s.serveMetrics("127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopMetrics()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan error, 1)
-	go func() { served <- s.serveHTTP(ctx, ln, &httpConfig{maxBody: defaultMaxBodyBytes, maxConnections: 8}) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	}()
-	for i := range 8 {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%4))}}
-		c, err := d.DialContext(t.Context(), "tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	client := &http.Client{Timeout: time.Second}
-	probe := func(addr net.Addr, path string) (int, error) {
-		resp, err := client.Get("http://" + addr.String() + path)
-		if err != nil {
-			return 0, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode, nil
-	}
-	if _, err := probe(ln.Addr(), healthPath); err == nil {
-		t.Errorf("GET %s on the MCP listener answered with every slot held: the test holds no slot", healthPath)
-	}
-	for _, path := range []string{healthPath, readyPath} {
-		start := time.Now()
-		status, err := probe(metricsAddr, path)
-		if err != nil || status != http.StatusOK {
-			t.Errorf("GET %s on the metrics listener = %d, %v; want 200 within 1s", path, status, err)
-		}
-		t.Logf("GET %s on the metrics listener with every MCP slot held: %d in %v", path, status, time.Since(start))
+// TestConnectionsHeldByFourAddresses is the fourth review's R4-8: four
+// addresses without a credential held every connection of the MCP
+// listener (one GET /healthz each, then idle), and of the -metrics
+// listener, so that an authenticated client got no answer in 40 s and a
+// liveness probe failed. Here the four addresses (127.0.0.1-4) each try
+// to hold twice their share of the MCP listener (-max-connections 16,
+// a share of 4), and sixteen addresses (127.0.0.1-16) try to hold twice
+// theirs of the metrics listener (64, 4 each), in each way a client
+// can hold a connection: silent, idle after a probe, after a refusal,
+// after an answer. Whatever they do, an authenticated client (from a
+// fifth address, and from one of the four) and the probes on both
+// listeners are answered within a second: a probe's connection closes
+// after its answer, an address at its share gives up its own quietest
+// connection for its newcomer, and at the total the quiet connection of
+// the address holding the most makes room.
+func TestConnectionsHeldByFourAddresses(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// mcp and metrics are what each held connection sends before it
+		// idles ("" nothing); closed says the server closes it once
+		// answered.
+		mcp, metrics string
+		closed       bool
+	}{
+		{"silent", "", "", false},
+		{"idle after a probe", "GET " + healthPath, "GET " + healthPath, true},
+		{"idle after a refusal", "POST without a token", "GET /metrics from evil.example", false},
+		{"idle after an answer", "POST with a token", "GET /nowhere", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestServer(t)
+			metricsAddr, stopMetrics, err := s.serveMetrics("127.0.0.1:0", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stopMetrics()
+			hcfg := loopbackConfig(t, "-max-connections", "16")
+			hcfg.auth.tokens = mustSingleToken(t, testToken)
+			ts := newTestLoopback(t, s, hcfg)
+			mcpAddr := strings.TrimPrefix(ts.URL, "http://")
+			raw := func(what, host string) []byte {
+				var b bytes.Buffer
+				switch what {
+				case "":
+					return nil
+				case "POST without a token", "POST with a token":
+					var edits []string
+					if what == "POST with a token" {
+						edits = []string{bearer(testToken)}
+					}
+					echo := req("1", "tools/call", `"name":"echo","arguments":{"message":"held"}`)
+					if err := newTestHTTPRequest(t, t.Context(), ts, "", echo, edits).Write(&b); err != nil {
+						t.Fatal(err)
+					}
+					return b.Bytes()
+				}
+				what, foreign, ok := strings.Cut(what, " from ")
+				if ok {
+					host = foreign // refused 403 (DNS rebinding)
+				}
+				method, path, _ := strings.Cut(what, " ")
+				return []byte(method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n")
+			}
+			hold := func(addr, what string, ips, each int) {
+				// One deadline for every answer: before the fix, those
+				// past the listener's bounds never came.
+				deadline := time.Now().Add(2 * time.Second)
+				for i := range ips * each {
+					c := mustDial(t, addr, fmt.Sprintf("127.0.0.%d", 1+i%ips))
+					send := raw(what, addr)
+					if send == nil {
+						continue
+					}
+					if _, err := c.Write(send); err != nil {
+						t.Fatal(err)
+					}
+					br := bufio.NewReader(c)
+					_ = c.SetReadDeadline(deadline)
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						// Evicted by a later connection of its address
+						// before it was answered: it holds nothing.
+						continue
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if tt.closed {
+						if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+							t.Errorf("%s on %s: the connection after the answer: %v, want it closed", what, addr, err)
+						}
+					}
+				}
+			}
+			hold(mcpAddr, tt.mcp, 4, 2*4)
+			hold(metricsAddr.String(), tt.metrics, 16, 2*metricsConnectionsPerAddr)
+
+			from := func(ip string) *http.Client {
+				d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+				tr := &http.Transport{DialContext: d.DialContext}
+				t.Cleanup(tr.CloseIdleConnections)
+				return &http.Client{Transport: tr, Timeout: time.Second}
+			}
+			for _, ip := range []string{"127.0.0.5", "127.0.0.1"} {
+				start := time.Now()
+				r, err := doTestHTTP(from(ip), newTestHTTPRequest(t, t.Context(), ts, "", req("1", "tools/call", `"name":"echo","arguments":{"message":"hi"}`), []string{bearer(testToken)}))
+				if err != nil || r.status != http.StatusOK || r.code != 0 {
+					t.Errorf("an authenticated client from %s: %v, %d %.200s; want an answer within 1s", ip, err, r.status, r.body)
+				}
+				t.Logf("an authenticated client from %s: %d in %v", ip, r.status, time.Since(start).Round(time.Microsecond))
+			}
+			for _, probe := range []struct{ listener, url string }{
+				{"MCP", ts.URL + healthPath},
+				{"MCP", ts.URL + readyPath},
+				{"metrics", "http://" + metricsAddr.String() + healthPath},
+				{"metrics", "http://" + metricsAddr.String() + readyPath},
+			} {
+				start := time.Now()
+				resp, err := from("127.0.0.20").Get(probe.url)
+				if err != nil {
+					t.Errorf("%s on the %s listener: %v; want 200 within 1s", probe.url, probe.listener, err)
+					continue
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !resp.Close {
+					t.Errorf("%s on the %s listener: %d, Connection: close %v; want 200, closed", probe.url, probe.listener, resp.StatusCode, resp.Close)
+				}
+				t.Logf("%s on the %s listener: %d in %v", probe.url, probe.listener, resp.StatusCode, time.Since(start).Round(time.Microsecond))
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -23,7 +24,6 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -87,8 +87,8 @@ const (
 	defaultKeepAlive = 15 * time.Second
 
 	// defaultMaxConnections bounds the open HTTP connections, and so the
-	// connection goroutines and header buffers. Beyond it the listener
-	// stops accepting; new connections wait in the kernel's backlog.
+	// connection goroutines and header buffers. At it a newcomer takes
+	// the place of a quiet connection, or waits (limitListener).
 	defaultMaxConnections = 1024
 )
 
@@ -112,9 +112,10 @@ type httpConfig struct {
 	maxSessions    int           // classic sessions open at once
 	sessionIdle    time.Duration // a classic session unused this long ends
 	keepAlive      time.Duration // SSE comment interval on long-lived streams; 0 means defaultKeepAlive
-	// largeAnswerIdle is httpLargeAnswerIdle (0); no flag sets it, tests
-	// shorten it.
+	// largeAnswerIdle is httpLargeAnswerIdle (0), and anonIdle
+	// httpAnonymousIdle (0); no flag sets them, tests shorten them.
 	largeAnswerIdle time.Duration
+	anonIdle        time.Duration
 	now             func() time.Time // the clock of session expiry; nil means time.Now (tests set it)
 	// trustedProxies are the networks of the proxies whose
 	// X-Forwarded-For the server believes (-trusted-proxy; none by
@@ -150,7 +151,7 @@ func httpFlags(fs *flag.FlagSet, cfg *config) *httpConfig {
 		return nil
 	})
 	fs.Int64Var(&c.maxBody, "max-body", defaultMaxBodyBytes, "largest request body in `bytes`")
-	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); more wait to be accepted")
+	fs.IntVar(&c.maxConnections, "max-connections", defaultMaxConnections, "open HTTP connections (`n`); a newcomer takes the place of a quiet one of the address holding the most, or waits while every one is busy")
 	fs.DurationVar(&c.drainTimeout, "shutdown-timeout", defaultDrainTimeout, "on SIGINT/SIGTERM, let requests in flight finish for up to `duration`")
 	fs.DurationVar(&c.shutdownDelay, "shutdown-delay", 0, "on SIGINT/SIGTERM, answer /readyz with 503 and keep serving for `duration` before the listener closes (for load balancers)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "require Authorization: Bearer with a token from `path` (or $"+envToken+"), at least 32 random bytes (openssl rand -hex 32): one token, or lines NAME TOKEN [SCOPE...]; # starts a comment")
@@ -349,7 +350,11 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	if len(cfg.trustedProxies) > 0 {
 		exempt = cfg.trusts
 	}
-	limited := newLimitListener(&answerListener{Listener: ln, idle: t.largeAnswerIdle}, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
+	inner := &answerListener{Listener: ln, idle: t.largeAnswerIdle}
+	if t.auth.on() {
+		inner.anonIdle = cmp.Or(cfg.anonIdle, httpAnonymousIdle)
+	}
+	limited := newLimitListener(inner, maxConns, int(s.share(int64(maxConns), shareFloor)), exempt)
 	ln = limited
 	s.metrics.setLimit("max-connections", float64(maxConns))
 	s.metrics.gauge("baremcp_http_connections_open", "Connections open on the MCP listener now (at most -max-connections).", limited.open)
@@ -364,7 +369,9 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       withConn,
 		ConnState: func(c net.Conn, state http.ConnState) {
+			limited.connState(c, state)
 			switch state {
 			case http.StateNew:
 				conns.Add(1)
@@ -432,110 +439,6 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 	s.tasks.wait()
 	s.log.Info("stopped", "transport", "http")
 	return nil
-}
-
-// limitListener accepts at most n connections at a time, and at most
-// perAddr from one client (one IPv4 address, one IPv6 /64: addrNetwork);
-// Accept waits for one to close before
-// accepting more, and closes at once a connection whose address already
-// has perAddr open (issue 19, finding 6: idle sockets from one address
-// used up -max-connections, and every other client waited). Addresses,
-// not principals: nothing is authenticated before a connection's first
-// request. A proxy the operator trusts (-trusted-proxy) is bound by n
-// alone: its connections carry many clients, each counted by its own
-// address request by request (clientAddr, the shares), and capping the
-// proxy like one client reset the 257th connection of a replica behind
-// HAProxy, its health checks included (review A, finding 1). Close
-// unblocks a waiting Accept.
-type limitListener struct {
-	net.Listener
-	slots chan struct{}
-	// exempt reports an address bound by n alone (a trusted proxy); nil
-	// exempts none.
-	exempt    func(netip.Addr) bool
-	done      chan struct{}
-	closeOnce sync.Once
-	conns     atomic.Int64 // open connections (open)
-	// byAddr counts the open connections by address (limits_share.go):
-	// its total is n, which slots already bounds, so only an address's
-	// part (perAddr) ever refuses.
-	byAddr *shareLimit
-}
-
-// newLimitListener wraps ln to hold at most n connections open, perAddr
-// of them from one IP address unless exempt (nil: none) says the address
-// is bound by n alone.
-func newLimitListener(ln net.Listener, n, perAddr int, exempt func(netip.Addr) bool) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), exempt: exempt, done: make(chan struct{}), byAddr: newShareLimit(int64(n), int64(perAddr))}
-}
-
-// Accept waits for a free slot, then accepts a connection from an address
-// under its cap.
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		select {
-		case l.slots <- struct{}{}:
-		case <-l.done:
-			return nil, net.ErrClosed
-		}
-		c, err := l.Listener.Accept()
-		if err != nil {
-			<-l.slots
-			return nil, err
-		}
-		ip := remoteIP(c.RemoteAddr().String())
-		if l.exempted(ip) {
-			l.conns.Add(1)
-			return &limitConn{Conn: c, release: func() { l.conns.Add(-1); <-l.slots }}, nil
-		}
-		addr := addrNetwork(ip)
-		if !l.byAddr.take(addr, 1) {
-			c.Close()
-			<-l.slots
-			continue
-		}
-		l.conns.Add(1)
-		return &limitConn{Conn: c, release: func() {
-			l.conns.Add(-1)
-			l.byAddr.give(addr, 1)
-			<-l.slots
-		}}, nil
-	}
-}
-
-// exempted reports whether connections from addr (an IP address) are
-// bound by the total alone.
-func (l *limitListener) exempted(addr string) bool {
-	if l.exempt == nil {
-		return false
-	}
-	a, err := netip.ParseAddr(addr)
-	return err == nil && l.exempt(a.Unmap())
-}
-
-// open returns the connections open now.
-func (l *limitListener) open() int64 { return l.conns.Load() }
-
-// Close closes the listener and wakes a waiting Accept.
-func (l *limitListener) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// limitConn frees its listener slot once, on the first Close.
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-// NetConn returns the connection c wraps (answerConnOf).
-func (c *limitConn) NetConn() net.Conn { return c.Conn }
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }
 
 // validReplicaID reports whether id is what -replica-id accepts: 1 to 32

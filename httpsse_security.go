@@ -126,6 +126,7 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 	}
 	who.share = shareKey(who.principal, addr)
 	who.addr = addr
+	credentialed(r)
 	return who, true
 }
 

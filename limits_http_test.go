@@ -124,9 +124,11 @@ func TestHTTPShares(t *testing.T) {
 }
 
 // newTestLimitListener serves newLimitListener(n, perAddr, exempt) on a
-// loopback port and returns its address and the connections it accepts.
-// It closes when the test ends.
-func newTestLimitListener(tb testing.TB, n, perAddr int, exempt func(netip.Addr) bool) (string, <-chan net.Conn) {
+// loopback port and returns it, its address and the connections it
+// accepts. It closes when the test ends. No server tells it when a
+// connection turns busy (connState): each stays quiet unless the test
+// says otherwise.
+func newTestLimitListener(tb testing.TB, n, perAddr int, exempt func(netip.Addr) bool) (*limitListener, string, <-chan net.Conn) {
 	tb.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -134,7 +136,7 @@ func newTestLimitListener(tb testing.TB, n, perAddr int, exempt func(netip.Addr)
 	}
 	ln := newLimitListener(inner, n, perAddr, exempt)
 	tb.Cleanup(func() { ln.Close() })
-	accepted := make(chan net.Conn, n+1)
+	accepted := make(chan net.Conn, 4*n+1)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -144,24 +146,56 @@ func newTestLimitListener(tb testing.TB, n, perAddr int, exempt func(netip.Addr)
 			accepted <- c
 		}
 	}()
-	return inner.Addr().String(), accepted
+	return ln, inner.Addr().String(), accepted
+}
+
+// mustAcceptFrom receives the next connection accepted and fails unless
+// it came from ip.
+func mustAcceptFrom(tb testing.TB, accepted <-chan net.Conn, ip string) net.Conn {
+	tb.Helper()
+	c := mustReceive(tb, accepted)
+	if got := remoteIP(c.RemoteAddr().String()); got != ip {
+		tb.Fatalf("accepted a connection from %s, want %s", got, ip)
+	}
+	return c
+}
+
+// mustBeEvicted fails unless the listener closed c, a connection it
+// accepted, to make room: its place is free (Close again is a no-op) and
+// its peer reads the end.
+func mustBeEvicted(tb testing.TB, c net.Conn, what string) {
+	tb.Helper()
+	if _, err := c.Write([]byte("x")); err == nil {
+		tb.Errorf("%s: still open, want it closed to make room", what)
+	}
 }
 
 // TestLimitListenerPerAddress checks the cap per client address: a
-// connection from an address that has its share open is closed at once,
-// without taking a place, and another address is still accepted.
+// newcomer from an address that has its share open takes the place of
+// that address's quietest connection; when all of them are busy it is
+// closed at once, without taking a place; another address is accepted
+// all along.
 func TestLimitListenerPerAddress(t *testing.T) {
-	addr, accepted := newTestLimitListener(t, 4, 1, nil)
+	ln, addr, accepted := newTestLimitListener(t, 4, 2, nil)
 	mustDial(t, addr, "127.0.0.1")
-	first := mustReceive(t, accepted)
-	mustBeClosed(t, mustDial(t, addr, "127.0.0.1"), "a second connection from the same address")
+	first := mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustDial(t, addr, "127.0.0.1")
+	second := mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustDial(t, addr, "127.0.0.1")
+	third := mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustBeEvicted(t, first, "the quietest connection of an address at its share")
+	ln.connState(second, http.StateActive)
+	ln.connState(third, http.StateActive)
+	mustBeClosed(t, mustDial(t, addr, "127.0.0.1"), "a newcomer from an address whose connections are all busy")
 	mustDial(t, addr, "127.0.0.2")
-	if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.2" {
-		t.Errorf("accepted a connection from %s, want 127.0.0.2", remoteIP(c.RemoteAddr().String()))
-	}
-	first.Close()
+	mustAcceptFrom(t, accepted, "127.0.0.2")
+	ln.connState(third, http.StateIdle)
 	mustDial(t, addr, "127.0.0.1")
-	mustReceive(t, accepted)
+	mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustBeEvicted(t, third, "the connection that fell quiet")
+	if n := ln.open(); n != 3 {
+		t.Errorf("%d connections open, want 3 (two of 127.0.0.1, one of 127.0.0.2)", n)
+	}
 }
 
 // TestLimitListenerTrustedProxy: a trusted proxy's connections carry many
@@ -169,16 +203,49 @@ func TestLimitListenerPerAddress(t *testing.T) {
 // share; every other address keeps its cap.
 func TestLimitListenerTrustedProxy(t *testing.T) {
 	proxy := netip.MustParseAddr("127.0.0.1")
-	addr, accepted := newTestLimitListener(t, 5, 1, func(a netip.Addr) bool { return a == proxy })
-	for i := range 3 {
+	ln, addr, accepted := newTestLimitListener(t, 5, 1, func(a netip.Addr) bool { return a == proxy })
+	for range 3 {
 		mustDial(t, addr, "127.0.0.1")
-		if c := mustReceive(t, accepted); remoteIP(c.RemoteAddr().String()) != "127.0.0.1" {
-			t.Fatalf("proxy connection %d: accepted one from %s", i+1, remoteIP(c.RemoteAddr().String()))
-		}
+		ln.connState(mustAcceptFrom(t, accepted, "127.0.0.1"), http.StateActive)
 	}
 	mustDial(t, addr, "127.0.0.2")
-	mustReceive(t, accepted)
+	ln.connState(mustAcceptFrom(t, accepted, "127.0.0.2"), http.StateActive)
 	mustBeClosed(t, mustDial(t, addr, "127.0.0.2"), "a second connection from an address that is not a proxy")
+}
+
+// TestLimitListener checks -max-connections: the n+1st connection takes
+// the place of the quiet connection of the address holding the most (the
+// one quiet longest among them); with every connection busy it waits
+// until one closes or falls quiet.
+func TestLimitListener(t *testing.T) {
+	ln, addr, accepted := newTestLimitListener(t, 3, 3, nil)
+	mustDial(t, addr, "127.0.0.2")
+	lone := mustAcceptFrom(t, accepted, "127.0.0.2")
+	mustDial(t, addr, "127.0.0.1")
+	older := mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustDial(t, addr, "127.0.0.1")
+	newer := mustAcceptFrom(t, accepted, "127.0.0.1")
+	mustDial(t, addr, "127.0.0.3")
+	third := mustAcceptFrom(t, accepted, "127.0.0.3")
+	mustBeEvicted(t, older, "the quietest connection of the address holding the most")
+	for _, c := range []net.Conn{lone, newer, third} {
+		ln.connState(c, http.StateActive)
+	}
+	mustDial(t, addr, "127.0.0.4")
+	select {
+	case c := <-accepted:
+		t.Fatalf("a connection from %s accepted while every one was busy", c.RemoteAddr())
+	case <-time.After(50 * time.Millisecond):
+	}
+	ln.connState(lone, http.StateIdle)
+	mustAcceptFrom(t, accepted, "127.0.0.4")
+	mustBeEvicted(t, lone, "the connection that fell quiet")
+	third.Close()
+	mustDial(t, addr, "127.0.0.5")
+	mustAcceptFrom(t, accepted, "127.0.0.5")
+	if n := ln.open(); n != 3 {
+		t.Errorf("%d connections open, want 3", n)
+	}
 }
 
 // TestTrustedProxyConnections is the deployment of docs/DEPLOY.md:
@@ -261,24 +328,6 @@ func TestRateLimitDefaults(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestLimitListener checks -max-connections: the n+1st connection is
-// accepted only once one of the first n closes.
-func TestLimitListener(t *testing.T) {
-	addr, accepted := newTestLimitListener(t, 2, 2, nil)
-	for range 3 {
-		mustDial(t, addr, "")
-	}
-	first := mustReceive(t, accepted)
-	mustReceive(t, accepted)
-	select {
-	case <-accepted:
-		t.Fatal("third connection accepted while two were open")
-	case <-time.After(50 * time.Millisecond):
-	}
-	first.Close()
-	mustReceive(t, accepted).Close()
 }
 
 // TestSharesOneMechanism checks that every per-client count (classic

@@ -95,6 +95,10 @@ func TestLimitsAtBoundary(t *testing.T) {
 		{"id at maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-2)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), 0, ""},
 		{"id over maxIDBytes", req(`"`+strings.Repeat("i", maxIDBytes-1)+`"`, "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
 		{"integer id over maxIDBytes", req(strings.Repeat("9", maxIDBytes+1), "tools/call", `"name":"echo","arguments":{"message":"x"}`), codeInvalidRequest, "id longer than 1024 bytes"},
+		{"progressToken at maxProgressTokenBytes", reqMeta("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`, `"progressToken":"`+strings.Repeat("p", maxProgressTokenBytes-2)+`"`), 0, ""},
+		{"progressToken over maxProgressTokenBytes", reqMeta("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`, `"progressToken":"`+strings.Repeat("p", maxProgressTokenBytes-1)+`"`), codeInvalidParams, "progressToken longer than 1024 bytes"},
+		{"escaped progressToken over maxProgressTokenBytes as written", reqMeta("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`, `"progressToken":"`+strings.Repeat(`\u0070`, maxProgressTokenBytes/6+1)+`"`), codeInvalidParams, "progressToken longer than 1024 bytes"},
+		{"integer progressToken over maxProgressTokenBytes", reqMeta("1", "tools/call", `"name":"echo","arguments":{"message":"x"}`, `"progressToken":`+strings.Repeat("9", maxProgressTokenBytes+1)), codeInvalidParams, "progressToken longer than 1024 bytes"},
 		{"requestState at maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes)+`"`), codeInvalidParams, "requestState is malformed"}, // read, not refused for its size
 		{"requestState over maxRequestStateBytes", req("1", "tools/call", `"name":"confirm_delete","arguments":{"path":"p"},"inputResponses":{},"requestState":"`+strings.Repeat("A", maxRequestStateBytes+1)+`"`), codeInvalidParams, "requestState longer than"},
 	} {

@@ -20,10 +20,13 @@
 //
 // On stdio it reads and writes one JSON-RPC message per line, logs to
 // standard error, and exits 0 when standard input ends, after answering
-// every request it read. With -http it serves Streamable HTTP at /mcp,
-// the 2024-11-05 HTTP+SSE transport at /sse and the probes, and drains on
-// SIGINT or SIGTERM (docs/HTTP.md, docs/OPERATIONS.md). go build -tags
-// stdio builds the stdio server alone: no net/http, TLS, OAuth or metrics.
+// every request it read; likewise when the process that started it
+// dies, even with standard input still open (on Linux a SIGHUP while
+// that process lives is then ignored). With -http it serves Streamable
+// HTTP at /mcp, the 2024-11-05 HTTP+SSE transport at /sse and the
+// probes, and drains on SIGINT or SIGTERM (docs/HTTP.md,
+// docs/OPERATIONS.md). go build -tags stdio builds the stdio server
+// alone: no net/http, TLS, OAuth or metrics.
 //
 // # Flags
 //
@@ -129,6 +132,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}
+	if cfg.transport == transportStdio {
+		// Early, before confinement: a stdio server lives as long as the
+		// process that started it (stdio_parent.go).
+		parent := watchParent(logger)
+		defer parent.stop()
+		cfg.parentGone = parent.gone
+	}
 	if cfg.stateKey == nil && cfg.transport == transportHTTP {
 		// Over stdio the state dies with the one client's process.
 		logger.Warn("requestState key is random for this process: state will not survive a restart", "set", "-state-key-file or "+envStateKey)
@@ -193,8 +203,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if cfg.inputTimeout <= 0 {
 		return config{}, errors.New("-input-timeout must be positive")
 	}
-	if cfg.pingInterval < 0 {
-		return config{}, errors.New("-ping-interval must not be negative")
+	if cfg.pingInterval != 0 && cfg.pingInterval < minPingInterval {
+		return config{}, fmt.Errorf("-ping-interval must be 0 (never) or at least %v, not %v", minPingInterval, cfg.pingInterval)
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
@@ -225,7 +235,7 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *str
 	fs.DurationVar(&cfg.stateTTL, "state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	fs.IntVar(&cfg.maxSubscriptions, "max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	fs.IntVar(&cfg.maxSubscriptionURIs, "max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
-	fs.DurationVar(&cfg.pingInterval, "ping-interval", 0, "ping classic clients every `duration` and notice one that does not answer within it (stdio: logged; HTTP: the session ends); 0 means never")
+	fs.DurationVar(&cfg.pingInterval, "ping-interval", 0, "ping classic clients every `duration` (at least 1s) and notice one that does not answer within it (stdio: logged; HTTP: the session ends); 0 means never")
 	fs.DurationVar(&cfg.inputTimeout, "input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
 	fs.BoolVar(&cfg.printVersion, "version", false, "print the version and VCS revision of this binary, and exit")

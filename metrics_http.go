@@ -411,24 +411,33 @@ func escapeLabel(s string) string {
 }
 
 // maxMetricsConnections bounds the open connections of the -metrics
-// listener, a quarter of them for one address: a scraper or two hold one
-// each, and on a non-loopback address anyone who reaches it can no
-// longer hold connections without end (review B, finding 14).
-const maxMetricsConnections = 64
+// listener, and metricsConnectionsPerAddr one address's part of them: a
+// scraper or two hold one each, an orchestrator's probe one at a time
+// (probes close their connection), and on a non-loopback address anyone
+// who reaches it can no longer hold connections without end (review B,
+// finding 14). Four addresses, what the fourth review used to hold
+// every connection (R4-8), hold a quarter of them; the listener makes
+// room for a newcomer in place of a quiet connection beyond that
+// (limitListener), so a probe always gets in while one is quiet
+// (TestConnectionsHeldByFourAddresses).
+const (
+	maxMetricsConnections     = 64
+	metricsConnectionsPerAddr = 4
+)
 
 // serveMetrics listens on addr and serves GET /metrics there until stop
 // is called; stop closes the listener and waits for the serving
 // goroutine. bound is the address it listens on. On a loopback address
 // (the default for a bare port) only a Host naming loopback is answered,
 // as on the MCP endpoint (DNS rebinding). The probes are served there
-// too, without that check (TestProbesWhileConnectionsHeld); no MCP. At
+// too, without that check (TestConnectionsHeldByFourAddresses); no MCP. At
 // most maxMetricsConnections are open.
 func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop func(), err error) {
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	ln := newLimitListener(inner, maxMetricsConnections, maxMetricsConnections/4, nil)
+	ln := newLimitListener(inner, maxMetricsConnections, metricsConnectionsPerAddr, nil)
 	loopback := false
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
 		loopback = tcp.IP.IsLoopback()
@@ -467,6 +476,7 @@ func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop 
 		MaxHeaderBytes:    1 << 16,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+		ConnState:         ln.connState,
 	}
 	s.log.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	var wg sync.WaitGroup

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -472,12 +473,23 @@ func TestMetricsListener(t *testing.T) {
 			mustParseExposition(t, string(got.body))
 		}
 	}
-	// One address holds a quarter of the listener's connections at most
-	// (review B, finding 14: it had no bound).
-	for range maxMetricsConnections / 4 {
-		mustDial(t, bound.String(), "127.0.0.1")
+	// One address holds metricsConnectionsPerAddr of the listener's
+	// connections at most (review B, finding 14: it had no bound): its
+	// next connection takes the place of its quietest.
+	var held []net.Conn
+	for range metricsConnectionsPerAddr + 1 {
+		held = append(held, mustDial(t, bound.String(), "127.0.0.1"))
 	}
-	mustBeClosed(t, mustDial(t, bound.String(), "127.0.0.1"), "a connection past one address's share of the metrics listener")
+	mustBeClosed(t, held[0], "the first connection of an address past its share of the metrics listener")
+	r, _ := http.NewRequestWithContext(t.Context(), "GET", url+"/metrics", nil)
+	if err := r.Write(held[len(held)-1]); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.ReadResponse(bufio.NewReader(held[len(held)-1]), r); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET /metrics on the connection that took its place: %v, %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 }
 
 // TestVersion checks that -version prints the build (module version,

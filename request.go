@@ -94,6 +94,15 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
+// maxProgressTokenBytes bounds params._meta.progressToken as written
+// (quotes and escapes included), as maxIDBytes bounds an id: every
+// progress notification of the request carries the token back, so a
+// token of megabytes made one slow call stream hundreds of them (the
+// fourth review, R4-9: a 3.9 MB token cost 3.2 s of CPU and 260 MiB
+// sent). A token is the client's handle for a request, a UUID or a
+// counter in every SDK. TestLimitsAtBoundary, TestProgressTokenBound.
+const maxProgressTokenBytes = 1024
+
 // requestMeta is the decoded params._meta of one request.
 type requestMeta struct {
 	present    bool   // params._meta exists
@@ -195,7 +204,11 @@ func (m *requestMeta) member(mem member) *rpcError {
 		if jsonKind(mem.value) != '"' && !isJSONInteger(mem.value) {
 			return invalidParams("invalid params: progressToken must be a string or an integer")
 		}
-		m.progressToken = bytes.TrimSpace(mem.value)
+		token := bytes.TrimSpace(mem.value)
+		if len(token) > maxProgressTokenBytes {
+			return invalidParams("invalid params: progressToken longer than %d bytes", maxProgressTokenBytes)
+		}
+		m.progressToken = token
 	case metaTraceparent, metaTracestate:
 		// Trace context never refuses a request: a wrong type or size is
 		// ignored (so is a case-folded imitation: not in metaMembers).

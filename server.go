@@ -199,6 +199,9 @@ type config struct {
 	// secret file others may read, a public bind without authentication);
 	// run logs them once the logger exists.
 	warnings []startupWarning
+	// parentGone is closed when the process's parent has died
+	// (stdio_parent.go): serveStdio then ends as at EOF. nil: never.
+	parentGone <-chan struct{}
 }
 
 // newServer returns a server with an empty registry, holding cfg with its

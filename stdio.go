@@ -142,6 +142,11 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	var err error
 	select {
 	case err = <-c.readEnd:
+	case <-s.parentGone:
+		// The parent died with stdin still open (stdio_parent.go): as at
+		// EOF, what was read is answered; the reader may stay blocked in
+		// Read until the process exits (TestStdioParentGone).
+		c.endInput()
 	case <-ctx.Done():
 		c.stop()
 		shutdown()

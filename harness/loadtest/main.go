@@ -13,9 +13,9 @@
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
 // subscribe-memory, budget; unread answers (answers.go): answers,
-// stdio-answers; and the
+// stdio-answers; the
 // operations tests (ops.go): log-stall (-stall, 60 s by default),
-// promtool. Every count and duration is bounded; the whole run takes
+// promtool; and connections held idle (conns.go): held-conns. Every count and duration is bounded; the whole run takes
 // about four minutes.
 // It exits non-zero when a test fails its criteria.
 package main
@@ -79,6 +79,7 @@ func main() {
 		{"log-stall", testLogStall},
 		{"promtool", testPromtool},
 		{"answers", testAnswers},
+		{"held-conns", testHeldConns},
 	}
 	failed := 0
 	for _, t := range tests {
