@@ -140,7 +140,7 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 			it.kind = batchResponse
 		case msg.isNotification():
 			it.kind = batchNotification
-		case msg.method == methodInitialize:
+		case methods[msg.method].handshake:
 			it.reply = encodeError(msg.id, newError(codeInvalidRequest, "invalid request: initialize must not be part of a batch"))
 		default:
 			req := s.newRequest(&it.msg, sess, f)

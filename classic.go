@@ -83,7 +83,7 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	case f.lateSession:
 		// Modern _meta wins over a classic version header, so that the
 		// mirrored-header check names the mismatch (-32020).
-		if req.method != methodInitialize && !f.namesSession && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
+		if !methods[req.method].handshake && !f.namesSession && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
 			return modern
 		}
 		negotiated = f.namesSession

@@ -8,7 +8,7 @@
 //   - parsing and judging a message: take;
 //   - control messages (answers to the server's requests,
 //     notifications/cancelled): begin, through takeControl;
-//   - request ids in flight, duplicates refused: calls.add;
+//   - request ids in flight, duplicates refused: conn.add;
 //   - initialize served in order, before the next message is taken:
 //     incoming.ordered, from the method table (handshake);
 //   - batches (2025-03-26): take judges, begin takes, serve answers

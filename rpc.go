@@ -588,13 +588,14 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	}
 	// ctx ends once answered; a stream (a listen) has no timeout, as it
 	// lives until the client closes it or the transport shuts down.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var cancel context.CancelFunc
 	if !m.stream && s.requestTimeout > 0 {
 		// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
-		ctx, cancel = context.WithTimeoutCause(ctx, s.requestTimeout, &timeoutCause{after: s.requestTimeout})
-		defer cancel()
+		ctx, cancel = context.WithTimeoutCause(ctx, s.requestTimeout, s.timedOut)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
 	}
+	defer cancel()
 	res, err := m.handle(s, ctx, req)
 	if req.notices.heldProgress != nil || req.notices.dropped > 0 {
 		req.flushNotices() // what the rate limits held back goes before the result

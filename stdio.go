@@ -208,6 +208,9 @@ func (c *stdioConn) enter() bool {
 // served a request (serveInline).
 func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	for {
+		if !lr.lineBuffered() {
+			c.out.uncork() // before a read that may wait
+		}
 		line, err := lr.next()
 		if !c.enter() {
 			return
@@ -225,6 +228,9 @@ func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 			}
 			<-c.admitted
 			c.admitted = nil
+		}
+		if lr.lineBuffered() {
+			c.out.cork()
 		}
 		reading := c.handleLine(ctx, line, lr)
 		c.wg.Done()
@@ -282,8 +288,13 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 }
 
 // reserve charges an answer of n bytes to the answers budget, waiting
-// while ctx lasts (exchange.reserve).
+// while ctx lasts (exchange.reserve). A small answer (maxSpareBytes) is
+// not charged: the requests' own term of the formula holds it
+// (docs/RELIABILITY.md).
 func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
+	if n <= maxSpareBytes {
+		return nil, true
+	}
 	size := min(int64(n), maxStdioAnswerBytes)
 	if w := c.answers.enqueue("", size); w != nil {
 		select {
@@ -314,7 +325,7 @@ func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 		room = c.lineBytes.enqueue("", size)
 	}
 	switch {
-	case slot == nil && room == nil && alone && !lr.waiting():
+	case slot == nil && room == nil && (alone && !lr.waiting() || c.out.bursting()):
 		return c.serveInline(in, size)
 	case slot == nil && room == nil:
 		go c.do(in, size)
@@ -416,6 +427,22 @@ type lineReader struct {
 	// the largest share of a 1 MiB echo's time (docs/PERFORMANCE.md, the
 	// stdio echo 1 MiB row).
 	longHint int
+}
+
+// lineBuffered reports whether the line next returns is already
+// buffered: next returns it without reading stdin.
+func (lr *lineReader) lineBuffered() bool {
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		if len(bytes.TrimSpace(b[:i])) > 0 {
+			return true
+		}
+		b = b[i+1:]
+	}
 }
 
 // waiting reports whether more of stdin has been read than the lines

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // maxStdioQueuedBytes bounds the messages queued for stdout: one
@@ -32,9 +33,14 @@ const maxSpareBytes = 64 << 10
 type stdioWriter struct {
 	out io.Writer
 	log *slog.Logger
-	// q is the queue; q.mu also guards closed.
+	// q is the queue; q.mu also guards closed, corked and corkedAt.
 	q      lineQueue
 	closed bool
+	// corked is set while the reader holds the writer (cork) with more
+	// lines to read: what is answered meanwhile queues, and leaves in one
+	// write when the cork comes off (uncork).
+	corked   bool
+	corkedAt time.Time
 	// detached counts the goroutines writing on the reader's behalf.
 	detached sync.WaitGroup
 }
@@ -49,6 +55,7 @@ func newStdioWriter(out io.Writer, log *slog.Logger) *stdioWriter {
 // close waits for what is queued to be written; lines queued after it
 // are dropped.
 func (w *stdioWriter) close() {
+	w.uncork()
 	w.q.mu.Lock()
 	w.closed = true
 	for w.q.flushing {
@@ -56,6 +63,65 @@ func (w *stdioWriter) close() {
 	}
 	w.q.mu.Unlock()
 	w.detached.Wait()
+}
+
+// cork holds the writer while the reader has more lines to read, so the
+// answers to the lines one read brought in leave together, unless a write
+// is in progress (which takes what queues when it ends) or the cork has
+// held for stdioInlineFor (it comes off: an answer is not held longer).
+// Only the reader corks and uncorks. Kept for the stdio k=32 rows of
+// docs/PERFORMANCE.md: without it each pipelined answer was a write of
+// its own, and modern k=32 fell to 0.30 of the floor (legacy 0.11).
+func (w *stdioWriter) cork() {
+	w.q.mu.Lock()
+	over := w.corked && time.Since(w.corkedAt) >= stdioInlineFor
+	if !w.q.flushing && !w.closed {
+		w.q.flushing, w.corked, w.corkedAt = true, true, time.Now()
+	}
+	w.q.mu.Unlock()
+	if over {
+		w.uncork()
+	}
+}
+
+// bursting reports whether the reader holds the cork, for less than
+// stdioInlineFor: the lines of a burst are then served by the reader
+// itself (serveInline), their answers left for the cork's one write.
+func (w *stdioWriter) bursting() bool {
+	w.q.mu.Lock()
+	defer w.q.mu.Unlock()
+	return w.corked && time.Since(w.corkedAt) < stdioInlineFor
+}
+
+// uncork takes the cork off: what queued under it is written by a
+// goroutine of its own, so a stalled stdout never stops the reader
+// (TestStdioCorkedStdoutStalls).
+func (w *stdioWriter) uncork() {
+	w.q.mu.Lock()
+	b := w.uncorkLocked()
+	w.q.mu.Unlock()
+	if b != nil {
+		w.detached.Go(func() { w.q.drain(b, true, w.writeOut) })
+	}
+}
+
+// uncorkLocked takes the cork off and returns what queued under it, for
+// the caller to write (drain); nil when the cork was off or nothing
+// queued (then nobody is writing any more).
+func (w *stdioWriter) uncorkLocked() []byte {
+	if !w.corked {
+		return nil
+	}
+	w.corked = false
+	b := w.q.queued
+	w.q.queued, w.q.spare = w.q.spare, nil
+	if len(b) == 0 {
+		w.q.flushing = false
+		w.q.queued = b
+		b = nil
+	}
+	w.q.room.Broadcast()
+	return b
 }
 
 // wake tells writers waiting for room that a call was cancelled.
@@ -95,6 +161,13 @@ func (w *stdioWriter) queue(b []byte, cl *call, last, detach bool) {
 	for {
 		w.q.mu.Lock()
 		for !w.roomLocked(len(b)) && (cl == nil || !cl.cancelled.Load()) {
+			if held := w.uncorkLocked(); held != nil {
+				// The queue filled under the cork: its waiter writes it.
+				w.q.mu.Unlock()
+				w.q.drain(held, true, w.writeOut)
+				w.q.mu.Lock()
+				continue
+			}
 			w.q.room.Wait()
 		}
 		w.q.mu.Unlock()
@@ -148,6 +221,15 @@ func (w *stdioWriter) queueParts(parts replyParts, cl *call, last, detach bool) 
 	for {
 		w.q.mu.Lock()
 		for w.q.flushing && (cl == nil || !cl.cancelled.Load()) {
+			if held := w.uncorkLocked(); held != nil {
+				w.q.mu.Unlock()
+				w.q.drain(held, true, w.writeOut)
+				w.q.mu.Lock()
+				continue
+			}
+			if !w.q.flushing {
+				break
+			}
 			w.q.room.Wait()
 		}
 		w.q.mu.Unlock()
