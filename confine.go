@@ -105,10 +105,13 @@ type confineConfig struct {
 func confineFlags(fs *flag.FlagSet, c *confineConfig) {
 	c.mode = confineOn
 	fs.Var(&c.mode, "confine", "`mode` of self-confinement once serving: on (what the kernel can enforce), off, or required (refuse to start unless all of it is enforced)")
+	// An empty value grants nothing, never the working directory that
+	// filepath.Abs("") would give: an MCP Bundle host passes a prompt the
+	// user left empty as "" (harness/release, the bundles' user_config).
 	path := func(list *[]string) func(string) error {
 		return func(v string) error {
 			if v == "" {
-				return errors.New("empty path")
+				return nil
 			}
 			abs, err := filepath.Abs(v)
 			if err != nil {
@@ -121,6 +124,9 @@ func confineFlags(fs *flag.FlagSet, c *confineConfig) {
 	fs.Func("allow-read", "also let the confined process read `path` (a file, or a directory and all beneath it; repeatable)", path(&c.read))
 	fs.Func("allow-write", "also let the confined process write, create and remove in `path` (a file, or a directory tree; implies reading it; repeatable)", path(&c.write))
 	fs.Func("allow-connect", "also let the confined process connect to TCP `port` on any host (repeatable)", func(v string) error {
+		if v == "" {
+			return nil
+		}
 		p, err := strconv.Atoi(v)
 		if err != nil || p < 1 || p > 65535 {
 			return fmt.Errorf("want a TCP port, 1 to 65535, got %q", v)

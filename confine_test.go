@@ -89,7 +89,7 @@ func TestConfineFlags(t *testing.T) {
 		{"allowances", []string{"-allow-read", "/srv", "-allow-write", ".", "-allow-connect", "443", "-allow-connect", "5432"}, ""},
 		{"port zero", []string{"-allow-connect", "0"}, "want a TCP port"},
 		{"port name", []string{"-allow-connect", "https"}, "want a TCP port"},
-		{"empty path", []string{"-allow-read", ""}, "empty path"},
+		{"empty values grant nothing", []string{"-allow-read", "", "-allow-write", "", "-allow-connect", ""}, ""},
 		{"allowance with off", []string{"-confine=off", "-allow-read", "/srv"}, "-allow-read needs confinement"},
 		{"-v alone", []string{"-v"}, "-v goes with -version"},
 		{"-version -v", []string{"-version", "-v"}, ""},
@@ -104,7 +104,14 @@ func TestConfineFlags(t *testing.T) {
 			}
 		})
 	}
-	cfg, err := parseFlags([]string{"-allow-write", "data"}, io.Discard, func(string) string { return "" })
+	cfg, err := parseFlags([]string{"-allow-read", "", "-allow-write", "", "-allow-connect", ""}, io.Discard, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cfg.confine; len(c.read)+len(c.write)+len(c.connect) != 0 {
+		t.Errorf("empty -allow-read, -allow-write, -allow-connect granted %q, %q, %v, want nothing", c.read, c.write, c.connect)
+	}
+	cfg, err = parseFlags([]string{"-allow-write", "data"}, io.Discard, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

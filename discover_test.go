@@ -92,6 +92,10 @@ var everyMethod = map[string]string{
 	"tasks/get":    `"taskId":"TASK"`,
 	"tasks/update": `"taskId":"TASK","inputResponses":{}`,
 	"tasks/cancel": `"taskId":"TASK"`,
+	// The skills extension's, served by the skills part.
+	methodSkillsList:    ``,
+	methodSkillsGet:     `"uri":"skill://git-workflow/SKILL.md"`,
+	methodDirectoryRead: `"uri":"skill://pdf-processing"`,
 }
 
 // everyMethodLine returns the request line of everyMethod's row name for
@@ -106,9 +110,11 @@ func everyMethodLine(tb testing.TB, s *server, name string) string {
 	return mrtrLine(2, name, strings.ReplaceAll(params, "TASK", id), capsTasks)
 }
 
-// cacheableMethods are the six results the caching spec gives hints.
+// cacheableMethods are the six results the caching spec gives hints,
+// and the two the skills extension makes CacheableResult.
 // [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
-var cacheableMethods = []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+// [Skills, §Listing Skills]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#listing-skills
+var cacheableMethods = []string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", methodSkillsList, methodSkillsGet}
 
 func TestEveryResultStamped(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(methods)) {
@@ -121,7 +127,7 @@ func TestEveryResultStamped(t *testing.T) {
 			if !ok {
 				t.Fatalf("no request for %s in everyMethod", name)
 			}
-			s := newTestServer(t)
+			s := newTestServer(t, withRegistry("base", "skills"))
 			// The response is the last line but a listen request's: it
 			// writes its acknowledgement first, is answered when input
 			// ends, and then closed (listenClosed).
@@ -154,7 +160,7 @@ func TestCacheHints(t *testing.T) {
 			if methods[name].cacheable != want {
 				t.Errorf("methods[%q].cacheable = %v, want %v", name, methods[name].cacheable, want)
 			}
-			s := newTestServer(t, withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
+			s := newTestServer(t, withRegistry("base", "skills"), withFlags("-cache-ttl", "2.5s", "-cache-scope", "private"))
 			lines := mustServeAll(t, s, everyMethodLine(t, s, name)+"\n")
 			res, _ := mustDecode(t, lines[len(lines)-1])["result"].(map[string]any)
 			ttl, hasTTL := res["ttlMs"]

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"testing/fstest"
 )
 
 // exampleMeta is the _meta a modern client sends on every request.
@@ -128,4 +129,27 @@ func Example_meta() {
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"chart","inputSchema":{"type":"object"},"icons":[{"src":"https://example.com/chart.png","mimeType":"image/png"}],"_meta":{"com.example/owner":"charts","ui":{"resourceUri":"ui://charts/view.html"}}}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
 	// {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{"logging":{},"tools":{"listChanged":true}},"serverInfo":{"name":"example","version":"1.0.0"}}}
 	// {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"chart","inputSchema":{"type":"object"}}]}}
+}
+
+func Example_addSkills() {
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
+	// In a registry: //go:embed skills, then s.addSkills(skillFiles, "skills").
+	s.addSkills(fstest.MapFS{
+		"skills/hello/SKILL.md": {Data: []byte("---\nname: hello\ndescription: Say hello.\n---\n\nGreet the user by name.\n")},
+	}, "skills")
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","skills":[{"uri":"skill://hello/SKILL.md","frontmatter":{"name":"hello","description":"Say hello."},"resources":[{"uri":"skill://hello/SKILL.md","digest":"sha256:ae9d5f24119c39ffacd6d51ae3a436e75aed243a88c2231b4e513e8f50ee3c2c","size":69}]}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0"}}}}
+}
+
+// Example_describe: what a registry says of its server as a whole, its
+// description (serverInfo) and the instructions hosts give their model,
+// set in buildRegistry before serving starts.
+func Example_describe() {
+	s := newServer(config{info: exampleServer, cache: cacheHint{TTL: 0, Scope: scopePublic}}, slog.New(slog.DiscardHandler))
+	s.describe("Shouts: returns text in upper case.", "")
+	s.setInstructions("Call shout with the text to shout; read shouter://rules first.")
+	serveExample(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+exampleMeta+`}}`)
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"logging":{}},"instructions":"Call shout with the text to shout; read shouter://rules first.","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"example","version":"1.0.0","description":"Shouts: returns text in upper case."}}}}
 }

@@ -28,6 +28,12 @@
 // docs/OPERATIONS.md). go build -tags stdio builds the stdio server
 // alone: no net/http, TLS, OAuth or metrics.
 //
+// With -skills DIR it also serves every Agent Skill under DIR (each
+// directory holding a SKILL.md) through the skills extension
+// (skills/list, skills/get, resources/directory/read) and as skill://
+// resources: every file is read once, at start, and a skill the format
+// or its limits refuse stops the start with a message naming the file.
+//
 // # Flags
 //
 // README.md's flag tables document every flag and its default; baremcp -h
@@ -146,6 +152,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s := newServer(cfg, logger)
 	stop := buildRegistry(s, getenv)
 	defer stop()
+	if cfg.skillsDir != "" {
+		set, err := s.addSkillDir(cfg.skillsDir)
+		if err != nil {
+			return err
+		}
+		logger.Info("skills read", "dir", cfg.skillsDir, "skills", len(set.skills), "files", len(set.files))
+	}
 	// Tasks still running fail ("server shutting down") and are awaited
 	// once serving ends.
 	defer s.tasks.shutdown()
@@ -238,6 +251,7 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *str
 	fs.DurationVar(&cfg.pingInterval, "ping-interval", 0, "ping classic clients every `duration` (at least 1s) and notice one that does not answer within it (stdio: logged; HTTP: the session ends); 0 means never")
 	fs.DurationVar(&cfg.inputTimeout, "input-timeout", defaultInputTimeout, "`duration` a classic client has to answer the server's elicitation, sampling or roots requests")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", defaultRequestTimeout, "cancel a request after `duration`; 0 means never")
+	fs.StringVar(&cfg.skillsDir, "skills", "", "serve every skill under `directory` (each directory in it holding a SKILL.md), read once at start")
 	fs.BoolVar(&cfg.printVersion, "version", false, "print the version and VCS revision of this binary, and exit")
 	limitFlags(fs, &cfg.limits)
 	logFlags(fs, &cfg.logs)

@@ -346,3 +346,32 @@ func TestREADMEFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMESizes: every size README gives of a build in MiB with one
+// decimal (its first lines, the HTTP/2 note of "Make it yours") is the
+// stripped size of the full or the stdio build in the Builds table, which
+// harness/builds/table.sh measures: one figure per build, from one place.
+func TestREADMESizes(t *testing.T) {
+	builds := mustREADMESection(t, "## Builds")
+	sizes := map[string]bool{}
+	row := regexp.MustCompile("(?m)^\\| (full|stdio) \\| `[^`]*` \\|[^|]*\\|[^|]*\\|[^|]*\\| ([0-9]+\\.[0-9]+) MiB \\|")
+	for _, m := range row.FindAllStringSubmatch(builds, -1) {
+		var mib float64
+		if _, err := fmt.Sscan(m[2], &mib); err != nil {
+			t.Fatalf("Builds table: size %q of %s: %v", m[2], m[1], err)
+		}
+		sizes[fmt.Sprintf("%.1f MiB", mib)] = true
+	}
+	if len(sizes) != 2 {
+		t.Fatalf("Builds table: found the sizes %v, want the full build's and the stdio build's", sizes)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range regexp.MustCompile(`\b[0-9]+\.[0-9] MiB\b`).FindAllString(string(readme), -1) {
+		if !sizes[got] {
+			t.Errorf("README.md says %q, which is not a build's stripped size in the Builds table %v", got, sizes)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -23,6 +24,7 @@ type registry struct {
 	prompts    []*prompt
 	resources  []*resource
 	templates  []*resourceTemplate
+	skills     []*skill        // the skills extension's skills (skills.go); their files are in resources
 	middleware []middleware    // wraps every call, first added outermost (middleware.go)
 	needs      []declaredNeeds // what its code needs once confined (addNeeds, confine.go)
 
@@ -33,6 +35,7 @@ type registry struct {
 	toolByName    map[string]*tool
 	promptByName  map[string]*prompt
 	resourceByURI map[string]*resource
+	skillsIndex   skillIndex // skills and directories by URI (skills.go)
 
 	listMu    sync.Mutex            // guards lists, listBytes
 	lists     map[listKey]*listPage // encoded list pages of this snapshot
@@ -59,7 +62,7 @@ const maxPageCacheBytes = 8 << 20
 
 // listKey names one encoded page of a list result.
 type listKey struct {
-	kind    string // "tools", "prompts", "resources", "resourceTemplates"
+	kind    string // "tools", "prompts", "resources", "resourceTemplates", "skills"
 	version string
 	start   int
 }
@@ -71,6 +74,7 @@ func (r *registry) clone() *registry {
 		prompts:    append([]*prompt(nil), r.prompts...),
 		resources:  append([]*resource(nil), r.resources...),
 		templates:  append([]*resourceTemplate(nil), r.templates...),
+		skills:     append([]*skill(nil), r.skills...),
 		middleware: append([]middleware(nil), r.middleware...),
 		needs:      append([]declaredNeeds(nil), r.needs...),
 	}
@@ -192,20 +196,25 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
-	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps) exist from
-	// 2026-07-28; a classic host of MCP Apps reads the tool's _meta.ui.
-	if isModern(version) && (r.hasTaskTools() || r.hasApps()) {
-		b.WriteString(`,"extensions":{`)
+	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps, SEP-2640's
+	// skills, which needs the resources capability its files give) exist
+	// from 2026-07-28; a classic host of MCP Apps reads the tool's
+	// _meta.ui, a classic host of skills reads skill:// resources
+	// (docs/GAPS.md).
+	if isModern(version) {
+		var ext []string
 		if r.hasTaskTools() {
-			b.WriteString(`"` + extensionTasks + `":{}`)
-			if r.hasApps() {
-				b.WriteByte(',')
-			}
+			ext = append(ext, `"`+extensionTasks+`":{}`)
 		}
 		if r.hasApps() {
-			b.WriteString(`"` + extensionApps + `":{"mimeTypes":["` + mimeTypeApp + `"]}`)
+			ext = append(ext, `"`+extensionApps+`":{"mimeTypes":["`+mimeTypeApp+`"]}`)
 		}
-		b.WriteByte('}')
+		if len(r.skills) > 0 {
+			ext = append(ext, `"`+extensionSkills+`":{"directoryRead":true}`)
+		}
+		if len(ext) > 0 {
+			b.WriteString(`,"extensions":{` + strings.Join(ext, ",") + `}`)
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -301,6 +310,8 @@ func (r *registry) count(kind string) int {
 		return len(r.prompts)
 	case "resources":
 		return len(r.resources)
+	case "skills":
+		return len(r.skills)
 	default:
 		return len(r.templates)
 	}
@@ -315,6 +326,8 @@ func (r *registry) encodeItem(kind string, i int, version string) ([]byte, error
 		return json.Marshal(r.prompts[i].wire(version))
 	case "resources":
 		return json.Marshal(r.resources[i].wire(version))
+	case "skills":
+		return r.skills[i].entry, nil // encoded once, at registration
 	default:
 		return json.Marshal(r.templates[i].wire(version))
 	}

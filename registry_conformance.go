@@ -24,6 +24,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -234,6 +235,31 @@ func registerFixtures(s *server) {
 	// test://watched-resource (subscriptions). Last: the suite reads
 	// resources[0].
 	registerSubscriptionFixtures(s)
+	registerSkillFixtures(s)
+}
+
+// fixtureSkills are the skills of the sep-2640-skills-* scenarios, which
+// find what they check through skills/list and resources/list: the first
+// skill listed (acme/billing/refunds) has a subdirectory for
+// resources/directory/read, and its SKILL.md is the first in
+// resources/list. Frontmatter in several YAML forms (a folded scalar, a
+// block sequence, a nested mapping), which the suite's YAML parser reads
+// back and compares with each entry.
+//
+//go:embed testdata/skill-trees/conformance
+var fixtureSkills embed.FS
+
+// registerSkillFixtures serves fixtureSkills and one generated skill,
+// whose entry is "dynamic".
+func registerSkillFixtures(s *server) {
+	s.addSkills(fixtureSkills, "testdata/skill-trees/conformance")
+	s.addGeneratedSkill(generatedSkill{
+		Path:        "reports/daily",
+		Frontmatter: "name: daily\ndescription: Assemble today's operational report from live data.",
+		Body: func(ctx context.Context, req *request) (string, error) {
+			return "# Daily report\n\nGenerated at " + time.Now().UTC().Format(time.RFC3339) + ".\n", nil
+		},
+	})
 }
 
 // registerInputFixtures adds the tools of the input-required-result-*

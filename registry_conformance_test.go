@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -131,4 +132,37 @@ func TestFixtureTasks(t *testing.T) {
 func resultOf(resp map[string]any) map[string]any {
 	r, _ := resp["result"].(map[string]any)
 	return r
+}
+
+// TestFixtureSkills holds what the sep-2640-skills-* scenarios find: the
+// first skill listed has a subdirectory (resources/directory/read needs
+// one), its SKILL.md is the first in resources/list, names are unique,
+// and every manifest matches what resources/read returns.
+func TestFixtureSkills(t *testing.T) {
+	s := newTestServer(t, withStateKey(testStateKey), withRegistry("product"))
+	reg := s.registry()
+	first := reg.skills[0]
+	var sub bool
+	for _, f := range first.files {
+		sub = sub || strings.Count(strings.TrimPrefix(f.uri, skillScheme+first.path+"/"), "/") > 0
+	}
+	if !sub {
+		t.Errorf("the first skill listed, %s, has no subdirectory", first.uri)
+	}
+	for _, r := range reg.resources {
+		if strings.HasSuffix(r.URI, "/"+skillFileName) {
+			if r.URI != first.uri {
+				t.Errorf("the first SKILL.md in resources/list is %s, want %s", r.URI, first.uri)
+			}
+			break
+		}
+	}
+	names := map[string]bool{}
+	for _, sk := range reg.skills {
+		if names[sk.name] {
+			t.Errorf("two skills named %s", sk.name)
+		}
+		names[sk.name] = true
+	}
+	mustCheckSkillManifests(t, s)
 }

@@ -24,6 +24,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -39,7 +40,19 @@ const demoInstructions = " demo server: echo and add are instant; slow reports p
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
-	"prompts greet and personal_greeting."
+	"prompts greet and personal_greeting; the skill " + demoSkillURI + " explains how to use them together."
+
+// demoSkillURI is the demo's skill (skills/demo-tools), which its
+// instructions point to: a host confirms it with skills/get and reads it
+// with resources/read.
+// [Skills, §Pointer from Server Instructions]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#pointer-from-server-instructions
+const demoSkillURI = "skill://demo-tools/SKILL.md"
+
+// demoSkills is the demo's one skill, a SKILL.md and a reference file,
+// served with the skills extension (skills.go) and as skill:// resources.
+//
+//go:embed skills/demo-tools
+var demoSkills embed.FS
 
 // tallyViewURI is the tally tool's MCP App view.
 const tallyViewURI = "ui://demo/tally.html"
@@ -150,7 +163,7 @@ func buildRegistry(s *server, getenv func(string) string) (stop func()) { return
 // and starts the demo://clock ticker; stop ends it and returns once its
 // goroutine has.
 func registerDemo(s *server) (stop func()) {
-	s.instructions = s.info.Name + demoInstructions
+	s.setInstructions(s.info.Name + demoInstructions)
 
 	s.addTool(tool{
 		Name:        "echo",
@@ -418,6 +431,10 @@ func registerDemo(s *server) (stop func()) {
 			}, nil
 		},
 	})
+
+	// The demo's skill: every skill under skills/ of the embedded files,
+	// read once, here; its entry lists each file's SHA-256 and size.
+	s.addSkills(demoSkills, "skills")
 
 	quit, ended := make(chan struct{}), make(chan struct{})
 	go func() {

@@ -27,8 +27,9 @@ func TestProductRegistry(t *testing.T) {
 	for _, tt := range []struct{ method, member, key, want string }{
 		{"tools/list", "tools", "name", "echo add slow confirm_delete ask_model list_roots toggle_extra_tool tally"},
 		{"prompts/list", "prompts", "name", "greet personal_greeting"},
-		{"resources/list", "resources", "uri", "ui://demo/tally.html demo://readme demo://logo demo://clock"},
+		{"resources/list", "resources", "uri", "ui://demo/tally.html demo://readme demo://logo demo://clock skill://demo-tools/SKILL.md skill://demo-tools/references/tools.md"},
 		{"resources/templates/list", "resourceTemplates", "uriTemplate", "demo://items/{id}"},
+		{"skills/list", "skills", "uri", demoSkillURI},
 	} {
 		t.Run(tt.method, func(t *testing.T) {
 			out, err := runOnce(t, nil, req("1", tt.method, ""))
@@ -40,6 +41,17 @@ func TestProductRegistry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDemoSkill holds the demo's skill to the extension: its instructions
+// name it, skills/get confirms it, and every file reads back with the
+// size and SHA-256 its entry lists.
+func TestDemoSkill(t *testing.T) {
+	s := newTestServer(t, withRegistry("product"))
+	if !strings.Contains(s.instructions, demoSkillURI) {
+		t.Errorf("instructions %q do not point to %s", s.instructions, demoSkillURI)
+	}
+	mustCheckSkillManifests(t, s)
 }
 
 // TestRunServesTheDemo drives the product binary (run) with the demo's

@@ -122,6 +122,10 @@ var testRegistry = map[string]testSet{
 "resources":[
 {"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients may watch with resourceSubscriptions.","mimeType":"text/plain","text":"This is a watched resource."}]}`,
 		add: addTestSubscriptions},
+	// skills serves testSkillFiles (skills_test.go) under skills/, and the
+	// generated skill reports/daily: every form the skills extension has
+	// (a prefix, nesting, a binary file, a name with a space, "dynamic").
+	"skills": {wire: `{}`, add: addTestSkills},
 
 	// tasks: tools that run as tasks (tasks_test.go).
 	"tasks": {wire: testTasksWire, add: addTestTasks},
@@ -612,6 +616,18 @@ func addTestSubscriptions(s *server, d *testDefs, _ *testGates) {
 		return textResult("touched"), nil
 	}))
 	s.addResource(d.resource("test://watched-resource", nil))
+}
+
+// addTestSkills registers the skills part.
+func addTestSkills(s *server, _ *testDefs, _ *testGates) {
+	s.addSkills(testSkillFiles(), "skills")
+	s.addGeneratedSkill(generatedSkill{
+		Path:        "reports/daily",
+		Frontmatter: "name: daily\ndescription: Today's report, written when read.",
+		Body: func(ctx context.Context, req *request) (string, error) {
+			return "# Daily report\n\nNothing happened today.\n", nil
+		},
+	})
 }
 
 // addTestHTTP registers the http part.

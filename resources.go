@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -261,6 +262,9 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
+		if refused := s.readRefused(req, uri, err); refused != nil {
+			return result{}, refused
+		}
 		return result{}, fmt.Errorf("read %s: %w", uri, err) // an *rpcError stands (peerError)
 	}
 	if len(contents) == 0 {
@@ -278,6 +282,25 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
 	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
+}
+
+// readRefused returns the error of a read the system refused (EACCES,
+// EPERM: the confinement, file permissions), in the system's words as a
+// tool's refusal is (refusalText): -32603, the code the spec gives a read
+// that fails, with the reader's words and the system's message, the path
+// left out, and the URI in data. The log holds the whole error. nil for
+// any other error. TestResourceRefusalInSystemWords.
+// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
+func (s *server) readRefused(req *request, uri string, err error) *rpcError {
+	if errors.As(err, new(*rpcError)) {
+		return nil
+	}
+	text, ok := refusalText(err)
+	if !ok {
+		return nil
+	}
+	req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
+	return &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
 }
 
 // readResource reads uri from r when it is not nil, else from tmpl with

@@ -301,6 +301,9 @@ var methods = map[string]method{
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
 	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, target: targetTask, era: modernEra},
 	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, target: targetTask, era: modernEra},
+	methodSkillsList:            {handle: (*server).handleSkillsList, params: []string{"cursor"}, cacheable: true, era: modernEra},
+	methodSkillsGet:             {handle: (*server).handleSkillsGet, params: []string{"uri"}, cacheable: true, era: modernEra},
+	methodDirectoryRead:         {handle: (*server).handleDirectoryRead, params: []string{"uri", "cursor"}, era: modernEra},
 	methodCancelled:             {notification: true, params: []string{"requestId", "reason"}},
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }

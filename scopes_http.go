@@ -176,6 +176,8 @@ func (s *server) filteredList(kind string, req *request) (result, error) {
 			need = reg.prompts[i].Scopes
 		case "resources":
 			need = reg.resources[i].Scopes
+		case "skills":
+			need = nil // a skill's files are ordinary resources, each with its own
 		default:
 			need = reg.templates[i].Scopes
 		}

@@ -197,6 +197,7 @@ type config struct {
 	transport    transport     // the transport the flags chose
 	http         *httpConfig   // the HTTP settings; nil in the stdio build and tests without HTTP
 	printVersion bool          // -version: print the build and exit
+	skillsDir    string        // -skills: the directory of skills served (skills.go); "" for none
 	confine      confineConfig // the self-confinement flags (confine.go)
 	// warnings are what parseFlags found worth telling the operator (a
 	// secret file others may read, a public bind without authentication);
@@ -253,6 +254,13 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 	s.info.Description, s.info.WebsiteURL, s.info.Icons = description, websiteURL, icons
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 }
+
+// setInstructions sets the instructions server/discover and initialize
+// give the client, which hosts may add to their model's prompt: how to use
+// this server's tools, resources and prompts together. A registry calls it
+// in buildRegistry, before serving starts; "" (the default) sends none.
+// [§DiscoverResult]: https://modelcontextprotocol.io/specification/2026-07-28/server/discover#discoverresult
+func (s *server) setInstructions(text string) { s.instructions = text }
 
 // registry returns the current snapshot. Callers must not modify it.
 func (s *server) registry() *registry { return s.reg.Load() }

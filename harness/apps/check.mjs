@@ -20,7 +20,14 @@
 // Chromium is Debian's (/usr/bin/chromium, or $CHROMIUM), driven by
 // playwright-core: no browser is downloaded.
 //
-// usage: node check.mjs --server PATH [--screenshot FILE]
+// With --tool NAME it renders that tool's view instead, called with
+// --args (a JSON object): a view of your own. Steps 1 and 2 run as above,
+// and the view must complete the extension's handshake (ui/initialize,
+// then ui/notifications/initialized) and show the result without a page
+// error; what it shows is yours to judge (--screenshot). The demo's tally
+// alone gets step 3, its counts and its button.
+//
+// usage: node check.mjs --server PATH [--tool NAME [--args JSON] [--expect TEXT]] [--screenshot FILE]
 // Prints `PASS name` / `FAIL name: reason` lines and last exactly
 // `N passed, M failed`. Exit 0 all passed, 1 failures, 2 bad usage.
 
@@ -50,10 +57,14 @@ const opt = (name) => {
 };
 const server = opt('--server');
 const screenshot = opt('--screenshot');
+const toolName = opt('--tool');
+const expectText = opt('--expect');
 if (!server) {
-    console.error('usage: node check.mjs --server PATH [--screenshot FILE]');
+    console.error('usage: node check.mjs --server PATH [--tool NAME [--args JSON]] [--screenshot FILE]');
     process.exit(2);
 }
+// tally: the demo's own view, whose counts and button this script knows.
+const tally = !toolName;
 
 let passed = 0;
 let failed = 0;
@@ -87,10 +98,11 @@ let web;
 const calls = []; // tools/call the view sent through the host
 try {
     await step('mcp.connect', () => client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'inherit' })));
-    const tool = await step('tools.list: a tool links a ui:// view', async () => {
+    const tool = await step(`tools.list: ${toolName || 'a tool'} links a ui:// view`, async () => {
         const { tools } = await client.listTools();
-        const t = tools.find((t) => typeof t._meta?.ui?.resourceUri === 'string');
-        check(t, `no tool has _meta.ui.resourceUri: ${tools.map((t) => t.name).join(', ')}`);
+        const t = toolName ? tools.find((t) => t.name === toolName) : tools.find((t) => typeof t._meta?.ui?.resourceUri === 'string');
+        check(t, toolName ? `no tool ${toolName}: ${tools.map((t) => t.name).join(', ')}` : `no tool has _meta.ui.resourceUri: ${tools.map((t) => t.name).join(', ')}`);
+        check(typeof t._meta?.ui?.resourceUri === 'string', `${t.name} has no _meta.ui.resourceUri: ${JSON.stringify(t._meta)}`);
         check(t._meta.ui.resourceUri.startsWith('ui://'), `resourceUri ${t._meta.ui.resourceUri} is not ui://`);
         const caps = client.getServerCapabilities?.() ?? {};
         if (caps.extensions) check(caps.extensions[EXTENSION], `extension ${EXTENSION} not advertised: ${JSON.stringify(caps.extensions)}`);
@@ -103,10 +115,10 @@ try {
         check(/^<!doctype html>/i.test(contents[0].text ?? ''), 'not an HTML5 document');
         return contents[0];
     });
-    const input = { count: 0 };
+    const input = tally ? { count: 0 } : JSON.parse(opt('--args') || '{}');
     const first = await step('tools.call: the first result', async () => {
         const r = await client.callTool({ name: tool.name, arguments: input });
-        check(!r.isError && r.structuredContent?.count === 1, `result ${JSON.stringify(r)}`);
+        check(!r.isError && (!tally || r.structuredContent?.count === 1), `result ${JSON.stringify(r)}`);
         check(r.content?.some((c) => c.type === 'text'), 'no text content for hosts without apps');
         return r;
     });
@@ -149,12 +161,30 @@ try {
     await page.waitForFunction(() => typeof window.startApp === 'function', null, { timeout: 10000 });
 
     const html = view.text.replace(/<head>/i, `<head><meta http-equiv="Content-Security-Policy" content="${DEFAULT_CSP}">`);
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
     await step('bridge: ui/initialize and the tool result', async () => {
         await withTimeout(page.evaluate(([h, i, r]) => window.startApp(h, i, r), [html, input, first]), 10000, 'startApp');
-        const count = page.frameLocator('iframe').locator('#count');
-        await count.filter({ hasText: /^1$/ }).waitFor({ timeout: 10000 });
+        if (tally) {
+            const count = page.frameLocator('iframe').locator('#count');
+            await count.filter({ hasText: /^1$/ }).waitFor({ timeout: 10000 });
+            return;
+        }
+        await page.waitForFunction(() => window.bridgeLog.includes('ui/notifications/initialized'), null, { timeout: 10000 });
+        // The result is sent once the view has initialized: wait until
+        // the view shows some text, then judge what it did.
+        const body = page.frameLocator('iframe').locator('body');
+        let shown = '';
+        for (let i = 0; i < 50 && shown.trim() === ''; i++) {
+            shown = await body.innerText({ timeout: 5000 });
+            if (shown.trim() === '') await new Promise((r) => setTimeout(r, 100));
+        }
+        check(shown.trim() !== '', 'the view shows nothing');
+        if (expectText) check(shown.includes(expectText), `the view shows ${JSON.stringify(shown)}, not ${JSON.stringify(expectText)}`);
+        console.log(`the view shows: ${JSON.stringify(shown.trim().slice(0, 200))}`);
+        check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
     });
-    await step('view: the button calls the tool through the host', async () => {
+    if (tally) await step('view: the button calls the tool through the host', async () => {
         const frame = page.frameLocator('iframe');
         await frame.locator('#more:not([disabled])').click({ timeout: 10000 });
         await frame.locator('#count').filter({ hasText: /^2$/ }).waitFor({ timeout: 10000 });
@@ -164,7 +194,7 @@ try {
     });
     const log = await page.evaluate(() => window.bridgeLog);
     await step('bridge: the view spoke the extension', async () => {
-        for (const m of ['ui/initialize', 'ui/notifications/initialized', 'tools/call']) {
+        for (const m of ['ui/initialize', 'ui/notifications/initialized', ...(tally ? ['tools/call'] : [])]) {
             check(log.includes(m), `the view never sent ${m}; it sent ${log.join(', ')}`);
         }
     });

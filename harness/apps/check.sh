@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# check.sh - the demo's MCP App (the tally tool, registry_demo.go) rendered
-# in headless Chromium through the official MCP Apps host bridge
-# (@modelcontextprotocol/ext-apps), its button calling the tool through the
-# host: check.mjs says how.
+# check.sh - an MCP App rendered in headless Chromium through the official
+# MCP Apps host bridge (@modelcontextprotocol/ext-apps): by default the
+# demo's (the tally tool, registry_demo.go, built with -tags demo), its
+# button calling the tool through the host; with --tool, a view of your
+# own, from your server as go build builds it (or with --tags). check.mjs
+# says what is checked.
 #
-# usage: harness/apps/check.sh [--screenshot FILE]
+# usage: harness/apps/check.sh [--tool NAME [--args JSON] [--tags TAGS]] [--screenshot FILE]
+#   --tool NAME    the tool whose view to render (its _meta.ui.resourceUri)
+#   --args JSON    the arguments it is called with (default {})
+#   --tags TAGS    build tags of your server's build (default none)
+#   --screenshot   write what the host shows to FILE (a PNG), to look at
 #
 # Needs Go and Node; installs Debian's chromium with apt-get when it is
 # missing (as root; CI runs as root) and the pinned npm packages with
@@ -18,11 +24,23 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 START=$SECONDS
 
-if ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
+tool="" args="" tags="" pass=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tool) tool="$2"; shift ;;
+    --args) args="$2"; shift ;;
+    --tags) tags="$2"; shift ;;
+    --screenshot) pass+=(--screenshot "$2"); shift ;;
+    *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ -z "$tool" ] && ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
   echo "check.sh: skipped: the demo registry (registry_demo.go, registerDemo) is gone, and its MCP App with it"
   exit 0
 fi
-if ! grep -qs '"resourceUri"' "$REPO"/registry_demo.go; then
+if [ -z "$tool" ] && ! grep -qs '"resourceUri"' "$REPO"/registry_demo.go; then
   echo "check.sh: skipped: no tool of the demo (registry_demo.go) links an MCP App view (_meta ui.resourceUri)"
   exit 0
 fi
@@ -46,15 +64,53 @@ fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/baremcp-apps.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-(cd "$REPO" && go build -tags demo -o "$WORK/baremcp" .) >&2 || { echo "check.sh: go build -tags demo failed" >&2; exit 3; }
+if [ -z "$tool" ]; then
+  tags=demo
+else
+  pass+=(--tool "$tool" --args "${args:-{\}}")
+fi
+(cd "$REPO" && go build -tags "$tags" -o "$WORK/server" .) >&2 || { echo "check.sh: go build -tags '$tags' failed" >&2; exit 3; }
 
-set +e
-node "$HERE/check.mjs" --server "$WORK/baremcp" "$@" 2>"$WORK/stderr.log"
-status=$?
-set -e
-if [ $status -ne 0 ]; then
-  echo "check.sh: last lines of the server's and the page's stderr:" >&2
-  tail -n 30 "$WORK/stderr.log" >&2
+# render SERVER ARGS...: check.mjs on SERVER; its status.
+render() {
+  local server="$1" status
+  shift
+  set +e
+  node "$HERE/check.mjs" --server "$server" "$@" 2>"$WORK/stderr.log"
+  status=$?
+  set -e
+  if [ $status -ne 0 ]; then
+    echo "check.sh: last lines of the server's and the page's stderr:" >&2
+    tail -n 30 "$WORK/stderr.log" >&2
+  fi
+  return $status
+}
+
+# recipe_block NAME: the fenced block after <!-- app-recipe: NAME --> in
+# README.md.
+recipe_block() {
+  awk -v m="<!-- app-recipe: $1 -->" '$0 == m {f = 1; next} f && /^```/ {if (g) exit; g = 1; next} g {print}' "$REPO/README.md"
+}
+
+status=0
+render "$WORK/server" "${pass[@]}" || status=$?
+
+# README's MCP App recipe ("Make it yours"), by default and in the baremcp
+# project only (a copy's README is its own): on a copy renamed as Make it
+# yours does, the recipe's registrations go into buildRegistry and its
+# view beside them, and the view must show the tool's result.
+if [ -z "$tool" ] && [ "$(cd "$REPO" && GOWORK=off go list -m)" = baremcp ] && [ -n "$(recipe_block view)" ]; then
+  copy="$WORK/copy"
+  "$REPO/harness/make-it-yours/check.sh" -renamed "$copy" >"$WORK/renamed.log" 2>&1 ||
+    { echo "check.sh: harness/make-it-yours/check.sh -renamed failed:" >&2; tail -20 "$WORK/renamed.log" >&2; exit 3; }
+  recipe_block buildRegistry >"$WORK/register.go"
+  awk -v reg="$WORK/register.go" '$0 == "\treturn func() {}" { while ((getline l < reg) > 0) print "\t" l } { print }' \
+    "$copy/registry_shouter.go" >"$WORK/registry.go"
+  { cat "$WORK/registry.go"; echo; recipe_block view; } >"$copy/registry_shouter.go"
+  grep -q shout_card "$copy/registry_shouter.go" || { echo "check.sh: README's recipe did not go into registry_shouter.go" >&2; exit 3; }
+  (cd "$copy" && GOWORK=off go build -o "$WORK/shouter-app" .) >&2 || { echo "check.sh: README's MCP App recipe does not build" >&2; exit 1; }
+  echo "README's MCP App recipe, on a copy renamed shouter:"
+  render "$WORK/shouter-app" --tool shout_card --args '{"text":"hello"}' --expect HELLO || status=$?
 fi
 echo "check.sh: $((SECONDS - START)) s" >&2
 exit $status

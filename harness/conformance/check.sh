@@ -7,9 +7,11 @@
 # usage: harness/conformance/check.sh [--out DIR] [--no-extensions] [-v]
 #
 # Prints one line per scenario (PASS, XFAIL, FAIL, XPASS, STALE; TASKS-* for
-# the tasks extension's scenarios, which gate; EXT-* for the other
-# extensions, which never gate), "tasks: N passed, M failed", and last
-# exactly "N passed, M failed" over the legacy and modern scenarios.
+# the tasks extension's scenarios, which gate; SKILLS-* for the skills
+# extension's three sep-2640-skills-* scenarios, which gate on every check
+# being SUCCESS, none SKIPPED; EXT-* for the other extensions, which never
+# gate), "tasks: N passed, M failed", "skills: N passed, M failed", and
+# last exactly "N passed, M failed" over the legacy and modern scenarios.
 #
 # Exit status: 0 the gate holds; 1 a failure that is not listed, or a
 # listed one that passes now (remove its line: the list only shrinks), or

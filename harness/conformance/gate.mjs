@@ -5,9 +5,12 @@
 // RESULTS_DIR is a run.sh --out folder (its summary.json is read).
 // Scenarios of the legacy and modern eras gate; so do the tasks extension's
 // (extensions/tasks-*, issue 13: all pass, none may be listed as expected
-// failures). Other extension scenarios (sep-2640-skills-*) are reported and
-// never gate. A scenario fails when any of its checks is FAILURE (WARNING
-// does not fail it), as in summarize.mjs.
+// failures) and the skills extension's (extensions/sep-2640-skills-*,
+// issue 36: every check SUCCESS, none SKIPPED or WARNING, each of the
+// three run). Other extension scenarios are reported and never gate. A
+// scenario fails when any of its checks is FAILURE (WARNING does not fail
+// it), as in summarize.mjs; a skills scenario also when any check is not
+// SUCCESS.
 //
 // Each result line is one of
 //   PASS   era/scenario                      passed
@@ -17,9 +20,11 @@
 //                                            until the line is removed
 //   STALE  era/scenario                      listed but not run at all
 //   TASKS-PASS / TASKS-FAIL  extensions/tasks-*   gating: a failure fails the gate
+//   SKILLS-PASS / SKILLS-FAIL  extensions/sep-2640-skills-*   gating: a check
+//                                            not SUCCESS (or a scenario not run) fails it
 //   EXT-PASS / EXT-FAIL  extensions/...      reported only
 // The last line is exactly "N passed, M failed" over the legacy and modern
-// scenarios; the line before it counts the tasks scenarios.
+// scenarios; the lines before it count the tasks and skills scenarios.
 //
 // Exit status: 0 when the gate holds, 1 when it does not, 2 on a bad
 // expected-failures file, 3 when there are no results.
@@ -52,6 +57,10 @@ const REQUIRED_TASKS = [
   'tasks-required-task-error',
   'tasks-mrtr-composition',
 ];
+
+// The skills extension's scenarios, each of which must have run whenever
+// extensions ran, with every check SUCCESS (issue 36).
+const REQUIRED_SKILLS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
 
 // expected: "era/scenario" -> reason
 const expected = new Map();
@@ -97,10 +106,25 @@ const ext = [];
 const tasks = [];
 let tasksPassed = 0;
 let tasksFailed = 0;
+const skills = [];
+let skillsPassed = 0;
+let skillsFailed = 0;
 for (const s of summary.scenarios) {
   const key = `${s.era}/${s.scenario}`;
   const ok = s.failed === 0;
   const warn = s.warnings ? `, ${s.warnings} warning(s)` : '';
+  if (!GATING.includes(s.era) && REQUIRED_SKILLS.includes(s.scenario)) {
+    const notSuccess = s.notSuccess ?? ['(summary.json has no per-check statuses)'];
+    if (notSuccess.length === 0 && s.checks > 0) {
+      skillsPassed++;
+      skills.push(`SKILLS-PASS  ${key}: ${s.checks} checks, all SUCCESS`);
+    } else {
+      skillsFailed++;
+      broken++;
+      skills.push(`SKILLS-FAIL  ${key.padEnd(50)} :: ${s.checks ? notSuccess.join(', ') : 'no checks'}`);
+    }
+    continue;
+  }
   if (!GATING.includes(s.era) && gatingExtension(s.scenario)) {
     if (ok) {
       tasksPassed++;
@@ -133,6 +157,13 @@ for (const s of summary.scenarios) {
   }
 }
 const ranExtensions = summary.scenarios.some((s) => !GATING.includes(s.era));
+for (const name of REQUIRED_SKILLS) {
+  if (ranExtensions && !summary.scenarios.some((s) => !GATING.includes(s.era) && s.scenario === name)) {
+    broken++;
+    skillsFailed++;
+    skills.push(`SKILLS-FAIL  extensions/${name.padEnd(39)} :: not run`);
+  }
+}
 for (const name of REQUIRED_TASKS) {
   if (ranExtensions && !summary.scenarios.some((s) => !GATING.includes(s.era) && s.scenario === name)) {
     broken++;
@@ -152,6 +183,10 @@ if (tasks.length > 0) {
   console.log('\nTasks extension scenarios (gating):');
   for (const l of tasks) console.log(l);
 }
+if (skills.length > 0) {
+  console.log('\nSkills extension scenarios (gating: every check SUCCESS):');
+  for (const l of skills) console.log(l);
+}
 if (ext.length > 0) {
   console.log('\nExtension scenarios (reported, not gating):');
   for (const l of ext) console.log(l);
@@ -166,5 +201,6 @@ console.log(
   `\ngate: ${broken === 0 ? 'OK' : `BROKEN (${broken} unexpected result(s))`}; ${xfail} expected failure(s) listed in ${path.basename(listFile)}`
 );
 if (tasks.length > 0) console.log(`tasks: ${tasksPassed} passed, ${tasksFailed} failed`);
+if (skills.length > 0) console.log(`skills: ${skillsPassed} passed, ${skillsFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(broken === 0 ? 0 : 1);

@@ -3,7 +3,7 @@
 # (its tracked and unignored files, as they are on disk) into a temporary
 # directory and follow README's "Make it yours" steps there, word for word:
 #   1. go mod edit -module example.com/shouter; serverName "shouter"
-#      in server.go;
+#      in server.go; /shouter for /baremcp in .gitignore;
 #   2. line 1 of registry_demo.go and registry_demo_test.go: //go:build demo;
 #   3. registry_shouter.go, copied from README's block;
 #   4. testdata/shouter.txt, copied from README's block, recorded with
@@ -27,8 +27,11 @@
 # taken from README's blocks marked <!-- make-it-yours: PATH -->, so
 # README and this check cannot drift apart.
 #
-# usage: harness/make-it-yours/check.sh [-k]
-#   -k  keep the scratch copy and print where it is
+# usage: harness/make-it-yours/check.sh [-k] [-renamed DIR]
+#   -k            keep the scratch copy and print where it is
+#   -renamed DIR  make the copy in DIR (a new folder), follow steps 1 to 3
+#                 only (renamed, demo out, registry_shouter.go) and stop:
+#                 the server a user made their own, for harness/release
 #
 # Prints PASS or FAIL per check and last exactly "N passed, M failed". The
 # steps depend on each other as a user's do: after the first failure (its
@@ -44,10 +47,12 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 README="$ROOT/README.md"
 KEEP=0
+RENAMED=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -k) KEEP=1 ;;
-    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -renamed) [ $# -ge 2 ] || { echo "check.sh: -renamed needs a folder" >&2; exit 2; }; RENAMED="$2"; shift ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -71,6 +76,10 @@ cleanup() {
 }
 trap cleanup EXIT
 COPY="$TMP/shouter"
+if [ -n "$RENAMED" ]; then
+  [ ! -e "$RENAMED" ] || { echo "check.sh: $RENAMED exists; -renamed makes a new folder" >&2; exit 2; }
+  COPY="$RENAMED"
+fi
 mkdir -p "$COPY"
 # Tracked and new files as they are on disk (so uncommitted work is tried
 # too), without what .gitignore keeps out (node_modules, results, binaries).
@@ -168,6 +177,8 @@ step1_module() {
 step1_name() {
   readme_has '`const serverName = "baremcp"` to `const serverName = "shouter"`'
   replace_line server.go 'const serverName = "baremcp"' 'const serverName = "shouter"'
+  readme_has 'In `.gitignore`, change the line `/baremcp` to `/shouter`'
+  replace_line .gitignore '/baremcp' '/shouter'
 }
 step2_demo() {
   readme_has '`registry_demo_test.go` to `//go:build demo`'
@@ -229,6 +240,13 @@ release_names_its_secrets() {
   fi
 }
 
+# release_ignored: git status does not show the release binary (the
+# copy's .gitignore names it, step 1).
+release_ignored() {
+  git init -q "$TMP/ignored" && cp .gitignore "$TMP/ignored/" && : >"$TMP/ignored/shouter"
+  git -C "$TMP/ignored" check-ignore -q shouter || { echo ".gitignore does not ignore shouter:"; cat .gitignore; return 1; }
+}
+
 # release_static_versioned: the release binary is static and says the
 # version README's command sets.
 release_static_versioned() {
@@ -254,6 +272,10 @@ check "1. go mod edit -module example.com/shouter" step1_module
 check "1. server.go: const serverName = \"shouter\"" step1_name
 check "2. registry_demo.go, registry_demo_test.go: //go:build demo" step2_demo
 check "3. registry_shouter.go from README" readme_file registry_shouter.go
+if [ -n "$RENAMED" ]; then
+  [ $failed -eq 0 ] || exit 1
+  exit 0
+fi
 check "4. testdata/shouter.txt from README" readme_file testdata/shouter.txt
 check "4. go test -run TestTranscripts -update . writes shouter.txt alone" update_only_ours
 check "4. go test ./..." readme_run 'go test ./...'
@@ -264,6 +286,7 @@ check "5. CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -X main.linkedVersion
 check "5. the release binary lists shout alone and calls itself shouter" release_lists_shout
 check "1. the release binary reads SHOUTER_STATE_KEY and names no BAREMCP_ variable" release_names_its_secrets
 check "5. the release binary is static and says v1.0.0" release_static_versioned
+check "1. .gitignore keeps the release binary out of git status" release_ignored
 
 # ------------------------------------------------ the copy's own CI, in Go --
 

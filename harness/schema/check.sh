@@ -4,7 +4,8 @@
 # testdata/fields/, whose registry sets every field the registry API
 # offers) is validated against the schema.json of the revision it was
 # written in, as written and strictly (no member the revision does not
-# name): gate.mjs says how. Then every field of every revision's schema
+# name): gate.mjs says how; the skills extension's results and capability
+# against its own types (skills.json). Then every field of every revision's schema
 # must be accounted for in fields-where.txt, and docs/COVERAGE.md's field
 # table must be what fields.mjs renders from them.
 #

@@ -28,7 +28,10 @@
 //
 // Messages of the extensions the revision's schema does not define (the
 // tasks extension's tasks/* and a CreateTaskResult) are checked against
-// the revision's base Result or envelope only, and counted apart.
+// the revision's base Result or envelope only, and counted apart. The
+// skills extension's results and its capability setting are checked, as
+// written and strictly, against its own types (skills.json), added to the
+// definitions of the revision it is declared against.
 //
 // Prints one line per problem, a count per revision and kind, and last
 // exactly "N passed, M failed" (messages). Exit status 0 when none
@@ -53,6 +56,12 @@ const OPAQUE = new Set(['inputSchema', 'outputSchema', 'structuredContent', '_me
 // (definition, member, its schema): the tasks extension's taskIds in a
 // subscription's filter (SEP-2663, "Subscribing to task status").
 const EXTENSION_MEMBERS = [['SubscriptionFilter', 'taskIds', { type: 'array', items: { type: 'string' } }]];
+
+// skills is the skills extension's types (skills.json): definitions added
+// to one revision's, the definition of each method's result, and the
+// definition of its capability setting.
+const skills = JSON.parse(fs.readFileSync(new URL('./skills.json', import.meta.url), 'utf8'));
+let skillsChecked = 0;
 
 // resultDefs names the definition of each method's result.
 const resultDefs = {
@@ -138,6 +147,7 @@ function revision(v) {
   }
   delete raw.$schema; // draft-07 documents read as 2020-12: the keywords used mean the same
   const defsKey = raw.$defs ? '$defs' : 'definitions';
+  if (v === skills.revision) Object.assign(raw[defsKey], skills.$defs);
   const mk = (schema, id) => {
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(ajv);
@@ -186,7 +196,17 @@ function checks(r, rec) {
     const type = msg.result?.resultType;
     if (type === 'input_required') return { list: [env, ['InputRequiredResult', msg.result]] };
     if (type === 'task' || extensionMethod(rec.m)) return { list: [env, ['Result', msg.result]], ext: true };
+    if (skills.results[rec.m]) {
+      skillsChecked++;
+      return { list: [env, [skills.results[rec.m], msg.result]] };
+    }
     const def = resultDefs[rec.m];
+    const [capName, capDef] = skills.capability;
+    const cap = msg.result?.capabilities?.extensions?.[capName];
+    if (cap !== undefined) {
+      skillsChecked++;
+      return { list: [env, [def, msg.result], [capDef, cap]] };
+    }
     if (!def) return { list: [env], missing: `no result definition for method ${JSON.stringify(rec.m)}` };
     return { list: [env, [def, msg.result]] };
   }
@@ -273,6 +293,7 @@ for (const log of logs) {
 for (const key of [...counts.keys()].sort()) console.log(`  ${key}: ${counts.get(key)}`);
 console.log(`${nullIDs} error(s) with "id": null (JSON-RPC 2.0's answer to an unreadable id) checked without it`);
 console.log(`${extension} message(s) of extensions the schemas do not define checked against the envelope and Result only`);
+console.log(`${skillsChecked} message(s) of the skills extension checked against its types (skills.json)`);
 if (passed + failed === 0) {
   console.log('gate.mjs: no messages in the wire logs');
   process.exit(3);

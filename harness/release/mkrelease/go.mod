@@ -1,0 +1,3 @@
+module baremcp/harness/release/mkrelease
+
+go 1.26
