@@ -206,35 +206,41 @@ func (in *incoming) begin(parent context.Context) bool {
 func (in *incoming) serve(ex exchange) reply {
 	ex.session, ex.transport = in.c.sess, in.c.transport
 	if in.kind == incomingBatch {
-		return reply{parts: replyParts{answerBatch(in.items, func(i int) []byte {
-			ctx, cl := in.ctxs[i], in.calls[i]
-			if cl.isCancelled() {
-				return nil
-			}
-			ex := ex
-			if ex.callSend != nil {
-				ex.send = func(msg []byte) { ex.callSend(cl, msg) }
-			}
-			r := in.c.s.serveReply(ctx, in.items[i].req, ex)
-			cl.end()
-			if cl.isCancelled() {
-				return nil
-			}
-			return r.parts.join()
-		})}}
+		return in.serveBatch(ex)
 	}
 	ctx, cl := in.ctx, in.call
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if ex.callSend != nil && cl != nil {
-		ex.send = func(msg []byte) { ex.callSend(cl, msg) }
+	if send := ex.callSend; send != nil && cl != nil {
+		ex.send = func(msg []byte) { send(cl, msg) }
 	}
 	r := in.c.s.serveReply(ctx, in.req, ex)
 	if in.call != nil && in.call.isCancelled() {
 		r.cancelled = true
 	}
 	return r
+}
+
+// serveBatch is serve for a batch: its requests one after another, each
+// answer in the one array (answerBatch).
+func (in *incoming) serveBatch(ex exchange) reply {
+	return reply{parts: replyParts{answerBatch(in.items, func(i int) []byte {
+		ctx, cl := in.ctxs[i], in.calls[i]
+		if cl.isCancelled() {
+			return nil
+		}
+		ex := ex
+		if send := ex.callSend; send != nil {
+			ex.send = func(msg []byte) { send(cl, msg) }
+		}
+		r := in.c.s.serveReply(ctx, in.items[i].req, ex)
+		cl.end()
+		if cl.isCancelled() {
+			return nil
+		}
+		return r.parts.join()
+	})}}
 }
 
 // end forgets the message's requests: no longer in flight, their

@@ -603,13 +603,16 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	if req.notices.heldProgress != nil || req.notices.dropped > 0 {
 		req.flushNotices() // what the rate limits held back goes before the result
 	}
-	if need := (*inputRequired)(nil); errors.As(err, &need) {
-		if req.session != nil {
-			// A classic client cannot retry with inputResponses: ask it
-			// with real requests instead (classic_bridge.go).
-			res, err = s.bridgeInput(ctx, req, m, need)
-		} else {
-			res, err = s.inputRequiredResult(req, m, need)
+	if err != nil {
+		// need is declared only here: errors.As moves it to the heap.
+		if need := (*inputRequired)(nil); errors.As(err, &need) {
+			if req.session != nil {
+				// A classic client cannot retry with inputResponses: ask it
+				// with real requests instead (classic_bridge.go).
+				res, err = s.bridgeInput(ctx, req, m, need)
+			} else {
+				res, err = s.inputRequiredResult(req, m, need)
+			}
 		}
 	}
 	if err != nil {

@@ -48,6 +48,9 @@ type stdioConn struct {
 	s    *server
 	conn conn // the driver's view: the session, the requests in flight
 	out  *stdioWriter
+	// ex is what every request is served with (made once: its functions
+	// are method values).
+	ex exchange
 	// closing is closed on shutdown (EOF or ctx), see serveStdio.
 	closing chan struct{}
 	// endInput, run at the end of stdin, closes closing and ends the
@@ -180,6 +183,7 @@ func newStdioConn(s *server, out io.Writer) *stdioConn {
 	c.conn = conn{s: s, sess: newSession(), transport: transportStdio}
 	c.conn.sess.peer = c
 	c.conn.sess.calls.cancelled = c.out.wake
+	c.ex = exchange{callSend: c.out.writeFor, closing: c.closing, reserve: c.reserve}
 	return c
 }
 
@@ -269,7 +273,7 @@ func (c *stdioConn) handleLine(ctx context.Context, line []byte, lr *lineReader)
 // (detach) are written by a goroutine of their own (stdioWriter).
 func (c *stdioConn) finish(in *incoming, detach bool) {
 	defer in.end()
-	r := in.serve(exchange{callSend: c.out.writeFor, closing: c.closing, reserve: c.reserve})
+	r := in.serve(c.ex)
 	if r.release != nil {
 		defer r.release()
 	}
