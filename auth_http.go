@@ -161,7 +161,7 @@ func (c *authConfig) finish(tokenFile, addr string, getenv func(string) string, 
 		if err := checkServerURL("-oauth-introspect", c.introspect, false); err != nil {
 			return err
 		}
-		b, err := readSecretFile("-oauth-introspect-credentials", c.introspectCredentials, warn)
+		b, err := readSecretFile("-oauth-introspect-credentials", c.introspectCredentials, getenv, warn)
 		if err != nil {
 			return err
 		}

@@ -172,7 +172,7 @@ const minTokenBytes = 32
 // given in clear passes checkToken.
 func loadTokens(path string, getenv func(string) string, warn warnFunc) (*tokenSet, error) {
 	if path != "" {
-		b, err := readSecretFile("-token-file", path, warn)
+		b, err := readSecretFile("-token-file", path, getenv, warn)
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,11 @@
 // Self-confinement: what the process may touch once it serves. The
-// registry's needs (addNeeds), the operator's -allow-* flags and the
-// server's own needs (confine_http.go) make a plan; before the first
-// message is read, every thread is restricted to it (confine_linux.go;
-// confine_other.go enforces nothing). docs/SECURITY.md, "Confinement",
-// has the threat model and the decisions.
+// registry's needs (addNeeds), what its programs need to start
+// (confine_elf.go), the operator's -allow-* flags and the server's own
+// needs (confine_http.go) make a plan; before the first message is read,
+// every thread is restricted to it, in process or by a relaunch (route;
+// confine_linux.go, confine_relaunch_linux.go; confine_other.go enforces
+// nothing). docs/SECURITY.md, "Confinement", has the threat model and the
+// decisions.
 //
 // Spec: none; MCP leaves sandboxing a local server to whoever runs it.
 // The kernel side is https://docs.kernel.org/userspace-api/landlock.html.
@@ -19,9 +21,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -99,6 +103,17 @@ type confineConfig struct {
 	write   []string // -allow-write, absolute
 	connect []int    // -allow-connect
 	verbose bool     // -v: -version also prints the plan
+	// route is how the process confines itself (settleRoute), and
+	// relaunchWhy why it relaunches; handoff is what a launcher handed a
+	// relaunched process (takeHandoff), nil in any other. A relaunch that
+	// could not execute the binary goes on in process (relaunch):
+	// relaunchFailed says why, bound holds the listeners it bound, by
+	// flag (listen).
+	route          confineRoute
+	relaunchWhy    string
+	handoff        *handoff
+	relaunchFailed error
+	bound          map[string]*os.File
 }
 
 // confineFlags registers the confinement flags on fs, landing in c.
@@ -173,10 +188,13 @@ type grant struct {
 }
 
 // preload is something the server would read lazily after start-up and
-// reads instead before confining, so that it need not be allowed.
+// reads instead before confining, so that it need not be allowed. reads
+// names the files load reads: a relaunched image (route) starts confined
+// and cannot read anything first, so there they are allowed instead.
 type preload struct {
-	what string
-	load func()
+	what  string
+	load  func()
+	reads func(getenv func(string) string) []string
 }
 
 // serverNeeds is what the server itself needs once confined
@@ -191,20 +209,21 @@ type serverNeeds struct {
 type confinePlan struct {
 	grants   []grant
 	preloads []preload
-	runner   string // the first code that runs programs: signals are then not scoped (rulesFor)
+	runner   string   // the first code that runs programs: signals are then not scoped (rulesFor)
+	loaded   []string // programs that need a loader, which runs any ELF file it can read (rulesFor)
 }
 
-// programLoader is what running a dynamically linked program needs
-// besides the program and its loader: the libraries and the loader's
-// cache, read (execution is checked when a program starts, not when a
-// library is mapped), and /dev/null, which os/exec opens for a child.
+// programLoader is what running a dynamically linked program needs when
+// the programs are not known one by one (Run names a directory): every
+// library directory read (execution is checked when a program starts,
+// not when a library is mapped) and the loader's cache. programStart
+// (confine_elf.go) grants a named program's loader and libraries alone.
 var programLoader = []grant{
 	{kind: grantRead, path: "/lib"},
 	{kind: grantRead, path: "/lib64"},
 	{kind: grantRead, path: "/usr/lib"},
 	{kind: grantRead, path: "/usr/lib64"},
-	{kind: grantRead, path: "/etc/ld.so.cache"},
-	{kind: grantWrite, path: "/dev/null"},
+	{kind: grantRead, path: ldCachePath},
 }
 
 // loaderPatterns are where systems keep the dynamic loader
@@ -213,9 +232,9 @@ var programLoader = []grant{
 var loaderPatterns = []string{"/lib/ld-*.so*", "/lib64/ld-*.so*", "/lib/*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*", "/usr/lib/*/ld-*.so*"}
 
 // programLoaders returns programLoader's grants and one to run each
-// dynamic loader this system has.
-func programLoaders() []grant {
-	const from = "programs' loader"
+// dynamic loader this system has, for the programs of the directory dir.
+func programLoaders(dir string) []grant {
+	from := "loaders of the programs in " + dir
 	var gs []grant
 	for _, g := range programLoader {
 		g.from, g.optional = from, true
@@ -230,10 +249,19 @@ func programLoaders() []grant {
 	return gs
 }
 
+// selfExe is this binary, as the kernel knows it whatever its path: a
+// relaunch executes it again (confine_relaunch_linux.go).
+const selfExe = "/proc/self/exe"
+
+// devNull is what os/exec opens for a child's standard stream left nil.
+const devNull = "/dev/null"
+
 // plan gathers what the process may touch once confined: the registry's
-// needs, the operator's flags and own, with the time zone preloaded (slog
-// writes local times). TestConfinePlan.
-func (s *server) plan(c *confineConfig, own serverNeeds) confinePlan {
+// needs, what its programs need to start (confine_elf.go), the operator's
+// flags and own, with the time zone preloaded (slog writes local times).
+// A relaunch (route) adds this binary and what it needs to start, and
+// allows what the preloads read instead of preloading. TestConfinePlan.
+func (s *server) plan(c *confineConfig, own serverNeeds, getenv func(string) string) confinePlan {
 	var p confinePlan
 	paths := func(kind grantKind, list []string, from string) {
 		for _, path := range list {
@@ -245,25 +273,89 @@ func (s *server) plan(c *confineConfig, own serverNeeds) confinePlan {
 			p.grants = append(p.grants, grant{kind: grantConnect, port: port, from: from})
 		}
 	}
+	var ps *programStart
+	start := func(path, name string) {
+		if ps == nil {
+			ps = newProgramStart(getenv)
+		}
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			p.grants = append(p.grants, programLoaders(path)...)
+			p.loaded = append(p.loaded, path+"/*")
+			return
+		}
+		ps.add(path, name)
+	}
 	for _, d := range s.registry().needs {
 		paths(grantRead, d.Read, d.from)
 		paths(grantWrite, d.Write, d.from)
 		paths(grantRun, d.Run, d.from)
+		for _, path := range d.Run {
+			start(path, path)
+		}
 		if len(d.Run) > 0 && p.runner == "" {
 			p.runner = d.from
 		}
 		ports(d.Connect, d.from)
 	}
 	if p.runner != "" {
-		p.grants = append(p.grants, programLoaders()...)
+		p.grants = append(p.grants, grant{kind: grantWrite, path: devNull, from: "programs' standard streams", optional: true})
+	}
+	relaunch := c.route == routeRelaunch || c.route == routeRelaunched
+	if relaunch {
+		p.grants = append(p.grants, grant{kind: grantRun, path: selfExe, from: "relaunch of this binary"})
+		start(selfExe, "this binary")
+	}
+	if relaunch && s.skillsDir != "" {
+		// Read at start (main.go, addSkillDir), after a relaunch by the
+		// confined image itself: what it serves to every client anyway.
+		p.grants = append(p.grants, grant{kind: grantRead, path: s.skillsDir, from: "-skills: a relaunched image reads it itself"})
+	}
+	if ps != nil {
+		p.grants = append(p.grants, ps.grants...)
+		p.loaded = append(p.loaded, ps.dynamic...)
+		if len(ps.dynamic) > 0 {
+			p.grants = append(p.grants, grant{kind: grantRead, path: ldCachePath, from: "programs' loader", optional: true})
+		}
 	}
 	paths(grantRead, c.read, "-allow-read")
 	paths(grantWrite, c.write, "-allow-write")
 	ports(c.connect, "-allow-connect")
 	p.grants = append(p.grants, own.grants...)
 	// time.Local's String loads the zone; a missing file means UTC.
-	p.preloads = append([]preload{{what: "time zone", load: func() { _ = time.Local.String() }}}, own.preloads...)
+	preloads := append([]preload{{what: "time zone", load: func() { _ = time.Local.String() }, reads: zoneFiles}}, own.preloads...)
+	if relaunch {
+		for _, pl := range preloads {
+			for _, path := range pl.reads(getenv) {
+				p.grants = append(p.grants, grant{kind: grantRead, path: path, from: pl.what + ": a relaunched image reads it itself", optional: true})
+			}
+		}
+	} else {
+		p.preloads = preloads
+	}
 	return p
+}
+
+// zoneFiles are the files the time package reads for the local zone
+// (zoneinfo_unix.go, initLocal): $TZ's, else /etc/localtime; a zone named
+// by $TZ in $ZONEINFO or the system's zone directories.
+func zoneFiles(getenv func(string) string) []string {
+	tz := strings.TrimPrefix(getenv("TZ"), ":")
+	var files []string
+	if zi := getenv("ZONEINFO"); zi != "" {
+		files = append(files, zi)
+	}
+	switch {
+	case tz == "":
+		return append(files, "/etc/localtime")
+	case filepath.IsAbs(tz):
+		return append(files, tz)
+	case tz == "UTC":
+		return files
+	}
+	for _, dir := range []string{"/usr/share/zoneinfo", "/usr/share/lib/zoneinfo", "/usr/lib/locale/TZ", "/etc/zoneinfo"} {
+		files = append(files, filepath.Join(dir, tz))
+	}
+	return files
 }
 
 // attrs are the plan's start-up log attributes: each kind of access, each
@@ -290,42 +382,109 @@ func (p *confinePlan) attrs() []any {
 		}
 		return b.String()
 	}
-	var loaded []string
-	for _, pl := range p.preloads {
-		loaded = append(loaded, pl.what)
+	loaded := "none"
+	if len(p.preloads) > 0 {
+		var what []string
+		for _, pl := range p.preloads {
+			what = append(what, pl.what)
+		}
+		loaded = strings.Join(what, ", ")
 	}
 	return []any{
 		"read", list(grantRead), "write", list(grantWrite), "run", list(grantRun),
 		"connect", list(grantConnect), "bind", "none (listeners are bound before)",
-		"preloaded", strings.Join(loaded, ", "),
+		"preloaded", loaded,
+	}
+}
+
+// confineRoute is how the process confines itself, decided once the flags
+// are read (settleRoute) and before anything else is built.
+type confineRoute uint8
+
+// The routes.
+const (
+	// routeNone confines nothing: -confine=off, or a go test binary.
+	routeNone confineRoute = iota
+	// routeInProcess restricts every thread of the process at once, at
+	// the confiner (confine_linux.go).
+	routeInProcess
+	// routeRelaunch restricts one thread, then executes this binary
+	// again from it, so that every thread of the new image starts
+	// restricted (confine_relaunch_linux.go): for a binary that cannot
+	// restrict every thread at once (relaunchReason).
+	routeRelaunch
+	// routeRelaunched is that new image: its confiner checks, from the
+	// kernel, that it is confined, and refuses to serve if not.
+	routeRelaunched
+)
+
+// settleRoute decides c.route: relaunched when a launcher handed this
+// process over (c.handoff, whatever the mode: an unconfined process that
+// claims to be relaunched refuses to serve); none under -confine=off or in
+// a go test binary; a relaunch when this binary cannot restrict every
+// thread at once; else in process.
+func (c *confineConfig) settleRoute() {
+	switch {
+	case c.handoff != nil:
+		c.route, c.relaunchWhy = routeRelaunched, c.handoff.why
+	case c.mode == confineOff, testBinary():
+		c.route = routeNone
+	default:
+		c.chooseRoute()
+	}
+}
+
+// chooseRoute sets the route of a process that confines itself: a
+// relaunch when this binary cannot restrict every thread at once
+// (relaunchReason), else in process.
+func (c *confineConfig) chooseRoute() {
+	c.route, c.relaunchWhy = routeInProcess, relaunchReason()
+	if c.relaunchWhy != "" {
+		c.route = routeRelaunch
 	}
 }
 
 // confiner returns the function that confines the process, which the
 // transport calls once its listeners are bound, before the first message.
 // It logs the plan and what is enforced, and fails only under
-// -confine=required when the kernel cannot enforce all of it, or when a
-// named path cannot be opened. getenv is for the confinetest seam only.
+// -confine=required when the kernel cannot enforce all of it, when a
+// named path cannot be opened, or when a relaunched image finds itself
+// not confined. getenv is for the confinetest seam and the plan.
 func (s *server) confiner(getenv func(string) string) func() error {
 	return func() error {
 		addConfineTestTools(s, getenv) // the confinetest build's (confine_seam.go)
 		c := &s.confine
-		if c.mode == confineOff {
+		switch c.route {
+		case routeNone:
+			if c.mode != confineOff {
+				s.log.Warn("confinement skipped: a go test binary never confines itself (confine_linux_test.go confines a child)")
+				return nil
+			}
 			s.log.Info("confinement off (-confine=off): the process may touch whatever its user may")
+			if os.Getuid() == 0 {
+				s.log.Warn("started as root, and -confine=off keeps every capability: run the server as a user")
+			}
 			return nil
+		case routeRelaunch:
+			return errors.New("confine: a process that must relaunch got to serving") // run relaunches before building the server
 		}
-		if testBinary() {
-			s.log.Debug("confinement skipped: a go test binary never confines itself (confine_linux_test.go confines a child)")
-			return nil
-		}
-		p := s.plan(c, s.http.ownNeeds())
+		p := s.plan(c, s.http.ownNeeds(), getenv)
 		for _, pl := range p.preloads {
 			pl.load()
 		}
 		s.log.Info("confinement: what the process may touch once serving", p.attrs()...)
-		rep, err := enforce(&p, c.mode, getenv)
+		var rep confineReport
+		var err error
+		if c.route == routeRelaunched {
+			rep, err = checkRelaunched(&p, c, getenv)
+		} else {
+			rep, err = enforce(&p, c, getenv)
+		}
 		if err != nil {
 			return err
+		}
+		if os.Getuid() == 0 {
+			s.log.Warn("started as root: run the server as a user; without a capability, root still owns root's files (their metadata, and their contents where granted)")
 		}
 		switch {
 		case len(rep.enforced) == 0:
@@ -340,12 +499,16 @@ func (s *server) confiner(getenv func(string) string) func() error {
 }
 
 // confineReport is what enforce did: what the kernel enforces, what it
-// cannot (missing) and what the plan leaves off by design (off).
+// cannot (missing), what the plan leaves off (off), and what confinement
+// never covers (gaps, listed so that the start-up line claims no more
+// than holds: docs/SECURITY.md, "What it does not stop").
 type confineReport struct {
 	kernel   string // "Landlock ABI 7", "no Landlock (...)", "GOOS has no Landlock"
+	threads  string // how every thread was reached
 	enforced []string
 	missing  []string
 	off      []string
+	gaps     []string
 }
 
 // attrs are the report's log attributes.
@@ -356,13 +519,15 @@ func (r *confineReport) attrs() []any {
 		}
 		return strings.Join(l, "; ")
 	}
-	return []any{"kernel", r.kernel, "enforced", none(r.enforced), "not_enforced", none(append(append([]string(nil), r.missing...), r.off...))}
+	return []any{"kernel", r.kernel, "threads", r.threads, "enforced", none(r.enforced), "not_enforced", none(slices.Concat(r.missing, r.off, r.gaps))}
 }
 
 // testBinary reports whether the process is a go test binary, which never
 // confines itself: Landlock cannot be undone, and later tests would run
-// confined. TestConfinedChild confines a child instead.
-func testBinary() bool { return flag.Lookup("test.v") != nil }
+// confined. TestConfinedChild confines a child instead. testing.Testing
+// is set by the test's generated main alone: a flag named test.v, which
+// any package can register, does not count.
+func testBinary() bool { return testing.Testing() }
 
 // printVersion is -version: the build, and with -v the plan and what this
 // kernel enforces, worked out as at start-up without confining anything.
@@ -383,9 +548,10 @@ func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 		}
 	}
 	if c.mode != confineOff {
-		p := s.plan(c, cfg.http.ownNeeds())
+		c.chooseRoute()
+		p := s.plan(c, cfg.http.ownNeeds(), getenv)
 		lines(p.attrs())
-		rep := probe(&p, getenv)
+		rep := probe(&p, c, getenv)
 		lines(rep.attrs())
 	}
 	_, err := io.WriteString(w, b.String())

@@ -17,11 +17,15 @@ package main
 
 import (
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // resolverFiles are what Go's resolver reads when it looks a name up, and
@@ -101,7 +105,7 @@ func (c *httpConfig) ownNeeds() serverNeeds {
 		// crypto/x509 loads the system's roots once, on the first
 		// verification, and keeps them (SSL_CERT_FILE, SSL_CERT_DIR).
 		// An error (no roots) would be the verification's error anyway.
-		n.preloads = append(n.preloads, preload{what: "CA certificates", load: func() { _, _ = x509.SystemCertPool() }})
+		n.preloads = append(n.preloads, preload{what: "CA certificates", load: func() { _, _ = x509.SystemCertPool() }, reads: caFiles})
 	}
 	return n
 }
@@ -115,4 +119,91 @@ func urlPort(u *url.URL) int {
 		return 443
 	}
 	return 80
+}
+
+// caFiles are where crypto/x509 looks for the system's roots on Linux
+// (root_linux.go): $SSL_CERT_FILE or the distributions' bundles, and
+// $SSL_CERT_DIR or their directories; a relaunched image reads them
+// itself.
+func caFiles(getenv func(string) string) []string {
+	files := []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/cacert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem"}
+	if f := getenv("SSL_CERT_FILE"); f != "" {
+		files = []string{f}
+	}
+	dirs := []string{"/etc/ssl/certs", "/etc/pki/tls/certs"}
+	if d := getenv("SSL_CERT_DIR"); d != "" {
+		dirs = filepath.SplitList(d)
+	}
+	return append(files, dirs...)
+}
+
+// secretFiles are the secret files the HTTP wing reads at start, by
+// flag: none unless it serves.
+func (c *httpConfig) secretFiles() [][2]string {
+	var files [][2]string
+	if c == nil || c.addr == "" {
+		return nil
+	}
+	if c.tokenFile != "" {
+		files = append(files, [2]string{"-token-file", c.tokenFile})
+	}
+	if c.auth.introspect != "" && c.auth.introspectCredentials != "" {
+		files = append(files, [2]string{"-oauth-introspect-credentials", c.auth.introspectCredentials})
+	}
+	return files
+}
+
+// bindListeners binds what cfg serves on (-metrics, -http), for a
+// relaunch to hand over: a descriptor each (close-on-exec), by flag. Its
+// errors are those serveTransport would return.
+func bindListeners(cfg config) (map[string]*os.File, error) {
+	bound := map[string]*os.File{}
+	bind := func(flagName, addr string) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		f, err := ln.(*net.TCPListener).File()
+		if err != nil {
+			return err
+		}
+		bound[flagName] = f
+		return nil
+	}
+	if cfg.http == nil {
+		return bound, nil
+	}
+	if cfg.http.metricsAddr != "" {
+		if err := bind("-metrics", cfg.http.metricsAddr); err != nil {
+			return nil, fmt.Errorf("-metrics: %w", err)
+		}
+	}
+	if cfg.transport == transportHTTP {
+		if err := bind("-http", cfg.http.addr); err != nil {
+			return nil, err
+		}
+	}
+	return bound, nil
+}
+
+// listen is net.Listen("tcp", addr), except in a relaunched image, which
+// takes the listener its launcher bound for flagName instead (once
+// confined, it may neither bind nor listen), and after a relaunch that
+// failed, which takes the one it bound itself.
+func (c *confineConfig) listen(flagName, addr string) (net.Listener, error) {
+	if f, ok := c.bound[flagName]; ok {
+		delete(c.bound, flagName)
+		defer f.Close()
+		return net.FileListener(f)
+	}
+	if c.handoff != nil {
+		if fd, ok := c.handoff.listeners[flagName]; ok {
+			delete(c.handoff.listeners, flagName)
+			f := os.NewFile(uintptr(fd), strings.TrimPrefix(flagName, "-"))
+			defer f.Close()
+			return net.FileListener(f)
+		}
+	}
+	return net.Listen("tcp", addr)
 }

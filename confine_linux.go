@@ -1,8 +1,12 @@
 //go:build linux && !(mips || mipsle || mips64 || mips64le)
 
-// Self-confinement on Linux: Landlock and no_new_privs on every thread,
-// feature by feature at the kernel's Landlock ABI, through
-// syscall.AllThreadsSyscall, which refuses a binary that links cgo.
+// Self-confinement on Linux: Landlock, no_new_privs and the seccomp filter
+// (confine_seccomp_linux.go) on every thread, Landlock feature by feature
+// at the kernel's ABI, with every capability and inherited descriptor
+// given up first (confine_inherited_linux.go). In process, every thread
+// is reached at once (syscall.AllThreadsSyscall, the filter's
+// SECCOMP_FILTER_FLAG_TSYNC); a binary that cannot (cgo, a bounding set
+// to empty) relaunches instead (confine_relaunch_linux.go).
 //
 // Spec: https://docs.kernel.org/userspace-api/landlock.html,
 // include/uapi/linux/landlock.h, prctl(2) PR_SET_NO_NEW_PRIVS.
@@ -14,6 +18,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -77,26 +83,26 @@ const (
 // grantRights are the rights a grant gives on a directory and on a file
 // (the kernel refuses a file rule with directory rights). A written
 // directory may have files and directories made, removed, renamed and
-// truncated in it; not devices, pipes or sockets.
+// truncated in it; not devices, pipes or sockets, and not symbolic links,
+// which a tool could plant for the user to follow later, unconfined (a
+// link named like a log file, pointing at ~/.bashrc): docs/SECURITY.md,
+// "What it does not stop".
 var grantRights = map[grantKind][2]uint64{
 	grantRead:  {fsReadFile | fsReadDir, fsReadFile},
-	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsMakeSym | fsRefer, fsReadFile | fsWriteFile | fsTruncate},
+	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsRefer, fsReadFile | fsWriteFile | fsTruncate},
 	grantRun:   {fsExecute | fsReadFile | fsReadDir, fsExecute | fsReadFile},
 }
 
 // landlockKernel is what the running kernel offers: the ABI (0 with err
-// when there is no Landlock), its errata, and whether a system call
-// reaches every thread.
+// when there is no Landlock) and its errata.
 type landlockKernel struct {
-	abi        int
-	errata     uintptr
-	err        error // why there is no Landlock
-	allThreads error // why a system call cannot reach every thread
+	abi    int
+	errata uintptr
+	err    error // why there is no Landlock
 }
 
 // probeKernel asks the kernel what Landlock it has, lowered by the
-// confinetest seam (confine_seam.go). It changes nothing, and leaves
-// allThreads to the caller: each such call stops the world.
+// confinetest seam (confine_seam.go). It changes nothing.
 func probeKernel(getenv func(string) string) landlockKernel {
 	var k landlockKernel
 	r, _, errno := syscall.Syscall(sysLandlockCreateRuleset, 0, 0, landlockCreateRulesetVersion)
@@ -126,7 +132,7 @@ func probeKernel(getenv func(string) string) landlockKernel {
 // means the binary links cgo, and nothing was called.
 func allThreadsErr(errno syscall.Errno) error {
 	if errno == syscall.ENOTSUP {
-		return errors.New("this binary links cgo, and Go can restrict every thread only without it (build with CGO_ENABLED=0)")
+		return errors.New("this binary links cgo, and Go can restrict every thread at once only without it")
 	}
 	return errno
 }
@@ -141,12 +147,12 @@ type ruleset struct {
 }
 
 // rulesFor works out, feature by feature, what k can enforce for p.
-func rulesFor(p *confinePlan, k landlockKernel) ruleset {
+// oneDomain says every thread shares one Landlock domain (a relaunched
+// image); otherwise each thread has its own (AllThreadsSyscall).
+func rulesFor(p *confinePlan, k landlockKernel, oneDomain bool) ruleset {
 	var r ruleset
 	feature := func(name string, abi int, rights *uint64, bits uint64) {
 		switch {
-		case k.allThreads != nil:
-			r.missing = append(r.missing, name)
 		case k.abi == 0:
 			r.missing = append(r.missing, name+" (Landlock)")
 		case k.abi < abi:
@@ -169,52 +175,126 @@ func rulesFor(p *confinePlan, k landlockKernel) ruleset {
 	feature("ioctl on devices", 5, &r.fs, fsIoctlDev)
 	feature("abstract unix sockets", 6, &r.scoped, scopeAbstractUnixSocket)
 	switch {
-	case p.runner != "":
+	case !oneDomain && p.runner != "":
 		r.off = append(r.off, "signals ("+p.runner+" runs programs: each Go thread has a Landlock domain of its own, and a thread could not stop a child another started)")
-	case k.abi >= 6 && k.errata&erratumSignalThreads == 0 && k.allThreads == nil:
+	case !oneDomain && k.abi >= 6 && k.errata&erratumSignalThreads == 0:
 		r.missing = append(r.missing, "signals (this kernel lacks Landlock erratum 2: the process's own threads could not signal each other)")
 	default:
 		feature("signals", 6, &r.scoped, scopeSignal)
 	}
-	if k.allThreads != nil {
-		r.missing = append(r.missing, "no new privileges")
-	} else {
-		r.enforced = append(r.enforced, "no new privileges")
+	if len(p.loaded) > 0 && r.fs != 0 {
+		r.off = append(r.off, "execution by the loader ("+joinShort(p.loaded)+" needs one, and it runs any ELF file the process can read: ld.so FILE)")
 	}
 	return r
 }
 
+// confineGaps are what confinement never covers on any kernel, named in
+// every start-up line (docs/SECURITY.md, "What it does not stop").
+var confineGaps = []string{
+	"UDP and ICMP datagrams, to any address and port",
+	"unix sockets reached by their path",
+	"file metadata (stat, access, chown, chmod but for setuid and setgid bits, times, extended attributes)",
+	"what was open before confining (standard streams, listeners, files the registry opened)",
+}
+
+// baseReport is what confining p on k enforces and leaves, before the
+// capabilities and descriptors are looked at, and the ruleset for it.
+func baseReport(p *confinePlan, k landlockKernel, oneDomain bool, threads string) (confineReport, ruleset) {
+	r := rulesFor(p, k, oneDomain)
+	rep := confineReport{kernel: k.name(), threads: threads, enforced: r.enforced, missing: r.missing, off: r.off, gaps: confineGaps}
+	rep.enforced = append(rep.enforced, "no new privileges")
+	if err := seccompSupport(); err != nil {
+		rep.missing = append(rep.missing, "system calls (seccomp: "+err.Error()+")")
+	} else {
+		rep.enforced = append(rep.enforced, seccompEnforced)
+	}
+	return rep, r
+}
+
 // name is how the report names k.
 func (k landlockKernel) name() string {
-	switch {
-	case k.allThreads != nil:
-		return "cannot restrict every thread: " + k.allThreads.Error()
-	case k.err != nil:
+	if k.err != nil {
 		return "no Landlock: " + k.err.Error()
 	}
 	return fmt.Sprintf("Landlock ABI %d", k.abi)
 }
 
-// probe is what enforce would do for p on this kernel, without doing it
-// (-version -v).
-func probe(p *confinePlan, getenv func(string) string) confineReport {
-	k := probeKernel(getenv)
-	if _, _, errno := syscall.AllThreadsSyscall(syscall.SYS_PRCTL, prGetNoNewPrivs, 0, 0); errno != 0 {
-		k.allThreads = allThreadsErr(errno)
+// threadsText is how the report says every thread is reached on c's
+// route.
+func threadsText(c *confineConfig) string {
+	switch {
+	case c.route == routeRelaunch || c.route == routeRelaunched:
+		return "one thread restricted, then this binary relaunched from it (" + c.relaunchWhy + ")"
+	case c.relaunchFailed != nil:
+		return "every thread at once, as far as that reaches (the relaunch failed: " + c.relaunchFailed.Error() + ")"
 	}
-	r := rulesFor(p, k)
-	return confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
+	return "every thread at once"
 }
 
-// enforce confines every thread of the process, and every child it
-// starts, to p for good. It fails before changing anything under
-// confineRequired when anything is missing, and on a path it cannot open
-// (unless the grant is optional).
-func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (confineReport, error) {
+// probe is what confining would do for p on this kernel, without doing
+// it (-version -v).
+func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confineReport {
+	rep, _ := baseReport(p, probeKernel(getenv), c.route == routeRelaunch, threadsText(c))
+	h, err := readCaps()
+	if err == nil {
+		relaunch := c.route == routeRelaunch
+		capsReport(h, relaunch || !linksCgo(), relaunch && h.mayEmptyBounding(), &rep)
+	}
+	rep.enforced = append(rep.enforced, "inherited descriptors closed")
+	return rep
+}
+
+// linksCgo reports whether this binary links runtime/cgo (the full build
+// does with cgo on, through net; the stdio build only if a tool's package
+// needs it): the runtime makes one cgo call before main in such a binary
+// (runtime.main's _cgo_notify_runtime_init_done), and none in any other.
+// syscall.AllThreadsSyscall refusing it (ENOTSUP) would say the same,
+// after stopping the world. TestLinksCgo.
+func linksCgo() bool { return runtime.NumCgoCall() > 0 }
+
+// relaunchReason says why this process must relaunch to confine every
+// thread, or "" when it can restrict them all at once: a binary that
+// links cgo cannot (AllThreadsSyscall refuses it), and one that may empty
+// its capability bounding set can do so only thread by thread.
+// Without /proc/self/exe there is nothing to execute again, and the
+// process confines itself in process, as far as that reaches (enforce).
+func relaunchReason() string {
+	why := ""
+	if linksCgo() {
+		why = "this binary links cgo, and Go can restrict every thread at once only without it"
+	} else if h, err := readCaps(); err == nil && h.mayEmptyBounding() {
+		why = "it may empty its capability bounding set (root), which a thread can do for itself alone"
+	}
+	if why != "" {
+		if _, err := os.Stat(selfExe); err != nil {
+			return ""
+		}
+	}
+	return why
+}
+
+// enforce confines every thread of the process at once, and every child
+// it starts, to p for good: it closes inherited descriptors, drops every
+// capability, sets no_new_privs and installs the seccomp filter on every
+// thread (SECCOMP_FILTER_FLAG_TSYNC), and restricts every thread with
+// Landlock. It fails before restricting under confineRequired when
+// anything is missing, and on a path it cannot open (unless the grant is
+// optional).
+//
+// A binary that links cgo gets here only when it could not relaunch
+// (relaunchReason): the filter and no_new_privs reach its every thread
+// (TSYNC), Landlock and capabilities none, and the report says so.
+func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (confineReport, error) {
+	mode := c.mode
 	k := probeKernel(getenv)
-	r := rulesFor(p, k)
-	rep := confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
-	if mode == confineRequired && len(r.missing) > 0 {
+	cgo := linksCgo()
+	if cgo {
+		k = landlockKernel{err: fmt.Errorf("this binary links cgo, whose every thread only a relaunch reaches, and %s cannot be executed", selfExe)}
+	}
+	rep, r := baseReport(p, k, false, threadsText(c))
+	closed, err := closeInherited()
+	inheritedReport(closed, err, &rep)
+	if mode == confineRequired && len(rep.missing) > 0 {
 		return rep, requiredErr(rep)
 	}
 	rulesetFD := -1
@@ -226,25 +306,46 @@ func enforce(p *confinePlan, mode confineMode, getenv func(string) string) (conf
 		defer syscall.Close(fd)
 		rulesetFD = fd
 	}
-	// no_new_privs first: landlock_restrict_self needs it. In a cgo
-	// binary it changes nothing and answers ENOTSUP.
-	if _, _, errno := syscall.AllThreadsSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno == syscall.ENOTSUP {
-		k.allThreads = allThreadsErr(errno)
-		r = rulesFor(p, k)
-		rep = confineReport{kernel: k.name(), enforced: r.enforced, missing: r.missing, off: r.off}
-		if mode == confineRequired {
-			return rep, requiredErr(rep)
+	h, err := readCaps()
+	if err != nil {
+		return rep, err
+	}
+	if h.held() && !cgo {
+		if err := emptyCapsAllThreads(); err != nil {
+			return rep, err
 		}
-		return rep, nil
-	} else if errno != 0 {
-		return rep, fmt.Errorf("confine: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	capsReport(h, !cgo, false, &rep)
+	if err := restrictAllThreads(); err != nil {
+		return rep, err
 	}
 	if rulesetFD >= 0 {
 		if _, _, errno := syscall.AllThreadsSyscall(sysLandlockRestrictSelf, uintptr(rulesetFD), 0, 0); errno != 0 {
-			return rep, fmt.Errorf("confine: landlock_restrict_self: %w", errno)
+			return rep, fmt.Errorf("confine: landlock_restrict_self: %w", allThreadsErr(errno))
 		}
 	}
 	return rep, nil
+}
+
+// restrictAllThreads sets no_new_privs and installs the seccomp filter on
+// every thread: no_new_privs on this one, then the filter with
+// SECCOMP_FILTER_FLAG_TSYNC, which the kernel gives every thread with
+// this one's no_new_privs, without stopping the world. Where there is no
+// filter, no_new_privs goes to every thread on its own (one stop of the
+// world).
+func restrictAllThreads() error {
+	if seccompSupport() != nil {
+		if _, _, errno := syscall.AllThreadsSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+			return fmt.Errorf("confine: prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", allThreadsErr(errno))
+		}
+		return nil
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("confine: prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	return installSeccomp(true)
 }
 
 // requiredErr is -confine=required's refusal, naming what is missing.

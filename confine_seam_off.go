@@ -1,8 +1,8 @@
 //go:build !(confinetest && linux)
 
 // The product, and any build but a Linux confinetest one, has no test
-// seam for self-confinement: it takes the kernel's word and adds no tools
-// (confine_seam.go is the confinetest build's).
+// seam for self-confinement: it takes the kernel's word, adds no tools
+// and relaunches itself (confine_seam.go is the confinetest build's).
 //
 // Spec: none (build configuration).
 
@@ -13,3 +13,6 @@ func simulatedLandlock(func(string) string) (abi int, why string, ok bool) { ret
 
 // addConfineTestTools adds nothing.
 func addConfineTestTools(*server, func(string) string) {}
+
+// relaunchExecutable is this binary.
+func relaunchExecutable(func(string) string) string { return selfExe }

@@ -7,5 +7,13 @@
 
 package main
 
+import "os"
+
 // ownNeeds is nothing: the stdio build has no HTTP wing.
 func (*httpConfig) ownNeeds() serverNeeds { return serverNeeds{} }
+
+// secretFiles are none: the stdio build reads -state-key-file alone.
+func (*httpConfig) secretFiles() [][2]string { return nil }
+
+// bindListeners binds nothing: the stdio build has no listener.
+func bindListeners(config) (map[string]*os.File, error) { return nil, nil }

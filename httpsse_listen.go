@@ -309,7 +309,7 @@ func httpListenAddr(addr string) (string, error) {
 // confiner: the process confines itself before the first request), and
 // serves until ctx ends.
 func (s *server) listenHTTP(ctx context.Context, cfg *httpConfig, confine func() error) error {
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := s.confine.listen("-http", cfg.addr)
 	if err != nil {
 		return err
 	}

@@ -1,3 +1,8 @@
+// Go's own listeners and dialers are plain TCP: Landlock's TCP rules
+// cover IPPROTO_TCP alone, and since Go 1.24 net.Listen asks for
+// Multipath TCP (docs/SECURITY.md, "Confinement").
+//go:debug multipathtcp=0
+
 // Command baremcp is a Model Context Protocol server in one dependency-free
 // binary.
 //
@@ -44,8 +49,11 @@
 //	BAREMCP_STATE_KEY     the requestState secret (at least 32 bytes), when -state-key-file
 //	                      is not given. Generate one with: head -c 32 /dev/urandom | base64
 //	BAREMCP_TOKEN         the single bearer token when -token-file is not given (HTTP only)
+//	BAREMCP_HANDOFF       set by the server alone, for the copy of itself it relaunches
+//	                      confined; a process that finds it and is not confined refuses
+//	                      to start (docs/SECURITY.md, "Every thread, in every build")
 //
-// Both are taken out of the environment at start, so tools never see them
+// All are taken out of the environment at start, so tools never see them
 // (/proc/PID/environ still does: prefer the files). Their prefix is
 // serverName in upper case: a server renamed shouter reads SHOUTER_TOKEN.
 //
@@ -75,10 +83,11 @@
 // before it is read; it is signed, not encrypted. HTTP listens on
 // loopback by default, checks Host and Origin, and refuses a public
 // address without authentication unless -allow-public-without-auth.
-// Before the first message the process confines itself (-confine;
-// Landlock on Linux) to what the registry and -allow-* declare; a cgo
-// build cannot, so build with CGO_ENABLED=0. docs/SECURITY.md has the
-// threat model.
+// Before the first message the process confines itself (-confine; on
+// Linux Landlock, no_new_privs, a seccomp filter, no capability) to what
+// the registry and -allow-* declare; a binary that links cgo, or that
+// starts as root, does so by executing itself again from one restricted
+// thread. docs/SECURITY.md has the threat model.
 package main
 
 import (
@@ -119,6 +128,12 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	// A relaunched process reads its launcher's handoff first: its
+	// secrets (confine_relaunch.go).
+	handoff, getenv, err := takeHandoff(getenv)
+	if err != nil {
+		return err
+	}
 	cfg, err := parseFlags(args, stderr, getenv)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -128,6 +143,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.printVersion {
 		return printVersion(stdout, cfg, getenv)
+	}
+	cfg.confine.handoff = handoff
+	if cfg.confine.settleRoute(); cfg.confine.route == routeRelaunch {
+		if err := relaunch(&cfg, args, getenv); err != nil {
+			return err
+		}
 	}
 	cfg.logs.linger = logLinger
 	logger, access, sink := newLogger(cfg.logs, stderr)
@@ -221,6 +242,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
+	cfg.stateKeyFile = *stateKeyFile
 	if cfg.stateKey, err = loadStateKey(*stateKeyFile, getenv, warn); err != nil {
 		return config{}, err
 	}

@@ -433,7 +433,7 @@ const (
 // too, without that check (TestConnectionsHeldByFourAddresses); no MCP. At
 // most maxMetricsConnections are open.
 func (s *server) serveMetrics(addr string, profiles bool) (bound net.Addr, stop func(), err error) {
-	inner, err := net.Listen("tcp", addr)
+	inner, err := s.confine.listen("-metrics", addr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,60 +1,27 @@
+//go:build !stdio
+
 // README's map of the code (section "Map of the code") against the
 // files: every production .go file is listed, and every file the map
 // names exists, so the map cannot drift from the layout. It is the
 // baremcp project's check on its own README: in a copy under another
 // module (README's "Make it yours") the README is the copy's own, and
 // those tests skip. Every code fence of README.md and docs/*.md closes
-// cleanly, in any copy.
+// cleanly, in any copy. These tests read the checkout (README, docs/ and
+// every .go file, whatever their build lines), which is the same in
+// every build, so one build runs them: the full one. The flag tables,
+// which differ by build, are readme_flags_test.go's.
 
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
-
-// mustREADMESection returns the section of README.md under heading, up
-// to the next second-level heading. It skips the test outside the baremcp
-// module: a copy's README is its own.
-func mustREADMESection(tb testing.TB, heading string) string {
-	tb.Helper()
-	mod, err := os.ReadFile("go.mod")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if modulePath(string(mod)) != "baremcp" {
-		tb.Skip("not the baremcp module: this copy's README is its own")
-	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), heading)
-	if !ok {
-		tb.Fatalf("README.md has no %q section", heading)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	return section
-}
-
-// modulePath returns the module path a go.mod declares, whatever its line
-// ends (a Windows checkout may have CRLF), or "" if it declares none.
-func modulePath(gomod string) string {
-	for line := range strings.Lines(gomod) {
-		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(path), `"`)
-		}
-	}
-	return ""
-}
 
 func TestModulePath(t *testing.T) {
 	for _, tt := range []struct{ gomod, want string }{
@@ -115,6 +82,21 @@ func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
 			src.Write(b)
 		}
 	}
+	// What the code defines: a function or method (its name before its
+	// parameters or type parameters), a type, or the first word of an
+	// indented line (a field, or a constant or variable of a block). One
+	// pass a kind over the whole source, so that no kind's match hides
+	// another's and the work does not grow with the names README uses.
+	defined := map[string]bool{}
+	for _, kind := range []string{
+		`func (?:\([^)]*\) )?([A-Za-z_][A-Za-z0-9_]*)[\[(]`,
+		`type ([A-Za-z_][A-Za-z0-9_]*) `,
+		`(?m)^\t+([A-Za-z_][A-Za-z0-9_]*)\s`,
+	} {
+		for _, m := range regexp.MustCompile(kind).FindAllStringSubmatch(src.String(), -1) {
+			defined[m[1]] = true
+		}
+	}
 	wire := map[string]bool{"_meta": true, "requestState": true, "resultType": true, "serverInfo": true}
 	ident := regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*)(?:\(.*\))?$`)
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
@@ -122,9 +104,7 @@ func TestREADMELifeOfARequestNamesTheCode(t *testing.T) {
 		if name == nil || strings.HasSuffix(m[1], ".go") || wire[name[1]] {
 			continue
 		}
-		q := regexp.QuoteMeta(name[1])
-		defined := regexp.MustCompile(`(?m)(func (\([^)]*\) )?` + q + `[\[(]|type ` + q + ` |^\t+` + q + `\s)`)
-		if !defined.MatchString(src.String()) {
+		if !defined[name[1]] {
 			t.Errorf("README's life of a request names %s, which the code does not define", m[1])
 		}
 	}
@@ -256,95 +236,6 @@ func mustHaveStdioBuild(tb testing.TB) bool {
 		}
 	}
 	return false
-}
-
-// readmeFlagRow is one row of README's flag tables: the flag's name and
-// its default as written.
-type readmeFlagRow struct{ name, def string }
-
-// readmeFlagTables returns the rows of README's two flag tables: the
-// flags of every build, and the HTTP wing's.
-func readmeFlagTables(tb testing.TB) (every, wing []readmeFlagRow) {
-	tb.Helper()
-	section := mustREADMESection(tb, "## Flags")
-	everyPart, wingPart, ok := strings.Cut(section, "### The HTTP wing")
-	if !ok {
-		tb.Fatal(`README's "## Flags" has no "### The HTTP wing" table`)
-	}
-	rows := func(part string) []readmeFlagRow {
-		var out []readmeFlagRow
-		for _, m := range regexp.MustCompile("(?m)^\\| `-([a-z0-9-]+)[^|]*\\|([^|]*)\\|").FindAllStringSubmatch(part, -1) {
-			out = append(out, readmeFlagRow{m[1], strings.TrimSpace(m[2])})
-		}
-		return out
-	}
-	return rows(everyPart), rows(wingPart)
-}
-
-// TestREADMEFlags: README's flag tables are the one place the flags are
-// documented, so they list exactly the flags of this build (the HTTP
-// wing's table only where the build has the wing), each once, with the
-// default the flag set gives: a duration or number in backquotes first,
-// "on" or "off" for a boolean. A default that follows another flag (0 in
-// the flag set) is described in words, and not checked.
-func TestREADMEFlags(t *testing.T) {
-	every, wing := readmeFlagTables(t)
-	documented := map[string]readmeFlagRow{}
-	for _, r := range every {
-		documented[r.name] = r
-	}
-	for _, r := range wing {
-		if hasHTTPWing {
-			documented[r.name] = r
-		}
-	}
-	if len(documented) != len(every)+len(wing) && hasHTTPWing {
-		t.Errorf("README lists a flag twice")
-	}
-	fs, _, _ := flagSet(&config{}, io.Discard)
-	fs.VisitAll(func(f *flag.Flag) {
-		r, ok := documented[f.Name]
-		if !ok {
-			t.Errorf("-%s is not in README's flag tables", f.Name)
-			return
-		}
-		delete(documented, f.Name)
-		first := regexp.MustCompile("`([^`]*)`").FindStringSubmatch(r.def)
-		switch def := f.DefValue; {
-		case def == "false":
-			if r.def != "off" {
-				t.Errorf("-%s: README's default %q, want off", f.Name, r.def)
-			}
-		case def == "true":
-			if r.def != "on" {
-				t.Errorf("-%s: README's default %q, want on", f.Name, r.def)
-			}
-		case def == "" || def == "0" && (first == nil || first[1] != "0"):
-			// No default, or one derived from other flags: in words.
-		case first == nil:
-			t.Errorf("-%s: README's default %q, want `%s`", f.Name, r.def, def)
-		default:
-			want, got := def, first[1]
-			if d, err := time.ParseDuration(def); err == nil {
-				if g, err := time.ParseDuration(got); err == nil && g == d {
-					got = want
-				}
-			}
-			if got != want {
-				t.Errorf("-%s: README's default %q, want `%s`", f.Name, r.def, def)
-			}
-		}
-	})
-	for name := range documented {
-		t.Errorf("README documents -%s, which this build does not have", name)
-	}
-	if !hasHTTPWing {
-		for _, r := range wing {
-			if fs.Lookup(r.name) != nil {
-				t.Errorf("-%s is in README's HTTP wing table, but the stdio build has it", r.name)
-			}
-		}
-	}
 }
 
 // TestREADMESizes: every size README gives of a build in MiB with one

@@ -14,8 +14,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -26,11 +28,15 @@ import (
 var (
 	envToken    = secretEnvName(serverName, "TOKEN")
 	envStateKey = secretEnvName(serverName, "STATE_KEY")
+	// envHandoff names the descriptor a relaunched process reads what its
+	// launcher handed over from (confine_relaunch.go).
+	envHandoff = secretEnvName(serverName, "HANDOFF")
 )
 
-// secretEnv names the environment variables that hold secrets; takeSecrets
-// removes them from the process environment.
-var secretEnv = []string{envToken, envStateKey}
+// secretEnv names the environment variables that hold secrets, and the
+// handoff of a relaunch; takeSecrets removes them from the process
+// environment.
+var secretEnv = []string{envToken, envStateKey, envHandoff}
 
 // secretEnvName returns the environment variable of the secret what for
 // the server named name, one a shell can set: the name upper-cased, every
@@ -86,29 +92,73 @@ func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(s
 }
 
 // readSecretFile reads the secret file path, named by its flag in errors
-// and warnings. It refuses a file over maxSecretFileBytes, and warns when
-// users other than its owner may access a regular file.
-func readSecretFile(flagName, path string, warn warnFunc) ([]byte, error) {
+// and warnings (secretFileContent). It warns when users other than its
+// owner may access a regular file.
+func readSecretFile(flagName, path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
+	perm, b, err := secretFileContent(flagName, path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if perm&0o077 != 0 {
+		warn("secret file is accessible to users other than its owner; chmod 600 it", "flag", flagName, "path", path, "mode", fmt.Sprintf("%#o", perm))
+	}
+	return b, nil
+}
+
+// secretFileKey is the getenv name under which a relaunched process
+// finds the secret file flagName names, as its launcher read it
+// (handedSecretFile): the relaunched image starts confined and may not
+// read it. No environment variable has such a name (names hold no '=').
+func secretFileKey(flagName string) string { return "=" + flagName }
+
+// handedSecretFile is the value of secretFileKey: the file's
+// permissions in octal, a colon, its content.
+func handedSecretFile(perm fs.FileMode, content []byte) string {
+	return strconv.FormatUint(uint64(perm.Perm()), 8) + ":" + string(content)
+}
+
+// secretFileContent reads the secret file path, or what getenv hands
+// over for flagName (secretFileKey), and its permissions (none but a
+// regular file's, and none on Windows). It refuses a file over
+// maxSecretFileBytes.
+func secretFileContent(flagName, path string, getenv func(string) string) (fs.FileMode, []byte, error) {
+	if v := getenv(secretFileKey(flagName)); v != "" {
+		perm, content, ok := strings.Cut(v, ":")
+		p, err := strconv.ParseUint(perm, 8, 32)
+		if !ok || err != nil || len(content) > maxSecretFileBytes {
+			return 0, nil, fmt.Errorf("%s: the relaunch handed over a malformed file", flagName)
+		}
+		return fs.FileMode(p).Perm(), []byte(content), nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flagName, err)
+		return 0, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
 	// The opened file's mode, not the path's a moment later; Windows has
 	// no Unix permissions.
+	var perm fs.FileMode
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && runtime.GOOS != "windows" {
-		if perm := info.Mode().Perm(); perm&0o077 != 0 {
-			warn("secret file is accessible to users other than its owner; chmod 600 it", "flag", flagName, "path", path, "mode", fmt.Sprintf("%#o", perm))
-		}
+		perm = info.Mode().Perm()
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flagName, err)
+		return 0, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	if len(b) > maxSecretFileBytes {
-		return nil, fmt.Errorf("%s %s is larger than %d bytes: not a secret file", flagName, path, maxSecretFileBytes)
+		return 0, nil, fmt.Errorf("%s %s is larger than %d bytes: not a secret file", flagName, path, maxSecretFileBytes)
 	}
-	return b, nil
+	return perm, b, nil
+}
+
+// secretFiles are the secret files cfg's flags name, by flag, in a fixed
+// order: what a relaunch hands over.
+func (cfg *config) secretFiles() [][2]string {
+	var files [][2]string
+	if cfg.stateKeyFile != "" {
+		files = append(files, [2]string{"-state-key-file", cfg.stateKeyFile})
+	}
+	return append(files, cfg.http.secretFiles()...)
 }
 
 // isText reports whether b is printable ASCII and white space, as a key
@@ -132,7 +182,7 @@ func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byt
 	source := envStateKey
 	switch {
 	case path != "":
-		b, err := readSecretFile("-state-key-file", path, warn)
+		b, err := readSecretFile("-state-key-file", path, getenv, warn)
 		if err != nil {
 			return nil, err
 		}

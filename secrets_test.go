@@ -172,3 +172,26 @@ func TestSecretEnvName(t *testing.T) {
 		t.Errorf("baremcp reads %s and %s, want BAREMCP_TOKEN and BAREMCP_STATE_KEY (README, docs/OPERATIONS.md)", envToken, envStateKey)
 	}
 }
+
+// TestSecretFileHandedOver: a relaunched process takes a secret file as
+// its launcher read it (handoff), never the path, which it may not read
+// once confined; the permission warning comes with it.
+func TestSecretFileHandedOver(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	var warned []string
+	warn := func(msg string, args ...any) { warned = append(warned, msg) }
+	getenv := envOf(map[string]string{secretFileKey("-state-key-file"): handedSecretFile(0o644, []byte("k\x00y"))})
+	b, err := readSecretFile("-state-key-file", missing, getenv, warn)
+	if err != nil || string(b) != "k\x00y" {
+		t.Errorf("readSecretFile with a handed-over file = %q, %v; want its content", b, err)
+	}
+	if len(warned) != 1 {
+		t.Errorf("a handed-over file readable by others warned %q, want once", warned)
+	}
+	for _, bad := range []string{"644", "9:x", ":x", "600:" + strings.Repeat("x", maxSecretFileBytes+1)} {
+		getenv := envOf(map[string]string{secretFileKey("-token-file"): bad})
+		if _, err := readSecretFile("-token-file", missing, getenv, warn); err == nil || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("readSecretFile with a handed-over %.12q = %v, want it refused as malformed", bad, err)
+		}
+	}
+}

@@ -167,9 +167,10 @@ type config struct {
 	// stateKey signs MRTR requestState; nil draws a random key per
 	// process. stateTTL is its lifetime (0 means defaultStateTTL); now is
 	// the clock (nil means time.Now; tests set it).
-	stateKey []byte
-	stateTTL time.Duration
-	now      func() time.Time
+	stateKey     []byte
+	stateKeyFile string // -state-key-file, read at start (a relaunch hands it over)
+	stateTTL     time.Duration
+	now          func() time.Time
 	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
 	// 0 means the default, maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int

@@ -6,10 +6,12 @@
 # own, from your server as go build builds it (or with --tags). check.mjs
 # says what is checked.
 #
-# usage: harness/apps/check.sh [--tool NAME [--args JSON] [--tags TAGS]] [--screenshot FILE]
+# usage: harness/apps/check.sh [--tool NAME [--args JSON] [--tags TAGS]] [--server BIN] [--screenshot FILE]
 #   --tool NAME    the tool whose view to render (its _meta.ui.resourceUri)
 #   --args JSON    the arguments it is called with (default {})
 #   --tags TAGS    build tags of your server's build (default none)
+#   --server BIN   run this binary of that build instead of building one
+#                  (.ci/run builds the demo once for every check)
 #   --screenshot   write what the host shows to FILE (a PNG), to look at
 #
 # Needs Go and Node; installs Debian's chromium with apt-get when it is
@@ -24,10 +26,11 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 START=$SECONDS
 
-tool="" args="" tags="" pass=()
+tool="" args="" tags="" server="" pass=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --tool) tool="$2"; shift ;;
+    --server) server="$2"; shift ;;
     --args) args="$2"; shift ;;
     --tags) tags="$2"; shift ;;
     --screenshot) pass+=(--screenshot "$2"); shift ;;
@@ -69,7 +72,11 @@ if [ -z "$tool" ]; then
 else
   pass+=(--tool "$tool" --args "${args:-{\}}")
 fi
-(cd "$REPO" && go build -tags "$tags" -o "$WORK/server" .) >&2 || { echo "check.sh: go build -tags '$tags' failed" >&2; exit 3; }
+if [ -n "$server" ]; then
+  cp "$server" "$WORK/server"
+else
+  (cd "$REPO" && go build -tags "$tags" -o "$WORK/server" .) >&2 || { echo "check.sh: go build -tags '$tags' failed" >&2; exit 3; }
+fi
 
 # render SERVER ARGS...: check.mjs on SERVER; its status.
 render() {

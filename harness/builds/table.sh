@@ -85,6 +85,10 @@ for b in "${builds[@]}"; do
   # Its start before main: the same files, and an init that answers and exits.
   src="$TMP/src-$name"
   mkdir -p "$src" && cp "$ROOT/go.mod" "${gofiles[@]}" "$src/"
+  # and the files they embed (//go:embed), at their paths
+  (cd "$ROOT" && go list -tags "$tags" -f '{{range .EmbedFiles}}{{.}}{{"\n"}}{{end}}' . | while IFS= read -r f; do
+    mkdir -p "$src/$(dirname "$f")" && cp "$f" "$src/$f"
+  done)
   cat >"$src/zz_before_main.go" <<'GO'
 package main
 

@@ -14,7 +14,9 @@
 # (requests, errors, p99 during the restarts) and last "N passed, M
 # failed".
 #
-# usage: harness/cluster/check.sh [-keep] [-rate N] [-settle D]
+# usage: harness/cluster/check.sh [-bin BIN] [-keep] [-rate N] [-settle D]
+#   -bin BIN   run this demo binary (CGO_ENABLED=0 go build -tags demo)
+#              instead of building one: .ci/run builds it once for every check
 #   -keep      keep the generated configuration and the logs
 #   -rate N    modern requests a second during the rolling restart (200)
 #   -settle D  load before the first restart and after each (2s)
@@ -36,7 +38,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 case "${1:-}" in
-  -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 if ! grep -qs '^func registerDemo(' "$ROOT"/*.go; then
@@ -61,7 +63,18 @@ haproxy -v | sed -n 1p
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
-(cd "$ROOT" && CGO_ENABLED=0 go build -tags demo -o "$tmp/baremcp" .)
+bin=""
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -bin) bin="${2:?-bin needs a binary}"; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+if [ -z "$bin" ]; then
+  # CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+  (cd "$ROOT" && CGO_ENABLED=0 go build -tags demo -o "$tmp/baremcp" .)
+  bin="$tmp/baremcp"
+fi
 (cd "$HERE" && go vet . && go build -o "$tmp/cluster" .)
-"$tmp/cluster" -repo "$ROOT" -bin "$tmp/baremcp" -haproxy "$(command -v haproxy)" "$@"
+"$tmp/cluster" -repo "$ROOT" -bin "$bin" -haproxy "$(command -v haproxy)" ${args[@]+"${args[@]}"}

@@ -11,13 +11,17 @@
 #        1.0.4 (2024-11-05), 1.12.1 (2025-03-26), 1.32.2 (2025-11-25)
 #   TS   harness/interop-clients/ts/fields.mjs     1.32.2 against the test
 #        registry's fields part (every field the registry API offers),
-#        served by go test -run TestFieldsTypeScriptClient
+#        served by go test -tags demo -run TestFieldsTypeScriptClient
+#        (the test registry's part, in any build: the demo build's test
+#        binary is the one CI has compiled already)
 #   TS   the interop-ts harness (harness/interop-ts, or tools/interop-ts
 #        before the rename), --client v2: @modelcontextprotocol/client 2.4.0
 #        in every mode
 #
-# usage: harness/interop-clients/check.sh [--keep DIR]
-#   --keep DIR  leave the binaries, the raw output and the servers' stderr in DIR
+# usage: harness/interop-clients/check.sh [--keep DIR] [--server BIN]
+#   --keep DIR    leave the binaries, the raw output and the servers' stderr in DIR
+#   --server BIN  test this demo binary (CGO_ENABLED=0 go build -tags demo)
+#                 instead of building one: .ci/run builds it once for every check
 #
 # Prints every PASS/FAIL line, a table client x version x transport ->
 # passed/run, the gate's verdict (UNEXPECTED FAIL, XPASS, STALE lines), the
@@ -42,10 +46,12 @@ if ! grep -qs '^func registerDemo(' "$REPO"/*.go; then
 fi
 
 KEEP=""
+SERVER=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) KEEP="${2:?--keep needs a directory}"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --server) SERVER="${2:?--server needs a binary}"; shift 2 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -74,10 +80,14 @@ done
 
 # ------------------------------------------------------------------ build --
 # -tags demo selects the demo registry the scenarios need.
-echo "check.sh: building baremcp (-tags demo)" >&2
-# CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
-(cd "$REPO" && CGO_ENABLED=0 go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
-SERVER="$WORK/baremcp"
+if [ -z "$SERVER" ]; then
+  echo "check.sh: building baremcp (-tags demo)" >&2
+  # CGO_ENABLED=0: a binary without cgo confines every one of its threads (confine_linux.go)
+  (cd "$REPO" && CGO_ENABLED=0 go build -tags demo -o "$WORK/baremcp" .) >>"$LOG" 2>&1 || die "go build of baremcp failed"
+  SERVER="$WORK/baremcp"
+fi
+[ -x "$SERVER" ] || die "$SERVER is not an executable"
+SERVER="$(cd "$(dirname "$SERVER")" && pwd)/$(basename "$SERVER")"
 
 GO_CLIENTS=()
 for dir in "$HARNESS"/interop-go/*/; do
@@ -132,8 +142,10 @@ run tssdk node "$TS/sdk1.mjs" --server "$SERVER"
 # The SDK 1.32.2 client against the test registry's fields part, which sets
 # every field the registry API offers (fields_test.go serves it over HTTP
 # and runs ts/fields.mjs): one 2025-11-25 session lists and calls every tool.
-echo "check.sh: running tsfields (go test -run TestFieldsTypeScriptClient)" >&2
-(cd "$REPO" && go test -count=1 -run 'TestFieldsTypeScriptClient$' -ts-fields "$TS/fields.mjs" -v .) >"$WORK/tsfields.out" 2>>"$LOG" || true
+# The part is the same in every build; -tags demo, whose tests .ci/run
+# compiles (and whose absence skips this whole check), saves a compile.
+echo "check.sh: running tsfields (go test -tags demo -run TestFieldsTypeScriptClient)" >&2
+(cd "$REPO" && go test -count=1 -tags demo -run 'TestFieldsTypeScriptClient$' -ts-fields "$TS/fields.mjs" -v .) >"$WORK/tsfields.out" 2>>"$LOG" || true
 sed -n -E 's#^ +(PASS|FAIL) ([^ :]+)(.*)$#\1 tssdk-1.32.2-fields/http/\2\3#p' "$WORK/tsfields.out" >>"$OUT"
 grep -q '^ *7 passed, 0 failed' "$WORK/tsfields.out" || { cat "$WORK/tsfields.out" >&2; echo "FAIL tssdk-1.32.2-fields/http/run: fields.mjs did not pass every step" >>"$OUT"; }
 # The v2 harness names configurations v2-<mode>; prefix them with the

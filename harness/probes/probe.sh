@@ -12,10 +12,10 @@
 # one line saying the probes are skipped and exits 0. Then:
 #   - stdio: one fresh process per probe, lines piped in one at a time,
 #     every line it writes recorded;
-#   - HTTP: starts `BINARY -http 127.0.0.1:PORT` on a free loopback port
-#     and sends each probe with curl, recording the status, the headers
-#     that carry meaning (Content-Type, Allow, Mcp-Session-Id, CORS,
-#     WWW-Authenticate) and the body.
+#   - HTTP: starts `BINARY -http 127.0.0.1:0` (a free loopback port the
+#     server picks and logs) and sends each probe with curl, recording
+#     the status, the headers that carry meaning (Content-Type, Allow,
+#     Mcp-Session-Id, CORS, WWW-Authenticate) and the body.
 # The record goes to harness/probes/last-run.txt (not committed) and is
 # compared with harness/probes/expected.txt (committed). The port is written
 # as PORT, session ids as SESSION, the server's name (in serverInfo and
@@ -135,24 +135,15 @@ stdio "unknown notification" '{"jsonrpc":"2.0","method":"notifications/nope"}'
 
 # ------------------------------------------------------------------- HTTP --
 
-free_port() {
-  local p i
-  for i in $(seq 1 100); do
-    p=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
-PORT="$(free_port)" || { echo "probe.sh: no free port" >&2; exit 3; }
-URL="http://127.0.0.1:$PORT/mcp"
-"$BIN" -http "127.0.0.1:$PORT" 2>"$TMP/server.log" &
+# The server takes a free port itself (-http 127.0.0.1:0) and logs it:
+# a port chosen here could be taken, before the server binds it, by
+# another process's connection (CI runs checks beside each other).
+"$BIN" -http "127.0.0.1:0" 2>"$TMP/server.log" &
 SERVER_PID=$!
+PORT=""
 for i in $(seq 1 100); do
-  code="$(curl -s -o /dev/null -m 1 -w '%{http_code}' "$URL" || true)"
-  [ -n "$code" ] && [ "$code" != 000 ] && break
+  PORT="$(sed -n 's#.*msg="serving Streamable HTTP" url=http://127\.0\.0\.1:\([0-9][0-9]*\)/.*#\1#p' "$TMP/server.log" | head -n 1)"
+  [ -n "$PORT" ] && break
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     cat "$TMP/server.log" >&2
     echo "probe.sh: the server exited" >&2
@@ -160,6 +151,8 @@ for i in $(seq 1 100); do
   fi
   sleep 0.1
 done
+[ -n "$PORT" ] || { cat "$TMP/server.log" >&2; echo "probe.sh: the server did not say where it serves" >&2; exit 3; }
+URL="http://127.0.0.1:$PORT/mcp"
 
 # http NAME METHOD PATH BODY [curl -H args...] : one request, recorded.
 # Headers are given exactly; curl's defaults (Accept, Content-Type) are

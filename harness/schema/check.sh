@@ -9,7 +9,11 @@
 # must be accounted for in fields-where.txt, and docs/COVERAGE.md's field
 # table must be what fields.mjs renders from them.
 #
-# usage: harness/schema/check.sh
+# usage: harness/schema/check.sh [WIRE_LOG]
+#   WIRE_LOG  the messages already written by a go test -wire-log run that
+#             played the transcripts (TestTranscripts and
+#             TestDemoTranscripts: .ci/run's go test -race writes one);
+#             without it, check.sh plays them itself
 #
 # The revisions' schemas are read from ../shared/spec beside the
 # checkout, or $BAREMCP_SPEC. Installs ajv with npm ci on first use.
@@ -36,14 +40,21 @@ if [ ! -f "$HERE/node_modules/ajv/package.json" ]; then
   (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error) >&2 || { echo "check.sh: npm ci failed" >&2; exit 3; }
 fi
 
-LOG="$(mktemp "${TMPDIR:-/tmp}/baremcp-wire.XXXXXX")"
-trap 'rm -f "$LOG"' EXIT
-
-# The product build's transcripts (the test registry, testdata/fields
-# among them), then the demo's own.
-(cd "$REPO" && go test -count=1 -run 'TestTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test failed" >&2; exit 3; }
-if grep -qs '^func registerDemo(' "$REPO"/*.go; then
-  (cd "$REPO" && go test -count=1 -tags demo -run 'TestDemoTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test -tags demo failed" >&2; exit 3; }
+if [ $# -gt 0 ]; then
+  LOG="$1"
+  if [ ! -s "$LOG" ]; then
+    echo "check.sh: $LOG is missing or empty: no transcript was played with -wire-log" >&2
+    exit 2
+  fi
+else
+  LOG="$(mktemp "${TMPDIR:-/tmp}/baremcp-wire.XXXXXX")"
+  trap 'rm -f "$LOG"' EXIT
+  # The product build's transcripts (the test registry, testdata/fields
+  # among them), then the demo's own.
+  (cd "$REPO" && go test -count=1 -run 'TestTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test failed" >&2; exit 3; }
+  if grep -qs '^func registerDemo(' "$REPO"/*.go; then
+    (cd "$REPO" && go test -count=1 -tags demo -run 'TestDemoTranscripts' -wire-log "$LOG" .) >&2 || { echo "check.sh: go test -tags demo failed" >&2; exit 3; }
+  fi
 fi
 
 echo "check.sh: every field of every revision (fields.mjs)" >&2
