@@ -78,6 +78,12 @@ mkdir -p "$TMP/src" "$TMP/src-stdio"
 (cd "$HERE/callpath" && go build -o "$TMP/callpath" .)
 "$TMP/callpath" instrument "$ROOT" "$TMP/src" ""
 "$TMP/callpath" instrument "$ROOT" "$TMP/src-stdio" "stdio"
+# and the files each build embeds (//go:embed), at their paths
+for b in src: src-stdio:stdio; do
+  (cd "$ROOT" && go list -tags "${b#*:}" -f '{{range .EmbedFiles}}{{.}}{{"\n"}}{{end}}' . | while IFS= read -r f; do
+    mkdir -p "$TMP/${b%%:*}/$(dirname "$f")" && cp "$f" "$TMP/${b%%:*}/$f"
+  done)
+done
 (cd "$TMP/src" && go build -o "$TMP/traced" .)
 (cd "$TMP/src-stdio" && go build -tags stdio -o "$TMP/traced-stdio" .)
 
