@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of authorization over Streamable HTTP (auth.go, httpsse_auth.go)
+// Tests of authorization over Streamable HTTP (auth_http.go, httpsse_auth.go)
 // against the test authorization server: the protected resource metadata,
 // one raw request per challenge rule (and no handler reached by any
 // refused request), scopes per tool, prompt and resource in both eras,

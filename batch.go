@@ -1,8 +1,8 @@
 // JSON-RPC batches, which 2025-03-26 servers MUST receive and 2025-06-18
 // removed: accepted only in a session that negotiated 2025-03-26
-// (docs/GAPS.md, "Batches"). A transport (stdio.go, batch_http.go) reads a
-// batch with readBatch, takes its responses and notifications and
-// registers its requests with takeBatch, and serves them with answerBatch.
+// (docs/GAPS.md, "Batches"). The driver (conn.go) reads a batch with
+// readBatch, takes its responses and notifications and registers its
+// requests in order (incoming.begin), and serves them with answerBatch.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization,
@@ -14,7 +14,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 )
 
@@ -141,7 +140,7 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 			it.kind = batchResponse
 		case msg.isNotification():
 			it.kind = batchNotification
-		case msg.method == methodInitialize:
+		case methods[msg.method].handshake:
 			it.reply = encodeError(msg.id, newError(codeInvalidRequest, "invalid request: initialize must not be part of a batch"))
 		default:
 			req := s.newRequest(&it.msg, sess, f)
@@ -153,34 +152,6 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 		}
 	}
 	return items, nil
-}
-
-// batchHooks are what a transport does with a batch's entries as
-// takeBatch reads them.
-type batchHooks struct {
-	cancel func(params []byte)   // a notifications/cancelled's params (an earlier entry's included)
-	begin  func(i int) *rpcError // registers request entry i in flight; an error refuses it
-}
-
-// takeBatch goes through items in order, as the transport would through
-// as many messages: responses and notifications take effect, requests are
-// registered with h.begin. It returns how many requests are left to serve.
-func (s *server) takeBatch(ctx context.Context, items []batchItem, sess *session, h batchHooks, transport string) (requests int) {
-	for i := range items {
-		it := &items[i]
-		switch {
-		case it.kind == batchRequest:
-			if rerr := h.begin(i); rerr != nil {
-				it.kind, it.req, it.reply = batchRefused, nil, encodeError(it.msg.id, rerr)
-				continue
-			}
-			requests++
-		case (it.kind == batchResponse || it.kind == batchNotification) && s.takeControl(&it.msg, sess, h.cancel, transport):
-		case it.kind == batchNotification:
-			s.dispatch(ctx, &it.msg, exchange{session: sess})
-		}
-	}
-	return requests
 }
 
 // answerBatch serves the request entries of items one after another with

@@ -70,6 +70,29 @@ func TestStdioBuildDeps(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a file's name says its build", func(t *testing.T) {
+		// The HTTP wing is httpsse*.go (the transport) and *_http.go (another
+		// root's HTTP part, an OS suffix after it): the stdio build's files
+		// are the others, stdio_build.go and its stand-ins included. A test
+		// named so is the wing's too (others may leave the stdio build for
+		// reasons of their own: confine_linux_test.go).
+		files := func(tags, list string) []string {
+			out, err := exec.Command(goTool(t), "list", "-tags", tags, "-f", "{{join ."+list+" \" \"}}", ".").Output()
+			if err != nil {
+				t.Fatalf("go list -tags %q .: %v", tags, err)
+			}
+			return strings.Fields(string(out))
+		}
+		for _, list := range []string{"GoFiles", "TestGoFiles"} {
+			stdio := files("stdio", list)
+			for _, f := range files("", list) {
+				named := httpWingFile(f)
+				if in := slices.Contains(stdio, f); in == named && (named || list == "GoFiles") {
+					t.Errorf("%s: in the stdio build %v, but its name says %v", f, in, !named)
+				}
+			}
+		}
+	})
 	t.Run("full build", func(t *testing.T) {
 		got := deps("")
 		for _, pkg := range stdioForbidden {
@@ -105,4 +128,15 @@ func TestStdioBuildKnowsNoHTTPFlag(t *testing.T) {
 			}
 		}
 	}
+}
+
+// httpWingFile reports whether a file's name says it belongs to the HTTP
+// wing alone (//go:build !stdio): httpsse*.go, or a part named *_http
+// (before _test, before an OS suffix).
+func httpWingFile(name string) bool {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".go"), "_test")
+	for _, os := range []string{"_linux", "_other"} {
+		base = strings.TrimSuffix(base, os)
+	}
+	return strings.HasPrefix(base, "httpsse") || strings.HasSuffix(base, "_http")
 }

@@ -62,9 +62,10 @@ type eraDecision struct {
 // decideEra is the one place the era of a message is decided: classic
 // when the classic era is open to it, its _meta names no protocol
 // version, and its method is classic-only or the session has negotiated;
-// else modern. Streamable HTTP (f.sessionHints) finds its session after
-// this, from the framing; a named session counts as negotiated, since
-// classic_http.go answers 404 for any other id. TestEraRules pins it.
+// else modern. A transport that finds its session late (f.lateSession)
+// looks it up after this, from its framing; a named session counts as
+// negotiated, since the transport refuses any other name
+// (classic_http.go). TestEraRules pins it.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
 func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision {
@@ -74,15 +75,18 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	}
 	var negotiated bool
 	switch {
+	case sess != nil && req.meta.modern:
+		// Modern _meta: served modern, whatever the session negotiated.
+		return eraDecision{era: modernEra, classicOn: true}
 	case sess != nil:
 		negotiated = sess.negotiated() != ""
-	case f.sessionHints:
+	case f.lateSession:
 		// Modern _meta wins over a classic version header, so that the
 		// mirrored-header check names the mismatch (-32020).
-		if req.method != methodInitialize && !f.sessionNamed && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
+		if !methods[req.method].handshake && !f.namesSession && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
 			return modern
 		}
-		negotiated = f.sessionNamed
+		negotiated = f.namesSession
 	default:
 		return modern
 	}

@@ -116,7 +116,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-sess.done:
-			return nil, newError(codeInternalError, "%s: the session ended while waiting for the client", req.method)
+			return nil, &endedWithClient{newError(codeInternalError, "%s: the session ended while waiting for the client", req.method)}
 		case <-timer.C:
 			var waiting []string
 			for _, q := range qs {

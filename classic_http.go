@@ -15,7 +15,6 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -87,11 +86,13 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 	return e.requests == 0 && now.Sub(e.lastUsed) > st.idle || e.sess.ended()
 }
 
-// endLocked removes e and ends its session.
+// endLocked removes e and ends its session, cancelling its requests in
+// flight.
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
 	st.open.give(e.sess.share, 1)
 	e.sess.end()
+	e.sess.calls.cancelAll(errSessionEnded)
 }
 
 // sweepLocked ends the expired sessions.
@@ -182,7 +183,7 @@ func (st *sessionStore) full(share string) bool {
 // is a use.
 func (st *sessionStore) lookupLocked(id, owner string) *sessionEntry {
 	e := st.byID[id]
-	if e == nil || e.sess.owner != owner {
+	if e == nil || httpPart(e.sess).owner != owner {
 		return nil
 	}
 	now := st.now()
@@ -234,7 +235,7 @@ func (st *sessionStore) remove(id, owner string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	e := st.byID[id]
-	if e == nil || e.sess.owner != owner {
+	if e == nil || httpPart(e.sess).owner != owner {
 		return false
 	}
 	st.endLocked(id, e)
@@ -287,8 +288,8 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 		find = t.sessions.acquire
 	}
 	sess := find(strings.TrimSpace(ids[0]), who.binding())
-	if t.stream(sess) != nil {
-		// A 2024-11-05 HTTP+SSE session (classic_sse.go): its answers
+	if httpPart(sess) != nil && httpPart(sess).sse != nil {
+		// A 2024-11-05 HTTP+SSE session (classic_sse_http.go): its answers
 		// travel on its own stream, so its id names no session here.
 		if request {
 			t.sessions.release(sess)
@@ -332,123 +333,114 @@ func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcE
 		return newError(codeInvalidRequest, "bad request: %s header appears more than once", headerProtocolVersion)
 	case !isClassicVersion(v) && !isModern(v):
 		return newError(codeInvalidRequest, "bad request: %s %q is not a protocol version this server serves; this session's is %s", headerProtocolVersion, v, negotiated)
-	case v != negotiated && sess.noteForgivenHeader():
+	case v != negotiated && httpPart(sess).noteForgivenHeader():
 		t.s.log.Warn("serving a classic session's request at its negotiated version despite its version header (logged once per session)",
 			"transport", "http", "header", v, "negotiated", negotiated, "client", sess.clientName())
 	}
 	return nil
 }
 
-// postClassic serves one classic-era POST: initialize opens a session; a
-// response from the client goes to the bridge waiting for it; a
-// notification is handled and answered 202; a request is served in its
-// session like the modern ones, on a JSON body or an SSE stream. As in
-// post, a request takes a request slot, a response or a notification a
-// control slot, and a refusal gives the body back (release) before it is
-// written.
+// postClassic serves one classic-era POST, taken by the driver (in):
+// initialize opens a session; a response from the client goes to the
+// bridge waiting for it, a notification is served, both answered 202; a
+// request is served in its session like the modern ones, on a JSON body
+// or an SSE stream. As in post, a request takes a request slot, a
+// response or a notification a control slot.
 // [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller, release func()) {
-	if msg.method == methodInitialize && !msg.isNotification() {
-		t.initialize(w, r, rc, msg, req, who, release)
+func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, in *incoming, who caller) {
+	if in.ordered() {
+		t.initialize(w, r, rc, in, who)
 		return
 	}
 	sess, status, rerr := t.session(r, who, true)
 	if sess == nil {
-		release()
-		writeHTTPError(w, status, rerr, msg.id)
+		writeHTTPError(w, status, rerr, in.msg.id)
 		return
 	}
 	defer t.sessions.release(sess)
-	if msg.isResponse() || msg.isNotification() {
-		if t.takeInSession(w, r, msg, req, who, sess, release, "http") {
-			w.WriteHeader(http.StatusAccepted)
-		}
+	in.join(sess)
+	if in.kind != incomingRequest {
+		t.takeAside(w, r, in, who)
 		return
 	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	untrack, ok := sess.track(msg.id, cancel)
-	if !ok {
-		release()
-		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id), msg.id)
+	if !in.begin(r.Context()) {
+		writeHTTPError(w, http.StatusBadRequest, in.err, in.msg.id)
 		return
 	}
-	defer untrack()
-	if !t.admit(w, r, t.slots, who, release, msg.id) {
+	defer in.end()
+	if !t.admit(w, r, t.slots, who, in.msg.id) {
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	t.respond(ctx, w, rc, r, req, who, sess)
+	t.respond(w, rc, r, in, who)
 }
 
-// takeInSession takes a response or a notification POSTed in sess under a
-// control slot, not a request slot (issue 19, finding 10: they may be
-// what a request holding a slot waits for): an answer or a cancellation
-// frees what a request holds (takeControl), another notification is
-// served. false means the slot was refused and 503 answered; the caller
-// answers 202 otherwise. transport names the transport in logs.
-func (t *httpTransport) takeInSession(w http.ResponseWriter, r *http.Request, msg *message, req *request, who caller, sess *session, release func(), transport string) bool {
-	if !t.admit(w, r, t.control, who, release, msg.id) {
-		return false
+// takeAside takes a response or a notification POSTed in a session under
+// a control slot, not a request slot (issue 19, finding 10: they may be
+// what a request holding a slot waits for), and answers 202; 503 when no
+// control slot is free.
+func (t *httpTransport) takeAside(w http.ResponseWriter, r *http.Request, in *incoming, who caller) {
+	if !t.admit(w, r, t.control, who, in.msg.id) {
+		return
 	}
 	defer t.control.give(who.share, 1)
-	if !t.s.takeControl(msg, sess, sess.cancelNamed, transport) {
-		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who, session: sess})
-	}
-	return true
+	in.begin(r.Context())
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // postBatch serves a POST whose body is a JSON-RPC batch and that names a
 // session (batch.go). Outside a 2025-03-26 session it is 400 -32600, as
 // an array anywhere else; a batch refused whole (not JSON, empty, over
-// maxBatchEntries) is 400 with its one error. Otherwise its entries are
-// judged alone, in order: responses go to the bridges, notifications to
-// their handlers, requests are tracked in the session (cancellable,
-// their ids in flight) and served one after another within one request
-// slot (a batch without requests takes a control slot). A batch of only
-// notifications and responses is 202; otherwise the answers are one JSON
-// array, in a JSON body, or as the last event of the SSE stream that the
-// requests' notifications (progress, logs, bridged requests) opened.
-// JSON-RPC errors inside it travel with 200, as in any classic session.
-// A refusal gives the body back (release) before it is written.
+// maxBatchEntries) is 400 with its one error. Otherwise the driver takes
+// its entries alone, in order, once the batch is admitted (a request
+// slot, or a control slot for a batch without requests): nothing of a
+// batch refused 503 takes effect, and the client may send it again
+// (review A, finding 8). A batch of only notifications and responses is
+// 202; otherwise the answers are one JSON array, in a JSON body, or as the
+// last event of the SSE stream that the requests' notifications
+// (progress, logs, bridged requests) opened. JSON-RPC errors inside it
+// travel with 200, as in any classic session.
 // [§Sending Messages to the Server (2025-03-26)]: https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server
-func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller, release func()) {
+func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, body []byte, who caller) {
 	sess, status, rerr := t.session(r, who, true)
 	if sess == nil {
-		release()
 		writeHTTPError(w, status, rerr)
 		return
 	}
 	defer t.sessions.release(sess)
-	b, rerr := t.s.readSessionBatch(r.Context(), sess, body, httpFraming(r.Header, false), "http")
-	if rerr != nil {
-		release()
-		writeHTTPError(w, http.StatusBadRequest, rerr)
+	in := conn{s: t.s, sess: sess, transport: transportHTTP}.take(body, httpFraming(r.Header, false))
+	if in.err != nil {
+		writeHTTPError(w, http.StatusBadRequest, in.err)
 		return
 	}
-	defer b.end()
-	lim := t.slots
-	if b.requests == 0 {
-		lim = t.control
+	lim := t.control
+	if in.requests() {
+		lim = t.slots
 	}
-	if !t.admit(w, r, lim, who, release, nil) {
+	if !t.admit(w, r, lim, who, nil) {
 		return
 	}
 	defer lim.give(who.share, 1)
-	b.take()
+	serve := in.begin(r.Context())
+	defer in.end()
+	if !serve && in.reply == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	call := t.newCall(w, rc, r, who, nil)
 	defer call.release()
-	reply := b.answer(exchange{transport: transportHTTP, send: call.notify, caller: who, closing: t.closing})
-	requests := b.requests
-	switch {
-	case reply != nil:
-		call.finish(replyParts{reply}, 0)
-	case requests == 0:
-		w.WriteHeader(http.StatusAccepted)
-	default:
+	if !serve {
+		// Refused entries, and nothing to serve.
+		call.finish(reply{parts: replyParts{in.reply}})
+		return
+	}
+	rep := in.serve(exchange{send: call.notify, caller: who, closing: t.closing})
+	if rep.parts.join() == nil {
 		// Every request was cancelled: no answer is sent.
 		call.abandon()
+		return
 	}
+	call.finish(rep)
 }
 
 // initialize serves initialize on HTTP: a fresh session negotiates, and
@@ -457,36 +449,36 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 // session is initialized once. When the store is full, the session takes
 // the place of the least recently used idle one (sessionStore).
 // [§Session Management]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
-func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, msg *message, req *request, who caller, release func()) {
+func (t *httpTransport) initialize(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, in *incoming, who caller) {
 	if len(r.Header.Values(headerSessionID)) > 0 {
-		release()
-		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), msg.id)
+		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: initialize must not carry %s", headerSessionID), in.msg.id)
 		return
 	}
 	if t.sessions.full(who.share) {
-		release()
-		writeBusy(w, sessionsBusy(), msg.id)
+		writeBusy(w, sessionsBusy(), in.msg.id)
 		return
 	}
-	if !t.admit(w, r, t.slots, who, release, msg.id) {
+	if !t.admit(w, r, t.slots, who, in.msg.id) {
 		return
 	}
 	defer t.slots.give(who.share, 1)
-	sess := newSession()
 	// 128 random bits in base32: visible ASCII, unguessable.
-	sess.id, sess.owner, sess.share = rand.Text(), who.binding(), who.share
-	call := t.newCall(w, rc, r, who, req.id)
+	sess := newHTTPSession(rand.Text(), who)
+	in.join(sess)
+	in.begin(r.Context())
+	defer in.end()
+	call := t.newCall(w, rc, r, who, in.msg.id)
 	defer call.release()
-	reply, code := t.s.serveParts(r.Context(), req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess})
+	rep := in.serve(exchange{send: call.notify, caller: who})
 	if sess.negotiated() != "" {
 		if !t.sessions.add(sess) {
 			sess.end()
-			writeBusy(w, sessionsBusy(), msg.id)
+			writeBusy(w, sessionsBusy(), in.msg.id)
 			return
 		}
 		w.Header().Set(headerSessionID, sess.id)
 	}
-	call.finish(reply, req.era.replyCode(code))
+	call.finish(rep)
 }
 
 // getStream serves GET: the session's standalone SSE stream, carrying what
@@ -511,11 +503,11 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 		writeHTTPError(w, status, rerr)
 		return
 	}
-	if !sess.openStream() {
+	if !httpPart(sess).openStream() {
 		writeHTTPError(w, http.StatusConflict, newError(codeInvalidRequest, "conflict: this session's GET stream is already open"))
 		return
 	}
-	defer sess.closeStream()
+	defer httpPart(sess).closeStream()
 	t.pump(w, r, who, sess, nil, nil)
 }
 
@@ -523,7 +515,7 @@ func (t *httpTransport) getStream(w http.ResponseWriter, r *http.Request, who ca
 // session ends: head first (nil for none), then what session.push
 // queues, the session's list changes and resource updates
 // (classic_subscriptions.go), and what direct carries (nil for nothing:
-// the answers of the 2024-11-05 transport's requests, classic_sse.go),
+// the answers of the 2024-11-05 transport's requests, classic_sse_http.go),
 // with a keep-alive comment every -sse-keepalive, until the credential of
 // who, which opened it, expires. It is the stream's one writer.
 func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller, sess *session, head []byte, direct <-chan []byte) {
@@ -565,7 +557,7 @@ func (t *httpTransport) pump(w http.ResponseWriter, r *http.Request, who caller,
 			if !event(msg) {
 				return
 			}
-		case msg := <-sess.queue:
+		case msg := <-httpPart(sess).queue:
 			if !event(msg) {
 				return
 			}
@@ -624,22 +616,6 @@ func acceptsSSE(values []string) bool {
 		}
 	}
 	return false
-}
-
-// replyCode is the code whose HTTP status answers a reply (httpStatus):
-// a reply served modern maps its error code; a classic one travels with
-// 200, because a JSON-RPC error is a response like any other in the
-// classic revisions (clients of that era treat any other status as a
-// transport failure). Insufficient scope is the exception: it is
-// HTTP's 403 in every revision that has authorization (2025-03-26 on),
-// and what a client's step-up reacts to.
-// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
-// [§Scope Challenge Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling
-func (d eraDecision) replyCode(code int) int {
-	if d.era == classicEra && code != codeInsufficientScope {
-		return 0
-	}
-	return code
 }
 
 // sessionNotices takes the notices waiting for sess's HTTP GET stream,

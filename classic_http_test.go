@@ -327,7 +327,7 @@ func TestClassicHTTPGetStream(t *testing.T) {
 // TestClassicHTTPQueueBounded checks that push never blocks and drops what
 // does not fit.
 func TestClassicHTTPQueueBounded(t *testing.T) {
-	sess := newSession()
+	sess := newHTTPSession("", caller{})
 	for i := range sessionQueueLen {
 		if !sess.push([]byte("x\n")) {
 			t.Fatalf("push %d dropped, want queued", i)
@@ -432,7 +432,7 @@ func TestClassicSessionEndReleases(t *testing.T) {
 	if n := s.subs.classicCount(); n != 0 {
 		t.Errorf("after shutdown: %d sessions watched, want 0", n)
 	}
-	sess := newSession()
+	sess := newHTTPSession("", caller{})
 	sess.end()
 	if w := s.watchSession(sess); w != nil || s.subs.classicCount() != 0 {
 		t.Errorf("an ended session registered")
@@ -539,7 +539,7 @@ func TestSessionStoreEviction(t *testing.T) {
 	st := newSessionStore(3, 2, time.Hour, clock.Now)
 	open := func(id, share string) *session {
 		t.Helper()
-		sess := newSession()
+		sess := newHTTPSession("", caller{})
 		sess.id, sess.share = id, share
 		clock.advance(time.Second)
 		if !st.add(sess) {
@@ -572,13 +572,13 @@ func TestSessionStoreEviction(t *testing.T) {
 	}
 	st.acquire("b1", "")
 	st.acquire("c1", "")
-	d0 := newSession()
+	d0 := newHTTPSession("", caller{})
 	d0.id, d0.share = "d0", "d"
 	if st.add(d0) {
 		t.Errorf("add with every session busy = true, want false")
 	}
 	st.release(a1)
-	d1 := newSession()
+	d1 := newHTTPSession("", caller{})
 	d1.id, d1.share = "d1", "d"
 	if !st.add(d1) || !ended(a1) || ended(c1) {
 		t.Errorf("after a1's request ended: add failed, or did not end a1 alone")

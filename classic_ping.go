@@ -51,12 +51,12 @@ func (s *server) keepAlive(ctx context.Context, sess *session) {
 						"session", sess.id, "client", sess.clientName(), "interval_us", s.pingInterval.Microseconds())
 					silent = true
 				}
-				if sess.sink == nil { // HTTP
+				if sess.peer.silent() {
 					sess.end()
 					return
 				}
 			}
-			if sess.sink == nil && !sess.hasStream() {
+			if !sess.peer.streaming() {
 				waiting = nil
 				continue
 			}

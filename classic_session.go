@@ -34,48 +34,66 @@ type session struct {
 	pending map[string]chan<- *message // server-to-client requests awaiting an answer, by idKey
 	nextID  uint64                     // last server-to-client request number
 
-	sink func(msg []byte) // stdio: writes to the connection; set before sharing
+	// peer is where the session's messages outside any request go (its
+	// transport's connection); wake, where its watcher wakes the stream
+	// that drains its notices, nil when they are pushed at once (stdio).
+	// Both set before sharing.
+	peer peer
+	wake chan struct{}
 
 	watch *subscription    // list changes and resources/subscribe, nil until watcher
 	hub   *subscriptionHub // where watch is registered
 
-	// id is the HTTP session id, share the client's share key; set
-	// before sharing.
+	// id is the session's id for its transport's framing, share the
+	// client's share key; set before sharing.
 	id, share string
 
-	sessionHTTP // HTTP only (stdio's keeps no state): requests in flight, the GET stream
+	// calls are the requests in flight on the session's connection
+	// (conn.go): duplicate ids, cancellation.
+	calls calls
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
 }
 
-// newSession returns a session before initialize.
+// newSession returns a session before initialize; its transport sets
+// its peer.
 func newSession() *session {
-	return &session{done: make(chan struct{}), sessionHTTP: newSessionHTTP()}
+	return &session{done: make(chan struct{})}
 }
 
-// push sends msg to the client outside any request: a stdout line on
-// stdio (blocking while stdout stalls: publishers share that
-// backpressure), an event on the HTTP GET stream (never blocking). It
-// reports false when the message was dropped: queue full, session ended.
+// peer is a classic session's connection to its client, for what the
+// server sends outside any request: the stdio connection, the Streamable
+// HTTP GET stream, the 2024-11-05 stream.
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
+type peer interface {
+	// push sends msg: a stdout line on stdio (blocking while stdout
+	// stalls: publishers share that backpressure), an event on an HTTP
+	// stream (never blocking). false: dropped (a full queue).
+	push(msg []byte) bool
+	// streaming reports whether what push sends reaches the client now
+	// (on Streamable HTTP, while the GET stream is open).
+	streaming() bool
+	// silent reports whether a client silent to keep-alive pings ends
+	// its session (HTTP) rather than being logged (stdio).
+	silent() bool
+}
+
+// push sends msg to the client outside any request (peer.push); false
+// when it was dropped, or the session has ended.
 func (c *session) push(msg []byte) bool {
 	if c.ended() {
 		return false
 	}
-	if c.sink != nil {
-		c.sink(msg)
-		return true
-	}
-	return c.enqueue(msg)
+	return c.peer.push(msg)
 }
 
 // end terminates the session, once: bridges fail, the GET stream closes,
-// HTTP requests in flight are cancelled, the watcher is unregistered.
+// the watcher is unregistered. Its requests in flight run on: stdio
+// drains them at EOF; HTTP cancels them (calls.cancelAll).
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
-		c.endRequests()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.watch != nil {

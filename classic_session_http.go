@@ -1,10 +1,10 @@
 //go:build !stdio
 
-// A classic session's HTTP state: who opened it, the requests in flight
-// on its Mcp-Session-Id, its one standalone GET stream and what waits for
-// that stream. session (classic_session.go) embeds sessionHTTP; its
-// fields, its lock and every method that takes it live here, and no code
-// holds this lock and session.mu together.
+// A classic session's HTTP part, its peer on HTTP (session.peer): who
+// opened it, its one standalone GET stream and what waits for that stream,
+// and for a 2024-11-05 session the stream that carries everything
+// (classic_sse_http.go). Its fields, its lock and every method that takes
+// it live here, and no code holds this lock and session.mu together.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server,
@@ -12,24 +12,21 @@
 
 package main
 
-import (
-	"context"
-	"errors"
-	"sync"
-)
+import "sync"
 
 // sessionHTTP is the part of a classic session only the HTTP transports
-// use. Safe for concurrent use.
+// use, and its peer. Safe for concurrent use.
 type sessionHTTP struct {
 	owner string // the caller.binding of who opened the session; set before sharing
+	// sse is the 2024-11-05 connection that carries the session; nil for
+	// a Streamable HTTP session. Set before sharing.
+	sse *classicSSEConn
 
-	mu             sync.Mutex                         // guards inFlight, streaming, headerForgiven
-	inFlight       map[string]context.CancelCauseFunc // client requests running, by idKey
-	streaming      bool                               // the GET stream is open
-	headerForgiven bool                               // a request named another served version (logged once)
+	mu             sync.Mutex // guards streamOpen, headerForgiven
+	streamOpen     bool       // the GET stream is open
+	headerForgiven bool       // a request named another served version (logged once)
 
-	queue chan []byte   // for the GET stream; enqueue drops what does not fit
-	wake  chan struct{} // capacity 1: the session's watcher has notices for the GET stream
+	queue chan []byte // for the GET stream; push drops what does not fit
 }
 
 // sessionQueueLen bounds the messages waiting for an HTTP session's GET
@@ -37,20 +34,30 @@ type sessionHTTP struct {
 // them rather than growing the server's memory.
 const sessionQueueLen = 64
 
-// newSessionHTTP returns the HTTP state of a new session.
-func newSessionHTTP() sessionHTTP {
-	return sessionHTTP{queue: make(chan []byte, sessionQueueLen), wake: make(chan struct{}, 1)}
+// newHTTPSession returns a session of the HTTP transports before
+// initialize, id opened by the caller who: its peer is its HTTP part, and
+// its watcher wakes the stream that drains its notices (session.wake).
+func newHTTPSession(id string, who caller) *session {
+	sess := newSession()
+	sess.id, sess.share = id, who.share
+	sess.peer = &sessionHTTP{owner: who.binding(), queue: make(chan []byte, sessionQueueLen)}
+	sess.wake = make(chan struct{}, 1)
+	return sess
 }
 
-// The causes a classic HTTP request's context may be cancelled with.
-var (
-	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
-	errSessionEnded     = errors.New("the session ended")
-)
+// httpPart returns sess's HTTP part; nil for none (a session of another
+// transport).
+func httpPart(sess *session) *sessionHTTP {
+	if sess == nil {
+		return nil
+	}
+	h, _ := sess.peer.(*sessionHTTP)
+	return h
+}
 
-// enqueue queues msg for the GET stream without blocking; false when the
-// queue is full.
-func (h *sessionHTTP) enqueue(msg []byte) bool {
+// push queues msg for the stream without blocking; false when the queue
+// is full (peer).
+func (h *sessionHTTP) push(msg []byte) bool {
 	select {
 	case h.queue <- msg:
 		return true
@@ -59,57 +66,16 @@ func (h *sessionHTTP) enqueue(msg []byte) bool {
 	}
 }
 
-// noticeWake returns the channel the session's watcher wakes the GET
-// stream on.
-func (h *sessionHTTP) noticeWake() chan struct{} { return h.wake }
-
-// endRequests cancels every request in flight: the session ended.
-func (h *sessionHTTP) endRequests() {
+// streaming reports whether the GET stream is open (peer).
+func (h *sessionHTTP) streaming() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, cancel := range h.inFlight {
-		cancel(errSessionEnded)
-	}
+	return h.streamOpen
 }
 
-// track records a request in flight under its id, for cancellation;
-// untrack forgets it. ok is false when the id is already in flight.
-func (h *sessionHTTP) track(id []byte, cancel context.CancelCauseFunc) (untrack func(), ok bool) {
-	key := idKey(id)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, dup := h.inFlight[key]; dup {
-		return nil, false
-	}
-	if h.inFlight == nil {
-		h.inFlight = map[string]context.CancelCauseFunc{}
-	}
-	h.inFlight[key] = cancel
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		delete(h.inFlight, key)
-	}, true
-}
-
-// cancelRequest cancels the request in flight with idKey key, if any.
-func (h *sessionHTTP) cancelRequest(key string) bool {
-	h.mu.Lock()
-	cancel := h.inFlight[key]
-	h.mu.Unlock()
-	if cancel != nil {
-		cancel(errRequestCancelled)
-	}
-	return cancel != nil
-}
-
-// cancelNamed cancels the request a notifications/cancelled names;
-// unknown ids and malformed params are ignored, as the spec asks.
-func (h *sessionHTTP) cancelNamed(params []byte) {
-	if key, ok := cancelledRequest(params); ok {
-		h.cancelRequest(key)
-	}
-}
+// silent says a client silent to pings ends its HTTP session: its next
+// request gets 404 (peer).
+func (h *sessionHTTP) silent() bool { return true }
 
 // noteForgivenHeader records a version header other than the negotiated
 // one, and reports whether it was the first (the one to log).
@@ -121,21 +87,14 @@ func (h *sessionHTTP) noteForgivenHeader() (first bool) {
 	return first
 }
 
-// hasStream reports whether the GET stream is open.
-func (h *sessionHTTP) hasStream() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.streaming
-}
-
 // openStream claims the session's one GET stream; false if it is taken.
 func (h *sessionHTTP) openStream() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.streaming {
+	if h.streamOpen {
 		return false
 	}
-	h.streaming = true
+	h.streamOpen = true
 	return true
 }
 
@@ -143,5 +102,5 @@ func (h *sessionHTTP) openStream() bool {
 func (h *sessionHTTP) closeStream() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.streaming = false
+	h.streamOpen = false
 }

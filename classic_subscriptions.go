@@ -27,7 +27,7 @@ const (
 func (s *server) watchSession(sess *session) *subscription {
 	return sess.watcher(s.subs, func() *subscription {
 		all := subscriptionFilter{tools: true, prompts: true, resources: true}
-		return &subscription{session: sess, share: sess.share, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.noticeWake(), queued: map[notice]bool{}}
+		return &subscription{session: sess, share: sess.share, want: all.honoured(s.registry()), uris: map[string]bool{}, wake: sess.wake, queued: map[notice]bool{}}
 	})
 }
 

@@ -3,8 +3,8 @@
 // What the HTTP server itself needs once confined: its listener is bound
 // before, accepting is no bind, and it touches nothing else unless it is
 // an OAuth resource server, which fetches the authorization server's
-// metadata and keys and introspects tokens after start-up (auth_jwks.go,
-// auth_introspect.go). Those connections are allowed by port, with the
+// metadata and keys and introspects tokens after start-up (auth_jwks_http.go,
+// auth_introspect_http.go). Those connections are allowed by port, with the
 // resolver's files and DNS over TCP when a host is a name, and the CA
 // certificates are read before confining instead of being allowed.
 // Every file a flag names (-token-file, -state-key-file,
@@ -38,7 +38,7 @@ var resolverFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.co
 const dnsPort = 53
 
 // procFiles are what the metrics' process series read at every scrape
-// (metrics_runtime_linux.go); a system without them has no such series.
+// (metrics_runtime_http_linux.go); a system without them has no such series.
 var procFiles = []string{"/proc/self/stat", "/proc/self/fd"}
 
 // ownNeeds is what the HTTP wing configured by c needs once confined: the

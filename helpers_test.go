@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,4 +186,12 @@ func mustScaleLinearly(tb testing.TB, what string, base, factor int, work func(n
 		tb.Errorf("%s: %v at size %d, %v at %d times that: more than linear", what, small, base, large, factor)
 	}
 	tb.Logf("%s: %v at size %d, %v at %d times that", what, small.Round(time.Microsecond), base, large.Round(time.Microsecond), factor)
+}
+
+// dispatch serves one message read on a transport that carries nothing
+// beside its messages (stdio's framing) and returns the response line,
+// nil for a notification: newRequest, then serve.
+func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
+	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, framing{}), ex)
+	return reply
 }

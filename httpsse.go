@@ -36,18 +36,15 @@ const httpPath = "/mcp"
 // httpTransport is the MCP endpoint's handler. It is immutable once built
 // and serves requests concurrently.
 type httpTransport struct {
-	s        *server
-	cfg      *httpConfig
-	loopback bool            // bound to a loopback address: Host is checked
-	origins  map[string]bool // allowed Origin values, normalised
-	cop      *http.CrossOriginProtection
-	auth     *authenticator // who a request's credential names (auth.go)
-	sessions *sessionStore  // classic sessions (classic_http.go)
-	// streams maps each session of the 2024-11-05 transport to the
-	// connection that carries it (*session to *classicSSEConn,
-	// classic_sse.go); a session absent from it is a Streamable HTTP one.
-	streams   sync.Map
-	keepAlive time.Duration // SSE comment interval on long-lived streams
+	s         *server
+	cfg       *httpConfig
+	loopback  bool            // bound to a loopback address: Host is checked
+	origins   map[string]bool // allowed Origin values, normalised
+	cop       *http.CrossOriginProtection
+	auth      *authenticator // who a request's credential names (auth_http.go)
+	authOn    bool           // auth asks for a credential: tokens or OAuth (authenticator.on)
+	sessions  *sessionStore  // classic sessions (classic_http.go)
+	keepAlive time.Duration  // SSE comment interval on long-lived streams
 	// closing is closed when serveHTTP begins shutting down; every
 	// exchange carries it (subscriptions/listen ends gracefully on it).
 	closing chan struct{}
@@ -87,7 +84,7 @@ const httpBodyBudget = 8
 // the health probes, which answer before the endpoint's checks
 // (httpsse_health.go); the protected resource metadata with an
 // authorization server (httpsse_auth.go); and, unless -modern-only, the
-// 2024-11-05 transport's two (classic_sse.go).
+// 2024-11-05 transport's two (classic_sse_http.go).
 func (t *httpTransport) routes(mux *http.ServeMux) {
 	mux.Handle(httpPath, t)
 	t.s.probeRoutes(mux)
@@ -149,6 +146,7 @@ func newHTTPTransport(s *server, cfg *httpConfig, bound net.Addr) *httpTransport
 		writeHTTPError(w, http.StatusForbidden, newError(codeInvalidRequest, "forbidden: cross-origin request"))
 	}))
 	t.auth = newAuthenticator(s, &cfg.auth, cfg.addr, bound)
+	t.authOn = t.auth.on()
 	return t
 }
 
@@ -182,12 +180,13 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // post serves one JSON-RPC message. The body is read first, under the
 // body budget and before any request slot is taken, so that a slow body
 // holds bytes of its own client's share and never a slot (issue 19,
-// finding 4). Then the message decides what it needs: a request (or a
-// batch) takes a slot; a response or a notification, which ends at once
-// and may be what a waiting request needs to finish (the answer to a
-// bridged elicitation, notifications/cancelled), takes only a control
-// slot of its own budget (finding 10). Refusals give back what was taken
-// before they are written, and every write has a deadline (finding 3).
+// finding 4). Then the driver takes it (conn.take), and what it is
+// decides what it needs: a request (or a batch) takes a slot; a response
+// or a notification, which ends at once and may be what a waiting request
+// needs to finish (the answer to a bridged elicitation,
+// notifications/cancelled), takes only a control slot of its own budget
+// (finding 10). What was taken is given back by one defer, and every
+// write has a deadline (finding 3).
 // [§Sending Messages]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
@@ -206,69 +205,66 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request, who caller)
 	defer release()
 	if jsonKind(body) == '[' && !t.s.modernOnly && len(r.Header.Values(headerSessionID)) > 0 {
 		// Only a classic session may hold a batch (batch.go).
-		t.postBatch(w, r, rc, body, who, release)
-		return
-	}
-	msg, ok := parseBody(w, body, release)
-	if !ok {
+		t.postBatch(w, r, rc, body, who)
 		return
 	}
 	// The era is decided here, once (decideEra): initialize and the
 	// messages of a classic session go through the session, even those
 	// served modern.
-	req := t.s.newRequest(&msg, nil, httpFraming(r.Header, true))
+	in := conn{s: t.s, transport: transportHTTP}.take(body, httpFraming(r.Header, true))
 	switch {
-	case req.era.classicOn:
-		t.postClassic(w, r, rc, &msg, req, who, release)
-		return
-	case msg.isResponse():
+	case in.err != nil:
+		// A message HTTP cannot serve is answered, even a notification.
+		writeHTTPError(w, httpStatus(in.err.Code), in.err, in.msg.id)
+	case in.req.era.classicOn:
+		t.postClassic(w, r, rc, in, who)
+	case in.msg.isResponse():
 		// Server-to-client requests do not exist in this revision (MRTR).
-		release()
-		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: the server sent no request to answer"), msg.id)
-		return
-	case msg.isNotification():
+		writeHTTPError(w, http.StatusBadRequest, newError(codeInvalidRequest, "invalid request: the server sent no request to answer"), in.msg.id)
+	case in.kind != incomingRequest:
 		// No notification means anything over HTTP in this revision
-		// (cancelling is closing the stream); accepted and ignored. Header
+		// (cancelling is closing the stream); accepted and served. Header
 		// requirements for notification POSTs are not defined.
-		if !t.admit(w, r, t.control, who, release, msg.id) {
+		if !t.admit(w, r, t.control, who, in.msg.id) {
 			return
 		}
 		defer t.control.give(who.share, 1)
-		t.s.serve(r.Context(), req, exchange{transport: transportHTTP, caller: who})
+		in.begin(r.Context())
 		w.WriteHeader(http.StatusAccepted)
-		return
+	default:
+		if !t.admit(w, r, t.slots, who, in.msg.id) {
+			return
+		}
+		defer t.slots.give(who.share, 1)
+		in.begin(r.Context())
+		defer in.end()
+		t.respond(w, rc, r, in, who)
 	}
-	if !t.admit(w, r, t.slots, who, release, msg.id) {
-		return
-	}
-	defer t.slots.give(who.share, 1)
-	t.respond(r.Context(), w, rc, r, req, who, nil)
 }
 
-// respond serves req, a request of r holding a request slot, under ctx
-// (in sess, nil for none) and writes its answer: one JSON body, or the
-// SSE stream its notifications opened, with keep-alive comments on a
-// subscriptions/listen stream; nothing but the end of the stream for a
+// respond serves in, a request of r holding a request slot, begun, and
+// writes its answer: one JSON body, or the SSE stream its notifications
+// opened, with keep-alive comments on a stream method's
+// (subscriptions/listen); nothing but the end of the stream for a
 // request the client cancelled (notifications/cancelled in a classic
-// session). The request timeout (-request-timeout) is applied by serve,
-// which exempts subscriptions/listen. Modern requests and those of a
-// classic session end here alike (review A, finding 5: a listen in a
-// session, served by a near-copy, got no keep-alives).
+// session). Modern requests and those of a classic session end here alike
+// (review A, finding 5: a listen in a session, served by a near-copy,
+// got no keep-alives).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation#behavior-requirements
-func (t *httpTransport) respond(ctx context.Context, w http.ResponseWriter, rc *http.ResponseController, r *http.Request, req *request, who caller, sess *session) {
-	call := t.newCall(w, rc, r, who, req.id)
+func (t *httpTransport) respond(w http.ResponseWriter, rc *http.ResponseController, r *http.Request, in *incoming, who caller) {
+	call := t.newCall(w, rc, r, who, in.msg.id)
 	defer call.release()
-	if req.method == methodSubscriptionsListen {
+	if methods[in.msg.method].stream {
 		defer call.keepAlive(t.keepAlive)()
 	}
 	// check runs only for a modern request (modern _meta inside a
 	// session too); classic requests never meet the modern headers.
-	reply, code := t.s.serveParts(ctx, req, exchange{transport: transportHTTP, send: call.notify, caller: who, session: sess, check: mirroredHeaders(r.Header), closing: t.closing})
-	if errors.Is(context.Cause(ctx), errRequestCancelled) {
+	rep := in.serve(exchange{send: call.notify, caller: who, check: mirroredHeaders(r.Header), closing: t.closing})
+	if rep.cancelled {
 		call.abandon()
 		return
 	}
-	call.finish(reply, req.era.replyCode(code))
+	call.finish(rep)
 }
 
 // newCall starts the response of one request of who, whose id is id
@@ -296,7 +292,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	if taken < 0 {
 		taken = min(readBodyFirst, t.cfg.maxBody)
 	}
-	if !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
+	if !t.bodies.take(who.share, taken) && !t.bodies.wait(r.Context(), who.share, taken, t.queueWait) {
 		t.s.metrics.busyRefused()
 		writeBusy(w, t.bodyBusy(who, taken), nil)
 		return nil, nil, false
@@ -342,19 +338,6 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 	return body, release, true
 }
 
-// parseBody parses body as one message; when it is none it gives the body
-// back (release) and answers the error (-32700, -32600), with the id when
-// one could be read.
-func parseBody(w http.ResponseWriter, body []byte, release func()) (message, bool) {
-	msg, rerr := parseMessage(body)
-	if rerr != nil {
-		release()
-		writeHTTPError(w, httpStatus(rerr.Code), rerr, msg.id)
-		return msg, false
-	}
-	return msg, true
-}
-
 // bodyBusy is the -31503 for a body the budget has no room for, saying
 // whether the server's budget or who's share of it is full.
 func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
@@ -365,14 +348,13 @@ func (t *httpTransport) bodyBusy(who caller, n int64) *rpcError {
 }
 
 // admit takes one unit of lim (request slots, or control slots) for who,
-// waiting up to t.queueWait. When there is none it gives the body back
-// (release), answers 503 with -31503 and reports false. The caller gives
-// the unit back (lim.give) when the message has been served.
-func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, release func(), id []byte) bool {
-	if lim.wait(r.Context(), who.share, 1, t.queueWait) {
+// waiting up to t.queueWait. When there is none it answers 503 with
+// -31503 and reports false. The caller gives the unit back (lim.give)
+// when the message has been served.
+func (t *httpTransport) admit(w http.ResponseWriter, r *http.Request, lim *shareLimit, who caller, id []byte) bool {
+	if lim.take(who.share, 1) || lim.wait(r.Context(), who.share, 1, t.queueWait) {
 		return true
 	}
-	release()
 	t.s.metrics.busyRefused()
 	what := "requests"
 	if lim == t.control {
@@ -645,8 +627,9 @@ type httpCall struct {
 	conn    context.Context // the client connection's context
 	metrics *metrics        // counts the SSE stream; nil counts nothing
 	// challenge is the WWW-Authenticate of a reply refused for
-	// insufficient scope (httpTransport.scopeChallenge); nil for none.
-	challenge func(reply []byte) string
+	// insufficient scope, naming the scope it needs
+	// (httpTransport.scopeChallenge); nil for none.
+	challenge func(scope string) string
 	// replies takes back the reply's buffer once written (finish).
 	replies *bufferPool
 	// id is the request's id, for the error that replaces a reply the
@@ -716,21 +699,25 @@ func startSSE(w http.ResponseWriter) {
 
 // finish writes the reply: the last event of the stream, or the whole
 // application/json response when nothing was streamed, piece by piece
-// (writeJSONParts). A reply larger than httpSmallAnswer is written under
-// the answer budget, taken first and given back once the write has
-// returned (the client has read all but what the kernel's buffer holds,
-// or the write timed out); a reply the budget refuses is replaced by
-// -31503 (TestAttackUnreadAnswers).
-func (c *httpCall) finish(reply replyParts, code int) {
+// (writeJSONParts), with its status (httpStatus) and what the reply says
+// beside it: Retry-After, the scope challenge. A reply larger than
+// httpSmallAnswer is written under the answer budget, taken first and
+// given back once the write has returned (the client has read all but
+// what the kernel's buffer holds, or the write timed out); a reply the
+// budget refuses is replaced by -31503 (TestAttackUnreadAnswers).
+func (c *httpCall) finish(rep reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.endLocked() {
 		return
 	}
-	reply = oneLineParts(reply)
-	release, rerr := c.answers.hold(c.conn, reply.size(), false)
+	rep.parts = oneLineParts(rep.parts)
+	release, rerr := func() {}, (*rpcError)(nil)
+	if size := rep.parts.size(); size > httpSmallAnswer {
+		release, rerr = c.answers.hold(c.conn, size, false)
+	}
 	if rerr != nil {
-		reply, code = replyParts{encodeError(c.id, rerr)}, rerr.Code
+		rep = errorReply(c.id, rerr)
 		release = func() {}
 		if c.metrics != nil {
 			c.metrics.busyRefused()
@@ -738,21 +725,22 @@ func (c *httpCall) finish(reply replyParts, code int) {
 	}
 	defer release()
 	if c.streaming {
-		c.eventLocked(reply)
+		c.eventLocked(rep.parts)
 		return
 	}
+	code := httpCode(rep)
 	switch {
 	case code == codeRateLimited || code == codeServerBusy:
-		c.w.Header().Set("Retry-After", retryAfter(reply.join())) // an error: one short piece
+		c.w.Header().Set("Retry-After", retryAfter(rep.retryAfter))
 	case code == codeInsufficientScope && c.challenge != nil:
-		c.w.Header().Set("WWW-Authenticate", c.challenge(reply.join()))
+		c.w.Header().Set("WWW-Authenticate", c.challenge(rep.scope))
 	}
 	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	writeJSONParts(c.w, httpStatus(code), reply)
-	if len(reply) == 1 {
+	writeJSONParts(c.w, httpStatus(code), rep.parts)
+	if len(rep.parts) == 1 && cap(rep.parts[0]) >= minReplyBuffer {
 		// Written: net/http holds no part of it. A reply in pieces holds
 		// stored values that are not the call's to give.
-		c.replies.put(reply[0])
+		c.replies.put(rep.parts[0])
 	}
 }
 
@@ -766,16 +754,29 @@ func (c *httpCall) endLocked() bool {
 	return live
 }
 
-// retryAfter returns the Retry-After seconds (at least 1) for a
-// rate-limited or busy reply, from its error.data.retryAfterMs (1 without
-// one).
-func retryAfter(reply []byte) string {
-	v := replyErrorData(reply, "retryAfterMs")
-	ms, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
-	if err != nil || ms <= 0 {
+// retryAfter returns the Retry-After seconds for a rate-limited or busy
+// reply: d rounded up, 1 when the error names no time.
+func retryAfter(d time.Duration) string {
+	if d <= 0 {
 		return "1"
 	}
-	return strconv.FormatInt((ms+999)/1000, 10)
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+}
+
+// httpCode is the code whose HTTP status answers rep (httpStatus): a
+// reply served modern maps its error code; a classic one travels with
+// 200, because a JSON-RPC error is a response like any other in the
+// classic revisions (clients of that era treat any other status as a
+// transport failure). Insufficient scope is the exception: it is HTTP's
+// 403 in every revision that has authorization (2025-03-26 on), and what
+// a client's step-up reacts to.
+// [§Sending Messages to the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+// [§Scope Challenge Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-challenge-handling
+func httpCode(rep reply) int {
+	if rep.classic && rep.code != codeInsufficientScope {
+		return 0
+	}
+	return rep.code
 }
 
 // abandon ends the call without a reply (the client cancelled the

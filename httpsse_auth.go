@@ -14,7 +14,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -174,10 +173,10 @@ func (t *httpTransport) refuse(w http.ResponseWriter, f *authFailure) {
 }
 
 // scopeChallenge is the WWW-Authenticate of a request serve refused for
-// insufficient scope (codeInsufficientScope): its scope is the one the
-// reply's error.data carries, so the header and the body agree.
-func (t *httpTransport) scopeChallenge(reply []byte) string {
-	scope, _ := jsonString(replyErrorData(reply, "scope"))
+// insufficient scope (codeInsufficientScope): scope is the one the
+// reply's error.data carries (reply.scope), so the header and the body
+// agree.
+func (t *httpTransport) scopeChallenge(scope string) string {
 	if !validScopeList(scope) {
 		scope = ""
 	}
@@ -193,23 +192,4 @@ func validScopeList(s string) bool {
 		}
 	}
 	return true
-}
-
-// replyErrorData returns the raw member name of error.data in an error
-// reply, nil when there is none.
-func replyErrorData(reply []byte, name string) []byte {
-	v := reply
-	for _, n := range []string{"error", "data", name} {
-		members, err := objectMembers(bytes.TrimSpace(v))
-		if err != nil {
-			return nil
-		}
-		v = nil
-		for _, m := range members {
-			if m.name == n {
-				v = m.value
-			}
-		}
-	}
-	return v
 }

@@ -39,15 +39,15 @@ const (
 // httpFraming is what an HTTP request carries beside its message, in the
 // core's terms (framing): whether it names a classic session and which
 // protocol version its header declares (for a transport that looks
-// sessions up per message, sessionHints: Streamable HTTP; the 2024-11-05
+// sessions up per message, lateSession: Streamable HTTP; the 2024-11-05
 // transport and a batch hand their session over), its trace context
 // headers, and the header map a handler reads through req.Header. A
 // repeated traceparent is ambiguous and ignored; repeated tracestate
 // headers are one list, joined (RFC 9110 §5.3).
-func httpFraming(h http.Header, sessionHints bool) framing {
-	f := framing{sessionHints: sessionHints, header: h}
-	if sessionHints {
-		f.sessionNamed = len(h.Values(headerSessionID)) > 0
+func httpFraming(h http.Header, lateSession bool) framing {
+	f := framing{lateSession: lateSession, header: h}
+	if lateSession {
+		f.namesSession = len(h.Values(headerSessionID)) > 0
 		f.version = strings.Trim(h.Get(headerProtocolVersion), " \t")
 	}
 	if ps := h.Values(headerTraceparent); len(ps) == 1 {

@@ -96,9 +96,9 @@ func TestHTTPFraming(t *testing.T) {
 		want          framing // header is always h
 		wantHandlerUA string
 	}{
-		{"nothing", http.Header{}, true, framing{sessionHints: true}, ""},
+		{"nothing", http.Header{}, true, framing{lateSession: true}, ""},
 		{"session id and version", http.Header{"Mcp-Session-Id": {"abc"}, "Mcp-Protocol-Version": {" 2025-06-18\t"}}, true,
-			framing{sessionHints: true, sessionNamed: true, version: "2025-06-18"}, ""},
+			framing{lateSession: true, namesSession: true, version: "2025-06-18"}, ""},
 		{"no hints for a transport that hands its session over", http.Header{"Mcp-Session-Id": {"abc"}, "Mcp-Protocol-Version": {"2025-06-18"}}, false,
 			framing{}, ""},
 		{"one traceparent, tracestates joined", http.Header{"Traceparent": {" " + tp + "\t"}, "Tracestate": {"b=2", "c=3"}}, false,
@@ -108,7 +108,7 @@ func TestHTTPFraming(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := httpFraming(tt.h, tt.hints)
-			if got.sessionHints != tt.want.sessionHints || got.sessionNamed != tt.want.sessionNamed || got.version != tt.want.version ||
+			if got.lateSession != tt.want.lateSession || got.namesSession != tt.want.namesSession || got.version != tt.want.version ||
 				got.traceparent != tt.want.traceparent || got.tracestate != tt.want.tracestate {
 				t.Errorf("httpFraming = %+v, want %+v", got, tt.want)
 			}

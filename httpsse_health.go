@@ -48,24 +48,6 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 // beginDrain turns /readyz to 503 for good: shutdown has begun.
 func (t *httpTransport) beginDrain() { t.s.draining.Store(true) }
 
-// closeWhileDraining wraps the server's handler: once shutdown has begun,
-// every answer carries Connection: close and its connection closes after
-// it. A client's pool (a load balancer's connections to this instance)
-// thus empties one answer at a time while the listener still accepts
-// (-shutdown-delay), instead of holding idle connections that the end of
-// the drain closes, perhaps under a request just sent on one, which a
-// balancer may not replay (a POST it has sent). The connections nobody
-// uses during the delay close with the listener (http.Server.Shutdown);
-// a stream opened before the drain keeps its connection until it ends.
-func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.s.draining.Load() {
-			w.Header().Set("Connection", "close")
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // writeProbe writes a probe's answer: a word of plain text, never cached,
 // and closes its connection after it (Connection: close). A probe comes
 // every few seconds on a new connection (Kubernetes and HAProxy open one

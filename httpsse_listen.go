@@ -104,7 +104,7 @@ type httpConfig struct {
 	drainTimeout  time.Duration
 	shutdownDelay time.Duration // how long /readyz says 503 before the listener closes
 	tokenFile     string
-	auth          authConfig // authentication: static tokens, the OAuth resource server (auth.go)
+	auth          authConfig // authentication: static tokens, the OAuth resource server (auth_http.go)
 	// allowPublic is -allow-public-without-auth: the operator accepts a
 	// non-loopback bind without authentication.
 	allowPublic    bool
@@ -445,3 +445,21 @@ func (t *httpTransport) serve(ctx context.Context, ln net.Listener) error {
 // of a-z, 0-9 and '-', not starting with '-', a name that is safe in a
 // header (Mcp-Name), a URL query and a load balancer's server name.
 func validReplicaID(id string) bool { return isName(id, 32, false, "-") && id[0] != '-' }
+
+// closeWhileDraining wraps the server's handler: once shutdown has begun,
+// every answer carries Connection: close and its connection closes after
+// it. A client's pool (a load balancer's connections to this instance)
+// thus empties one answer at a time while the listener still accepts
+// (-shutdown-delay), instead of holding idle connections that the end of
+// the drain closes, perhaps under a request just sent on one, which a
+// balancer may not replay (a POST it has sent). The connections nobody
+// uses during the delay close with the listener (http.Server.Shutdown);
+// a stream opened before the drain keeps its connection until it ends.
+func (t *httpTransport) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t.s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}

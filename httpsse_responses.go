@@ -203,7 +203,7 @@ func countResponses(m *metrics, refused *failureLog, next http.Handler) http.Han
 		m.httpResponse(status, reason)
 		if refused != nil && reason.refusal() && reason != reasonAuth {
 			// Authentication refusals have a line of their own
-			// ("authentication refused", auth.go). The path is the
+			// ("authentication refused", auth_http.go). The path is the
 			// client's: cut, and quoted by slog.
 			refused.add(httpReasonNames[reason], strconv.Itoa(status)+" "+r.Method+" "+cutLogValue(r.URL.Path)+" from "+remoteIP(r.RemoteAddr))
 		}

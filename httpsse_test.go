@@ -587,7 +587,7 @@ func TestHTTPCallAfterDisconnect(t *testing.T) {
 	cancel()
 	n := rec.Body.Len()
 	call.notify(encodeNotification("notifications/progress", map[string]int{"progress": 2}))
-	call.finish(replyParts{encodeError([]byte("1"), errInternal)}, codeInternalError)
+	call.finish(errorReply([]byte("1"), errInternal))
 	if rec.Body.Len() != n {
 		t.Errorf("written after disconnect: %q", rec.Body.String()[n:])
 	}
@@ -636,7 +636,7 @@ func TestHTTPCallKeepAlive(t *testing.T) {
 			}
 		}
 		stop()
-		call.finish(replyParts{[]byte(subExpand(closure1) + "\n")}, 0)
+		call.finish(reply{parts: replyParts{[]byte(subExpand(closure1) + "\n")}})
 		<-w.writes
 		<-time.After(time.Minute)
 		synctest.Wait()

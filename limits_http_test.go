@@ -349,7 +349,7 @@ func TestSharesOneMechanism(t *testing.T) {
 			st := newSessionStore(8, 2, time.Hour, nil)
 			var took int64
 			for i := range 8 {
-				sess := newSession()
+				sess := newHTTPSession("", caller{})
 				sess.id, sess.share = fmt.Sprint(i), "a"
 				if !st.add(sess) {
 					break

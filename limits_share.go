@@ -149,3 +149,15 @@ func (l *shareLimit) totalFull(n int64) bool {
 func (s *server) share(total, floor int64) int64 {
 	return shareOf(total, s.limits.clientShare, floor)
 }
+
+// abandon stops w waiting. It reports whether the units were taken for w
+// meanwhile: they are then the caller's, to use or give back.
+func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i := slices.Index(l.waiters, w); i >= 0 {
+		l.waiters = slices.Delete(l.waiters, i, i+1)
+		return false
+	}
+	return true
+}

@@ -11,21 +11,8 @@ package main
 
 import (
 	"context"
-	"slices"
 	"time"
 )
-
-// abandon stops w waiting. It reports whether the units were taken for w
-// meanwhile: they are then the caller's, to use or give back.
-func (l *shareLimit) abandon(w *shareWaiter) (taken bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i := slices.Index(l.waiters, w); i >= 0 {
-		l.waiters = slices.Delete(l.waiters, i, i+1)
-		return false
-	}
-	return true
-}
 
 // wait takes n units for share, waiting up to d while ctx lasts for them
 // to be given back; false means they were not.

@@ -661,7 +661,7 @@ func (s *server) audit(req *request, tr transport, took time.Duration, code int)
 	end := time.Now()
 	l := logLine{json: s.logSink.json}
 	l.begin(end, nil, "INFO", "audit")
-	l.request(req, tr, outcomeOf(req, code), code, took)
+	l.request(req, tr, req.end, code, took)
 	l.end()
 	_, _ = s.logSink.Write(l.b)
 }

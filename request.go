@@ -41,7 +41,6 @@ type request struct {
 	session *session
 	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	trace   traceContext
-	rctx    requestContext // the handler's context, carrying trace (request_context.go)
 	// target is the name or URI the request names, once its handler has
 	// read it (targetName).
 	target string
@@ -57,7 +56,7 @@ type request struct {
 	args map[string]any
 
 	// end is how the request ended where its reply's code does not say
-	// (outcomeOf); answer records it.
+	// answer records how it ended (endedBy).
 	end outcome
 
 	// input holds the MRTR answers and state of a retry (mrtr.go).

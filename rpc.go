@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -233,6 +232,17 @@ type method struct {
 	// target is what the method's params name, for the scope check
 	// (requiredScopes), the mirrored Mcp-Name header and the access lines.
 	target target
+	// handshake marks initialize: served in order, before the next
+	// message of its connection is taken (incoming.ordered), and the
+	// message a transport opens a classic session for.
+	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+	handshake bool
+	// stream marks subscriptions/listen: it lives until the client or the
+	// server ends it (no request timeout), a transport keeps its stream
+	// alive (keep-alive comments), and its graceful result closes it
+	// (reply.closesListen).
+	// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
+	stream bool
 }
 
 // target is the kind of thing a method's params name.
@@ -271,7 +281,7 @@ const methodCancelled = "notifications/cancelled"
 // methods is the entire JSON-RPC surface of both eras, one line per method.
 var methods = map[string]method{
 	"server/discover":          {handle: (*server).handleDiscover, cacheable: true, era: modernEra},
-	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true},
+	"initialize":               {handle: (*server).handleInitialize, params: []string{"protocolVersion", "capabilities", "clientInfo"}, era: classicEra, beforeInitialize: true, handshake: true},
 	"ping":                     {handle: (*server).handlePing, era: classicEra, beforeInitialize: true},
 	"logging/setLevel":         {handle: (*server).handleSetLevel, params: []string{"level"}, era: classicEra},
 	"tools/list":               {handle: (*server).handleToolsList, params: []string{"cursor"}, cacheable: true},
@@ -284,7 +294,7 @@ var methods = map[string]method{
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
-	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra},
+	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra, stream: true},
 	// The tasks extension (tasks.go); never cacheable, as a cache ttlMs
 	// would overwrite the task's own.
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
@@ -379,7 +389,12 @@ var transportNames = [numTransports]string{"stdio", "http"}
 type exchange struct {
 	// send writes a notification on the request's own stream; the
 	// transport drops it once the request is cancelled.
-	send      func(msg []byte)
+	send func(msg []byte)
+	// callSend, when set, is send for a transport that writes every
+	// request's messages to one stream (stdio): the driver makes each
+	// request's send of it, so that nothing of a call is written after
+	// its cancellation or its response (call).
+	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
 	// session is the classic-era session the request belongs to (one per
@@ -394,20 +409,24 @@ type exchange struct {
 	// it cancels the requests in flight, so that a subscriptions/listen
 	// ends with its graceful result; nil when it never does.
 	closing <-chan struct{}
+	// reserve, when set, charges an answer of about n bytes to the
+	// transport's budget before it is encoded, waiting while ctx lasts
+	// (false: it ended first); release gives the bytes back once the
+	// answer is written (reply.release). stdio's answers budget.
+	reserve func(ctx context.Context, n int) (release func(), ok bool)
 }
 
 // framing is what a transport read beside a message, in the core's
 // terms, so that the core reads no transport's format. The zero value is
 // a transport that carries nothing beside its messages (stdio).
 type framing struct {
-	// sessionHints says the transport names a message's classic session
-	// in its framing and looks it up once the era is decided (Streamable
-	// HTTP's Mcp-Session-Id): decideEra then reads sessionNamed and
-	// version. Without it, the transport hands over its connection's
-	// session, or none (stdio, the 2024-11-05 stream).
-	sessionHints bool
-	sessionNamed bool   // the message names a classic session
-	version      string // MCP-Protocol-Version, trimmed; "" when none
+	// lateSession says the transport names a message's classic session
+	// in its framing and looks it up only once the era is decided:
+	// decideEra then reads namesSession and version. Without it, the
+	// transport hands over its connection's session, or none.
+	lateSession  bool
+	namesSession bool   // the message names a classic session
+	version      string // the protocol version the framing names, trimmed; "" when none
 	// traceparent and tracestate are the W3C trace context the transport
 	// carried, as sent; "" when absent or ambiguous. _meta's wins
 	// (newTraceContext).
@@ -433,60 +452,96 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	return req
 }
 
-// dispatch serves one message read on a transport that carries nothing
-// beside its messages (stdio, and tests): newRequest, then serve. It
-// returns the response line, nil for a notification.
-func (s *server) dispatch(ctx context.Context, msg *message, ex exchange) []byte {
-	reply, _ := s.serve(ctx, s.newRequest(msg, ex.session, framing{}), ex)
-	return reply
+// reply is what serving a request gives its transport: the response line
+// in pieces, and what the transport may say of it beside the message,
+// decided here so that no transport reads back what the core encoded.
+type reply struct {
+	parts replyParts // the response line; nil for a notification
+	code  int        // its JSON-RPC error code, 0 for a result
+	// classic says the request was served in the classic era, where a
+	// JSON-RPC error is an answer like any other (HTTP: 200).
+	classic bool
+	// retryAfter is when a rate-limited or busy request may be sent
+	// again (error.data.retryAfterMs); 0 when the error names no time.
+	retryAfter time.Duration
+	// scope is the scope a request refused for insufficient scope needs
+	// (error.data.scope): HTTP's challenge names it.
+	scope string
+	// closesListen says a subscriptions/listen ended with its graceful
+	// result: stdio writes the notifications/cancelled that closes it
+	// after the result (docs/GAPS.md, row 28).
+	closesListen bool
+	// cancelled says the client cancelled the request
+	// (notifications/cancelled): it is not answered.
+	cancelled bool
+	// release gives back what exchange.reserve charged for the answer,
+	// once it is written; nil when nothing was.
+	release func()
+}
+
+// errorReply is the reply of a request answered e.
+func errorReply(id []byte, e *rpcError) reply {
+	r := reply{parts: replyParts{encodeError(id, e)}, code: e.Code}
+	switch d := e.Data.(type) {
+	case map[string]int64:
+		r.retryAfter = time.Duration(d["retryAfterMs"]) * time.Millisecond
+	case map[string]string:
+		r.scope = d["scope"]
+	}
+	return r
 }
 
 // serve serves req and returns the response line (nil for a
-// notification) and its JSON-RPC error code, 0 for none (HTTP maps it to
-// a status: eraDecision.replyCode). A request runs in its own context
-// (req.bind), is counted and gets its access line.
-func (s *server) serve(ctx context.Context, req *request, ex exchange) (reply []byte, code int) {
-	parts, code := s.serveParts(ctx, req, ex)
-	return parts.join(), code
+// notification) and its JSON-RPC error code, 0 for none: serveReply for
+// a transport that writes the line whole.
+func (s *server) serve(ctx context.Context, req *request, ex exchange) (line []byte, code int) {
+	r := s.serveReply(ctx, req, ex)
+	return r.parts.join(), r.code
 }
 
-// serveParts is serve for a transport that writes a reply piece by piece
-// (HTTP, replyParts).
-func (s *server) serveParts(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
+// serveReply serves req and returns its reply. A request runs in its own
+// context (req.context), is counted and gets its access line.
+func (s *server) serveReply(ctx context.Context, req *request, ex exchange) reply {
 	if req.notification {
 		return s.answer(ctx, req, ex)
 	}
 	start := time.Now()
-	s.metrics.started()
-	reply, code = s.answer(req.bind(ctx), req, ex)
+	if s.metrics != nil { // nil in the stdio build
+		s.metrics.started()
+	}
+	r := s.answer(req.context(ctx), req, ex)
+	r.classic = req.era.era == classicEra
 	end := time.Now()
 	d := end.Sub(start)
-	out := outcomeOf(req, code)
-	s.metrics.served(req.method, req.era.era, ex.transport, out, d)
-	if s.access != nil {
-		s.access.request(req, ex.transport, out, code, end, d)
+	out := req.end
+	if s.metrics != nil {
+		s.metrics.served(req.method, req.era.era, ex.transport, out, d)
 	}
-	return reply, code
+	if s.access != nil {
+		s.access.request(req, ex.transport, out, r.code, end, d)
+	}
+	return r
 }
 
 // answer is serve without the instrumentation: it admits req, runs its
-// handler and encodes the reply, recording on req.end what the reply's
-// code does not tell (outcomeOf). A panicking handler is answered -32603.
-func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply replyParts, code int) {
+// handler and encodes the reply, recording on req.end how the request
+// ended: each refusal its own outcome, a handler's failure as endedBy
+// decides. A panicking handler is answered -32603.
+func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
 	notification := req.notification
 	if ex.caller.principal != "" && !notification && s.access == nil {
 		// Without access lines an authenticated request still leaves an
 		// audit line; deferred first, it runs after a panic's answer is set.
-		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), code) }(time.Now())
+		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), rep.code) }(time.Now())
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			ref := s.nextRef()
 			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
-			reply, code = replyParts{encodeError(req.id, errInternal)}, codeInternalError
+			req.end, rep = outcomeServerError, errorReply(req.id, errInternal)
 			if notification {
-				reply, code = nil, 0
+				rep = reply{}
 			}
 		}
 	}()
@@ -494,74 +549,79 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 		if known && m.notification && m.handle != nil && req.invalid == nil && s.admitEra(req, m, ex) == nil {
 			_, _ = m.handle(s, ctx, req)
 		}
-		return nil, 0
+		return reply{}
 	}
 	req.send, req.caller, req.closing = ex.send, ex.caller, ex.closing
-	fail := func(e *rpcError) (replyParts, int) { return replyParts{encodeError(req.id, e)}, e.Code }
+	fail := func(out outcome, e *rpcError) reply {
+		req.end = out
+		return errorReply(req.id, e)
+	}
 	if !known || m.notification {
 		if known {
-			return fail(newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
+			return fail(outcomeClientError, newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
 		}
 		// The name is cut: it is the peer's, of any length.
-		return fail(newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
+		return fail(outcomeClientError, newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
 	}
 	if req.invalid != nil {
-		return fail(req.invalid)
+		return fail(outcomeClientError, req.invalid)
 	}
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
-		return fail(rerr)
+		return fail(outcomeClientError, rerr)
 	}
-	if rerr := s.authorize(req); rerr != nil {
-		return fail(rerr)
+	if req.caller.scoped {
+		// Only a scoped caller has anything to check (HTTP with scoped
+		// credentials).
+		if rerr := s.authorize(req); rerr != nil {
+			return fail(outcomeForbidden, rerr)
+		}
 	}
 	if m.rateLimited && s.limiter != nil {
 		if ok, retry := s.limiter.allow(ex.caller.share); !ok {
-			return fail(rateLimited(retry))
+			return fail(outcomeRateLimited, rateLimited(retry))
 		}
 	}
-	if m.mrtr && req.session == nil {
+	if m.mrtr && req.session == nil && (req.param("requestState") != nil || req.param("inputResponses") != nil) {
+		// A retry of a multi round-trip request: what it carries is read
+		// once, here.
 		if rerr := s.beginInput(req); rerr != nil {
-			return fail(rerr)
+			return fail(codeOutcome(rerr.Code), rerr)
 		}
 	}
-	// ctx (serve bound it) ends once answered; a listen has no timeout, as
-	// it lives until the client closes it or the transport shuts down.
-	defer req.rctx.cancel()
-	if req.method != methodSubscriptionsListen {
-		req.rctx.setTimeout(s.requestTimeout)
+	// ctx ends once answered; a stream (a listen) has no timeout, as it
+	// lives until the client closes it or the transport shuts down.
+	var cancel context.CancelFunc
+	if !m.stream && s.requestTimeout > 0 {
+		// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
+		ctx, cancel = context.WithTimeoutCause(ctx, s.requestTimeout, s.timedOut)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
 	}
+	defer cancel()
 	res, err := m.handle(s, ctx, req)
-	req.flushNotices() // what the rate limits held back goes before the result
-	if need := (*inputRequired)(nil); errors.As(err, &need) {
-		if req.session != nil {
-			// A classic client cannot retry with inputResponses: ask it
-			// with real requests instead (classic_bridge.go).
-			res, err = s.bridgeInput(ctx, req, m, need)
-		} else {
-			res, err = s.inputRequiredResult(req, m, need)
+	if req.notices.heldProgress != nil || req.notices.dropped > 0 {
+		req.flushNotices() // what the rate limits held back goes before the result
+	}
+	if err != nil {
+		// need is declared only here: errors.As moves it to the heap.
+		if need := (*inputRequired)(nil); errors.As(err, &need) {
+			if req.session != nil {
+				// A classic client cannot retry with inputResponses: ask it
+				// with real requests instead (classic_bridge.go).
+				res, err = s.bridgeInput(ctx, req, m, need)
+			} else {
+				res, err = s.inputRequiredResult(req, m, need)
+			}
 		}
 	}
 	if err != nil {
-		// A handler's own error stands, even after the deadline, so that
-		// no timeout is logged with a reference the peer never sees
-		// (TestRequestTimeoutStdio).
-		if !errors.As(err, new(*rpcError)) {
-			if timedOut := s.requestTimedOut(ctx, req); timedOut != nil {
-				req.end = outcomeTimeout
-				return fail(timedOut)
-			}
-		}
-		if errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), errCutByShutdown) {
-			req.end = outcomeCut
-			return fail(errCut)
-		}
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			// The client cancelled, or the transport is shutting down: the
-			// answer is rarely delivered, and it is no server fault to log.
-			req.end = outcomeCancelled
-			return fail(errCancelled)
-		}
-		return fail(s.peerError(req, err))
+		out, rerr := s.endedBy(ctx, req, err)
+		rep = fail(out, rerr)
+		// A request its client ended (notifications/cancelled, its session
+		// ended) is not answered: nothing it could say would be read
+		// (TestOutcomes).
+		rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
+		return rep
 	}
 	switch {
 	case res.inputRequired:
@@ -575,12 +635,76 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (reply r
 	if !m.cacheable || res.inputRequired {
 		res.cache = nil
 	}
+	var release func()
+	if ex.reserve != nil {
+		var ok bool
+		if release, ok = ex.reserve(ctx, res.size()); !ok {
+			out, rerr := s.endedBy(ctx, req, ctx.Err())
+			rep = fail(out, rerr)
+			rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
+			return rep
+		}
+	}
 	out, err := s.encodeResult(req.id, res, req.version)
 	if err != nil {
-		req.end = outcomeOK
-		return fail(s.peerError(req, err))
+		if release != nil {
+			release()
+		}
+		return fail(outcomeServerError, s.peerError(req, err))
 	}
-	return out, 0
+	return reply{parts: out, closesListen: m.stream, release: release}
+}
+
+// endedBy decides how a request whose handler failed with err ended, and
+// what it is answered: from why it ended, not from the code of the error
+// it was given. The one place that decides it (TestOutcomes):
+//
+//   - its client went away: notifications/cancelled, a closed stream or
+//     connection, its session ended (also under a request waiting for
+//     the client's answer, endedWithClient), or the transport shut down:
+//     cancelled, never a server error, whatever the handler returned;
+//   - its -request-timeout passed: timeout, unless the handler answered
+//     an error of its own, which stands (no reference the peer never
+//     sees is logged, TestRequestTimeoutStdio);
+//   - shutdown cut it (errCutByShutdown): cut;
+//   - otherwise the handler's error: a peer's fault or the server's by
+//     its code (codeOutcome), anything but an *rpcError the server's.
+func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome, *rpcError) {
+	var rerr *rpcError
+	own := errors.As(err, &rerr)
+	var gone *endedWithClient
+	cause := context.Cause(ctx)
+	var timedOut *timeoutCause
+	switch {
+	case errors.As(err, &gone):
+		return outcomeCancelled, gone.rerr
+	case errors.As(cause, &timedOut) && !own:
+		return outcomeTimeout, s.requestTimedOut(ctx, req)
+	case ctx.Err() != nil && errors.Is(cause, errCutByShutdown):
+		return outcomeCut, errCut
+	case ctx.Err() != nil && !errors.As(cause, &timedOut):
+		// The answer is rarely delivered, and it is no server fault to log.
+		if own {
+			return outcomeCancelled, rerr
+		}
+		return outcomeCancelled, errCancelled
+	case own:
+		return codeOutcome(rerr.Code), rerr
+	}
+	return outcomeServerError, s.peerError(req, err)
+}
+
+// endedWithClient is the error of a request that ended because its
+// client went away while it waited for the client (a bridged request
+// whose session ended): answered rerr, counted cancelled (endedBy).
+type endedWithClient struct{ rerr *rpcError }
+
+func (e *endedWithClient) Error() string { return e.rerr.Error() }
+
+// clientEnded reports whether cause says the request's client ended it:
+// it cancelled it, or its session ended.
+func clientEnded(cause error) bool {
+	return errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded)
 }
 
 // peerError maps err to what the peer may see: an *rpcError as is,
@@ -598,234 +722,6 @@ func (s *server) peerError(req *request, err error) *rpcError {
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
 
-// replyHead is how every response starts, up to its id.
-const replyHead = `{"jsonrpc":"2.0","id":`
-
-// replyParts is one response line in the pieces it is written in: the
-// server's own bytes, and between them each stored value of a
-// storedMembers body. serve joins them; HTTP writes them in turn
-// (httpCall.finish), never copying a stored value. Only the last piece
-// holds a line break, its final "\n" (compactLine).
-type replyParts [][]byte
-
-// size returns the bytes of the line.
-func (p replyParts) size() int {
-	n := 0
-	for _, b := range p {
-		n += len(b)
-	}
-	return n
-}
-
-// join returns the line as one slice: the one piece as it is, otherwise
-// a copy of them all.
-func (p replyParts) join() []byte {
-	switch len(p) {
-	case 0:
-		return nil
-	case 1:
-		return p[0]
-	}
-	return bytes.Join(p, nil)
-}
-
-// storedMembers is a result body of members without the braces: at even
-// indexes the server's own text, at odd indexes values it stores and
-// shares (a task's result, error or input request params): each a piece
-// of the reply (replyParts), unchanged once handed over, with no line
-// break (compactLine).
-type storedMembers [][]byte
-
-// joinObject returns m as one JSON object, braces included.
-func (m storedMembers) joinObject() []byte {
-	out := append(make([]byte, 0, replyParts(m).size()+2), '{')
-	for _, b := range m {
-		out = append(out, b...)
-	}
-	return append(out, '}')
-}
-
-// compactLine returns encoded JSON b with no line break: b itself when it
-// has none, else its compacted copy (only whitespace can hold one).
-func compactLine(b []byte) []byte {
-	if bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0 {
-		return b
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b); err != nil {
-		return b // not reached: b is encoded JSON
-	}
-	return c.Bytes()
-}
-
-// encodeResult writes the response for res: the body's members, then the
-// protocol members this era stamps on every result. A list page with the
-// server's default cache hints is two pieces: the response up to its id,
-// and the page's shared listPage.tail.
-// [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
-func (s *server) encodeResult(id []byte, res result, version string) (replyParts, error) {
-	if p, ok := res.body.(*listPage); ok {
-		if res.cache != &s.cache || len(res.meta) > 0 || res.inputRequired || res.task {
-			res.body = json.RawMessage(p.body)
-			return s.encodeResult(id, res, version)
-		}
-		p.tailOnce.Do(func() {
-			res.body = json.RawMessage(p.body)
-			whole, _ := s.encodeResult(nil, res, version)
-			p.tail = whole.join()[len(replyHead):]
-		})
-		head := make([]byte, 0, len(replyHead)+len(id))
-		return replyParts{append(append(head, replyHead...), id...), p.tail}, nil
-	}
-	var body []byte
-	tool, direct := res.body.(*toolBody) // appended below, not encoded apart
-	stored, pieces := res.body.(storedMembers)
-	switch b := res.body.(type) {
-	case *toolBody, storedMembers, nil:
-		body = []byte("{}")
-	case json.RawMessage:
-		body = b
-	default:
-		var err error
-		if body, err = json.Marshal(b); err != nil {
-			return nil, fmt.Errorf("encode result: %w", err)
-		}
-	}
-	inner := bytes.TrimSpace(body)
-	if len(inner) < 2 || inner[0] != '{' {
-		return nil, fmt.Errorf("encode result: body is not an object")
-	}
-	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
-
-	// One allocation of the response's size: the body is copied once, into
-	// no buffer that must grow.
-	size := len(id) + len(inner) + len(res.meta) + len(s.serverInfoJSON) + 160
-	if res.cache != nil {
-		size += len(res.cache.Scope) + 8
-	}
-	if direct {
-		size += tool.size
-	}
-	for i := 0; i < len(stored); i += 2 {
-		size += len(stored[i])
-	}
-	var parts replyParts
-	out := s.replies.get(size)
-	out = append(out, replyHead...)
-	out = append(out, id...)
-	out = append(out, `,"result":{`...)
-	sep := false
-	field := func() {
-		if sep {
-			out = append(out, ',')
-		}
-		sep = true
-	}
-	modern := isModern(version)
-	if modern {
-		field()
-		switch {
-		case res.inputRequired:
-			out = append(out, `"resultType":"input_required"`...)
-		case res.task:
-			out = append(out, `"resultType":"task"`...)
-		default:
-			out = append(out, `"resultType":"complete"`...)
-		}
-	}
-	switch {
-	case direct:
-		field()
-		out = tool.appendMembers(out)
-	case pieces:
-		field()
-		for i, b := range stored {
-			if i%2 == 0 {
-				out = append(out, b...)
-				continue
-			}
-			// The rest is short: the protocol members, the closing
-			// braces, and the server's text between stored values.
-			parts = append(parts, out, b)
-			out = make([]byte, 0, 256+len(s.serverInfoJSON)+len(res.meta))
-		}
-	case len(inner) > 0:
-		field()
-		out = append(out, inner...)
-	}
-	if modern && res.cache != nil {
-		field()
-		out = append(out, `"ttlMs":`...)
-		out = strconv.AppendInt(out, res.cache.TTL.Milliseconds(), 10)
-		out = append(out, `,"cacheScope":`...)
-		out = appendJSONString(out, res.cache.Scope)
-	}
-	if modern || len(res.meta) > 0 {
-		field()
-		out = append(out, `"_meta":{`...)
-		if modern {
-			out = append(out, `"io.modelcontextprotocol/serverInfo":`...)
-			out = append(out, s.serverInfoJSON...)
-			if len(res.meta) > 0 {
-				out = append(out, ',')
-			}
-		}
-		out = append(out, res.meta...)
-		out = append(out, '}')
-	}
-	return append(parts, append(out, "}}\n"...)), nil
-}
-
-// encodeError writes an error response. id may be nil (unreadable id).
-func encodeError(id []byte, e *rpcError) []byte {
-	if id == nil {
-		id = []byte("null")
-	}
-	body := marshalError(e)
-	out := make([]byte, 0, len(body)+len(id)+40)
-	out = append(out, replyHead...)
-	out = append(out, id...)
-	out = append(out, `,"error":`...)
-	out = append(out, body...)
-	return append(out, "}\n"...)
-}
-
-// marshalError encodes a JSON-RPC error object: a response's, or a task's
-// error member; one whose data does not encode is -32603.
-func marshalError(rerr *rpcError) []byte {
-	body, err := json.Marshal(rerr)
-	if err != nil {
-		return []byte(`{"code":-32603,"message":"internal error"}`)
-	}
-	return body
-}
-
-// encodeNotification writes a server notification line.
-func encodeNotification(method string, params any) []byte {
-	body, err := json.Marshal(params)
-	if err != nil {
-		// Params are built by this package from JSON-safe values.
-		panic(fmt.Sprintf("encodeNotification %s: %v", method, err))
-	}
-	return encodeRequest(nil, method, body)
-}
-
-// encodeRequest writes a server-to-client request line; with a nil id, a
-// notification line.
-func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
-	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
-	out = append(out, `{"jsonrpc":"2.0"`...)
-	if id != nil {
-		out = append(out, `,"id":`...)
-		out = append(out, id...)
-	}
-	out = append(out, `,"method":`...)
-	out = appendJSONString(out, method)
-	out = append(out, `,"params":`...)
-	out = append(out, params...)
-	return append(out, "}\n"...)
-}
-
 // refCounter hands out log correlation numbers.
 type refCounter = atomic.Int64
 
@@ -841,9 +737,9 @@ const (
 	outcomeClientError                  // a JSON-RPC error the request caused (-32600, -32601, -32602, -32700, -32020..-32022, -32002)
 	outcomeServerError                  // -32603 internal error, or an application-defined code
 	outcomeTimeout                      // -request-timeout expired
-	outcomeCancelled                    // the client cancelled, or shutdown did
+	outcomeCancelled                    // the client went away (cancelled, closed, its session ended), or shutdown ended it
 	outcomeRateLimited                  // refused by -rate-limit (-31429)
-	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth.go)
+	outcomeForbidden                    // the caller's scopes do not allow it (-31403, auth_http.go)
 	outcomeCut                          // cut by a shutdown that would wait no longer (errCutByShutdown)
 	numOutcomes
 )
@@ -851,21 +747,11 @@ const (
 // outcomeNames spells the outcomes, indexed by outcome.
 var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden", "cut"}
 
-// outcomeOf classifies a reply by its JSON-RPC error code (0 for a
-// result), or by req.end where serve recorded what the code cannot tell.
-func outcomeOf(req *request, code int) outcome {
-	if req.end != outcomeOK {
-		return req.end
-	}
+// codeOutcome classifies an error answered with code: a fault of the
+// request (the JSON-RPC codes a peer causes, MCP's -32020..-32099 and
+// -32002) or the server's (-32603, an application-defined code).
+func codeOutcome(code int) outcome {
 	switch {
-	case code == 0:
-		return outcomeOK
-	case code == codeRateLimited:
-		return outcomeRateLimited
-	case code == codeInsufficientScope:
-		return outcomeForbidden
-	case code == codeInternalError:
-		return outcomeServerError
 	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
 		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
 		return outcomeClientError

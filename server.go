@@ -135,16 +135,19 @@ type server struct {
 	config
 	serverInfoJSON []byte      // info encoded once, stamped on every modern result
 	replies        *bufferPool // large replies' buffers, for the next (buffers.go)
-	log            *slog.Logger
-	refs           refCounter
-	states         stateSealer      // signs and verifies MRTR requestState
-	subs           *subscriptionHub // open subscriptions/listen requests
-	limiter        *rateLimiter     // tools/call per principal; nil is off
+	// timedOut is the cause a request's context ends with at
+	// -request-timeout (a timeoutCause, made once: requestTimedOut).
+	timedOut error
+	log      *slog.Logger
+	refs     refCounter
+	states   stateSealer      // signs and verifies MRTR requestState
+	subs     *subscriptionHub // open subscriptions/listen requests
+	limiter  *rateLimiter     // tools/call per principal; nil is off
 	// bridged bounds the requests waiting on bridged server-to-client
 	// requests (classic_bridge.go) to a quarter of -max-requests: with the
 	// listens (at most half), slots are always left for requests that end.
 	bridged  *shareLimit
-	metrics  *metrics    // counters, gauges, histograms (metrics.go; nil in the stdio build)
+	metrics  *metrics    // counters, gauges, histograms (metrics_http.go; nil in the stdio build)
 	draining atomic.Bool // set when shutdown begins: /readyz answers 503 (httpsse_health.go)
 	tasks    *taskStore  // the tasks extension's tasks (tasks_store.go)
 
@@ -221,7 +224,8 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.limits.clientShare <= 0 {
 		cfg.limits.clientShare = defaultClientShare
 	}
-	s := &server{config: cfg, log: logger, replies: newBufferPool(replyBuffersKept, minReplyBuffer, maxReplyBuffer)}
+	s := &server{config: cfg, log: logger, replies: newBufferPool(replyBuffersKept, minReplyBuffer, maxReplyBuffer),
+		timedOut: &timeoutCause{after: cfg.requestTimeout}}
 	s.states = newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now)
 	s.subs = newSubscriptionHub(cfg.maxSubscriptions, cfg.maxSubscriptionURIs, cfg.limits.clientShare)
 	s.limiter = newRateLimiter(cfg.limits.rate, cfg.limits.burst, cfg.now)

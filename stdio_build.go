@@ -45,12 +45,10 @@ func newMetrics(*server) *metrics                                      { return 
 func (*metrics) started()                                              {}
 func (*metrics) served(string, era, transport, outcome, time.Duration) {}
 
-// sessionHTTP is a classic session's HTTP state: none in this build,
-// where every session writes to its sink.
-type sessionHTTP struct{}
+// authorize has no scoped caller to check in this build: stdio
+// authenticates no one (scopes_http.go).
+func (*server) authorize(*request) *rpcError { return nil }
 
-func newSessionHTTP() sessionHTTP              { return sessionHTTP{} }
-func (*sessionHTTP) enqueue([]byte) bool       { return false }
-func (*sessionHTTP) noticeWake() chan struct{} { return nil }
-func (*sessionHTTP) endRequests()              {}
-func (*sessionHTTP) hasStream() bool           { return false }
+// filteredList is never reached in this build, where no caller is scoped
+// (registry.go list).
+func (*server) filteredList(string, *request) (result, error) { return result{}, nil }

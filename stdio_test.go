@@ -465,27 +465,9 @@ func TestStdioCancelWhileStdoutStalls(t *testing.T) {
 	}
 }
 
-// TestStdioCorkComesOff: answers held while the reader has lines buffered
-// (read, cork) leave before it waits for more input, a blank line
-// buffered counting as none: the fast request read with a slow one is
-// answered while the slow one runs.
-func TestStdioCorkComesOff(t *testing.T) {
-	g := newTestGates()
-	c := newTestConn(t, newTestServer(t, withGates(g)))
-	c.send(req("1", "tools/call", `"name":"gate"`) + "\n" + req("2", "tools/call", `"name":"echo","arguments":{"message":"fast"}`) + "\n  ")
-	mustReceive(t, g.started)
-	if got := c.recv(); string(responseID(got)) != "2" {
-		t.Errorf("first answer %s, want id 2", got)
-	}
-	close(g.release)
-	if got := c.recv(); string(responseID(got)) != "1" {
-		t.Errorf("second answer %s, want id 1", got)
-	}
-}
-
 // TestStdioCorkedStdoutStalls: when stdout stalls in the write of the
-// answers held under the cork (release), the reading role is handed on
-// and the next line is still served.
+// answers to lines the reader refused, the reader is not the one
+// writing: the next line is still served.
 func TestStdioCorkedStdoutStalls(t *testing.T) {
 	s := newTestServer(t, withRegistry())
 	ran := make(chan struct{})
@@ -497,8 +479,8 @@ func TestStdioCorkedStdoutStalls(t *testing.T) {
 	inR, inW := io.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- s.serveStdio(t.Context(), inR, out) }()
-	// Two lines in one write: the reader answers both (parse errors) under
-	// the cork, and stdout stalls in the write that takes it off.
+	// Two lines in one write: the reader answers both (parse errors), and
+	// stdout stalls in their write.
 	if _, err := io.WriteString(inW, "{bad\n{bad\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -874,11 +856,12 @@ func TestStdioWriteKeepsLinesWholeAndInOrder(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range lines {
-				c.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`+"\n", w, i))
+				c.out.write(fmt.Appendf(nil, `{"w":%d,"i":%d}`+"\n", w, i), false)
 			}
 		})
 	}
 	wg.Wait()
+	c.out.close()
 	next := make([]int, writers)
 	got := strings.Split(strings.TrimSuffix(out.buf.String(), "\n"), "\n")
 	for _, line := range got {

@@ -1,182 +1,278 @@
 // The stdio transport's writing side: every line to stdout (responses,
-// notifications, the server's requests) goes through outq (linequeue.go),
-// whole and in order, waiting while the queue is full so that a stalled
-// stdout stops the server instead of growing its memory; a call's lines
-// stop at its cancellation; the cork holds the answers of a burst for one
-// write (read, stdio.go).
+// notifications, the server's requests) goes through one coalescing queue
+// (linequeue.go, the log's writer too), whole and in order, waiting while
+// the queue is full so that a stalled stdout stops the server instead of
+// growing its memory; a call's lines stop at its cancellation.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 
 package main
 
-// writeUnlessCancelled writes b, a notification of the call, unless the
-// call was cancelled or has ended. The check and the queueing happen
-// under call.mu, so nothing follows a handled cancellation or the queued
-// response; the wait for room and the Write happen without it, so a
-// stalled stdout never blocks the reader handling a cancellation
-// (TestStdioCancelWhileStdoutStalls).
-func (c *stdioConn) writeUnlessCancelled(call *stdioCall, b []byte) {
-	c.writeCall(call, b, false)
-}
+import (
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+)
 
-// writeLast writes b, the call's response, unless the call was
-// cancelled, and ends the call.
-func (c *stdioConn) writeLast(call *stdioCall, b []byte) {
-	c.writeCall(call, b, true)
-	// Written, queued (a copy) or dropped: b is no longer held.
-	c.s.replies.put(b)
-}
+// maxStdioQueuedBytes bounds the messages queued for stdout: one
+// message's worth; a larger message waits for an empty queue and goes
+// alone (roomLocked).
+const maxStdioQueuedBytes = maxLineBytes
 
-// writeCall is writeUnlessCancelled, and with last writeLast.
-func (c *stdioConn) writeCall(call *stdioCall, b []byte, last bool) {
-	if last {
-		defer call.end()
-	}
-	for {
-		if !c.waitRoom(len(b), call) {
-			return // cancelled while waiting
-		}
-		call.mu.Lock()
-		if call.cancelled.Load() || call.ended {
-			call.mu.Unlock()
-			return
-		}
-		writeNow, queued := c.enqueue(b)
-		call.ended = last && (writeNow || queued)
-		call.mu.Unlock()
-		if writeNow {
-			c.flush(b)
-		}
-		if writeNow || queued {
-			return
-		}
-	}
-}
-
-// maxSpareBytes bounds the batch buffer outq keeps for reuse
-// (lineQueue.init).
+// maxSpareBytes bounds the queue buffer the writer keeps for reuse.
 const maxSpareBytes = 64 << 10
 
-// write sends one complete message line through outq (linequeue.go),
-// waiting while the queue is full, so a stalled stdout stops the server
-// instead of growing its memory. The goroutine that writes is a caller (a
-// request's, the reader, a publisher); serveStdio waits for all three.
-func (c *stdioConn) write(b []byte) {
-	for {
-		c.waitRoom(len(b), nil)
-		writeNow, queued := c.enqueue(b)
-		if writeNow {
-			c.flush(b)
-		}
-		if writeNow || queued {
-			return
-		}
+// stdioWriter is stdout's writer: a goroutine that finds no write in
+// progress writes its line (and what is queued meanwhile) itself, so an
+// idle server answers without a hand-off; the reader never does, as a
+// stalled stdout must not stop it reading cancellations
+// (TestStdioCorkedStdoutStalls): its lines are written by a goroutine of
+// their own (detached), which close awaits.
+type stdioWriter struct {
+	out io.Writer
+	log *slog.Logger
+	// q is the queue; q.mu also guards closed, corked and corkedAt.
+	q      lineQueue
+	closed bool
+	// corked is set while the reader holds the writer (cork) with more
+	// lines to read: what is answered meanwhile queues, and leaves in one
+	// write when the cork comes off (uncork).
+	corked   bool
+	corkedAt time.Time
+	// detached counts the goroutines writing on the reader's behalf.
+	detached sync.WaitGroup
+}
+
+// newStdioWriter returns the writer of out.
+func newStdioWriter(out io.Writer, log *slog.Logger) *stdioWriter {
+	w := &stdioWriter{out: out, log: log}
+	w.q.init(maxSpareBytes)
+	return w
+}
+
+// close waits for what is queued to be written; lines queued after it
+// are dropped.
+func (w *stdioWriter) close() {
+	w.uncork()
+	w.q.mu.Lock()
+	w.closed = true
+	for w.q.flushing {
+		w.q.room.Wait()
+	}
+	w.q.mu.Unlock()
+	w.detached.Wait()
+}
+
+// cork holds the writer while the reader has more lines to read, so the
+// answers to the lines one read brought in leave together, unless a write
+// is in progress (which takes what queues when it ends) or the cork has
+// held for stdioInlineFor (it comes off: an answer is not held longer).
+// Only the reader corks and uncorks. Kept for the stdio k=32 rows of
+// docs/PERFORMANCE.md: without it each pipelined answer was a write of
+// its own, and modern k=32 fell to 0.30 of the floor (legacy 0.11).
+func (w *stdioWriter) cork() {
+	w.q.mu.Lock()
+	over := w.corked && time.Since(w.corkedAt) >= stdioInlineFor
+	if !w.q.flushing && !w.closed {
+		w.q.flushing, w.corked, w.corkedAt = true, true, time.Now()
+	}
+	w.q.mu.Unlock()
+	if over {
+		w.uncork()
 	}
 }
 
-// roomLocked reports whether a message of n bytes may join the queue now:
-// nobody is writing, or it fits maxStdioQueuedBytes, or the queue is
-// empty (a larger message goes alone).
-func (c *stdioConn) roomLocked(n int) bool {
-	return !c.outq.flushing || len(c.outq.queued) == 0 || len(c.outq.queued)+n <= maxStdioQueuedBytes
+// bursting reports whether the reader holds the cork, for less than
+// stdioInlineFor: the lines of a burst are then served by the reader
+// itself (serveInline), their answers left for the cork's one write.
+func (w *stdioWriter) bursting() bool {
+	w.q.mu.Lock()
+	defer w.q.mu.Unlock()
+	return w.corked && time.Since(w.corkedAt) < stdioInlineFor
 }
 
-// waitRoom waits until a message of n bytes may join the queue, or call
-// (nil for none) is cancelled; false means it was. A full queue under
-// the cork is written by the waiter, who takes the cork off.
-func (c *stdioConn) waitRoom(n int, call *stdioCall) bool {
-	c.outq.mu.Lock()
-	defer c.outq.mu.Unlock()
-	for !c.roomLocked(n) {
-		if call != nil && call.cancelled.Load() {
-			return false
-		}
-		if c.corked {
-			b := c.uncorkLocked()
-			c.outq.mu.Unlock()
-			c.flushBatch(b)
-			c.outq.mu.Lock()
-			continue
-		}
-		c.outq.room.Wait()
+// uncork takes the cork off: what queued under it is written by a
+// goroutine of its own, so a stalled stdout never stops the reader
+// (TestStdioCorkedStdoutStalls).
+func (w *stdioWriter) uncork() {
+	w.q.mu.Lock()
+	b := w.uncorkLocked()
+	w.q.mu.Unlock()
+	if b != nil {
+		w.detached.Go(func() { w.q.drain(b, true, w.writeOut) })
 	}
-	return true
 }
 
-// cork keeps outq from writing until uncork, unless a write is in
-// progress (it takes the queue when it ends). Only the reading role's
-// holder corks (read).
-func (c *stdioConn) cork() {
-	c.outq.mu.Lock()
-	if !c.outq.flushing {
-		c.outq.flushing, c.corked = true, true
-	}
-	c.outq.mu.Unlock()
-}
-
-// uncork takes the cork off and writes what was queued under it.
-func (c *stdioConn) uncork() {
-	c.outq.mu.Lock()
-	b := c.uncorkLocked()
-	c.outq.mu.Unlock()
-	c.flushBatch(b)
-}
-
-// uncorkLocked takes the cork off: it returns the batch queued under it,
-// for the caller to write (flushBatch), or nil when the cork was off or
-// nothing was queued (then nobody is writing any more).
-func (c *stdioConn) uncorkLocked() []byte {
-	q := &c.outq
-	if !c.corked {
+// uncorkLocked takes the cork off and returns what queued under it, for
+// the caller to write (drain); nil when the cork was off or nothing
+// queued (then nobody is writing any more).
+func (w *stdioWriter) uncorkLocked() []byte {
+	if !w.corked {
 		return nil
 	}
-	c.corked = false
-	if len(q.queued) == 0 {
-		q.flushing = false
-		q.room.Broadcast()
-		return nil
+	w.corked = false
+	b := w.q.queued
+	w.q.queued, w.q.spare = w.q.spare, nil
+	if len(b) == 0 {
+		w.q.flushing = false
+		w.q.queued = b
+		b = nil
 	}
-	b := q.queued
-	q.queued, q.spare = q.spare, nil
-	q.room.Broadcast()
+	w.q.room.Broadcast()
 	return b
 }
 
-// enqueue claims the writer for b (writeNow: the caller must flush b), or
-// appends b to the batch the goroutine writing now sends next (queued).
-// Neither means the queue filled since waitRoom: wait again.
-func (c *stdioConn) enqueue(b []byte) (writeNow, queued bool) {
-	c.outq.mu.Lock()
-	defer c.outq.mu.Unlock()
-	if !c.outq.flushing {
-		c.outq.flushing = true
-		return true, false
-	}
-	if !c.roomLocked(len(b)) {
-		return false, false
-	}
-	c.outq.queued = append(c.outq.queued, b...)
-	return false, true
+// wake tells writers waiting for room that a call was cancelled.
+func (w *stdioWriter) wake() {
+	w.q.mu.Lock()
+	w.q.room.Broadcast()
+	w.q.mu.Unlock()
 }
 
-// flush writes b, then every batch queued meanwhile (lineQueue.drain);
-// only the goroutine enqueue told to write calls it.
-func (c *stdioConn) flush(b []byte) {
-	c.outq.drain(b, false, c.writeOut)
+// roomLocked reports whether a line of n bytes may join the queue now:
+// nobody is writing, or it fits maxStdioQueuedBytes, or the queue is
+// empty (a larger line goes alone).
+func (w *stdioWriter) roomLocked(n int) bool {
+	return !w.q.flushing || len(w.q.queued) == 0 || len(w.q.queued)+n <= maxStdioQueuedBytes
 }
 
-// flushBatch is flush for a batch of the queue's (uncorkLocked), nil for
-// none.
-func (c *stdioConn) flushBatch(b []byte) {
-	if b != nil {
-		c.outq.drain(b, true, c.writeOut)
+// write queues b, one complete line, waiting while the queue is full;
+// the reader's lines (detach) are written by a goroutine of their own.
+func (w *stdioWriter) write(b []byte, detach bool) {
+	w.queue(b, nil, false, detach)
+}
+
+// writeFor writes b, a notification of cl, unless cl was cancelled or
+// has ended (exchange.callSend).
+func (w *stdioWriter) writeFor(cl *call, b []byte) {
+	w.queue(b, cl, false, false)
+}
+
+// queue writes or queues b; for a call cl, unless cl was cancelled or
+// has ended, and with last marking it ended. The check and the queueing
+// happen under cl.mu, so nothing follows a handled cancellation or the
+// queued response (TestStdioNothingAfterResponse); the wait for room
+// happens without it and gives up once cl is cancelled, so a stalled
+// stdout never blocks the reader handling the cancellation
+// (TestStdioCancelWhileStdoutStalls). On return b is no longer held.
+func (w *stdioWriter) queue(b []byte, cl *call, last, detach bool) {
+	for {
+		w.q.mu.Lock()
+		for !w.roomLocked(len(b)) && (cl == nil || !cl.cancelled.Load()) {
+			if held := w.uncorkLocked(); held != nil {
+				// The queue filled under the cork: its waiter writes it.
+				w.q.mu.Unlock()
+				w.q.drain(held, true, w.writeOut)
+				w.q.mu.Lock()
+				continue
+			}
+			w.q.room.Wait()
+		}
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.mu.Lock()
+			if cl.cancelled.Load() || cl.ended {
+				cl.mu.Unlock()
+				return
+			}
+		}
+		w.q.mu.Lock()
+		writeNow, queued := false, false
+		switch {
+		case w.closed:
+			queued = true // dropped: nothing is written after close
+		case !w.q.flushing:
+			w.q.flushing, writeNow = true, true
+		case w.roomLocked(len(b)):
+			w.q.queued, queued = append(w.q.queued, b...), true
+		}
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.ended = cl.ended || last && (writeNow || queued)
+			cl.mu.Unlock()
+		}
+		switch {
+		case writeNow && detach:
+			b = append([]byte(nil), b...)
+			w.detached.Go(func() { w.q.drain(b, false, w.writeOut) })
+		case writeNow:
+			w.q.drain(b, false, w.writeOut)
+		}
+		if writeNow || queued {
+			return
+		}
+	}
+}
+
+// queueParts writes parts, one line in pieces (replyParts): a short one
+// joined and queued as any line; a longer one straight from its pieces
+// once the writer is free, never copied, so that an answer holding a
+// stored value (a task's result, tasks_store.go) waiting for a stalled
+// stdout holds no copy of it: 600 unread tasks/get of a 4 MB result hold
+// the one result, not 600 (docs/RELIABILITY.md, `loadtest -only
+// stdio-answers`). Its call's rules are queue's.
+func (w *stdioWriter) queueParts(parts replyParts, cl *call, last, detach bool) {
+	if len(parts) == 1 || parts.size() <= maxSpareBytes {
+		w.queue(parts.join(), cl, last, detach)
+		return
+	}
+	for {
+		w.q.mu.Lock()
+		for w.q.flushing && (cl == nil || !cl.cancelled.Load()) {
+			if held := w.uncorkLocked(); held != nil {
+				w.q.mu.Unlock()
+				w.q.drain(held, true, w.writeOut)
+				w.q.mu.Lock()
+				continue
+			}
+			if !w.q.flushing {
+				break
+			}
+			w.q.room.Wait()
+		}
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.mu.Lock()
+			if cl.cancelled.Load() || cl.ended {
+				cl.mu.Unlock()
+				return
+			}
+		}
+		w.q.mu.Lock()
+		claimed := !w.q.flushing && !w.closed
+		w.q.flushing = w.q.flushing || claimed
+		dropped := w.closed
+		w.q.mu.Unlock()
+		if cl != nil {
+			cl.ended = cl.ended || last && (claimed || dropped)
+			cl.mu.Unlock()
+		}
+		switch {
+		case dropped:
+			return
+		case !claimed:
+			continue
+		}
+		write := func() {
+			for _, b := range parts[:len(parts)-1] {
+				w.writeOut(b)
+			}
+			w.q.drain(parts[len(parts)-1], false, w.writeOut)
+		}
+		if detach {
+			w.detached.Go(write)
+		} else {
+			write()
+		}
+		return
 	}
 }
 
 // writeOut writes b, a batch of whole lines, to stdout.
-func (c *stdioConn) writeOut(b []byte) {
-	if _, err := c.out.Write(b); err != nil {
-		c.s.log.Error("write failed", "transport", "stdio", "err", err)
+func (w *stdioWriter) writeOut(b []byte) {
+	if _, err := w.out.Write(b); err != nil {
+		w.log.Error("write failed", "transport", "stdio", "err", err)
 	}
 }

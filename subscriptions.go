@@ -408,7 +408,7 @@ func (h *subscriptionHub) publish(n notice) {
 	for _, w := range h.classic {
 		switch {
 		case !w.wants(n):
-		case w.session.sink != nil:
+		case w.session.wake == nil:
 			direct = append(direct, w.session)
 		default:
 			w.queueLocked(n)
@@ -640,25 +640,23 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 				return sub.closure(), nil
 			default:
 			}
-			// The client cancelled or went away: nothing more is written.
-			// An *rpcError keeps the dispatcher from logging an internal failure.
-			return result{}, newError(codeInternalError, "%s: cancelled", methodSubscriptionsListen)
+			// The client cancelled or went away: nothing more is written,
+			// and the request ended as cancelled (endedBy), never as an
+			// internal error (issue 38).
+			return result{}, context.Cause(ctx)
 		}
 	}
 }
 
-// listenClosed returns, for a subscriptions/listen the server ended with
-// its graceful result (reply), the notifications/cancelled that closes it
-// on stdio, written after the result; nil for any other reply. Why both,
-// in this order: docs/GAPS.md (row 28); testdata/subscriptions/*.txt (EOF,
-// SHUTDOWN) pin it.
+// listenClosed is the notifications/cancelled that closes the
+// subscriptions/listen id on stdio once the server ended it with its
+// graceful result (reply.closesListen), written after the result. Why
+// both, in this order: docs/GAPS.md (row 28); testdata/subscriptions/*.txt
+// (EOF, SHUTDOWN) pin it.
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
-func listenClosed(req *request, reply []byte) []byte {
-	if req.method != methodSubscriptionsListen || !bytes.Contains(reply, []byte(`"result":`)) {
-		return nil
-	}
-	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(req.id), Reason: "the server closed the subscription"})
+func listenClosed(id []byte) []byte {
+	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the server closed the subscription"})
 }
 
 // closure is SubscriptionsListenResult, the graceful end, tagged with the

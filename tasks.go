@@ -132,7 +132,7 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 	}
 	_, seed, rerr := s.tasks.create(req.caller, size, func(ctx context.Context, tk *task) {
 		run.task = tk
-		s.runTask(run.bind(ctx), tk, t, run)
+		s.runTask(run.context(ctx), tk, t, run)
 	})
 	if rerr != nil {
 		if t.Task == taskMay {

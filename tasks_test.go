@@ -580,7 +580,7 @@ func TestTaskGetNoCopy(t *testing.T) {
 				s.tasks.mu.Unlock()
 				line := taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, id))
 				msg, _ := parseMessage([]byte(line))
-				parts, _ := s.serveParts(t.Context(), s.newRequest(&msg, nil, framing{}), exchange{})
+				parts := s.serveReply(t.Context(), s.newRequest(&msg, nil, framing{}), exchange{}).parts
 				shared := false
 				for _, p := range parts {
 					shared = shared || len(p) > 0 && &p[0] == &stored[0]

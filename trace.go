@@ -257,6 +257,12 @@ func (tc traceContext) Tracestate() string { return tc.State }
 // traceKey is the context key of a request's trace context.
 type traceKey struct{}
 
+// context returns the context a handler of r runs under: parent, carrying
+// r's trace context (traceFromContext).
+func (r *request) context(parent context.Context) context.Context {
+	return context.WithValue(parent, traceKey{}, &r.trace)
+}
+
 // traceFromContext returns the trace context of the request ctx belongs
 // to; ok is false outside a request.
 func traceFromContext(ctx context.Context) (tc traceContext, ok bool) {

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -18,9 +19,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -212,6 +215,87 @@ func testAnswers(bin string) error {
 			return fmt.Errorf("%s: another client's echo took up to %v, %d failed", phase.name, worst, failed)
 		}
 		time.Sleep(time.Second) // the server sees the closes
+	}
+	return nil
+}
+
+// testStdioAnswers: over stdio, a task's 4 MB answer (the demo's
+// confirm_delete asked about a path of 2,000,000 bytes, its question, which
+// names the path twice, in the task's inputRequests) fetched by 600 tasks/get lines whose answers
+// are never read. Each answer is charged to the answer budget before it
+// is encoded, and written from its pieces, the stored result shared: peak
+// RSS must stay within the stdio formula (budgetStdio); at 8facd1b it
+// reached 998 MiB (issue 35, R4-7).
+func testStdioAnswers(bin string) error {
+	const size, gets = 2_000_000, 600 // the question holds the path twice: a 4 MB answer
+	cmd := exec.Command(bin, "-confine=off")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		stdin.Close()
+		go io.Copy(io.Discard, stdout)
+		cmd.Wait()
+	}()
+	out := bufio.NewReaderSize(stdout, 64*kib)
+	next := func() (string, error) {
+		line, err := out.ReadString('\n')
+		return line, err
+	}
+	call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":%q},%s}}`, strings.Repeat("p", size), tasksMeta)
+	if _, err := io.WriteString(stdin, call+"\n"); err != nil {
+		return err
+	}
+	line, err := next()
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(line, `"taskId":"`)
+	id, _, _ := strings.Cut(rest, `"`)
+	if !ok || id == "" {
+		return fmt.Errorf("confirm_delete did not start a task: %.300s", line)
+	}
+	get := func(n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":%q,%s}}`, n, id, tasksMeta) + "\n"
+	}
+	asked := 0
+	for i := 0; ; i++ {
+		if i == 200 {
+			return errors.New("the task never asked its question")
+		}
+		if _, err := io.WriteString(stdin, get(2)); err != nil {
+			return err
+		}
+		line, err := next()
+		if err != nil {
+			return err
+		}
+		if strings.Contains(line, `"status":"input_required"`) {
+			asked = len(line)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid := cmd.Process.Pid
+	rss0 := rssKiB(pid)
+	sm := sample(pid)
+	var sent atomic.Int64
+	go func() {
+		for i := range gets {
+			if _, err := io.WriteString(stdin, get(10+i)); err != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	time.Sleep(8 * time.Second)
+	peak := sm.end()
+	fmt.Printf("stdio, stdout never read: %d of %d tasks/get sent of a %d KiB answer each; RSS %d MiB before, peak %d MiB (formula for stdio: %d MiB; 998 MiB at 8facd1b)\n",
+		sent.Load(), gets, asked/kib, rss0>>10, peak>>10, budgetStdio()>>20)
+	if peak<<10 > budgetStdio() {
+		return fmt.Errorf("peak RSS %d MiB over the formula's %d MiB", peak>>10, budgetStdio()>>20)
 	}
 	return nil
 }

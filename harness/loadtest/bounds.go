@@ -51,6 +51,7 @@ const (
 	stdioLineBudget = 8 * mib
 	stdioQueue      = 4 * mib
 	stdioLine       = 4 * mib
+	stdioAnswers    = 8 * mib // maxStdioAnswerBytes: answers charged before they are encoded
 )
 
 // The per-item costs of the formula (docs/RELIABILITY.md, "Worst-case
@@ -89,6 +90,7 @@ func budgetHTTP() int64 {
 func budgetStdio() int64 {
 	live := int64(amplification*stdioLineBudget) + // lines in flight and what serving them allocates
 		2*stdioQueue + stdioLine + // the queue, and the batch and message being written
+		stdioAnswers + // answers encoded and not yet written (the rest wait unbuilt)
 		3*stdioLine + // the reader: a line being read, one handed over, one held
 		watchedOverhead*(defMaxListens+1)*defMaxURIs*kib + // the listens' and the session's URIs
 		defMaxRequests*perRequest +

@@ -12,7 +12,8 @@
 //
 // Tests: load, disconnect, slowloris, unread-sse, sigterm, stdin-eof;
 // and the bounds of issue 19 (bounds.go): stdio-stall, init-body,
-// subscribe-memory, budget; unread answers (answers.go): answers; the
+// subscribe-memory, budget; unread answers (answers.go): answers,
+// stdio-answers; the
 // operations tests (ops.go): log-stall (-stall, 60 s by default),
 // promtool; and connections held idle (conns.go): held-conns. Every count and duration is bounded; the whole run takes
 // about four minutes.
@@ -71,6 +72,7 @@ func main() {
 		{"sigterm", testSigterm},
 		{"stdin-eof", testStdinEOF},
 		{"stdio-stall", testStdioStall},
+		{"stdio-answers", testStdioAnswers},
 		{"init-body", testInitBody},
 		{"subscribe-memory", testSubscribeMemory},
 		{"budget", testBudget},

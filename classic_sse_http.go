@@ -32,9 +32,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 )
 
@@ -95,17 +95,6 @@ func (c *classicSSEConn) stop() {
 	c.wg.Wait()
 }
 
-// stream returns the 2024-11-05 connection that carries sess, nil for a
-// Streamable HTTP session (or none).
-func (t *httpTransport) stream(sess *session) *classicSSEConn {
-	if sess == nil {
-		return nil
-	}
-	conn, _ := t.streams.Load(sess)
-	c, _ := conn.(*classicSSEConn)
-	return c
-}
-
 // only returns the handler of an endpoint that serves one HTTP method:
 // the endpoint's checks (guard) first, then serve, or 405 naming the
 // method for any other.
@@ -135,12 +124,11 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	sess := newSession()
 	// 128 random bits in base32: visible ASCII, URL-safe, unguessable;
 	// after the replica id, for a load balancer to route /messages by.
-	sess.id, sess.owner, sess.share = newScopedID(t.s.replicaID), who.binding(), who.share
+	sess := newHTTPSession(newScopedID(t.s.replicaID), who)
 	conn := &classicSSEConn{sess: sess, ctx: ctx, out: make(chan []byte)}
-	t.streams.Store(sess, conn)
+	httpPart(sess).sse = conn
 	// The stream does not keep its session alive, as Streamable HTTP's
 	// GET stream does not (sessionStore): a session unused for
 	// -session-idle, or the least recently used when the store is full,
@@ -155,30 +143,34 @@ func (t *httpTransport) openClassicSSE(w http.ResponseWriter, r *http.Request, w
 		sess.end()
 		cancel()
 		conn.stop()
-		t.streams.Delete(sess)
 	}()
 	endpoint := classicMessagesPath + "?sessionId=" + url.QueryEscape(sess.id)
 	t.pump(w, r, who, sess, []byte("event: endpoint\ndata: "+endpoint+"\n\n"), conn.out)
 }
 
 // postClassicMessage serves POST /messages?sessionId=ID: one message (or,
-// in a 2025-03-26 session, a batch) for the session of that stream. It is
-// answered 202 as soon as the message is taken; what the message asks
-// for is answered on the stream. initialize is served before the 202, so
-// that the client's next POST finds the session negotiated; a request
+// in a 2025-03-26 session, a batch) for the session of that stream,
+// taken by the driver. It is answered 202 as soon as the message is
+// taken; what the message asks for is answered on the stream. initialize
+// is served before the 202 (incoming.ordered), so that the client's next
+// POST finds the session negotiated; a request (or a batch of requests)
 // runs on its own goroutine, owned by the stream, holding the POST's
 // request slot, and its session's mark of a request running, until its
 // answer is on its way: a session whose request runs on is never idle,
 // so neither -session-idle nor a full store ends it (review A, finding
-// 3: the 202 made it idle, and a newcomer's session evicted it).
+// 3: the 202 made it idle, and a newcomer's session evicted it). What was
+// taken is given back by one defer, or by that goroutine.
 func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Request, who caller) {
 	if !isJSONContentType(r.Header.Get("Content-Type")) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, newError(codeInvalidRequest, "unsupported media type: send application/json"))
 		return
 	}
 	sess := t.sessions.acquire(r.URL.Query().Get("sessionId"), who.binding())
-	conn := t.stream(sess)
-	if sess != nil && conn == nil {
+	var stream *classicSSEConn
+	if h := httpPart(sess); h != nil {
+		stream = h.sse
+	}
+	if sess != nil && stream == nil {
 		// A Streamable HTTP session: its id is no endpoint here.
 		t.sessions.release(sess)
 		sess = nil
@@ -187,128 +179,73 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
 		return
 	}
+	// The session's mark, the body, the slot and the request are given
+	// back once the message has been served: here, or by the goroutine a
+	// request is handed to.
+	var held []func()
+	handed := false
+	defer func() {
+		if !handed {
+			for _, f := range slices.Backward(held) {
+				f()
+			}
+		}
+	}()
+	held = append(held, func() { t.sessions.release(sess) })
 	if rerr := t.sessionVersionHeader(r.Header, sess); rerr != nil {
-		t.sessions.release(sess)
 		writeHTTPError(w, http.StatusBadRequest, rerr)
 		return
 	}
 	rc := http.NewResponseController(w)
 	body, releaseBody, ok := t.receive(w, r, rc, who)
 	if !ok {
-		t.sessions.release(sess)
 		return
 	}
-	// The body and the session's mark (and the slot, given back beside
-	// it) are released once the message has been served: here, or by the
-	// goroutine a request is handed to.
-	release := sync.OnceFunc(func() {
-		releaseBody()
-		t.sessions.release(sess)
-	})
-	handed := false
-	defer func() {
-		if !handed {
-			release()
-		}
-	}()
-	if jsonKind(body) == '[' {
-		handed = t.postClassicSSEBatch(w, r, conn, body, who, release)
-		return
-	}
-	msg, ok := parseBody(w, body, release)
-	if !ok {
-		return
-	}
-	req := t.s.newRequest(&msg, sess, httpFraming(r.Header, false))
+	held = append(held, releaseBody)
+	in := conn{s: t.s, sess: sess, transport: transportHTTP}.take(body, httpFraming(r.Header, false))
 	switch {
-	case msg.isResponse() || msg.isNotification():
-		if !t.takeInSession(w, r, &msg, req, who, sess, release, "http+sse") {
-			return
+	case in.err != nil:
+		writeHTTPError(w, httpStatus(in.err.Code), in.err, in.msg.id)
+		return
+	case in.kind == incomingControl || in.kind == incomingNotification:
+		t.takeAside(w, r, in, who)
+		return
+	}
+	lim := t.control
+	if in.requests() || in.ordered() {
+		lim = t.slots
+	}
+	if !t.admit(w, r, lim, who, in.msg.id) {
+		return
+	}
+	held = append(held, func() { lim.give(who.share, 1) })
+	serve := in.begin(stream.ctx)
+	held = append(held, in.end)
+	ex := exchange{send: stream.send, caller: who, closing: t.closing}
+	switch {
+	case !serve:
+		if in.reply != nil {
+			stream.send(in.reply)
 		}
-	case msg.method == methodInitialize:
+	case in.ordered():
 		// The ordered handshake: negotiated before the 202.
-		if !t.admit(w, r, t.slots, who, release, msg.id) {
-			return
-		}
-		defer t.slots.give(who.share, 1)
-		reply, _ := t.s.serve(r.Context(), req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess})
-		conn.send(reply)
+		ex.closing = nil
+		stream.send(in.serve(ex).parts.join())
 	default:
-		ctx, cancel := context.WithCancelCause(conn.ctx)
-		untrack, ok := sess.track(msg.id, cancel)
-		if !ok {
-			cancel(nil)
-			release()
-			conn.send(encodeError(msg.id, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)))
-			break
-		}
-		if !t.admit(w, r, t.slots, who, release, msg.id) {
-			untrack()
-			cancel(nil)
-			return
-		}
-		handed = true
-		started := conn.start(func() {
-			defer release()
-			defer t.slots.give(who.share, 1)
-			defer cancel(nil)
-			defer untrack()
-			reply, _ := t.s.serve(ctx, req, exchange{transport: transportHTTP, send: conn.send, caller: who, session: sess, closing: t.closing})
-			if !errors.Is(context.Cause(ctx), errRequestCancelled) {
-				conn.send(reply)
+		handed = stream.start(func() {
+			defer func() {
+				for _, f := range slices.Backward(held) {
+					f()
+				}
+			}()
+			if rep := in.serve(ex); !rep.cancelled && rep.parts != nil {
+				stream.send(rep.parts.join())
 			}
 		})
-		if !started {
-			untrack()
-			cancel(nil)
-			t.slots.give(who.share, 1)
-			release()
+		if !handed {
 			writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
 			return
 		}
 	}
 	w.WriteHeader(http.StatusAccepted)
-}
-
-// postClassicSSEBatch takes a batch POSTed to the 2024-11-05 transport,
-// whose session must have negotiated 2025-03-26 (batch.go): its
-// notifications and responses at once, its requests on one goroutine
-// that answers them all as one event, holding one request slot (a batch
-// without requests, a control slot). It reports whether it handed the
-// body (release) to that goroutine; otherwise it has given it back.
-func (t *httpTransport) postClassicSSEBatch(w http.ResponseWriter, r *http.Request, conn *classicSSEConn, body []byte, who caller, release func()) (handed bool) {
-	b, rerr := t.s.readSessionBatch(conn.ctx, conn.sess, body, httpFraming(r.Header, false), "http+sse")
-	if rerr != nil {
-		release()
-		writeHTTPError(w, http.StatusBadRequest, rerr)
-		return false
-	}
-	lim := t.slots
-	if b.requests == 0 {
-		lim = t.control
-	}
-	if !t.admit(w, r, lim, who, release, nil) {
-		b.end()
-		return false
-	}
-	b.take()
-	serve := func() {
-		defer release()
-		defer lim.give(who.share, 1)
-		defer b.end()
-		if reply := b.answer(exchange{transport: transportHTTP, send: conn.send, caller: who, closing: t.closing}); reply != nil {
-			conn.send(reply)
-		}
-	}
-	if b.requests == 0 {
-		serve()
-	} else if !conn.start(serve) {
-		b.end()
-		lim.give(who.share, 1)
-		release()
-		writeHTTPError(w, http.StatusNotFound, newError(codeInvalidRequest, "session not found: open a new event stream at %s", classicSSEPath))
-		return true
-	}
-	w.WriteHeader(http.StatusAccepted)
-	return true
 }

@@ -1,7 +1,7 @@
 //go:build !stdio && !linux
 
 // The process's figures where there is no /proc: none
-// (metrics_runtime.go writes only the start time).
+// (metrics_runtime_http.go writes only the start time).
 
 package main
 

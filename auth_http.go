@@ -7,9 +7,9 @@
 // a caller may do with its scopes is checked by the core (scopes.go), on
 // every transport.
 //
-// The parts: auth_tokens.go (static tokens), auth_jwt.go (JWT access
-// tokens), auth_jwks.go (the authorization server's metadata and keys),
-// auth_introspect.go (RFC 7662), httpsse_auth.go (metadata document,
+// The parts: auth_tokens_http.go (static tokens), auth_jwt_http.go (JWT access
+// tokens), auth_jwks_http.go (the authorization server's metadata and keys),
+// auth_introspect_http.go (RFC 7662), httpsse_auth.go (metadata document,
 // challenges).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization,

@@ -55,7 +55,7 @@ const (
 // authReasonNames spells the reasons, indexed by authReason.
 var authReasonNames = [numAuthReasons]string{"missing", "malformed", "invalid", "insufficient_scope", "unavailable"}
 
-// authReasonOf is the label of an authentication refusal (auth.go).
+// authReasonOf is the label of an authentication refusal (auth_http.go).
 func authReasonOf(f *authFailure) authReason {
 	switch {
 	case f.status == 400:

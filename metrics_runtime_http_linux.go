@@ -1,7 +1,7 @@
 //go:build !stdio && linux
 
 // The process's figures on Linux, read from /proc as client_golang's
-// process collector reads them (metrics_runtime.go).
+// process collector reads them (metrics_runtime_http.go).
 //
 // Spec: https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html.
 

@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of the authorization server's metadata and keys (auth_jwks.go)
+// Tests of the authorization server's metadata and keys (auth_jwks_http.go)
 // against the test authorization server: discovery in each of its forms,
 // and the key cache when the server rotates keys, is slow, down or
 // answers garbage: requests keep being served with the keys held and

@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of JWT access-token verification (auth_jwt.go): one row per
+// Tests of JWT access-token verification (auth_jwt_http.go): one row per
 // rule, each naming the reason the token must be refused for, so that a
 // row fails when its rule is removed (the token is then accepted, or
 // refused for another reason); the key set parser; the verified-token

@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of auth_tokens.go: the static bearer tokens and the check every
+// Tests of auth_tokens_http.go: the static bearer tokens and the check every
 // token meets.
 
 package main

@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of the 2024-11-05 HTTP+SSE transport (classic_sse.go): a whole
+// Tests of the 2024-11-05 HTTP+SSE transport (classic_sse_http.go): a whole
 // conversation over the stream and the endpoint it announces, the rules
 // of each endpoint, and the end of a stream.
 

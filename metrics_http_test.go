@@ -1,6 +1,6 @@
 //go:build !stdio
 
-// Tests of the metrics (metrics.go): the exposition's grammar, counters
+// Tests of the metrics (metrics_http.go): the exposition's grammar, counters
 // and gauges that move as requests are served, the label sets that stay
 // closed, the listener, and the build's version (-version, build_info,
 // serverInfo).

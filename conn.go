@@ -1,0 +1,405 @@
+// The message driver: one connection to one client in the core's terms,
+// and the rules every transport's messages meet in one place. A
+// transport reads its framing, admits (slots, bodies), hands each message
+// over (take), and writes what it is given; it decides no protocol rule.
+// The rules, each owned by one function here and pinned over every
+// transport by TestDriverRules:
+//
+//   - parsing and judging a message: take;
+//   - control messages (answers to the server's requests,
+//     notifications/cancelled): begin, through takeControl;
+//   - request ids in flight, duplicates refused: conn.add;
+//   - initialize served in order, before the next message is taken:
+//     incoming.ordered, from the method table (handshake);
+//   - batches (2025-03-26): take judges, begin takes, serve answers
+//     (batch.go).
+//
+// Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
+// (Messages), https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization,
+// https://modelcontextprotocol.io/specification/2025-03-26/basic#batching.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+// conn is one connection to one client: a stdio process, a classic
+// session (Streamable HTTP's Mcp-Session-Id, a 2024-11-05 stream), or one
+// modern POST, which carries no session. Its state is its session's:
+// what the handshake negotiated and the requests in flight (calls). A
+// conn is a value: the transport makes one for the session it serves.
+type conn struct {
+	s         *server
+	sess      *session // nil: a modern POST, which carries one message
+	transport transport
+}
+
+// incomingKind is what a message taken is.
+type incomingKind uint8
+
+// The kinds of messages a connection takes.
+const (
+	incomingRefused      incomingKind = iota // answered when taken (reply), or dropped (a malformed notification)
+	incomingControl                          // an answer to a server request, or notifications/cancelled
+	incomingNotification                     // any other client notification
+	incomingRequest                          // a request
+	incomingBatch                            // a 2025-03-26 batch
+)
+
+// incoming is one message a connection took: judged, not yet begun. The
+// transport admits it by its kind (a request or a batch of requests
+// takes a request slot, anything else a control slot), then begins it,
+// serves it, and ends it (a defer).
+type incoming struct {
+	c     conn
+	kind  incomingKind
+	msg   message
+	req   *request    // a request
+	items []batchItem // a batch
+	// reply is the answer to write instead of serving: a message refused
+	// when taken, or a request refused when begun (its id in flight);
+	// err is the refusal's error (HTTP writes it with its status).
+	reply []byte
+	err   *rpcError
+	// ctx is the request's context once begun: cancelled by
+	// notifications/cancelled (errRequestCancelled) or the connection.
+	ctx   context.Context
+	call  *call
+	calls []*call // a batch's, by entry (nil for an entry not begun)
+	ctxs  []context.Context
+}
+
+// take parses data, one message or a batch as it arrived with framing f,
+// and judges it: no effect yet (begin). A batch is read only in a session
+// that negotiated 2025-03-26; anywhere else it is refused whole.
+func (c conn) take(data []byte, f framing) *incoming {
+	in := &incoming{c: c}
+	if jsonKind(data) == '[' {
+		rerr := batchOutsideSession(data)
+		var items []batchItem
+		if c.sess.negotiated() == versionBatches {
+			items, rerr = c.s.readBatch(data, c.sess, f)
+		}
+		if rerr != nil {
+			in.reply, in.err = encodeError(nil, rerr), rerr
+			return in
+		}
+		in.kind, in.items = incomingBatch, items
+		in.calls, in.ctxs = make([]*call, len(items)), make([]context.Context, len(items))
+		return in
+	}
+	msg, rerr := parseMessage(data)
+	in.msg = msg
+	switch {
+	case rerr != nil:
+		in.err = rerr
+		if !msg.isNotification() {
+			in.reply = encodeError(msg.id, rerr)
+		}
+		return in
+	case isControl(&in.msg):
+		in.kind = incomingControl
+	case msg.isNotification():
+		in.kind = incomingNotification
+	default:
+		in.kind = incomingRequest
+	}
+	// The era is decided for every message, a control message's too: on
+	// Streamable HTTP it says whether the message goes to a session.
+	in.req = c.s.newRequest(&in.msg, c.sess, f)
+	return in
+}
+
+// join puts in, taken before its session was known, in sess: Streamable
+// HTTP names a message's session in its framing, and looks it up once the
+// era is decided (decideEra).
+func (in *incoming) join(sess *session) { in.c.sess = sess }
+
+// isControl reports whether msg is what frees a waiting request: an
+// answer to a server request, or notifications/cancelled.
+func isControl(msg *message) bool {
+	return msg.isResponse() || msg.isNotification() && msg.method == methodCancelled
+}
+
+// ordered reports whether the message is served before the next message
+// of its connection is taken: initialize (the method table's handshake
+// flag), so that requests sent after it meet the negotiated session and
+// notifications/initialized finds it (TestStdioPipelinedHandshake).
+// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
+func (in *incoming) ordered() bool {
+	return in.kind == incomingRequest && methods[in.msg.method].handshake
+}
+
+// requests reports whether the message holds a request to serve, which
+// takes a request slot (anything else takes a control slot).
+func (in *incoming) requests() bool {
+	if in.kind == incomingBatch {
+		for _, it := range in.items {
+			if it.kind == batchRequest {
+				return true
+			}
+		}
+	}
+	return in.kind == incomingRequest
+}
+
+// begin gives the message its effects, in the order the connection took
+// its messages: an answer goes to the request waiting for it, a
+// cancellation cancels, a notification is served, a request is
+// registered in flight under parent (its id refused when already in
+// flight: in.reply), a batch does all of these entry by entry. It
+// reports whether there is anything left to serve.
+func (in *incoming) begin(parent context.Context) bool {
+	c := in.c
+	switch in.kind {
+	case incomingControl:
+		if c.sess != nil {
+			c.s.takeControl(&in.msg, c.sess, c.cancelNamed, transportNames[c.transport])
+		}
+	case incomingNotification:
+		c.s.serve(parent, in.req, exchange{transport: c.transport, session: c.sess})
+	case incomingRequest:
+		in.ctx, in.call, in.reply = c.add(parent, &in.msg)
+		if in.reply != nil {
+			in.err = errInFlight(in.msg.id)
+		}
+		return in.reply == nil
+	case incomingBatch:
+		// Entry by entry, as the connection would take as many messages: a
+		// cancellation reaches an earlier entry of the same batch.
+		n := 0
+		for i := range in.items {
+			it := &in.items[i]
+			switch {
+			case it.kind == batchRequest:
+				ctx, cl, reply := c.add(parent, &it.msg)
+				if reply != nil {
+					it.kind, it.req, it.reply = batchRefused, nil, reply
+					continue
+				}
+				in.ctxs[i], in.calls[i] = ctx, cl
+				n++
+			case isControl(&it.msg):
+				c.s.takeControl(&it.msg, c.sess, c.cancelNamed, transportNames[c.transport])
+			case it.kind == batchNotification:
+				c.s.serve(parent, c.s.newRequest(&it.msg, c.sess, framing{}), exchange{transport: c.transport, session: c.sess})
+			}
+		}
+		if n == 0 {
+			in.reply = answerBatch(in.items, nil)
+		}
+		return n > 0
+	}
+	return false
+}
+
+// serve serves what begin left: the request, or the batch's requests one
+// after another, and returns the answer; a request the client cancelled
+// is not answered (reply.cancelled).
+// [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
+func (in *incoming) serve(ex exchange) reply {
+	ex.session, ex.transport = in.c.sess, in.c.transport
+	if in.kind == incomingBatch {
+		return in.serveBatch(ex)
+	}
+	ctx, cl := in.ctx, in.call
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if send := ex.callSend; send != nil && cl != nil {
+		ex.send = func(msg []byte) { send(cl, msg) }
+	}
+	r := in.c.s.serveReply(ctx, in.req, ex)
+	if in.call != nil && in.call.isCancelled() {
+		r.cancelled = true
+	}
+	return r
+}
+
+// serveBatch is serve for a batch: its requests one after another, each
+// answer in the one array (answerBatch).
+func (in *incoming) serveBatch(ex exchange) reply {
+	return reply{parts: replyParts{answerBatch(in.items, func(i int) []byte {
+		ctx, cl := in.ctxs[i], in.calls[i]
+		if cl.isCancelled() {
+			return nil
+		}
+		ex := ex
+		if send := ex.callSend; send != nil {
+			ex.send = func(msg []byte) { send(cl, msg) }
+		}
+		r := in.c.s.serveReply(ctx, in.items[i].req, ex)
+		cl.end()
+		if cl.isCancelled() {
+			return nil
+		}
+		return r.parts.join()
+	})}}
+}
+
+// end forgets the message's requests: no longer in flight, their
+// contexts cancelled. Idempotent; the transport defers it.
+func (in *incoming) end() {
+	if in.call != nil {
+		in.c.remove(&in.msg, in.call)
+		in.call = nil
+	}
+	for i, cl := range in.calls {
+		if cl != nil {
+			in.c.remove(&in.items[i].msg, cl)
+			in.calls[i] = nil
+		}
+	}
+}
+
+// The causes a request's context is cancelled with besides its own end.
+var (
+	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
+	errSessionEnded     = errors.New("the session ended")
+)
+
+// errInFlight is the -32600 of a request whose id is already in flight
+// on its connection.
+func errInFlight(id []byte) *rpcError {
+	return newError(codeInvalidRequest, "invalid request: id %s is already in flight", id)
+}
+
+// call is one request in flight on a connection.
+type call struct {
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex // guards ended; serialises setting cancelled or ended with queueing the call's messages
+	// cancelled is set under mu by notifications/cancelled; a writer
+	// waiting for room reads it without mu.
+	cancelled atomic.Bool
+	// ended is set once the call's response is queued: a handler
+	// goroutine that outlives it writes nothing more
+	// (TestStdioNothingAfterResponse).
+	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
+	ended bool
+}
+
+// end marks the call's response as sent: nothing more is written for it.
+func (cl *call) end() {
+	cl.mu.Lock()
+	cl.ended = true
+	cl.mu.Unlock()
+}
+
+// isCancelled reports whether notifications/cancelled named the call.
+func (cl *call) isCancelled() bool { return cl.cancelled.Load() }
+
+// calls is a connection's requests in flight, by idKey: the one registry
+// of duplicate ids and of cancellation, on every transport.
+type calls struct {
+	mu sync.Mutex // guards byID
+	// byID holds the requests in flight; nil until the first.
+	byID map[string]*call
+	// cancelled, when set, is told of each cancellation after it took
+	// effect (stdio wakes its writers waiting for room); set before
+	// sharing.
+	cancelled func()
+}
+
+// add registers msg, a request, in flight under parent; a modern POST
+// (no session) registers nothing: it runs under parent, its one message.
+// reply is the refusal of an id already in flight (TestDriverRules).
+func (c conn) add(parent context.Context, msg *message) (context.Context, *call, []byte) {
+	if c.sess == nil {
+		return parent, nil, nil
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	cl := &call{cancel: cancel}
+	r := &c.sess.calls
+	key := idKey(msg.id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byID[key]; dup {
+		cancel(nil)
+		return nil, nil, encodeError(msg.id, errInFlight(msg.id))
+	}
+	if r.byID == nil {
+		r.byID = map[string]*call{}
+	}
+	r.byID[key] = cl
+	return ctx, cl, nil
+}
+
+// remove forgets cl, msg's call, and cancels its context.
+func (c conn) remove(msg *message, cl *call) {
+	r := &c.sess.calls
+	key := idKey(msg.id)
+	r.mu.Lock()
+	if r.byID[key] == cl {
+		delete(r.byID, key)
+	}
+	r.mu.Unlock()
+	cl.cancel(nil)
+}
+
+// cancelNamed handles notifications/cancelled: the request it names is
+// cancelled (errRequestCancelled) and nothing more is written for it.
+// Unknown ids and malformed params are ignored, as the spec asks.
+// [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
+func (c conn) cancelNamed(params []byte) {
+	key, ok := cancelledRequest(params)
+	if !ok || c.sess == nil {
+		return
+	}
+	r := &c.sess.calls
+	r.mu.Lock()
+	cl := r.byID[key]
+	r.mu.Unlock()
+	if cl == nil {
+		return
+	}
+	cl.mu.Lock()
+	cl.cancelled.Store(true)
+	cl.mu.Unlock()
+	cl.cancel(errRequestCancelled)
+	if r.cancelled != nil {
+		r.cancelled()
+	}
+}
+
+// cancelAll cancels every request in flight with cause: the session
+// ended under them (HTTP: DELETE, expiry, eviction).
+func (r *calls) cancelAll(cause error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cl := range r.byID {
+		cl.cancel(cause)
+	}
+}
+
+// cancelledRequest returns the idKey of the requestId a
+// notifications/cancelled names; ok is false when it names none.
+func cancelledRequest(params []byte) (key string, ok bool) {
+	if params == nil {
+		return "", false
+	}
+	members, err := objectMembers(params)
+	if err != nil {
+		return "", false
+	}
+	for _, m := range members {
+		if m.name == "requestId" && (jsonKind(m.value) == '"' || isJSONInteger(m.value)) {
+			return idKey(bytes.TrimSpace(m.value)), true
+		}
+	}
+	return "", false
+}
+
+// idKey normalises a raw request id so that 7 and "7" stay distinct and an
+// escaped string id matches its plain spelling.
+func idKey(raw []byte) string {
+	if s, ok := jsonString(raw); ok {
+		return "s" + s
+	}
+	return "n" + string(raw)
+}

@@ -1,0 +1,3 @@
+module callpath
+
+go 1.26
