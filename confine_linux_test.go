@@ -516,6 +516,7 @@ func fifthReview(tag, writable, readable, static, key string, undeclared int) []
 		{"a setuid file created", "make_file", fmt.Sprintf(`{"path":%q,"how":"open","mode":"4755"}`, filepath.Join(writable, tag+".suid")), "make_file: open: operation not permitted", true},
 		{"a setgid file made by mknod", "make_file", fmt.Sprintf(`{"path":%q,"how":"mknod","mode":"2755"}`, filepath.Join(writable, tag+".sgid")), "make_file: mknod: operation not permitted", true},
 		{"a setuid file created by openat2", "make_file", fmt.Sprintf(`{"path":%q,"how":"openat2","mode":"4755"}`, filepath.Join(writable, tag+".suid2")), "make_file: openat2: failed: ENOSYS", false},
+		{"the host's sockets by sock_diag", "sock_diag", `{}`, "sock_diag: netlink: permission denied", true},
 		{"a user namespace", "clone_namespaces", fmt.Sprintf(`{"flags":%d}`, syscall.CLONE_NEWUSER), "clone_namespaces: clone: operation not permitted", true},
 		// Refused already, by Landlock, seccomp or the kernel.
 		{"the parent's memory", "other_process", `{"pid":0,"call":"process_vm_readv"}`, "other_process: process_vm_readv: operation not permitted", true},
@@ -527,6 +528,7 @@ func fifthReview(tag, writable, readable, static, key string, undeclared int) []
 		{"open a key by its handle", "file_op", fmt.Sprintf(`{"op":"handle","path":%q,"to":%q}`, key, readable), "file_op: open_by_handle_at: operation not permitted", true},
 		{"reopen a key from O_PATH", "file_op", fmt.Sprintf(`{"op":"reopen","path":%q}`, key), "file_op: open: permission denied", true},
 		{"a hard link to a key", "file_op", fmt.Sprintf(`{"op":"link","path":%q,"to":%q}`, key, filepath.Join(writable, tag+".key")), "file_op: link: failed: EXDEV", false},
+		{"TCP_FASTOPEN_CONNECT to an undeclared port", "tcp_fastopen_connect", fmt.Sprintf(`{"port":%d}`, undeclared), "tcp_fastopen_connect: connect: permission denied", true},
 		{"connect undeclared, IPv4-mapped", "dial", fmt.Sprintf(`{"network":"tcp","address":"[::ffff:127.0.0.1]:%d"}`, undeclared), "dial: connect: permission denied", true},
 	}
 	if runtime.GOARCH == "amd64" {

@@ -4,10 +4,11 @@
 // sandbox re-run as an attacker"), in the confinetest build only: tools
 // that try, as a malicious tool handler would, the doors around Landlock
 // that the tools of confine_seam.go do not: any system call by number,
-// TCP Fast Open, addresses by other spellings, files made with the setuid
-// bit, a terminal's input, other processes by their pid, files executed
-// from a descriptor, x86's 32-bit entry point. TestConfinedChild drives
-// them.
+// TCP Fast Open, addresses by other spellings, the host's sockets by
+// netlink, files made with the setuid bit, a terminal's input, other
+// processes by their pid, files executed from a descriptor or opened by
+// their handle, user namespaces, x86's 32-bit entry point.
+// TestConfinedChild drives them.
 //
 // Spec: none (test seam); the calls are syscall(2)'s.
 
@@ -138,6 +139,43 @@ func addConfineTestAttackTools(s *server) {
 				return textResult("tcp_fastopen: sent, not connected"), nil
 			}
 			return textResult("connected"), nil
+		},
+	})
+	s.addTool(tool{
+		Name:        "tcp_fastopen_connect",
+		Description: "Connects to a port on 127.0.0.1 on a socket set TCP_FASTOPEN_CONNECT (the connection made by the first write).",
+		InputSchema: `{"type":"object","properties":{"port":{"type":"integer"}},"required":["port"]}`,
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			const tcpFastopenConnect = 30
+			fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				return nil, fmt.Errorf("tcp_fastopen_connect: %w", os.NewSyscallError("socket", err))
+			}
+			defer syscall.Close(fd)
+			if err := syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, tcpFastopenConnect, 1); err != nil {
+				errno, _ := err.(syscall.Errno)
+				return attackErr("tcp_fastopen_connect", "setsockopt", errno)
+			}
+			if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: int(req.Int("port")), Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+				errno, _ := err.(syscall.Errno)
+				return attackErr("tcp_fastopen_connect", "connect", errno)
+			}
+			if _, err := syscall.Write(fd, []byte("x")); err != nil {
+				errno, _ := err.(syscall.Errno)
+				return attackErr("tcp_fastopen_connect", "write", errno)
+			}
+			return textResult("connected"), nil
+		},
+	})
+	s.addTool(tool{
+		Name:        "sock_diag",
+		Description: "Lists the host's TCP sockets over netlink (NETLINK_SOCK_DIAG, inet_diag) and says how many it got and their local ports.",
+		Call: func(ctx context.Context, req *request) (*toolResult, error) {
+			text, errno := sockDiagTCP()
+			if errno != 0 {
+				return attackErr("sock_diag", "netlink", errno)
+			}
+			return textResult(text), nil
 		},
 	})
 	s.addTool(tool{
@@ -476,6 +514,54 @@ func openat2Create(path string, mode uint64) error {
 		return errno
 	}
 	return syscall.Close(int(fd))
+}
+
+// sockDiagTCP asks NETLINK_SOCK_DIAG for every IPv4 TCP socket of the
+// network namespace (sock_diag(7)) and names how many came back and the
+// local ports of the first few.
+func sockDiagTCP() (string, syscall.Errno) {
+	const netlinkSockDiag, sockDiagByFamily, nlmDump = 4, 20, 0x300
+	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, netlinkSockDiag)
+	if err != nil {
+		return "", err.(syscall.Errno)
+	}
+	defer syscall.Close(fd)
+	// struct nlmsghdr (16 bytes), then struct inet_diag_req_v2 (56):
+	// family, protocol, ext, pad, states, and a zeroed inet_diag_sockid.
+	msg := make([]byte, 16+56)
+	*(*uint32)(unsafe.Pointer(&msg[0])) = uint32(len(msg))
+	*(*uint16)(unsafe.Pointer(&msg[4])) = sockDiagByFamily
+	*(*uint16)(unsafe.Pointer(&msg[6])) = syscall.NLM_F_REQUEST | nlmDump
+	msg[16], msg[17] = syscall.AF_INET, syscall.IPPROTO_TCP
+	*(*uint32)(unsafe.Pointer(&msg[20])) = 0xffffffff // every state
+	if err := syscall.Sendto(fd, msg, 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
+		return "", err.(syscall.Errno)
+	}
+	var ports []string
+	count := 0
+	buf := make([]byte, 1<<16)
+	for {
+		n, _, err := syscall.Recvfrom(fd, buf, 0)
+		if err != nil {
+			return "", err.(syscall.Errno)
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
+		if err != nil {
+			return "", syscall.EINVAL
+		}
+		for _, m := range msgs {
+			switch m.Header.Type {
+			case syscall.NLMSG_DONE:
+				return fmt.Sprintf("%d sockets, local ports %s", count, strings.Join(ports, " ")), 0
+			case syscall.NLMSG_ERROR:
+				return "", syscall.Errno(-*(*int32)(unsafe.Pointer(&m.Data[0])))
+			}
+			count++
+			if len(m.Data) >= 8 && len(ports) < 5 {
+				ports = append(ports, strconv.Itoa(int(m.Data[4])<<8|int(m.Data[5]))) // idiag_sport, big endian
+			}
+		}
+	}
 }
 
 // fileOp does one of file_op's operations.

@@ -6,7 +6,8 @@
 // so the filter refuses the other socket kinds that carry a stream
 // (MPTCP, which falls back to TCP; SCTP, asked for by number or as
 // SOCK_SEQPACKET's default; SMC and the families beyond unix, IP and
-// netlink), listen, which binds an ephemeral port without a bind, and
+// netlink; netlink beyond its routing protocol, whose sock_diag lists
+// every socket of the host as /proc/net/tcp would), listen, which binds an ephemeral port without a bind, and
 // TCP Fast Open (MSG_FASTOPEN), whose sendto connects without connect;
 // it refuses io_uring (its operations bypass system-call filters),
 // memfd_create and memfd_secret (a file no Landlock rule covers, which
@@ -81,6 +82,7 @@ const (
 	afInet       = 2
 	afInet6      = 10
 	afNetlink    = 16
+	netlinkRoute = 0 // NETLINK_ROUTE (netlink(7)); NETLINK_SOCK_DIAG, among others, lists the host's sockets
 	ipprotoIP    = 0 // the family's default protocol: TCP for a stream, UDP for datagrams
 	ipprotoICMP  = 1
 	ipprotoTCP   = 6
@@ -280,15 +282,20 @@ func seccompFilter(n seccompCalls) []sockFilter {
 	}
 	a.ret(seccompRetAllow)
 
-	// socket(family, type, protocol): unix and netlink as they come; IP
-	// with TCP, UDP, ICMP (ping sockets) or the default protocol; any
-	// other family or protocol refused.
+	// socket(family, type, protocol): unix as it comes; netlink's
+	// routing protocol (the interfaces Go and glibc list); IP of type
+	// stream, datagram or raw with TCP, UDP, ICMP (ping sockets) or the
+	// default protocol; any other family, type or protocol refused.
 	a.label("socket")
 	a.load(seccompArg(0))
 	a.jump(bpfJumpEq, afUnix, "allow")
-	a.jump(bpfJumpEq, afNetlink, "allow")
+	a.jump(bpfJumpEq, afNetlink, "netlink")
 	a.jump(bpfJumpEq, afInet, "inet")
 	a.jump(bpfJumpEq, afInet6, "inet")
+	a.ret(seccompRetErrno | uint32(syscall.EACCES))
+	a.label("netlink")
+	a.load(seccompArg(2))
+	a.jump(bpfJumpEq, netlinkRoute, "allow")
 	a.ret(seccompRetErrno | uint32(syscall.EACCES))
 	a.label("inet")
 	a.load(seccompArg(1))
@@ -409,4 +416,4 @@ func installSeccomp(allThreads bool) error {
 }
 
 // seccompEnforced names what the filter refuses, in the start-up line.
-const seccompEnforced = "system calls (seccomp: MPTCP, SCTP and socket families beyond unix, IP and netlink; listen; TCP Fast Open; io_uring; memfd; execveat; setuid and setgid bits; terminal input; other processes' limits and priorities; keyrings; user namespaces)"
+const seccompEnforced = "system calls (seccomp: MPTCP, SCTP and socket families beyond unix, IP and netlink routing; listen; TCP Fast Open; io_uring; memfd; execveat; setuid and setgid bits; terminal input; other processes' limits and priorities; keyrings; user namespaces)"

@@ -80,6 +80,8 @@ func TestSeccompFilter(t *testing.T) {
 			{"ping socket", 0, n.socket, [6]uint64{afInet, syscall.SOCK_DGRAM, ipprotoICMP}, allow},
 			{"unix socket", 0, n.socket, [6]uint64{afUnix, syscall.SOCK_STREAM, 0}, allow},
 			{"netlink socket", 0, n.socket, [6]uint64{afNetlink, syscall.SOCK_RAW, 0}, allow},
+			{"netlink sock_diag socket", 0, n.socket, [6]uint64{afNetlink, syscall.SOCK_DGRAM, 4}, eacces},
+			{"netlink netfilter socket", 0, n.socket, [6]uint64{afNetlink, syscall.SOCK_RAW, 12}, eacces},
 			{"an int's high bits ignored", 0, n.socket, [6]uint64{1<<32 | afInet, syscall.SOCK_STREAM, 1<<40 | 0}, allow},
 			{"MPTCP socket", 0, n.socket, [6]uint64{afInet, syscall.SOCK_STREAM, ipprotoMPTCP}, eacces},
 			{"MPTCP socket over IPv6", 0, n.socket, [6]uint64{afInet6, syscall.SOCK_STREAM, ipprotoMPTCP}, eacces},
