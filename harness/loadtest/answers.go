@@ -219,15 +219,15 @@ func testAnswers(bin string) error {
 	return nil
 }
 
-// testStdioAnswers: over stdio, a task's 4 MB answer (the demo's
-// confirm_delete asked about a path of 2,000,000 bytes, its question, which
-// names the path twice, in the task's inputRequests) fetched by 600 tasks/get lines whose answers
-// are never read. Each answer is charged to the answer budget before it
+// testStdioAnswers: over stdio, a task holding 4 MB (the demo's
+// confirm_delete asked about a path of 2,000,000 bytes: the path in its
+// arguments and in its question, the task's inputRequests), whose 2 MB
+// answer 600 tasks/get lines fetch and never read. Each answer is charged to the answer budget before it
 // is encoded, and written from its pieces, the stored result shared: peak
 // RSS must stay within the stdio formula (budgetStdio); at 8facd1b it
 // reached 998 MiB (issue 35, R4-7).
 func testStdioAnswers(bin string) error {
-	const size, gets = 2_000_000, 600 // the question holds the path twice: a 4 MB answer
+	const size, gets = 2_000_000, 600 // the task holds the path twice (its arguments, its question): 4 MB stored, a 2 MB answer
 	cmd := exec.Command(bin, "-confine=off")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -260,10 +260,10 @@ func testStdioAnswers(bin string) error {
 	get := func(n int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":%q,%s}}`, n, id, tasksMeta) + "\n"
 	}
-	asked := 0
+	asked, last := 0, ""
 	for i := 0; ; i++ {
 		if i == 200 {
-			return errors.New("the task never asked its question")
+			return fmt.Errorf("the task never asked its question: %.300s", last)
 		}
 		if _, err := io.WriteString(stdin, get(2)); err != nil {
 			return err
@@ -272,6 +272,7 @@ func testStdioAnswers(bin string) error {
 		if err != nil {
 			return err
 		}
+		last = line
 		if strings.Contains(line, `"status":"input_required"`) {
 			asked = len(line)
 			break
