@@ -185,7 +185,9 @@ func (in *incoming) begin(parent context.Context) bool {
 				}
 				in.ctxs[i], in.calls[i] = ctx, cl
 				n++
-			case isControl(&it.msg):
+			case (it.kind == batchResponse || it.kind == batchNotification) && isControl(&it.msg):
+				// An entry refused when read (batchRefused) takes no effect, however
+				// it names itself.
 				c.s.takeControl(&it.msg, c.sess, c.cancelNamed, transportNames[c.transport])
 			case it.kind == batchNotification:
 				c.s.serve(parent, c.s.newRequest(&it.msg, c.sess, framing{}), exchange{transport: c.transport, session: c.sess})

@@ -212,6 +212,18 @@ func TestDriverRules(t *testing.T) {
 				t.Errorf("batch: %s, want the two answers in one array", got)
 			}
 		}},
+		{"a batch entry refused when read takes no effect (begin)", version20250326, func(t *testing.T, d driverClient, g *testGates) {
+			d.start(gate(`"c"`))
+			mustReceive(t, g.started)
+			got := d.send("[" + `{"jsonrpc":"1.0","method":"notifications/cancelled","params":{"requestId":"c"}}` + "," + ping(`"p"`) + "]")
+			if !strings.Contains(got, `"id":"p","result":{}`) {
+				t.Errorf("batch: %s, want the ping's answer", got)
+			}
+			close(g.release)
+			if got := d.answer(); !strings.Contains(got, `"id":"c","result"`) {
+				t.Errorf("the request a refused entry named: %s, want its result", got)
+			}
+		}},
 		{"a batch outside a 2025-03-26 session is refused whole", version20251125, func(t *testing.T, d driverClient, g *testGates) {
 			got := d.send("[" + ping(`"a"`) + "]")
 			if !strings.Contains(got, `"id":null,"error":{"code":-32600`) {
