@@ -354,3 +354,35 @@ func TestClassicSSEBatch(t *testing.T) {
 		t.Errorf("empty batch: status %d, want 400", status)
 	}
 }
+
+// TestClassicSSEBatchAllCancelled: a batch whose every request the client
+// cancelled is not answered, and the stream carries nothing for it (an
+// answer of no bytes was once written as an event without its end, which
+// ran into the next event).
+func TestClassicSSEBatchAllCancelled(t *testing.T) {
+	g := newTestGates()
+	ts := newTestHTTP(t, newTestServer(t, withGates(g)), nil)
+	c := newTestClassicSSEClient(t, ts)
+	c.post("", classicInitialize(1, version20250326))
+	c.next()
+	c.post("", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if status := c.post("", `[{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"gate"}}]`); status != http.StatusAccepted {
+		t.Fatalf("batch: status %d, want 202", status)
+	}
+	mustReceive(t, g.started)
+	c.post("", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`)
+	mustReceive(t, g.cancelled)
+	// The batch's slot is given back after whatever it sent.
+	for deadline := time.Now().Add(testWait); ; time.Sleep(time.Millisecond) {
+		if _, all := ts.tr.slots.held(""); all == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled batch still holds its request slot")
+		}
+	}
+	c.post("", `{"jsonrpc":"2.0","id":"probe","method":"ping"}`)
+	if ev, want := c.next(), `{"jsonrpc":"2.0","id":"probe","result":{}}`; ev != want {
+		t.Errorf("the event after a cancelled batch: %q, want only the probe's answer %q", ev, want)
+	}
+}

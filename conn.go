@@ -227,7 +227,7 @@ func (in *incoming) serve(ex exchange) reply {
 // serveBatch is serve for a batch: its requests one after another, each
 // answer in the one array (answerBatch).
 func (in *incoming) serveBatch(ex exchange) reply {
-	return reply{parts: replyParts{answerBatch(in.items, func(i int) []byte {
+	line := answerBatch(in.items, func(i int) []byte {
 		ctx, cl := in.ctxs[i], in.calls[i]
 		if cl.isCancelled() {
 			return nil
@@ -242,7 +242,11 @@ func (in *incoming) serveBatch(ex exchange) reply {
 			return nil
 		}
 		return r.parts.join()
-	})}}
+	})
+	if line == nil {
+		return reply{} // every request cancelled: nothing to write
+	}
+	return reply{parts: replyParts{line}}
 }
 
 // end forgets the message's requests: no longer in flight, their
