@@ -237,6 +237,12 @@ func (in *incoming) serveBatch(ex exchange) reply {
 			ex.send = func(msg []byte) { send(cl, msg) }
 		}
 		r := in.c.s.serveReply(ctx, in.items[i].req, ex)
+		if r.release != nil {
+			// What the answer was charged (exchange.reserve) goes back once
+			// answerBatch has copied it into the array
+			// (TestStdioBatchAnswersGiveBackTheirBudget).
+			defer r.release()
+		}
 		cl.end()
 		if cl.isCancelled() {
 			return nil

@@ -230,6 +230,7 @@ func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 				c.wg.Done()
 				continue
 			}
+			c.out.uncork() // what is answered while the reader waits leaves now
 			<-c.admitted
 			c.admitted = nil
 		}
@@ -279,6 +280,12 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	}
 	if r.parts == nil || r.cancelled {
 		return
+	}
+	if in.call != nil {
+		// Its id is free once the answer can be read: a client may use it
+		// again as soon as it reads it (2026-07-28 basic: ids are unique
+		// among the requests not yet answered). end finds nothing left.
+		in.c.remove(&in.msg, in.call)
 	}
 	c.out.queueParts(r.parts, in.call, true, detach)
 	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {

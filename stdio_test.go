@@ -1049,3 +1049,48 @@ func TestLogsQuoteClientText(t *testing.T) {
 		})
 	}
 }
+
+// TestStdioBatchAnswersGiveBackTheirBudget: an answer in a 2025-03-26
+// batch gives back what it was charged against the answers budget
+// (maxStdioAnswerBytes, exchange.reserve) once it is in the array: after
+// two batches of a 3 MiB answer each, a third 3 MiB answer still comes
+// (it waited forever while the batches kept their charges).
+func TestStdioBatchAnswersGiveBackTheirBudget(t *testing.T) {
+	s := newTestServer(t, withRegistry())
+	big := strings.Repeat("x", 3<<20)
+	s.addTool(tool{Name: "big", Call: func(ctx context.Context, req *request) (*toolResult, error) {
+		return textResult(big), nil
+	}})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = s.serveStdio(t.Context(), inR, outW); outW.Close() }()
+	defer inW.Close()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	write := func(l string) { _, _ = io.WriteString(inW, l+"\n") }
+	write(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	<-lines
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, l := range []string{
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}]`,
+		`[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big"}}]`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big"}}`,
+	} {
+		write(l)
+		select {
+		case got := <-lines:
+			if want := fmt.Sprintf(`"id":%d,"result"`, i+1); !strings.Contains(got[:min(len(got), 60)], want) {
+				t.Fatalf("answer %d: %.80s, want its result", i+1, got)
+			}
+		case <-time.After(testWait):
+			t.Fatalf("answer %d never came: the batches kept their answers' charges", i+1)
+		}
+	}
+}
