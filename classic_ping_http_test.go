@@ -22,7 +22,12 @@ func TestPingSilenceEndsHTTPSession(t *testing.T) {
 	c.initialize(classicInitialize(0, version20251125))
 	get := c.open("GET")
 	defer get.Body.Close()
-	go c.post(`{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"gate"}}`)
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		c.post(`{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"gate"}}`)
+	}()
+	defer func() { <-posted }() // its POST ends with the session
 	mustReceive(t, g.started)
 	start := time.Now()
 	for buf := make([]byte, 4096); ; {
@@ -37,6 +42,7 @@ func TestPingSilenceEndsHTTPSession(t *testing.T) {
 	case <-g.cancelled:
 	case <-time.After(testWait):
 		_, held := ts.tr.slots.held("")
+		close(g.release) // so that its POST ends
 		t.Fatalf("the session ended, but its request in flight runs on, holding %d request slot(s)", held)
 	}
 }
