@@ -70,12 +70,14 @@ type stdioConn struct {
 	// their answers until written (maxStdioAnswerBytes); one client, no
 	// shares.
 	slots, lineBytes, answers *shareLimit
-	// admitted belongs to the reader: closed once the request last
-	// started without a free slot (start) has its slot and bytes; until
-	// then the reader takes only lines that can free them (control) and
-	// waits before any other, so backpressure stays one line deep; nil
-	// when no request waits.
-	admitted chan struct{}
+	// waiting belongs to the reader: the requests started without a free
+	// slot (start), oldest first, each with a channel closed once it has
+	// its slot and bytes. While any waits, the reader takes the lines that
+	// can free them (control) and reads on past other requests, until
+	// maxStdioWaiting of them or their lines' maxLineBytes wait; then it
+	// waits for the oldest (GAPS row 37, TestStdioAnswersReadWhileRequestSlotsAreFull).
+	waiting      []waitingRequest
+	waitingBytes int64
 	// running counts the requests started and not done: a lone one may
 	// be served by the reader itself (serveInline).
 	running atomic.Int32
@@ -225,14 +227,16 @@ func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 			c.readEnd <- err
 			return
 		}
-		if c.admitted != nil {
+		if c.pruneWaiting(); len(c.waiting) > 0 {
 			if c.control(ctx, line) {
 				c.wg.Done()
 				continue
 			}
-			c.out.uncork() // what is answered while the reader waits leaves now
-			<-c.admitted
-			c.admitted = nil
+			for len(c.waiting) > 0 && (len(c.waiting) >= maxStdioWaiting || c.waitingBytes+int64(len(line)) > maxLineBytes) {
+				c.out.uncork() // what is answered while the reader waits leaves now
+				<-c.waiting[0].admitted
+				c.pruneWaiting()
+			}
 		}
 		if lr.lineBuffered() {
 			c.out.cork()
@@ -321,8 +325,9 @@ func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 
 // start takes a request slot and the bytes of in's line and serves in on
 // a goroutine of its own. Without a free slot, in is served once
-// admitted (admit), and meanwhile the reader reads only answers to
-// bridged requests and cancellations, which can free slots
+// admitted (admit), and meanwhile the reader reads on (waiting): answers
+// to bridged requests and cancellations, which can free slots, behind
+// any number of requests up to its bound
 // (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin ends
 // the session (endInput), freeing the rest
 // (TestStdioEOFWhileRequestSlotsAreFull).
@@ -348,9 +353,41 @@ func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 		runtime.Gosched()
 		return true
 	}
-	c.admitted = make(chan struct{})
-	go c.admit(in, size, slot, room, c.admitted)
+	admitted := make(chan struct{})
+	c.waiting = append(c.waiting, waitingRequest{admitted, size})
+	c.waitingBytes += size
+	go c.admit(in, size, slot, room, admitted)
 	return true
+}
+
+// waitingRequest is a request the reader read that waits for its slot
+// and bytes (start): admitted is closed once it has them.
+type waitingRequest struct {
+	admitted chan struct{}
+	size     int64
+}
+
+// maxStdioWaiting bounds the requests read that wait for a slot: with
+// their lines' bytes (at most maxLineBytes together), what the reader
+// holds before it waits (docs/RELIABILITY.md, the stdio formula).
+const maxStdioWaiting = maxInFlight
+
+// pruneWaiting forgets the waiting requests admitted since, oldest first
+// (they are admitted in the order they were read: slots are granted
+// first come, first served).
+func (c *stdioConn) pruneWaiting() {
+	for len(c.waiting) > 0 {
+		select {
+		case <-c.waiting[0].admitted:
+			c.waitingBytes -= c.waiting[0].size
+			c.waiting = c.waiting[1:]
+		default:
+			return
+		}
+	}
+	if len(c.waiting) == 0 {
+		c.waiting = nil
+	}
 }
 
 // serveInline serves in, a request alone in flight with nothing more to

@@ -297,28 +297,46 @@ func TestRunExitsCleanlyAtEOF(t *testing.T) {
 
 // TestStdioAnswersReadWhileRequestSlotsAreFull: when every request slot is
 // held by a bridged classic request waiting for the client's answer, the
-// stdio reader must still read those answers. Blocking it on a slot for
-// the next request left the answers unread until -input-timeout.
+// stdio reader must still read those answers, however many requests wait
+// behind them (up to maxStdioWaiting). Blocking it on a slot for the next
+// request left the answers unread until -input-timeout; blocking it on
+// the second left them unread for good (GAPS row 37). The requests that
+// waited are answered once the slots free.
 func TestStdioAnswersReadWhileRequestSlotsAreFull(t *testing.T) {
+	ping := func(id string) string { return `{"jsonrpc":"2.0","id":"` + id + `","method":"ping"}` }
 	for _, tt := range []struct {
 		name string
-		next string // the request that finds every slot taken
+		next []string // the requests that find every slot taken
 	}{
-		{"next is a ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`},
-		{"next is another bridged call", `{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`},
+		{"next is a ping", []string{ping("p")}},
+		{"next is another bridged call", []string{`{"jsonrpc":"2.0","id":"c3","method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/c"}}}`}},
+		{"two requests wait", []string{ping("p1"), ping("p2")}},
+		{"forty requests wait", func() (l []string) {
+			for i := range 40 {
+				l = append(l, ping(fmt.Sprintf("p%d", i)))
+			}
+			return l
+		}()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, asks := newTestConnSlotsAsking(t)
-			c.send(tt.next)
+			for _, l := range tt.next {
+				c.send(l)
+			}
 			for _, ask := range asks {
 				id := jsonPath(mustDecode(t, ask), "id").(string)
 				c.send(`{"jsonrpc":"2.0","id":"` + id + `","result":{"action":"accept","content":{"confirm":false}}}`)
 			}
-			got := map[string]bool{}
-			for !got["c1"] || !got["c2"] {
+			want := map[string]bool{"c1": true, "c2": true}
+			for _, l := range tt.next {
+				if !strings.Contains(l, "confirm_delete") { // c3 asks in turn, and is not answered here
+					want[jsonPath(mustDecode(t, l), "id").(string)] = true
+				}
+			}
+			for len(want) > 0 {
 				line := c.recv()
 				if id, ok := jsonPath(mustDecode(t, line), "id").(string); ok && strings.Contains(line, `"result"`) {
-					got[id] = true
+					delete(want, id)
 				}
 			}
 		})
