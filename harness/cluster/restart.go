@@ -190,8 +190,13 @@ func onReplica(c *cluster, hc *http.Client, name string) (*classicSession, *stre
 		_, _ = do(hc, http.MethodDelete, c.url, "", s.headers())
 	}
 	var lis *listener
+	// Each listen tried on a connection of its own, which closing it
+	// closes: a misplaced listen closed must end on its replica, or it
+	// counts against this client's share there.
+	lc := newClient("")
+	lc.Transport.(*http.Transport).DisableKeepAlives = true
 	for attempt := 0; lis == nil && attempt < placementAttempts; attempt++ {
-		l, err := openListen(c, hc)
+		l, err := openListen(c, lc)
 		if err != nil && strings.Contains(err.Error(), "subscriptions open, its share") && attempt+1 < placementAttempts {
 			// The listens closed before still count against this client's
 			// share on the replica that served them, until it sees the
