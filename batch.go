@@ -195,15 +195,3 @@ func batchOutsideSession(data []byte) *rpcError {
 	_, rerr := parseMessage(data)
 	return cmp.Or(rerr, errInvalidRequest)
 }
-
-// controlBatch reports whether items hold only what frees request slots
-// without taking one: responses to the server's requests and
-// cancellations (stdio reads those even while every slot is taken).
-func controlBatch(items []batchItem) bool {
-	for _, it := range items {
-		if it.kind != batchResponse && (it.kind != batchNotification || it.msg.method != methodCancelled) {
-			return false
-		}
-	}
-	return true
-}

@@ -79,3 +79,29 @@ func TestPingIntervalFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepAliveOncePerSession: notifications/initialized sent again starts
+// no second ping loop (each repeat started one: over HTTP, a goroutine a
+// POST for as long as the session lives). One loop pings once an
+// interval: the first ping after 1s, the next after 2s.
+func TestKeepAliveOncePerSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newTestServer(t, withRegistry(), withFlags("-ping-interval", "1s"))
+		c := newTestConn(t, s)
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"again","version":"1"}}}`)
+		c.recv()
+		start := time.Now()
+		for range 3 {
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		}
+		for i, want := range []time.Duration{time.Second, 2 * time.Second} {
+			ping := c.recv()
+			if !strings.Contains(ping, `"method":"ping"`) {
+				t.Fatalf("line %d: %s, want a ping", i+1, ping)
+			}
+			if d := time.Since(start); d != want {
+				t.Errorf("ping %d after %v, want %v: a ping loop per notifications/initialized", i+1, d, want)
+			}
+		}
+	})
+}

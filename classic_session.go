@@ -184,16 +184,18 @@ func (c *session) logLevel() (logLevel, bool) {
 
 // markInitialized records notifications/initialized, which
 // server-to-client requests wait for (client requests are served from the
-// initialize response on). It reports whether the session is initialized
-// (false before initialize negotiated).
+// initialize response on). It reports whether this one initialized the
+// session: false before initialize negotiated, and for every repeat, so
+// that what starts with the session starts once (TestKeepAliveOncePerSession).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
-func (c *session) markInitialized() bool {
+func (c *session) markInitialized() (first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	first = c.version != "" && !c.initialized
 	if c.version != "" {
 		c.initialized = true
 	}
-	return c.initialized
+	return first
 }
 
 // missingFor names the capabilities q needs that the session's client did

@@ -238,7 +238,9 @@ func (t *httpTransport) postClassicMessage(w http.ResponseWriter, r *http.Reques
 					f()
 				}
 			}()
-			if rep := in.serve(ex); !rep.cancelled && rep.parts != nil {
+			rep := in.serve(ex)
+			in.end() // its ids are free before the answer can be read
+			if !rep.cancelled && rep.parts != nil {
 				stream.send(rep.parts.join())
 			}
 		})

@@ -285,13 +285,13 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	if r.parts == nil || r.cancelled {
 		return
 	}
-	if in.call != nil {
-		// Its id is free once the answer can be read: a client may use it
-		// again as soon as it reads it (2026-07-28 basic: ids are unique
-		// among the requests not yet answered). end finds nothing left.
-		in.c.remove(&in.msg, in.call)
-	}
-	c.out.queueParts(r.parts, in.call, true, detach)
+	// Its ids (a batch's too) are free once the answer can be read: a
+	// client may use them again as soon as it reads it (2026-07-28 basic:
+	// ids are unique among the requests not yet answered). end is
+	// idempotent; the deferred one finds nothing left.
+	cl := in.call
+	in.end()
+	c.out.queueParts(r.parts, cl, true, detach)
 	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {
 		// Written or copied: the buffer is free for the next reply.
 		c.s.replies.put(r.parts[0])
