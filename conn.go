@@ -25,8 +25,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // conn is one connection to one client: a stdio process, a classic
@@ -408,10 +410,16 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 }
 
 // idKey normalises a raw request id so that 7 and "7" stay distinct and an
-// escaped string id matches its plain spelling.
+// escaped string id matches its plain spelling. A string that decodes to
+// U+FFFD anywhere is keyed by its spelling: decoding turns every lone
+// surrogate escape ("\ud800", "\udc00") into U+FFFD, and those ids are
+// distinct (TestIDKey).
 func idKey(raw []byte) string {
-	if s, ok := jsonString(raw); ok {
+	if s, ok := jsonString(raw); ok && !strings.ContainsRune(s, utf8.RuneError) {
 		return "s" + s
+	}
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '"' {
+		return "r" + string(raw)
 	}
 	return "n" + string(raw)
 }
