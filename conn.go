@@ -240,9 +240,10 @@ func (in *incoming) serveBatch(ex exchange) reply {
 		}
 		r := in.c.s.serveReply(ctx, in.items[i].req, ex)
 		if r.release != nil {
-			// What the answer was charged (exchange.reserve) goes back once
-			// answerBatch has copied it into the array
-			// (TestStdioBatchAnswersGiveBackTheirBudget).
+			// What the answer was charged (exchange.reserve) goes back as
+			// its entry ends (TestStdioBatchAnswersGiveBackTheirBudget); the
+			// array answerBatch copies it into is "the batch being written"
+			// of docs/RELIABILITY.md's stdio formula.
 			defer r.release()
 		}
 		cl.end()
