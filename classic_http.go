@@ -91,8 +91,7 @@ func (st *sessionStore) expiredLocked(e *sessionEntry, now time.Time) bool {
 func (st *sessionStore) endLocked(id string, e *sessionEntry) {
 	delete(st.byID, id)
 	st.open.give(e.sess.share, 1)
-	e.sess.end()
-	e.sess.calls.cancelAll(errSessionEnded)
+	e.sess.endWithRequests()
 }
 
 // sweepLocked ends the expired sessions.

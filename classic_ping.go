@@ -52,10 +52,7 @@ func (s *server) keepAlive(ctx context.Context, sess *session) {
 					silent = true
 				}
 				if sess.peer.silent() {
-					// Ended as the session store ends one: its requests in
-					// flight with it (TestPingSilenceEndsHTTPSession).
-					sess.end()
-					sess.calls.cancelAll(errSessionEnded)
+					sess.endWithRequests() // as the session store ends one
 					return
 				}
 			}

@@ -102,6 +102,15 @@ func (c *session) end() {
 	})
 }
 
+// endWithRequests ends the session and cancels its requests in flight
+// (errSessionEnded): how a session that goes on without its client ends
+// (HTTP: DELETE, expiry, eviction, ping silence; TestPingSilenceEndsHTTPSession).
+// stdio's ends with its connection, which cancels them itself.
+func (c *session) endWithRequests() {
+	c.end()
+	c.calls.cancelAll(errSessionEnded)
+}
+
 // negotiated returns the session's protocol version, "" before initialize
 // or for a nil session.
 func (c *session) negotiated() string {
