@@ -118,11 +118,6 @@ func (c conn) take(data []byte, f framing) *incoming {
 	return in
 }
 
-// join puts in, taken before its session was known, in sess: Streamable
-// HTTP names a message's session in its framing, and looks it up once the
-// era is decided (decideEra).
-func (in *incoming) join(sess *session) { in.c.sess = sess }
-
 // isControl reports whether msg is what frees a waiting request: an
 // answer to a server request, or notifications/cancelled.
 func isControl(msg *message) bool {
@@ -136,19 +131,6 @@ func isControl(msg *message) bool {
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (in *incoming) ordered() bool {
 	return in.kind == incomingRequest && methods[in.msg.method].handshake
-}
-
-// requests reports whether the message holds a request to serve, which
-// takes a request slot (anything else takes a control slot).
-func (in *incoming) requests() bool {
-	if in.kind == incomingBatch {
-		for _, it := range in.items {
-			if it.kind == batchRequest {
-				return true
-			}
-		}
-	}
-	return in.kind == incomingRequest
 }
 
 // begin gives the message its effects, in the order the connection took
