@@ -13,7 +13,7 @@ package main
 
 import (
 	"bytes"
-	"cmp"
+	"context"
 	"errors"
 )
 
@@ -37,12 +37,6 @@ var errBatchAnswers = &rpcError{Code: codeInternalError,
 // versionBatches is the one protocol version whose sessions accept batches.
 const versionBatches = version20250326
 
-// The -32600 of a batch refused whole (JSON-RPC's answer to an empty one).
-var (
-	errEmptyBatch = newError(codeInvalidRequest, "invalid request: empty batch")
-	errLargeBatch = newError(codeInvalidRequest, "invalid request: a batch may hold at most %d messages", maxBatchEntries)
-)
-
 // batchKind says what one entry of a batch is.
 type batchKind uint8
 
@@ -54,12 +48,15 @@ const (
 	batchRequest                       // a request, served in turn (req)
 )
 
-// batchItem is one entry of a batch as readBatch judged it.
+// batchItem is one entry of a batch as readBatch judged it, and a
+// request's context and call once begun (incoming.begin).
 type batchItem struct {
 	kind  batchKind
 	msg   message
 	reply []byte   // a refused entry's answer; nil when it has none
 	req   *request // a request, judged when the batch was read
+	ctx   context.Context
+	call  *call
 }
 
 // splitBatch returns the entries of data, a JSON array, as raw values.
@@ -80,7 +77,7 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	var entries [][]byte
 	for !empty {
 		if len(entries) == maxBatchEntries {
-			return nil, errLargeBatch
+			return nil, newError(codeInvalidRequest, "invalid request: a batch may hold at most %d messages", maxBatchEntries)
 		}
 		start := c.pos
 		if err := c.skipChecked(); err != nil {
@@ -107,7 +104,7 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	case c.pos != len(data):
 		return nil, errParse
 	case empty:
-		return nil, errEmptyBatch
+		return nil, newError(codeInvalidRequest, "invalid request: empty batch") // JSON-RPC's answer
 	}
 	return entries, nil
 }
@@ -186,12 +183,4 @@ func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	}
 	b.WriteString("]\n")
 	return b.Bytes()
-}
-
-// batchOutsideSession is the answer to an array outside a versionBatches
-// session: parseMessage's (-32700 when it is not JSON, -32600 otherwise;
-// it refuses every array, so errInvalidRequest is not reached).
-func batchOutsideSession(data []byte) *rpcError {
-	_, rerr := parseMessage(data)
-	return cmp.Or(rerr, errInvalidRequest)
 }

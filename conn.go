@@ -71,10 +71,8 @@ type incoming struct {
 	err   *rpcError
 	// ctx is the request's context once begun: cancelled by
 	// notifications/cancelled (errRequestCancelled) or the connection.
-	ctx   context.Context
-	call  *call
-	calls []*call // a batch's, by entry (nil for an entry not begun)
-	ctxs  []context.Context
+	ctx  context.Context
+	call *call
 }
 
 // take parses data, one message or a batch as it arrived with framing f,
@@ -83,7 +81,9 @@ type incoming struct {
 func (c conn) take(data []byte, f framing) *incoming {
 	in := &incoming{c: c}
 	if jsonKind(data) == '[' {
-		rerr := batchOutsideSession(data)
+		// parseMessage refuses every array: -32700 when it is not JSON,
+		// else -32600.
+		_, rerr := parseMessage(data)
 		var items []batchItem
 		if c.sess.negotiated() == versionBatches {
 			items, rerr = c.s.readBatch(data, c.sess, f)
@@ -93,7 +93,6 @@ func (c conn) take(data []byte, f framing) *incoming {
 			return in
 		}
 		in.kind, in.items = incomingBatch, items
-		in.calls, in.ctxs = make([]*call, len(items)), make([]context.Context, len(items))
 		return in
 	}
 	msg, rerr := parseMessage(data)
@@ -149,11 +148,11 @@ func (in *incoming) begin(parent context.Context) bool {
 	case incomingNotification:
 		c.s.serve(parent, in.req, exchange{transport: c.transport, session: c.sess})
 	case incomingRequest:
-		in.ctx, in.call, in.reply = c.add(parent, &in.msg)
-		if in.reply != nil {
-			in.err = errInFlight(in.msg.id)
+		in.ctx, in.call, in.err = c.add(parent, &in.msg)
+		if in.err != nil {
+			in.reply = encodeError(in.msg.id, in.err)
 		}
-		return in.reply == nil
+		return in.err == nil
 	case incomingBatch:
 		// Entry by entry, as the connection would take as many messages: a
 		// cancellation reaches an earlier entry of the same batch.
@@ -162,12 +161,11 @@ func (in *incoming) begin(parent context.Context) bool {
 			it := &in.items[i]
 			switch {
 			case it.kind == batchRequest:
-				ctx, cl, reply := c.add(parent, &it.msg)
-				if reply != nil {
-					it.kind, it.req, it.reply = batchRefused, nil, reply
+				var rerr *rpcError
+				if it.ctx, it.call, rerr = c.add(parent, &it.msg); rerr != nil {
+					it.kind, it.req, it.reply = batchRefused, nil, encodeError(it.msg.id, rerr)
 					continue
 				}
-				in.ctxs[i], in.calls[i] = ctx, cl
 				n++
 			case (it.kind == batchResponse || it.kind == batchNotification) && isControl(&it.msg):
 				// An entry refused when read (batchRefused) takes no effect, however
@@ -202,9 +200,7 @@ func (in *incoming) serve(ex exchange) reply {
 		ex.send = func(msg []byte) { send(cl, msg) }
 	}
 	r := in.c.s.serveReply(ctx, in.req, ex)
-	if in.call != nil && in.call.isCancelled() {
-		r.cancelled = true
-	}
+	r.cancelled = r.cancelled || cl != nil && cl.cancelled.Load()
 	return r
 }
 
@@ -212,15 +208,16 @@ func (in *incoming) serve(ex exchange) reply {
 // answer in the one array (answerBatch).
 func (in *incoming) serveBatch(ex exchange) reply {
 	line := answerBatch(in.items, func(i int) []byte {
-		ctx, cl := in.ctxs[i], in.calls[i]
-		if cl.isCancelled() {
+		it := &in.items[i]
+		cl := it.call
+		if cl.cancelled.Load() {
 			return nil
 		}
 		ex := ex
 		if send := ex.callSend; send != nil {
 			ex.send = func(msg []byte) { send(cl, msg) }
 		}
-		r := in.c.s.serveReply(ctx, in.items[i].req, ex)
+		r := in.c.s.serveReply(it.ctx, it.req, ex)
 		if r.release != nil {
 			// What the answer was charged (exchange.reserve) goes back as
 			// its entry ends (TestStdioBatchAnswersGiveBackTheirBudget); the
@@ -229,7 +226,7 @@ func (in *incoming) serveBatch(ex exchange) reply {
 			defer r.release()
 		}
 		cl.end()
-		if cl.isCancelled() {
+		if cl.cancelled.Load() {
 			return nil
 		}
 		return r.parts.join()
@@ -247,10 +244,10 @@ func (in *incoming) end() {
 		in.c.remove(&in.msg, in.call)
 		in.call = nil
 	}
-	for i, cl := range in.calls {
-		if cl != nil {
-			in.c.remove(&in.items[i].msg, cl)
-			in.calls[i] = nil
+	for i := range in.items {
+		if it := &in.items[i]; it.call != nil {
+			in.c.remove(&it.msg, it.call)
+			it.call = nil
 		}
 	}
 }
@@ -260,12 +257,6 @@ var (
 	errRequestCancelled = errors.New("cancelled by the client (notifications/cancelled)")
 	errSessionEnded     = errors.New("the session ended")
 )
-
-// errInFlight is the -32600 of a request whose id is already in flight
-// on its connection.
-func errInFlight(id []byte) *rpcError {
-	return newError(codeInvalidRequest, "invalid request: id %s is already in flight", id)
-}
 
 // call is one request in flight on a connection.
 type call struct {
@@ -288,9 +279,6 @@ func (cl *call) end() {
 	cl.mu.Unlock()
 }
 
-// isCancelled reports whether notifications/cancelled named the call.
-func (cl *call) isCancelled() bool { return cl.cancelled.Load() }
-
 // calls is a connection's requests in flight, by idKey: the one registry
 // of duplicate ids and of cancellation, on every transport.
 type calls struct {
@@ -305,24 +293,23 @@ type calls struct {
 
 // add registers msg, a request, in flight under parent; a modern POST
 // (no session) registers nothing: it runs under parent, its one message.
-// reply is the refusal of an id already in flight (TestDriverRules).
-func (c conn) add(parent context.Context, msg *message) (context.Context, *call, []byte) {
+// The error refuses an id already in flight (TestDriverRules).
+func (c conn) add(parent context.Context, msg *message) (context.Context, *call, *rpcError) {
 	if c.sess == nil {
 		return parent, nil, nil
 	}
-	ctx, cancel := context.WithCancelCause(parent)
-	cl := &call{cancel: cancel}
 	r := &c.sess.calls
 	key := idKey(msg.id)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.byID[key]; dup {
-		cancel(nil)
-		return nil, nil, encodeError(msg.id, errInFlight(msg.id))
+		return nil, nil, newError(codeInvalidRequest, "invalid request: id %s is already in flight", msg.id)
 	}
 	if r.byID == nil {
 		r.byID = map[string]*call{}
 	}
+	ctx, cancel := context.WithCancelCause(parent)
+	cl := &call{cancel: cancel}
 	r.byID[key] = cl
 	return ctx, cl, nil
 }
@@ -377,17 +364,9 @@ func (r *calls) cancelAll(cause error) {
 // cancelledRequest returns the idKey of the requestId a
 // notifications/cancelled names; ok is false when it names none.
 func cancelledRequest(params []byte) (key string, ok bool) {
-	if params == nil {
-		return "", false
-	}
-	members, err := objectMembers(params)
-	if err != nil {
-		return "", false
-	}
-	for _, m := range members {
-		if m.name == "requestId" && (jsonKind(m.value) == '"' || isJSONInteger(m.value)) {
-			return idKey(bytes.TrimSpace(m.value)), true
-		}
+	members, _ := objectMembers(params)
+	if id := memberValue(members, "requestId"); jsonKind(id) == '"' || isJSONInteger(id) {
+		return idKey(bytes.TrimSpace(id)), true
 	}
 	return "", false
 }
