@@ -512,13 +512,11 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 	r := s.answer(req.context(ctx), req, ex)
 	r.classic = req.era.era == classicEra
 	end := time.Now()
-	d := end.Sub(start)
-	out := req.end
 	if s.metrics != nil {
-		s.metrics.served(req.method, req.era.era, ex.transport, out, d)
+		s.metrics.served(req.method, req.era.era, ex.transport, req.end, end.Sub(start))
 	}
 	if s.access != nil {
-		s.access.request(req, ex.transport, out, r.code, end, d)
+		s.access.request(req, ex.transport, req.end, r.code, end, end.Sub(start))
 	}
 	return r
 }
@@ -556,6 +554,16 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		req.end = out
 		return errorReply(req.id, e)
 	}
+	// A request its client ended (notifications/cancelled, its session
+	// ended) is not answered: nothing it could say would be read
+	// (TestOutcomes).
+	ended := func(ctx context.Context, err error) reply {
+		out, rerr := s.endedBy(ctx, req, err)
+		r := fail(out, rerr)
+		cause := context.Cause(ctx)
+		r.cancelled = out == outcomeCancelled && (errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded))
+		return r
+	}
 	if !known || m.notification {
 		if known {
 			return fail(outcomeClientError, newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
@@ -569,9 +577,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	if rerr := s.admitEra(req, m, ex); rerr != nil {
 		return fail(outcomeClientError, rerr)
 	}
-	if req.caller.scoped {
-		// Only a scoped caller has anything to check (HTTP with scoped
-		// credentials).
+	if req.caller.scoped { // HTTP with scoped credentials: nothing to check otherwise
 		if rerr := s.authorize(req); rerr != nil {
 			return fail(outcomeForbidden, rerr)
 		}
@@ -582,8 +588,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		}
 	}
 	if m.mrtr && req.session == nil && (req.param("requestState") != nil || req.param("inputResponses") != nil) {
-		// A retry of a multi round-trip request: what it carries is read
-		// once, here.
+		// A multi round-trip retry: what it carries is read once, here.
 		if rerr := s.beginInput(req); rerr != nil {
 			return fail(codeOutcome(rerr.Code), rerr)
 		}
@@ -602,26 +607,18 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	if req.notices.heldProgress != nil || req.notices.dropped > 0 {
 		req.flushNotices() // what the rate limits held back goes before the result
 	}
+	// need is declared only under err != nil: errors.As moves it to the heap.
 	if err != nil {
-		// need is declared only here: errors.As moves it to the heap.
-		if need := (*inputRequired)(nil); errors.As(err, &need) {
-			if req.session != nil {
-				// A classic client cannot retry with inputResponses: ask it
-				// with real requests instead (classic_bridge.go).
-				res, err = s.bridgeInput(ctx, req, m, need)
-			} else {
-				res, err = s.inputRequiredResult(req, m, need)
-			}
+		if need := (*inputRequired)(nil); errors.As(err, &need) && req.session != nil {
+			// A classic client cannot retry with inputResponses: ask it
+			// with real requests instead (classic_bridge.go).
+			res, err = s.bridgeInput(ctx, req, m, need)
+		} else if need != nil {
+			res, err = s.inputRequiredResult(req, m, need)
 		}
 	}
 	if err != nil {
-		out, rerr := s.endedBy(ctx, req, err)
-		rep = fail(out, rerr)
-		// A request its client ended (notifications/cancelled, its session
-		// ended) is not answered: nothing it could say would be read
-		// (TestOutcomes).
-		rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
-		return rep
+		return ended(ctx, err)
 	}
 	switch {
 	case res.inputRequired:
@@ -629,20 +626,16 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	case res.toolError:
 		req.end = outcomeToolError
 	}
-	if m.cacheable && !res.inputRequired && res.cache == nil {
-		res.cache = &s.cache
-	}
 	if !m.cacheable || res.inputRequired {
 		res.cache = nil
+	} else if res.cache == nil {
+		res.cache = &s.cache
 	}
 	var release func()
 	if ex.reserve != nil {
 		var ok bool
 		if release, ok = ex.reserve(ctx, res.size()); !ok {
-			out, rerr := s.endedBy(ctx, req, ctx.Err())
-			rep = fail(out, rerr)
-			rep.cancelled = out == outcomeCancelled && clientEnded(context.Cause(ctx))
-			return rep
+			return ended(ctx, ctx.Err())
 		}
 	}
 	out, err := s.encodeResult(req.id, res, req.version)
@@ -701,12 +694,6 @@ type endedWithClient struct{ rerr *rpcError }
 
 func (e *endedWithClient) Error() string { return e.rerr.Error() }
 
-// clientEnded reports whether cause says the request's client ended it:
-// it cancelled it, or its session ended.
-func clientEnded(cause error) bool {
-	return errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded)
-}
-
 // peerError maps err to what the peer may see: an *rpcError as is,
 // anything else as -32603 with the details logged under a reference.
 func (s *server) peerError(req *request, err error) *rpcError {
@@ -751,9 +738,8 @@ var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "cl
 // request (the JSON-RPC codes a peer causes, MCP's -32020..-32099 and
 // -32002) or the server's (-32603, an application-defined code).
 func codeOutcome(code int) outcome {
-	switch {
-	case code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
-		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099):
+	if code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
+		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099) {
 		return outcomeClientError
 	}
 	return outcomeServerError
