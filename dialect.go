@@ -14,7 +14,7 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -48,11 +48,7 @@ func (c content) downgrade(version string) content {
 	case c.Type == "audio" && !atLeast(version, version20250326):
 		c = content{Type: "text", Text: fmt.Sprintf("[audio content (%s, %d bytes) omitted: protocol version %s has no audio content]", c.MimeType, len(c.Data), version), Annotations: c.Annotations, Meta: c.Meta}
 	case c.Type == "resource_link" && !atLeast(version, version20250618) && c.Link != nil:
-		name := c.Link.Title
-		if name == "" {
-			name = c.Link.Name
-		}
-		text := fmt.Sprintf("resource %q: %s", name, c.Link.URI)
+		text := fmt.Sprintf("resource %q: %s", cmp.Or(c.Link.Title, c.Link.Name), c.Link.URI)
 		if c.Link.Description != "" {
 			text += "\n" + c.Link.Description
 		}
@@ -177,67 +173,46 @@ func structuredFor(version string, encoded []byte) []byte {
 
 // rootType returns the root "type" of a schema when it is a string, else "".
 func rootType(schema []byte) string {
-	members, err := objectMembers(schema)
-	if err != nil {
-		return ""
-	}
-	for _, m := range members {
-		if m.name == "type" {
-			t, _ := jsonString(m.value)
-			return t
-		}
-	}
-	return ""
+	members, _ := objectMembers(schema)
+	t, _ := jsonString(memberValue(members, "type"))
+	return t
 }
 
 // objectProperties returns schema with every boolean value of its root's
 // properties written as an object: true as {}, false as {"not":{}}.
 func objectProperties(schema []byte) json.RawMessage {
 	members, err := objectMembers(schema)
-	if err != nil {
+	props, _ := objectMembers(memberValue(members, "properties"))
+	if err != nil || !slices.ContainsFunc(props, func(p member) bool { k := jsonKind(p.value); return k == 't' || k == 'f' }) {
 		return schema
 	}
-	var props []member
-	for _, m := range members {
-		if m.name == "properties" {
-			props, _ = objectMembers(m.value)
+	for i, p := range props {
+		switch jsonKind(p.value) {
+		case 't':
+			props[i].value = []byte(`{}`)
+		case 'f':
+			props[i].value = []byte(`{"not":{}}`)
 		}
 	}
-	if !slices.ContainsFunc(props, func(p member) bool { k := jsonKind(p.value); return k == 't' || k == 'f' }) {
-		return schema
+	for i, m := range members {
+		if m.name == "properties" {
+			members[i].value = appendObject(nil, props)
+		}
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
+	return appendObject(nil, members)
+}
+
+// appendObject appends members to dst as one JSON object.
+func appendObject(dst []byte, members []member) []byte {
+	dst = append(dst, '{')
 	for i, m := range members {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.Write(appendJSONString(nil, m.name))
-		b.WriteByte(':')
-		if m.name != "properties" {
-			b.Write(m.value)
-			continue
-		}
-		b.WriteByte('{')
-		for j, p := range props {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(appendJSONString(nil, p.name))
-			b.WriteByte(':')
-			switch jsonKind(p.value) {
-			case 't':
-				b.WriteString(`{}`)
-			case 'f':
-				b.WriteString(`{"not":{}}`)
-			default:
-				b.Write(p.value)
-			}
-		}
-		b.WriteByte('}')
+		dst = append(appendJSONString(dst, m.name), ':')
+		dst = append(dst, m.value...)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(dst, '}')
 }
 
 // classicInputParams returns q's params as version defines them: before
@@ -267,25 +242,13 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 	if err != nil {
 		return nil, fmt.Errorf("bridge: %s params: %w", q.method, err)
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, m := range members {
-		if m.name == "mode" && !atLeast(version, version20251125) {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(appendJSONString(nil, m.name))
-		b.WriteByte(':')
-		b.Write(m.value)
+	if !atLeast(version, version20251125) {
+		members = slices.DeleteFunc(members, func(m member) bool { return m.name == "mode" })
 	}
 	if q.mode == elicitModeURL {
-		b.WriteString(`,"elicitationId":`)
-		b.Write(appendJSONString(nil, rand.Text()))
+		members = append(members, member{"elicitationId", appendJSONString(nil, rand.Text())})
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return appendObject(nil, members), nil
 }
 
 // What no revision allows, refused where it is made.
