@@ -83,10 +83,9 @@ const (
 // handleDiscover answers server/discover: versions, capabilities, identity
 // (stamped by the dispatcher) and instructions.
 func (s *server) handleDiscover(ctx context.Context, req *request) (result, error) {
-	reg := s.registry()
 	return result{body: discoverResult{
 		SupportedVersions: modernVersions,
-		Capabilities:      reg.capabilities(req.version),
+		Capabilities:      s.registry().capabilities(req.version),
 		Instructions:      s.instructions,
 	}}, nil
 }
