@@ -81,32 +81,28 @@ type incoming struct {
 func (c conn) take(data []byte, f framing) *incoming {
 	in := &incoming{c: c}
 	if jsonKind(data) == '[' {
-		// parseMessage refuses every array: -32700 when it is not JSON,
-		// else -32600.
-		_, rerr := parseMessage(data)
-		var items []batchItem
+		// parseMessage refuses every array: -32700 when it is not JSON, else -32600.
+		_, in.err = parseMessage(data)
 		if c.sess.negotiated() == versionBatches {
-			items, rerr = c.s.readBatch(data, c.sess, f)
+			in.items, in.err = c.s.readBatch(data, c.sess, f)
 		}
-		if rerr != nil {
-			in.reply, in.err = encodeError(nil, rerr), rerr
-			return in
+		if in.err != nil {
+			in.reply = encodeError(nil, in.err)
+		} else {
+			in.kind = incomingBatch
 		}
-		in.kind, in.items = incomingBatch, items
 		return in
 	}
-	msg, rerr := parseMessage(data)
-	in.msg = msg
+	in.msg, in.err = parseMessage(data)
 	switch {
-	case rerr != nil:
-		in.err = rerr
-		if !msg.isNotification() {
-			in.reply = encodeError(msg.id, rerr)
+	case in.err != nil:
+		if !in.msg.isNotification() {
+			in.reply = encodeError(in.msg.id, in.err)
 		}
 		return in
 	case isControl(&in.msg):
 		in.kind = incomingControl
-	case msg.isNotification():
+	case in.msg.isNotification():
 		in.kind = incomingNotification
 	default:
 		in.kind = incomingRequest
@@ -225,7 +221,9 @@ func (in *incoming) serveBatch(ex exchange) reply {
 			// of docs/RELIABILITY.md's stdio formula.
 			defer r.release()
 		}
-		cl.end()
+		cl.mu.Lock()
+		cl.ended = true
+		cl.mu.Unlock()
 		if cl.cancelled.Load() {
 			return nil
 		}
@@ -270,13 +268,6 @@ type call struct {
 	// (TestStdioNothingAfterResponse).
 	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
 	ended bool
-}
-
-// end marks the call's response as sent: nothing more is written for it.
-func (cl *call) end() {
-	cl.mu.Lock()
-	cl.ended = true
-	cl.mu.Unlock()
 }
 
 // calls is a connection's requests in flight, by idKey: the one registry
