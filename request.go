@@ -12,7 +12,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -395,11 +394,10 @@ func (r *request) Bool(name string) bool {
 // no JSON result can carry (docs/GAPS.md). The error names its JSON
 // Pointer, in words a model can act on.
 func finiteNumbers(v any) error {
-	if !hasInfinite(v) {
-		// The common case, found without sorting keys (firstInfinite).
+	path, num, found := firstInfinite(v)
+	if !found {
 		return nil
 	}
-	path, num, _ := firstInfinite(v)
 	msg := "number " + schemaTruncate(num) + " is out of range: numbers must be finite, at most about 1.8e308 in magnitude"
 	if path != "" {
 		msg = path + ": " + msg
@@ -407,19 +405,23 @@ func finiteNumbers(v any) error {
 	return errors.New(msg)
 }
 
-// firstInfinite finds the first number in v (objects by sorted key) that a
-// 64-bit float cannot hold, and returns its JSON Pointer and text.
+// firstInfinite finds the first number in v (objects by key order) that a
+// 64-bit float cannot hold, and returns its JSON Pointer and text. It
+// compares the keys that hold one instead of sorting them all: the common
+// case, no such number, costs no allocation.
 func firstInfinite(v any) (path, num string, found bool) {
 	switch v := v.(type) {
 	case json.Number:
-		if infiniteNumber(v) {
-			return "", string(v), true
-		}
+		return "", string(v), infiniteNumber(v)
 	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if p, n, ok := firstInfinite(v[k]); ok {
-				return "/" + schemaEscape(schemaTruncate(k)) + p, n, true
+		var key string
+		for k, e := range v {
+			if p, n, ok := firstInfinite(e); ok && (!found || k < key) {
+				key, path, num, found = k, p, n, true
 			}
+		}
+		if found {
+			return "/" + schemaEscape(schemaTruncate(key)) + path, num, true
 		}
 	case []any:
 		for i, item := range v {
@@ -429,24 +431,6 @@ func firstInfinite(v any) (path, num string, found bool) {
 		}
 	}
 	return "", "", false
-}
-
-// hasInfinite reports whether v holds a number beyond a 64-bit float's
-// range.
-func hasInfinite(v any) bool {
-	switch v := v.(type) {
-	case json.Number:
-		return infiniteNumber(v)
-	case map[string]any:
-		for _, e := range v {
-			if hasInfinite(e) {
-				return true
-			}
-		}
-	case []any:
-		return slices.ContainsFunc(v, hasInfinite)
-	}
-	return false
 }
 
 // infiniteNumber reports whether n is beyond a 64-bit float's range. A
