@@ -162,10 +162,7 @@ func outputSchemaFor(version, text string) json.RawMessage {
 // structuredFor returns encoded structuredContent as version can carry it:
 // nil before 2025-06-18, and before 2026-07-28 nil unless a JSON object.
 func structuredFor(version string, encoded []byte) []byte {
-	switch {
-	case !atLeast(version, version20250618):
-		return nil
-	case isModern(version) || jsonKind(encoded) == '{':
+	if atLeast(version, version20250618) && (isModern(version) || jsonKind(encoded) == '{') {
 		return encoded
 	}
 	return nil
