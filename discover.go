@@ -31,6 +31,7 @@ func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 // suite probes.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
+// [§Protocol Version Negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation
 func (s *server) admit(req *request, check func(*request) *rpcError) *rpcError {
 	m := &req.meta
 	if !m.hasVersion {
@@ -45,23 +46,15 @@ func (s *server) admit(req *request, check func(*request) *rpcError) *rpcError {
 		}
 	}
 	if !isModern(m.version) {
-		return unsupportedVersion(m.version)
+		return &rpcError{Code: codeUnsupportedVersion, Message: "unsupported protocol version",
+			Data: unsupportedVersionData{Supported: modernVersions, Requested: m.version}}
 	}
 	req.version = m.version
 	return nil
 }
 
-// unsupportedVersion is the -32022 answer naming what is served.
-// [§Protocol Version Negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation
-func unsupportedVersion(requested string) *rpcError {
-	return &rpcError{
-		Code:    codeUnsupportedVersion,
-		Message: "unsupported protocol version",
-		Data:    unsupportedVersionData{Supported: modernVersions, Requested: requested},
-	}
-}
-
-// unsupportedVersionData is the data of UnsupportedProtocolVersionError.
+// unsupportedVersionData is the data of UnsupportedProtocolVersionError
+// (-32022), naming what is served.
 type unsupportedVersionData struct {
 	Supported []string `json:"supported"`
 	Requested string   `json:"requested"`
