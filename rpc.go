@@ -65,8 +65,7 @@ var (
 var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
 
 // errCutByShutdown is the cause a transport cancels its requests with
-// when shutdown waits no longer (-shutdown-timeout): answered errCut,
-// logged outcome=cut.
+// when -shutdown-timeout passes: answered errCut, logged outcome=cut.
 var errCutByShutdown = errors.New("cut: the server is shutting down and waits no longer")
 
 // errCut answers a request cut by shutdown: an internal error (HTTP 500,
@@ -84,8 +83,8 @@ func invalidParams(format string, args ...any) *rpcError {
 	return newError(codeInvalidParams, format, args...)
 }
 
-// message is one JSON-RPC message from the peer, decoded once. params,
-// result and errorValue stay raw until the handler that owns them reads them.
+// message is one JSON-RPC message from the peer, decoded once; its
+// members stay raw until the handler that owns them reads them.
 type message struct {
 	id         []byte // raw JSON id (string or integer), nil when absent or invalid
 	hasID      bool   // an id member was present, even an invalid one
@@ -107,9 +106,8 @@ func (m *message) isResponse() bool {
 }
 
 // maxIDBytes bounds a request id as written (quotes and escapes
-// included): every answer echoes it, and clients use counters or UUIDs. A
-// longer id is refused with -32600 and id null, as an unreadable one is
-// (TestAttackUnreadErrorReplies).
+// included): every answer echoes it, and clients use counters or UUIDs.
+// A longer one is refused -32600 with id null (TestAttackUnreadErrorReplies).
 const maxIDBytes = 1024
 
 // envelopeMembers are the only members a JSON-RPC message may use.
@@ -143,7 +141,6 @@ func parseMessage(data []byte) (message, *rpcError) {
 	// idErr and memberErr are reported after the loop, so that an error
 	// about a member read before the id still carries the id.
 	var idErr, memberErr *rpcError
-	nullID := false
 	for _, mem := range members {
 		switch mem.name {
 		case "jsonrpc":
@@ -160,7 +157,7 @@ func parseMessage(data []byte) (message, *rpcError) {
 			case jsonKind(mem.value) == 'n':
 				// Valid only on an error response to a message the peer
 				// could not read; checked after the loop.
-				nullID = true
+				m.id = []byte("null")
 			default:
 				idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
 			}
@@ -183,12 +180,8 @@ func parseMessage(data []byte) (message, *rpcError) {
 			}
 		}
 	}
-	if nullID {
-		if m.hasMethod || m.errorValue == nil {
-			idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
-		} else {
-			m.id = []byte("null")
-		}
+	if string(m.id) == "null" && (m.hasMethod || m.errorValue == nil) {
+		m.id, idErr = nil, newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
 	}
 	if idErr != nil {
 		return m, idErr
@@ -211,8 +204,8 @@ func parseMessage(data []byte) (message, *rpcError) {
 // method describes one entry of the JSON-RPC surface.
 type method struct {
 	handle func(s *server, ctx context.Context, req *request) (result, error)
-	// params names the method's own params members (besides _meta); a
-	// member that imitates one of them by case folding is refused.
+	// params names the method's own params members (besides _meta), so
+	// that a case-folded imitation of one is refused.
 	params       []string
 	notification bool // a client notification: never answered
 	// cacheable methods carry ttlMs/cacheScope on complete results.
@@ -229,18 +222,16 @@ type method struct {
 	// rateLimited methods take a token from the caller's bucket (limits.go).
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
-	// target is what the method's params name, for the scope check
-	// (requiredScopes), the mirrored Mcp-Name header and the access lines.
+	// target is what the params name: for the scope check, the mirrored
+	// Mcp-Name header and the access lines.
 	target target
-	// handshake marks initialize: served in order, before the next
-	// message of its connection is taken (incoming.ordered), and the
-	// message a transport opens a classic session for.
+	// handshake marks initialize: served before the next message of its
+	// connection is taken (incoming.ordered); a transport opens a classic
+	// session for it.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	handshake bool
-	// stream marks subscriptions/listen: it lives until the client or the
-	// server ends it (no request timeout), a transport keeps its stream
-	// alive (keep-alive comments), and its graceful result closes it
-	// (reply.closesListen).
+	// stream marks subscriptions/listen: no request timeout, kept alive,
+	// and closed by its graceful result (reply.closesListen).
 	// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 	stream bool
 }
@@ -273,8 +264,8 @@ func (t target) param() string {
 	return ""
 }
 
-// methodCancelled cancels a request in both eras; the transports take it
-// before anything is dispatched (takeControl).
+// methodCancelled cancels a request in both eras, taken before anything
+// is dispatched (takeControl).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 const methodCancelled = "notifications/cancelled"
 
@@ -310,9 +301,8 @@ var methods = map[string]method{
 // result is what a method handler returns: its own members, and what the
 // dispatcher stamps around them.
 type result struct {
-	// body is a JSON object of the method-specific members, without
-	// resultType, ttlMs, cacheScope or _meta (the dispatcher's). A
-	// json.RawMessage is written as is.
+	// body is a JSON object of the method's members, without resultType,
+	// ttlMs, cacheScope or _meta; a json.RawMessage is written as is.
 	body          any
 	cache         *cacheHint // overrides the server's default hints on a cacheable method
 	meta          []byte     // extra _meta members as raw `"key":value` pairs
@@ -321,9 +311,7 @@ type result struct {
 	task          bool       // a CreateTaskResult (resultType "task", tasks.go)
 }
 
-// caller is who sent a request, as its transport established it: the
-// identity its state is bound to (binding), and the key of its share of
-// the server's limits.
+// caller is who sent a request, as its transport established it.
 type caller struct {
 	// principal is the authenticated identity (req.Principal); "" when
 	// the transport authenticates no one (stdio, HTTP without it).
@@ -332,17 +320,15 @@ type caller struct {
 	// else the client's address on HTTP ("addr:" and the IP, an IPv6
 	// address's /64), else "" (stdio, whose connection is one client).
 	share string
-	// addr is the client's IP address on HTTP (clientAddr); "" on stdio.
-	// Logged, and the share without a principal; trusted for nothing else.
+	// addr is the client's IP address on HTTP (clientAddr), "" on stdio:
+	// logged, and the share without a principal; trusted for nothing else.
 	addr string
 	// scopes are what the credential grants (widened by -scope-implies
 	// only when checked); scoped says they bound what it may do. Unscoped:
 	// stdio, HTTP without authentication, a static token without scopes.
-	scopes []string
-	scoped bool
-	// expires is when the credential lapses, zero for never; long-lived
-	// streams end then (expiry).
-	expires time.Time
+	scopes  []string
+	scoped  bool
+	expires time.Time // when the credential lapses, zero for never; streams end then
 	// client is the OAuth client an access token was issued to (its
 	// client_id claim, RFC 9068 §2.2, else azp); "" for other credentials.
 	client string
@@ -392,27 +378,25 @@ type exchange struct {
 	send func(msg []byte)
 	// callSend, when set, is send for a transport that writes every
 	// request's messages to one stream (stdio): the driver makes each
-	// request's send of it, so that nothing of a call is written after
-	// its cancellation or its response (call).
+	// request's send of it, so that nothing is written after the call's
+	// cancellation or response.
 	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
-	// session is the classic-era session the request belongs to (one per
-	// stdio connection, one per Mcp-Session-Id on HTTP); nil when the
+	// session is the classic-era session of the request; nil when the
 	// classic era is off for this exchange (decideEra).
 	session *session
 	// check, when set, validates what the transport carries beside the
-	// message (HTTP's mirrored headers) against the request; admit calls
-	// it, and a non-nil error is the answer.
+	// message (HTTP's mirrored headers); admit calls it, and its error is
+	// the answer.
 	check func(req *request) *rpcError
 	// closing is closed when the transport shuts down gracefully, before
-	// it cancels the requests in flight, so that a subscriptions/listen
-	// ends with its graceful result; nil when it never does.
+	// it cancels its requests, so that a subscriptions/listen ends with
+	// its graceful result; nil when it never does.
 	closing <-chan struct{}
-	// reserve, when set, charges an answer of about n bytes to the
-	// transport's budget before it is encoded, waiting while ctx lasts
-	// (false: it ended first); release gives the bytes back once the
-	// answer is written (reply.release). stdio's answers budget.
+	// reserve, when set (stdio's answers budget), charges an answer of
+	// about n bytes before it is encoded, waiting while ctx lasts (false:
+	// it ended first); release gives them back once it is written.
 	reserve func(ctx context.Context, n int) (release func(), ok bool)
 }
 
@@ -420,28 +404,24 @@ type exchange struct {
 // terms, so that the core reads no transport's format. The zero value is
 // a transport that carries nothing beside its messages (stdio).
 type framing struct {
-	// lateSession says the transport names a message's classic session
-	// in its framing and looks it up only once the era is decided:
-	// decideEra then reads namesSession and version. Without it, the
-	// transport hands over its connection's session, or none.
+	// lateSession says the transport names a message's classic session in
+	// its framing and looks it up once decideEra (which reads namesSession
+	// and version) has decided the era; else it hands over its own, or none.
 	lateSession  bool
 	namesSession bool   // the message names a classic session
 	version      string // the protocol version the framing names, trimmed; "" when none
 	// traceparent and tracestate are the W3C trace context the transport
-	// carried, as sent; "" when absent or ambiguous. _meta's wins
-	// (newTraceContext).
+	// carried, as sent; "" when absent or ambiguous; _meta's wins.
 	traceparent, tracestate string
-	// header is the request's header fields by canonical name (HTTP's,
-	// shared, never modified); handlers read those handlerHeaders lists
-	// (req.Header). nil on stdio.
+	// header is HTTP's header fields by canonical name, shared and never
+	// modified (req.Header); nil on stdio.
 	header map[string][]string
 }
 
-// newRequest reads msg into the request a handler will see, once, before
-// anything is served: params and _meta (a problem kept in req.invalid),
-// era (decideEra, with the session sess the transport hands over, if any)
-// and trace context. Every path passes its framing, so that every handler
-// sees the same view (TestEveryPathCarriesFraming).
+// newRequest reads msg once, before anything is served, into the request
+// a handler sees: params and _meta (a problem kept in req.invalid), era
+// (decideEra, with the transport's session sess, if any) and trace
+// context, with every path's framing (TestEveryPathCarriesFraming).
 func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: f.header}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
@@ -458,25 +438,17 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 type reply struct {
 	parts replyParts // the response line; nil for a notification
 	code  int        // its JSON-RPC error code, 0 for a result
-	// classic says the request was served in the classic era, where a
-	// JSON-RPC error is an answer like any other (HTTP: 200).
-	classic bool
-	// retryAfter is when a rate-limited or busy request may be sent
-	// again (error.data.retryAfterMs); 0 when the error names no time.
-	retryAfter time.Duration
-	// scope is the scope a request refused for insufficient scope needs
-	// (error.data.scope): HTTP's challenge names it.
-	scope string
-	// closesListen says a subscriptions/listen ended with its graceful
-	// result: stdio writes the notifications/cancelled that closes it
-	// after the result (docs/GAPS.md, row 28).
+	// classic: served in the classic era, where a JSON-RPC error is an
+	// answer like any other (HTTP: 200).
+	classic    bool
+	retryAfter time.Duration // error.data.retryAfterMs of a rate-limited or busy request
+	scope      string        // error.data.scope of a request refused for scope: HTTP's challenge
+	// closesListen: a subscriptions/listen ended with its graceful result,
+	// after which stdio writes the notifications/cancelled that closes it
+	// (docs/GAPS.md, row 28).
 	closesListen bool
-	// cancelled says the client cancelled the request
-	// (notifications/cancelled): it is not answered.
-	cancelled bool
-	// release gives back what exchange.reserve charged for the answer,
-	// once it is written; nil when nothing was.
-	release func()
+	cancelled    bool   // the client cancelled the request: it is not answered
+	release      func() // gives back what exchange.reserve charged, once written
 }
 
 // errorReply is the reply of a request answered e.
@@ -491,9 +463,8 @@ func errorReply(id []byte, e *rpcError) reply {
 	return r
 }
 
-// serve serves req and returns the response line (nil for a
-// notification) and its JSON-RPC error code, 0 for none: serveReply for
-// a transport that writes the line whole.
+// serve is serveReply for a caller that takes the line whole (nil for a
+// notification) and its JSON-RPC error code, 0 for none.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (line []byte, code int) {
 	r := s.serveReply(ctx, req, ex)
 	return r.parts.join(), r.code
@@ -529,8 +500,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	m, known := methods[req.method]
 	notification := req.notification
 	if ex.caller.principal != "" && !notification && s.access == nil {
-		// Without access lines an authenticated request still leaves an
-		// audit line; deferred first, it runs after a panic's answer is set.
+		// An audit line without access lines; deferred first, it runs after
+		// a panic's answer is set.
 		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), rep.code) }(time.Now())
 	}
 	defer func() {
@@ -593,8 +564,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 			return fail(codeOutcome(rerr.Code), rerr)
 		}
 	}
-	// ctx ends once answered; a stream (a listen) has no timeout, as it
-	// lives until the client closes it or the transport shuts down.
+	// A stream (a listen) has no timeout: it lives until the client or
+	// the transport ends it.
 	var cancel context.CancelFunc
 	if !m.stream && s.requestTimeout > 0 {
 		// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
@@ -687,9 +658,9 @@ func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome,
 	return outcomeServerError, s.peerError(req, err)
 }
 
-// endedWithClient is the error of a request that ended because its
-// client went away while it waited for the client (a bridged request
-// whose session ended): answered rerr, counted cancelled (endedBy).
+// endedWithClient is the error of a request whose client went away while
+// it waited for it (a bridged request whose session ended): answered
+// rerr, counted cancelled.
 type endedWithClient struct{ rerr *rpcError }
 
 func (e *endedWithClient) Error() string { return e.rerr.Error() }
@@ -712,8 +683,7 @@ func (s *server) nextRef() int64 { return s.refs.Add(1) }
 // refCounter hands out log correlation numbers.
 type refCounter = atomic.Int64
 
-// outcome is how a request ended, for the access line and the request
-// counter: a closed set.
+// outcome is how a request ended, for the access line and the metrics.
 type outcome uint8
 
 // The outcomes, and their names in logs and labels (outcomeNames).
@@ -746,8 +716,8 @@ func codeOutcome(code int) outcome {
 }
 
 // oneLine returns msg (a line ending in "\n") with no other line break:
-// a handler's json.RawMessage may be pretty-printed, and SSE data lines
-// and clients that split bodies on newlines need one line per message.
+// a handler's json.RawMessage may be pretty-printed, and SSE and clients
+// that split on newlines need one line per message.
 func oneLine(msg []byte) []byte {
 	body := bytes.TrimSuffix(msg, []byte("\n"))
 	if c := compactLine(body); len(c) < len(body) {
