@@ -28,49 +28,32 @@ type request struct {
 	notification bool     // the message has no id: it is never answered
 	params       []member // params members other than _meta
 	meta         requestMeta
-	// invalid is what is wrong with params (parseParams), answered once
-	// the method is known to exist.
-	invalid *rpcError
-	era     eraDecision
-	version string // protocol version this request is served in
-	caller  caller // who sent it (exchange.caller)
-	server  *server
-	send    func(msg []byte)
-	// session is a classic-era request's session; nil in the modern era.
-	session *session
-	closing <-chan struct{} // the transport's graceful shutdown (exchange.closing)
-	trace   traceContext
-	// target is the name or URI the request names, once its handler has
-	// read it (targetName).
-	target string
+	invalid      *rpcError // what is wrong with params, answered once the method is known
+	era          eraDecision
+	version      string // protocol version this request is served in
+	caller       caller // who sent it (exchange.caller)
+	server       *server
+	send         func(msg []byte)
+	session      *session        // a classic-era request's session; nil in the modern era
+	closing      <-chan struct{} // the transport's graceful shutdown (exchange.closing)
+	trace        traceContext
+	target       string // the name or URI the request names, once its handler read it
 	// reg is the registry snapshot, taken once at first use
 	// (server.snapshot), so that the scope check and the handler find the
 	// same target: a tool replaced between them cannot skip the check.
-	reg *registry
-	// header is the transport's header fields by canonical name (nil on
-	// stdio), read through Header.
-	header map[string][]string
-
-	// args are the tools/call arguments, decoded and validated.
-	args map[string]any
-
-	// end is how the request ended where its reply's code does not say
-	// answer records how it ended (endedBy).
-	end outcome
-
-	// input holds the MRTR answers and state of a retry (mrtr.go).
-	input inputRound
-
+	reg    *registry
+	header map[string][]string // the transport's header fields by canonical name (nil on stdio)
+	args   map[string]any      // the tools/call arguments, decoded and validated
+	end    outcome             // how the request ended, as answer records it (endedBy)
+	input  inputRound          // the MRTR answers and state of a retry (mrtr.go)
 	// task is the task the handler runs in (tasks.go), nil on a
 	// transport; taskable says that Detach makes this call a task.
 	task     *task
 	taskable bool
-
 	// lastProgress keeps progress strictly increasing, as the spec requires.
 	lastProgress float64
 	sentProgress bool
-	// notices rate-limits its progress and log notifications (notify_limit.go).
-	notices noticeLimiter
+	notices      noticeLimiter // rate-limits its progress and log notifications (notify_limit.go)
 }
 
 // metaMembers are the _meta keys this server reads.
@@ -95,10 +78,7 @@ const (
 
 // maxProgressTokenBytes bounds params._meta.progressToken as written
 // (quotes and escapes included), as maxIDBytes bounds an id: every
-// progress notification of the request carries the token back, so a
-// token of megabytes made one slow call stream hundreds of them (the
-// fourth review, R4-9: a 3.9 MB token cost 3.2 s of CPU and 260 MiB
-// sent). A token is the client's handle for a request, a UUID or a
+// progress notification carries the token back. A token is a UUID or a
 // counter in every SDK. TestLimitsAtBoundary, TestProgressTokenBound.
 const maxProgressTokenBytes = 1024
 
@@ -108,8 +88,7 @@ type requestMeta struct {
 	version    string // io.modelcontextprotocol/protocolVersion
 	hasVersion bool
 	// modern: _meta names a protocol version or is not an object, so the
-	// modern era's validation answers it; set even when parsing fails
-	// (the HTTP status depends on it), else equal to hasVersion.
+	// modern era's validation answers it; set even when parsing fails.
 	modern        bool
 	capabilities  []byte // raw ClientCapabilities object, nil when absent
 	clientInfo    []byte // raw Implementation object, nil when absent
@@ -120,8 +99,7 @@ type requestMeta struct {
 	// sent, "" if not a string; newTraceContext validates them.
 	traceparent string
 	tracestate  string
-	// extra are the other members, in order, for req.Meta (meta.go).
-	extra []member
+	extra       []member // the other members, in order, for req.Meta (meta.go)
 }
 
 // parseParams splits params into _meta and the method's own members,
@@ -155,9 +133,9 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 	return first
 }
 
-// parse decodes a params._meta object. Types are checked here; whether the
-// required members are present is the era's decision (discover.go). Like
-// parseParams it returns the first problem and reads on, for modern.
+// parse decodes a params._meta object and checks its types (which
+// members are required is the era's decision); like parseParams it
+// returns the first problem and reads on.
 func (m *requestMeta) parse(raw []byte) *rpcError {
 	if jsonKind(raw) != '{' {
 		m.modern = true
@@ -182,16 +160,15 @@ func (m *requestMeta) member(mem member) *rpcError {
 			return invalidParams("invalid params: _meta %s must be a string", metaProtocolVersion)
 		}
 		m.version, m.hasVersion = v, true
-	case metaClientCapabilities:
+	case metaClientCapabilities, metaClientInfo:
 		if jsonKind(mem.value) != '{' {
-			return invalidParams("invalid params: _meta %s must be an object", metaClientCapabilities)
+			return invalidParams("invalid params: _meta %s must be an object", mem.name)
 		}
-		m.capabilities = mem.value
-	case metaClientInfo:
-		if jsonKind(mem.value) != '{' {
-			return invalidParams("invalid params: _meta %s must be an object", metaClientInfo)
+		if mem.name == metaClientInfo {
+			m.clientInfo = mem.value
+		} else {
+			m.capabilities = mem.value
 		}
-		m.clientInfo = mem.value
 	case metaLogLevel:
 		s, _ := jsonString(mem.value)
 		lvl, ok := parseLogLevel(s)
@@ -243,8 +220,7 @@ func memberValue(ms []member, name string) []byte {
 }
 
 // stringParam returns a required string member of params, at most
-// maxParamStringBytes long (names and URIs are looked up, and echoed in
-// errors).
+// maxParamStringBytes long (names and URIs are echoed in errors).
 func (r *request) stringParam(name string) (string, *rpcError) {
 	raw := r.param(name)
 	if raw == nil {
@@ -323,9 +299,8 @@ type progressParams struct {
 }
 
 // Log sends a notifications/message at level when the client opted in at
-// or below it (logsAt), within the request's rate (notify_limit.go);
-// otherwise it does nothing. data is any JSON-encodable value; keep
-// secrets and internals out of it.
+// or below it, within the request's rate (notify_limit.go). data is any
+// JSON-encodable value; keep secrets and internals out of it.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
 // [§Logging (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (r *request) Log(level logLevel, data any) {
@@ -390,9 +365,8 @@ func (r *request) Bool(name string) bool {
 }
 
 // finiteNumbers refuses a number in decoded arguments beyond a 64-bit
-// float's range, such as 1e400: req.Number would read an infinity, which
-// no JSON result can carry (docs/GAPS.md). The error names its JSON
-// Pointer, in words a model can act on.
+// float's range, such as 1e400, which req.Number would read as an
+// infinity (docs/GAPS.md), naming its JSON Pointer for the model.
 func finiteNumbers(v any) error {
 	path, num, found := firstInfinite(v)
 	if !found {
@@ -452,8 +426,7 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	if jsonKind(raw) != '{' {
 		return nil, invalidParams("invalid params: arguments must be an object")
 	}
-	// raw is part of a message checkJSON accepted: decodeChecked is
-	// encoding/json with UseNumber, minus the reflection.
+	// raw is part of a message checkJSON accepted.
 	v, err := decodeChecked(raw)
 	if err != nil {
 		return nil, invalidParams("invalid params: arguments: %v", err)
@@ -468,9 +441,8 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 func (r *request) Trace() traceContext { return r.trace }
 
 // handlerHeaders are the request headers a handler may read with
-// req.Header, in canonical form: client software, language, proxies and
-// correlation ids, never credentials or the session id
-// (docs/OPERATIONS.md). Widen it here if a tool needs more. Read-only.
+// req.Header, in canonical form: never credentials or the session id
+// (docs/OPERATIONS.md). Widen it here if a tool needs more.
 var handlerHeaders = []string{
 	"Accept-Language",
 	"Baggage",
