@@ -1,12 +1,11 @@
-// Each revision's dialect, in one place. Every field of a registry item,
+// Each revision's dialect, in one place: every field of a registry item,
 // content block, resource contents, result or server-to-client request is
-// fitted here to its message's revision: a field the revision does not
-// define is left out, a content type it does not define becomes a text
-// block saying what was there, a schema shape it cannot hold is rewritten
-// or left out. What no revision allows is refused where it is made: at
-// registration (a panic naming the item) or by the builder. harness/schema
-// checks every transcript message, testdata/fields/ among them, against
-// its revision's schema.json.
+// fitted here to its message's revision (a field it does not define is
+// left out, a content type becomes a text block saying what was there, a
+// schema shape is rewritten or left out). What no revision allows is
+// refused where it is made: at registration (a panic) or by the builder.
+// harness/schema checks every transcript message against its revision's
+// schema.json.
 //
 // Spec: the schema.json of each revision, https://github.com/modelcontextprotocol/modelcontextprotocol/tree/main/schema
 // (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28).
@@ -145,7 +144,7 @@ func inputSchemaFor(version, text string) json.RawMessage {
 
 // outputSchemaFor returns a tool's outputSchema as version can carry it:
 // nil before 2025-06-18, and before 2026-07-28 nil unless its root is
-// "type":"object"; structuredFor leaves its structuredContent out with it.
+// "type":"object" (structuredFor follows).
 // [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 func outputSchemaFor(version, text string) json.RawMessage {
 	switch {
@@ -212,11 +211,10 @@ func appendObject(dst []byte, members []member) []byte {
 	return append(dst, '}')
 }
 
-// classicInputParams returns q's params as version defines them: before
-// 2025-11-25 an elicitation has no mode member; a 2025-11-25 url mode
-// elicitation needs an elicitationId, unique per request; a sampling
-// request's content is fitted (contentFor: audio is text in 2024-11-05)
-// and its messages lose _meta before 2025-11-25.
+// classicInputParams returns q's params as version defines them: an
+// elicitation has no mode before 2025-11-25, and a url mode one an
+// elicitationId unique per request; a sampling request's content is
+// fitted (contentFor) and its messages lose _meta before 2025-11-25.
 // [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
 // [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
 func classicInputParams(version string, q inputRequest) (json.RawMessage, error) {
@@ -321,9 +319,7 @@ func (c content) check() error {
 		if c.Link == nil || c.Link.URI == "" || c.Link.Name == "" {
 			return errors.New("resource_link needs a URI and a Name")
 		}
-		if c.Meta != nil {
-			// The block is the link: its one _meta is Link.Meta, and a
-			// second would be dropped on the wire.
+		if c.Meta != nil { // the block is the link: a second _meta would be dropped
 			return errors.New("resource_link: set _meta in Link.Meta, not on the block")
 		}
 		if err := checkIcons(c.Link.Icons); err != nil {

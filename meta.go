@@ -1,5 +1,5 @@
 // _meta: the rules the keys of every Meta field follow, and the client's
-// own keys a handler may read (req.Meta). Where each revision allows _meta
+// own keys a handler may read (req.Meta); where each revision allows it
 // is dialect.go's (metaFor).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
@@ -34,8 +34,8 @@ func checkMeta(m map[string]any) error {
 
 // metaKeyProblem says what is wrong with a _meta key by the spec's
 // grammar (an optional prefix of dot-separated labels and a slash, then a
-// name), "" when nothing is. A prefix whose second label is
-// modelcontextprotocol or mcp is reserved.
+// name; a second label modelcontextprotocol or mcp is reserved), "" when
+// nothing is.
 // [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func metaKeyProblem(key string) string {
 	letter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -45,8 +45,7 @@ func metaKeyProblem(key string) string {
 		name = rest
 		labels := strings.Split(prefix, ".")
 		for _, l := range labels {
-			// A label: letters, digits and hyphens, from a letter to a
-			// letter or digit.
+			// letters, digits and hyphens, from a letter to a letter or digit
 			if !isName(l, len(l), true, "-") || !letter(l[0]) || !alnum(l[len(l)-1]) {
 				return fmt.Sprintf("has an invalid prefix label %q", l)
 			}

@@ -11,14 +11,12 @@ import "context"
 
 // middleware wraps one call of a tool, prompt or resource: it runs the
 // call with next (ctx or a context derived from it) and returns next's
-// error, or refuses by returning an error without calling next. Its error
-// is handled as the handler's own. One that does neither leaves the call
-// without a result: -32603 (TestMiddlewareRefuses).
-//
-// It runs on the handler's goroutine once per run: after the arguments
-// are validated, again on each multi round-trip round, and in a task
-// (tasks.go), whose request has no HTTP headers and no params beyond the
-// arguments. It must be safe for concurrent use.
+// error, or refuses with an error of its own, handled as the handler's.
+// One that does neither leaves the call without a result: -32603
+// (TestMiddlewareRefuses). It runs on the handler's goroutine after the
+// arguments are validated, on each multi round-trip round, and in a task
+// (whose request has no headers and no params beyond the arguments). It
+// must be safe for concurrent use.
 type middleware func(ctx context.Context, call callInfo, next func(ctx context.Context) error) error
 
 // callInfo is what a middleware knows of the call it wraps.
@@ -52,8 +50,8 @@ func (s *server) addMiddleware(mw middleware) {
 }
 
 // aroundTool returns t's Call through the snapshot's middleware. Handlers
-// use it, aroundPrompt and aroundResource only when there is middleware,
-// so a server without any pays nothing, not an allocation, for the hook.
+// use it, aroundPrompt and aroundResource only when there is middleware:
+// a server without any pays no allocation for the hook.
 func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (*toolResult, error) {
 	return func(ctx context.Context, req *request) (res *toolResult, err error) {
 		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callKindTool, Name: t.Name, Request: req}, func(ctx context.Context) error {
