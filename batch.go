@@ -1,8 +1,7 @@
 // JSON-RPC batches, which 2025-03-26 servers MUST receive and 2025-06-18
 // removed: accepted only in a session that negotiated 2025-03-26
-// (docs/GAPS.md, "Batches"). The driver (conn.go) reads a batch with
-// readBatch, takes its responses and notifications and registers its
-// requests in order (incoming.begin), and serves them with answerBatch.
+// (docs/GAPS.md, "Batches"). The driver (conn.go) reads them here, begins
+// their entries in order and serves them with answerBatch.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization,
@@ -23,8 +22,8 @@ import (
 const maxBatchEntries = 64
 
 // maxBatchAnswerBytes bounds the answers a batch holds until its last one
-// is ready: past it, later requests are answered errBatchAnswers, not
-// served. The answer that crosses it is kept whole. It is the largest
+// is ready: past it (the answer that crosses it is kept whole), later
+// requests are answered errBatchAnswers, not served. It is the largest
 // line a client may send (TestBatchAnswerBytes).
 const maxBatchAnswerBytes = maxLineBytes
 
@@ -74,31 +73,25 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	c.pos++
 	c.skipSpace()
 	empty := c.pos < len(data) && data[c.pos] == ']'
+	if empty {
+		c.pos++
+	}
 	var entries [][]byte
-	for !empty {
+	for done := empty; !done; {
 		if len(entries) == maxBatchEntries {
 			return nil, newError(codeInvalidRequest, "invalid request: a batch may hold at most %d messages", maxBatchEntries)
 		}
+		c.skipSpace()
 		start := c.pos
-		if err := c.skipChecked(); err != nil {
+		if c.skipChecked() != nil || errors.Is(checkJSON(data[start:c.pos]), errJSONSyntax) {
 			return nil, errParse
 		}
-		entry := data[start:c.pos]
-		if errors.Is(checkJSON(entry), errJSONSyntax) {
+		entries = append(entries, data[start:c.pos])
+		var err error
+		if done, err = c.next(']'); err != nil {
 			return nil, errParse
 		}
-		entries = append(entries, entry)
-		c.skipSpace()
-		if c.pos >= len(data) || data[c.pos] != ',' {
-			break
-		}
-		c.pos++
-		c.skipSpace()
 	}
-	if c.pos >= len(data) || data[c.pos] != ']' {
-		return nil, errParse
-	}
-	c.pos++
 	c.skipSpace()
 	switch {
 	case c.pos != len(data):
@@ -110,10 +103,9 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 }
 
 // readBatch reads a batch that arrived in sess, a versionBatches
-// session, and judges each entry alone, in order, as if it had come on
-// its own (with f, what the transport read beside the batch); an array,
-// an initialize and a request with modern _meta are refused in place
-// (-32600). The error is the one answer of a batch refused whole.
+// session, with framing f, and judges each entry alone, in order; an
+// array, an initialize and a request with modern _meta are refused in
+// place (-32600). The error is the one answer of a batch refused whole.
 func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, *rpcError) {
 	entries, rerr := splitBatch(data)
 	if rerr != nil {
@@ -152,11 +144,11 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 }
 
 // answerBatch serves the request entries of items one after another with
-// serve (which returns an entry's answer, nil for one cancelled), keeping
-// a batch to one slot and one goroutine, and returns one array of the
-// answers in the entries' order, or nil when none is answered (JSON-RPC
-// sends no empty array). Past maxBatchAnswerBytes a request still goes to
-// serve, which tracks and releases it, but marked invalid: no handler runs.
+// serve (an entry's answer, nil for one cancelled), one slot and one
+// goroutine for the batch, and returns one array of the answers in order,
+// or nil when none is answered (JSON-RPC sends no empty array). Past
+// maxBatchAnswerBytes a request still goes to serve, marked invalid: no
+// handler runs.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	var b bytes.Buffer
