@@ -33,9 +33,8 @@ import (
 
 // conn is one connection to one client: a stdio process, a classic
 // session (Streamable HTTP's Mcp-Session-Id, a 2024-11-05 stream), or one
-// modern POST, which carries no session. Its state is its session's:
-// what the handshake negotiated and the requests in flight (calls). A
-// conn is a value: the transport makes one for the session it serves.
+// modern POST, which carries no session. Its state is its session's (the
+// handshake, the calls in flight); the transport makes one per session.
 type conn struct {
 	s         *server
 	sess      *session // nil: a modern POST, which carries one message
@@ -55,9 +54,8 @@ const (
 )
 
 // incoming is one message a connection took: judged, not yet begun. The
-// transport admits it by its kind (a request or a batch of requests
-// takes a request slot, anything else a control slot), then begins it,
-// serves it, and ends it (a defer).
+// transport admits it (a request or a batch of requests takes a request
+// slot, anything else a control slot), begins, serves and ends it.
 type incoming struct {
 	c     conn
 	kind  incomingKind
@@ -69,10 +67,8 @@ type incoming struct {
 	// err is the refusal's error (HTTP writes it with its status).
 	reply []byte
 	err   *rpcError
-	// ctx is the request's context once begun: cancelled by
-	// notifications/cancelled (errRequestCancelled) or the connection.
-	ctx  context.Context
-	call *call
+	ctx   context.Context // the request's once begun: cancelled with its call
+	call  *call
 }
 
 // take parses data, one message or a batch as it arrived with framing f,
@@ -120,9 +116,9 @@ func isControl(msg *message) bool {
 }
 
 // ordered reports whether the message is served before the next message
-// of its connection is taken: initialize (the method table's handshake
-// flag), so that requests sent after it meet the negotiated session and
-// notifications/initialized finds it (TestStdioPipelinedHandshake).
+// of its connection is taken: initialize (handshake), so that the
+// requests after it meet the negotiated session
+// (TestStdioPipelinedHandshake).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (in *incoming) ordered() bool {
 	return in.kind == incomingRequest && methods[in.msg.method].handshake
@@ -131,9 +127,8 @@ func (in *incoming) ordered() bool {
 // begin gives the message its effects, in the order the connection took
 // its messages: an answer goes to the request waiting for it, a
 // cancellation cancels, a notification is served, a request is
-// registered in flight under parent (its id refused when already in
-// flight: in.reply), a batch does all of these entry by entry. It
-// reports whether there is anything left to serve.
+// registered in flight under parent (or refused: in.reply), a batch's
+// entries each in turn. It reports whether anything is left to serve.
 func (in *incoming) begin(parent context.Context) bool {
 	c := in.c
 	switch in.kind {
@@ -164,8 +159,7 @@ func (in *incoming) begin(parent context.Context) bool {
 				}
 				n++
 			case (it.kind == batchResponse || it.kind == batchNotification) && isControl(&it.msg):
-				// An entry refused when read (batchRefused) takes no effect, however
-				// it names itself.
+				// An entry refused when read takes no effect, however it names itself.
 				c.s.takeControl(&it.msg, c.sess, c.cancelNamed, transportNames[c.transport])
 			case it.kind == batchNotification:
 				c.s.serve(parent, c.s.newRequest(&it.msg, c.sess, framing{}), exchange{transport: c.transport, session: c.sess})
@@ -179,9 +173,8 @@ func (in *incoming) begin(parent context.Context) bool {
 	return false
 }
 
-// serve serves what begin left: the request, or the batch's requests one
-// after another, and returns the answer; a request the client cancelled
-// is not answered (reply.cancelled).
+// serve serves what begin left and returns the answer; a request the
+// client cancelled is not answered (reply.cancelled).
 // [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
 func (in *incoming) serve(ex exchange) reply {
 	ex.session, ex.transport = in.c.sess, in.c.transport
@@ -200,8 +193,7 @@ func (in *incoming) serve(ex exchange) reply {
 	return r
 }
 
-// serveBatch is serve for a batch: its requests one after another, each
-// answer in the one array (answerBatch).
+// serveBatch is serve for a batch (answerBatch).
 func (in *incoming) serveBatch(ex exchange) reply {
 	line := answerBatch(in.items, func(i int) []byte {
 		it := &in.items[i]
@@ -263,8 +255,7 @@ type call struct {
 	// cancelled is set under mu by notifications/cancelled; a writer
 	// waiting for room reads it without mu.
 	cancelled atomic.Bool
-	// ended is set once the call's response is queued: a handler
-	// goroutine that outlives it writes nothing more
+	// ended is set once the response is queued: nothing more is written
 	// (TestStdioNothingAfterResponse).
 	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
 	ended bool
@@ -276,9 +267,8 @@ type calls struct {
 	mu sync.Mutex // guards byID
 	// byID holds the requests in flight; nil until the first.
 	byID map[string]*call
-	// cancelled, when set, is told of each cancellation after it took
-	// effect (stdio wakes its writers waiting for room); set before
-	// sharing.
+	// cancelled, when set (before sharing), is told of each cancellation
+	// after it took effect: stdio wakes its writers waiting for room.
 	cancelled func()
 }
 
@@ -364,9 +354,8 @@ func cancelledRequest(params []byte) (key string, ok bool) {
 
 // idKey normalises a raw request id so that 7 and "7" stay distinct and an
 // escaped string id matches its plain spelling. A string that decodes to
-// U+FFFD anywhere is keyed by its spelling: decoding turns every lone
-// surrogate escape ("\ud800", "\udc00") into U+FFFD, and those ids are
-// distinct (TestIDKey).
+// U+FFFD is keyed by its spelling, as decoding turns every lone surrogate
+// escape ("\ud800", "\udc00") into U+FFFD (TestIDKey).
 func idKey(raw []byte) string {
 	if s, ok := jsonString(raw); ok && !strings.ContainsRune(s, utf8.RuneError) {
 		return "s" + s
