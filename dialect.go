@@ -96,29 +96,26 @@ func contentsFor(version string, contents []resourceContents) []resourceContents
 	return out
 }
 
-// iconsFor returns icons when version defines them (2025-11-25 on).
-func iconsFor(version string, icons []icon) []icon {
-	if !atLeast(version, version20251125) {
-		return nil
+// since returns v when version is revision or later, else v's zero value:
+// a field revision introduced.
+func since[T any](version, revision string, v T) T {
+	if atLeast(version, revision) {
+		return v
 	}
-	return icons
+	var zero T
+	return zero
 }
 
+// iconsFor returns icons when version defines them (2025-11-25 on).
+func iconsFor(version string, icons []icon) []icon { return since(version, version20251125, icons) }
+
 // titleFor returns title when version defines it (2025-06-18 on).
-func titleFor(version, title string) string {
-	if !atLeast(version, version20250618) {
-		return ""
-	}
-	return title
-}
+func titleFor(version, title string) string { return since(version, version20250618, title) }
 
 // metaFor returns m when version defines _meta on registry items, content
 // blocks and resource contents (2025-06-18 on; results have it in all).
 func metaFor(version string, m map[string]any) map[string]any {
-	if !atLeast(version, version20250618) {
-		return nil
-	}
-	return m
+	return since(version, version20250618, m)
 }
 
 // implementationFor returns serverInfo as version defines Implementation:
@@ -223,9 +220,7 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 		p.Messages = slices.Clone(p.Messages)
 		for i, m := range p.Messages {
 			m.Content = contentFor(version, []content{m.Content})[0]
-			if !atLeast(version, version20251125) {
-				m.Meta = nil
-			}
+			m.Meta = since(version, version20251125, m.Meta)
 			p.Messages[i] = m
 		}
 		return json.Marshal(p)
@@ -245,8 +240,6 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 	}
 	return appendObject(nil, members), nil
 }
-
-// What no revision allows, refused where it is made.
 
 // checkInputSchema reports why text cannot be a tool's inputSchema: every
 // revision requires a JSON object whose root is "type":"object".

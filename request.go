@@ -270,20 +270,16 @@ func parseLogLevel(s string) (logLevel, bool) {
 // progress to increase with each notification.
 // [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
 func (r *request) Progress(progress, total float64, message string) {
-	if r.meta.progressToken == nil || r.send == nil || math.IsNaN(progress) || math.IsInf(progress, 0) {
-		return
-	}
-	if r.sentProgress && progress <= r.lastProgress {
+	if r.meta.progressToken == nil || r.send == nil || math.IsNaN(progress) || math.IsInf(progress, 0) ||
+		r.sentProgress && progress <= r.lastProgress {
 		return
 	}
 	r.lastProgress, r.sentProgress = progress, true
-	p := progressParams{Token: json.RawMessage(r.meta.progressToken), Progress: progress, Message: message}
+	// 2024-11-05 progress notifications have no message.
+	p := progressParams{Token: json.RawMessage(r.meta.progressToken), Progress: progress,
+		Message: since(r.version, version20250326, message)}
 	if total > 0 && !math.IsInf(total, 0) {
 		p.Total = total
-	}
-	if !atLeast(r.version, version20250326) {
-		// 2024-11-05 progress notifications have no message.
-		p.Message = ""
 	}
 	if msg := r.notices.progress(time.Now(), encodeNotification("notifications/progress", p)); msg != nil {
 		r.send(msg)
@@ -434,10 +430,9 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	return v.(map[string]any), nil
 }
 
-// Trace returns the request's W3C trace context: the client's when it
-// sent a valid traceparent (in _meta or a header), else a fresh one. Pass
-// it on with its Traceparent and Tracestate; the handler's context carries
-// the same (traceFromContext).
+// Trace returns the request's W3C trace context: the client's valid
+// traceparent (in _meta or a header), else a fresh one; the handler's
+// context carries the same (traceFromContext).
 func (r *request) Trace() traceContext { return r.trace }
 
 // handlerHeaders are the request headers a handler may read with
