@@ -24,11 +24,9 @@ var modernVersions = []string{version20260728}
 func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
 // admit checks that a modern request's _meta names its protocol version
-// and capabilities (nothing is remembered between requests) and settles
-// req.version. check (may be nil), the transport's own validation, runs
-// before version negotiation: a header contradicting _meta is -32020
-// before an unsupported version is -32022, the order the conformance
-// suite probes.
+// and capabilities and settles req.version. check (may be nil), the
+// transport's own validation, runs first: a header contradicting _meta is
+// -32020 before an unsupported version is -32022, as conformance probes.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
 // [§Protocol Version Negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation

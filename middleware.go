@@ -21,14 +21,9 @@ type middleware func(ctx context.Context, call callInfo, next func(ctx context.C
 
 // callInfo is what a middleware knows of the call it wraps.
 type callInfo struct {
-	// Kind is callKindTool, callKindPrompt or callKindResource.
-	Kind string
-	// Name is the tool's or the prompt's name, or the resource's URI
-	// (the URI read, not its template).
-	Name string
-	// Request is the request being served (Principal, Trace, Header, the
-	// arguments, Logger).
-	Request *request
+	Kind    string   // callKindTool, callKindPrompt or callKindResource
+	Name    string   // the tool's or the prompt's name, or the resource's URI read (not its template)
+	Request *request // the request being served (Principal, Trace, Header, the arguments, Logger)
 }
 
 // The kinds of call a middleware wraps.

@@ -95,9 +95,8 @@ type message struct {
 	errorValue []byte // set on an error response from the peer
 }
 
-// isNotification reports whether m is a request without id. A message
-// whose id is present but invalid (null, fractional) is not one: it is
-// answered -32600 with id null.
+// isNotification reports whether m is a request without id; one with an
+// invalid id (null, fractional) is answered -32600 with id null.
 func (m *message) isNotification() bool { return m.hasMethod && !m.hasID }
 
 // isResponse reports whether m answers a request the server sent.
@@ -335,10 +334,10 @@ type caller struct {
 }
 
 // binding is what the state a caller creates (tasks, classic sessions,
-// requestState) is bound to: its principal, and the OAuth client of its
-// token, so that the same user's token for another application reaches
-// none of it (SEP-2663, "Auth binding"; TestAuthBindingClient). Quoting,
-// which no principal is, keeps two callers' bindings apart.
+// requestState) is bound to: its principal and its token's OAuth client,
+// so that the user's token for another application reaches none of it
+// (SEP-2663, "Auth binding"; TestAuthBindingClient); quoting keeps two
+// callers' bindings apart.
 func (who caller) binding() string {
 	if who.client == "" {
 		return who.principal
@@ -383,9 +382,7 @@ type exchange struct {
 	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
-	// session is the classic-era session of the request; nil when the
-	// classic era is off for this exchange (decideEra).
-	session *session
+	session   *session // the classic-era session; nil when that era is off here (decideEra)
 	// check, when set, validates what the transport carries beside the
 	// message (HTTP's mirrored headers); admit calls it, and its error is
 	// the answer.
@@ -401,8 +398,7 @@ type exchange struct {
 }
 
 // framing is what a transport read beside a message, in the core's
-// terms, so that the core reads no transport's format. The zero value is
-// a transport that carries nothing beside its messages (stdio).
+// terms; the zero value is stdio's: nothing.
 type framing struct {
 	// lateSession says the transport names a message's classic session in
 	// its framing and looks it up once decideEra (which reads namesSession
@@ -494,8 +490,7 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 
 // answer is serve without the instrumentation: it admits req, runs its
 // handler and encodes the reply, recording on req.end how the request
-// ended: each refusal its own outcome, a handler's failure as endedBy
-// decides. A panicking handler is answered -32603.
+// ended (endedBy). A panicking handler is answered -32603.
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
 	notification := req.notification
@@ -526,8 +521,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		return errorReply(req.id, e)
 	}
 	// A request its client ended (notifications/cancelled, its session
-	// ended) is not answered: nothing it could say would be read
-	// (TestOutcomes).
+	// ended) is not answered: nothing would read it (TestOutcomes).
 	ended := func(ctx context.Context, err error) reply {
 		out, rerr := s.endedBy(ctx, req, err)
 		r := fail(out, rerr)
@@ -619,20 +613,17 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	return reply{parts: out, closesListen: m.stream, release: release}
 }
 
-// endedBy decides how a request whose handler failed with err ended, and
-// what it is answered: from why it ended, not from the code of the error
-// it was given. The one place that decides it (TestOutcomes):
+// endedBy decides, in one place, how a request whose handler failed with
+// err ended and what it is answered, from why it ended (TestOutcomes):
 //
-//   - its client went away: notifications/cancelled, a closed stream or
-//     connection, its session ended (also under a request waiting for
-//     the client's answer, endedWithClient), or the transport shut down:
-//     cancelled, never a server error, whatever the handler returned;
+//   - its client went away (notifications/cancelled, a closed stream or
+//     connection, its session ended: endedWithClient) or the transport
+//     shut down: cancelled, whatever the handler returned;
 //   - its -request-timeout passed: timeout, unless the handler answered
-//     an error of its own, which stands (no reference the peer never
-//     sees is logged, TestRequestTimeoutStdio);
+//     an error of its own, which stands (TestRequestTimeoutStdio);
 //   - shutdown cut it (errCutByShutdown): cut;
-//   - otherwise the handler's error: a peer's fault or the server's by
-//     its code (codeOutcome), anything but an *rpcError the server's.
+//   - otherwise the handler's error, by its code (codeOutcome); anything
+//     but an *rpcError is the server's.
 func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome, *rpcError) {
 	var rerr *rpcError
 	own := errors.As(err, &rerr)

@@ -1,6 +1,5 @@
-// The wire encoding of replies: a result's members with the protocol
-// members each era stamps on it, error objects, notifications and
-// requests, each one line with its final line break.
+// The wire encoding of replies (a result with the members each era
+// stamps on it, an error), notifications and requests: one line each.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
 // (Result Responses, Error Responses) and
@@ -20,9 +19,8 @@ const replyHead = `{"jsonrpc":"2.0","id":`
 
 // replyParts is one response line in the pieces it is written in: the
 // server's own bytes, and between them each stored value of a
-// storedMembers body. serve joins them; HTTP writes them in turn
-// (httpCall.finish), never copying a stored value. Only the last piece
-// holds a line break, its final "\n" (compactLine).
+// storedMembers body, which HTTP writes without copying (httpCall.finish).
+// Only the last piece holds a line break, its final "\n" (compactLine).
 type replyParts [][]byte
 
 // size returns the bytes of the line.
@@ -48,9 +46,8 @@ func (p replyParts) join() []byte {
 
 // storedMembers is a result body of members without the braces: at even
 // indexes the server's own text, at odd indexes values it stores and
-// shares (a task's result, error or input request params): each a piece
-// of the reply (replyParts), unchanged once handed over, with no line
-// break (compactLine).
+// shares (a task's result, error or input request params), each a piece
+// of the reply, unchanged once handed over, with no line break.
 type storedMembers [][]byte
 
 // joinObject returns m as one JSON object, braces included.
@@ -95,8 +92,7 @@ func (res result) size() int {
 
 // encodeResult writes the response for res: the body's members, then the
 // protocol members this era stamps on every result. A list page with the
-// server's default cache hints is two pieces: the response up to its id,
-// and the page's shared listPage.tail.
+// default cache hints is its id's head and the page's shared tail.
 // [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
 func (s *server) encodeResult(id []byte, res result, version string) (replyParts, error) {
 	if p, ok := res.body.(*listPage); ok {
@@ -132,8 +128,7 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 	}
 	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
 
-	// One allocation of the response's size: the body is copied once, into
-	// no buffer that must grow.
+	// One allocation of the response's size: the body is copied once.
 	size := len(id) + len(inner) + len(res.meta) + len(s.serverInfoJSON) + 160
 	if res.cache != nil {
 		size += len(res.cache.Scope) + 8
