@@ -132,10 +132,7 @@ func parseMessage(data []byte) (message, *rpcError) {
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
 	}
-	members, err := objectMembers(data)
-	if err != nil {
-		return m, errParse
-	}
+	members, _ := objectMembers(data) // an object checkJSON accepted: no error
 	var version []byte
 	// idErr and memberErr are reported after the loop, so that an error
 	// about a member read before the id still carries the id.
@@ -493,8 +490,7 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 // ended (endedBy). A panicking handler is answered -32603.
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
-	notification := req.notification
-	if ex.caller.principal != "" && !notification && s.access == nil {
+	if ex.caller.principal != "" && !req.notification && s.access == nil {
 		// An audit line without access lines; deferred first, it runs after
 		// a panic's answer is set.
 		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), rep.code) }(time.Now())
@@ -504,12 +500,12 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 			ref := s.nextRef()
 			s.log.Error("handler panicked", append(req.logAttrs(), "ref", ref, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
 			req.end, rep = outcomeServerError, errorReply(req.id, errInternal)
-			if notification {
+			if req.notification {
 				rep = reply{}
 			}
 		}
 	}()
-	if notification {
+	if req.notification {
 		if known && m.notification && m.handle != nil && req.invalid == nil && s.admitEra(req, m, ex) == nil {
 			_, _ = m.handle(s, ctx, req)
 		}
@@ -529,12 +525,12 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		r.cancelled = out == outcomeCancelled && (errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded))
 		return r
 	}
-	if !known || m.notification {
-		if known {
-			return fail(outcomeClientError, newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
-		}
+	if !known {
 		// The name is cut: it is the peer's, of any length.
 		return fail(outcomeClientError, newError(codeMethodNotFound, "method not found: %s", schemaTruncate(req.method)))
+	}
+	if m.notification {
+		return fail(outcomeClientError, newError(codeInvalidRequest, "invalid request: %s is a notification", req.method))
 	}
 	if req.invalid != nil {
 		return fail(outcomeClientError, req.invalid)
