@@ -58,11 +58,7 @@ type request struct {
 
 // metaMembers are the _meta keys this server reads.
 var metaMembers = []string{
-	"progressToken",
-	metaProtocolVersion,
-	metaClientInfo,
-	metaClientCapabilities,
-	metaLogLevel,
+	"progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
 }
 
 // Reserved _meta keys.
@@ -439,18 +435,8 @@ func (r *request) Trace() traceContext { return r.trace }
 // req.Header, in canonical form: never credentials or the session id
 // (docs/OPERATIONS.md). Widen it here if a tool needs more.
 var handlerHeaders = []string{
-	"Accept-Language",
-	"Baggage",
-	"Forwarded",
-	"Traceparent",
-	"Tracestate",
-	"User-Agent",
-	"X-Correlation-Id",
-	"X-Forwarded-For",
-	"X-Forwarded-Host",
-	"X-Forwarded-Proto",
-	"X-Real-Ip",
-	"X-Request-Id",
+	"Accept-Language", "Baggage", "Forwarded", "Traceparent", "Tracestate", "User-Agent",
+	"X-Correlation-Id", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "X-Request-Id",
 }
 
 // Header returns the header field name (any case), if in handlerHeaders,
