@@ -115,10 +115,9 @@ func isControl(msg *message) bool {
 	return msg.isResponse() || msg.isNotification() && msg.method == methodCancelled
 }
 
-// ordered reports whether the message is served before the next message
-// of its connection is taken: initialize (handshake), so that the
-// requests after it meet the negotiated session
-// (TestStdioPipelinedHandshake).
+// ordered reports whether the message is served before the next one is
+// taken: initialize (handshake), so that the requests after it meet the
+// negotiated session (TestStdioPipelinedHandshake).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (in *incoming) ordered() bool {
 	return in.kind == incomingRequest && methods[in.msg.method].handshake
@@ -181,14 +180,11 @@ func (in *incoming) serve(ex exchange) reply {
 	if in.kind == incomingBatch {
 		return in.serveBatch(ex)
 	}
-	ctx, cl := in.ctx, in.call
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	cl := in.call
 	if send := ex.callSend; send != nil && cl != nil {
 		ex.send = func(msg []byte) { send(cl, msg) }
 	}
-	r := in.c.s.serveReply(ctx, in.req, ex)
+	r := in.c.s.serveReply(in.ctx, in.req, ex)
 	r.cancelled = r.cancelled || cl != nil && cl.cancelled.Load()
 	return r
 }
@@ -207,10 +203,9 @@ func (in *incoming) serveBatch(ex exchange) reply {
 		}
 		r := in.c.s.serveReply(it.ctx, it.req, ex)
 		if r.release != nil {
-			// What the answer was charged (exchange.reserve) goes back as
-			// its entry ends (TestStdioBatchAnswersGiveBackTheirBudget); the
-			// array answerBatch copies it into is "the batch being written"
-			// of docs/RELIABILITY.md's stdio formula.
+			// What the answer was charged goes back as its entry ends
+			// (TestStdioBatchAnswersGiveBackTheirBudget); the array is "the
+			// batch being written" of docs/RELIABILITY.md's stdio formula.
 			defer r.release()
 		}
 		cl.mu.Lock()
@@ -227,8 +222,8 @@ func (in *incoming) serveBatch(ex exchange) reply {
 	return reply{parts: replyParts{line}}
 }
 
-// end forgets the message's requests: no longer in flight, their
-// contexts cancelled. Idempotent; the transport defers it.
+// end forgets the message's requests and cancels their contexts.
+// Idempotent; the transport defers it.
 func (in *incoming) end() {
 	if in.call != nil {
 		in.c.remove(&in.msg, in.call)
@@ -264,9 +259,8 @@ type call struct {
 // calls is a connection's requests in flight, by idKey: the one registry
 // of duplicate ids and of cancellation, on every transport.
 type calls struct {
-	mu sync.Mutex // guards byID
-	// byID holds the requests in flight; nil until the first.
-	byID map[string]*call
+	mu   sync.Mutex       // guards byID
+	byID map[string]*call // the requests in flight; nil until the first
 	// cancelled, when set (before sharing), is told of each cancellation
 	// after it took effect: stdio wakes its writers waiting for room.
 	cancelled func()
