@@ -32,10 +32,9 @@ func checkMeta(m map[string]any) error {
 	return nil
 }
 
-// metaKeyProblem says what is wrong with a _meta key by the spec's
-// grammar (an optional prefix of dot-separated labels and a slash, then a
-// name; a second label modelcontextprotocol or mcp is reserved), "" when
-// nothing is.
+// metaKeyProblem says what is wrong with a _meta key, "" if nothing, by
+// the spec's grammar: an optional prefix of dot-separated labels and a
+// slash (a second label modelcontextprotocol or mcp is reserved), a name.
 // [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func metaKeyProblem(key string) string {
 	letter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -68,31 +67,22 @@ func metaKeyProblem(key string) string {
 	return ""
 }
 
-// reservedMetaKey reports whether a client's _meta key is the protocol's:
-// under a reserved prefix (its protocol version, capabilities, ...), the
-// trace context (SEP-414) or the progress token.
-func reservedMetaKey(key string) bool {
-	switch key {
-	case "progressToken", metaTraceparent, metaTracestate:
-		return true
-	}
-	return metaKeyProblem(key) == "uses a prefix reserved for MCP"
-}
-
 // Meta returns the raw JSON of the client's params._meta member key, nil
-// when absent or reservedMetaKey (the server has read those). The value is
-// the client's: bounded, strictly decoded, untrusted.
+// when absent or the protocol's, which the server has read: the progress
+// token, the trace context (SEP-414), a key under a reserved prefix. The
+// value is the client's: bounded, strictly decoded, untrusted.
 func (r *request) Meta(key string) json.RawMessage {
-	if reservedMetaKey(key) {
+	switch {
+	case key == "progressToken", key == metaTraceparent, key == metaTracestate,
+		metaKeyProblem(key) == "uses a prefix reserved for MCP":
 		return nil
 	}
 	return memberValue(r.meta.extra, key)
 }
 
-// appendMetaMembers appends m's members to dst as comma-separated
-// `"key":value` pairs in key order, without braces (result.meta). An
-// empty m returns before sorting: most results carry no _meta
-// (BenchmarkStdioPipelined, BenchmarkHTTPToolsCall).
+// appendMetaMembers appends m's members to dst as `"key":value` pairs in
+// key order, without braces (result.meta); an empty m (most results)
+// returns before sorting (BenchmarkStdioPipelined, BenchmarkHTTPToolsCall).
 func appendMetaMembers(dst []byte, m map[string]any) ([]byte, error) {
 	if len(m) == 0 {
 		return dst, nil
