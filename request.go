@@ -48,10 +48,9 @@ type request struct {
 	input  inputRound          // the MRTR answers and state of a retry (mrtr.go)
 	// task is the task the handler runs in (tasks.go), nil on a
 	// transport; taskable says that Detach makes this call a task.
-	task     *task
-	taskable bool
-	// lastProgress keeps progress strictly increasing, as the spec requires.
-	lastProgress float64
+	task         *task
+	taskable     bool
+	lastProgress float64 // keeps progress strictly increasing, as the spec requires
 	sentProgress bool
 	notices      noticeLimiter // rate-limits its progress and log notifications (notify_limit.go)
 }
@@ -378,7 +377,12 @@ func finiteNumbers(v any) error {
 func firstInfinite(v any) (path, num string, found bool) {
 	switch v := v.(type) {
 	case json.Number:
-		return "", string(v), infiniteNumber(v)
+		// At most 300 characters without an exponent is below 1e301: only
+		// the others are parsed.
+		if len(v) > 300 || strings.ContainsAny(string(v), "eE") {
+			f, _ := strconv.ParseFloat(string(v), 64)
+			return "", string(v), math.IsInf(f, 0)
+		}
 	case map[string]any:
 		var key string
 		for k, e := range v {
@@ -397,17 +401,6 @@ func firstInfinite(v any) (path, num string, found bool) {
 		}
 	}
 	return "", "", false
-}
-
-// infiniteNumber reports whether n is beyond a 64-bit float's range. A
-// number of at most 300 characters without an exponent is below 1e301:
-// only the others are parsed.
-func infiniteNumber(n json.Number) bool {
-	if len(n) <= 300 && !strings.ContainsAny(string(n), "eE") {
-		return false
-	}
-	f, _ := strconv.ParseFloat(string(n), 64)
-	return math.IsInf(f, 0)
 }
 
 // decodeArguments decodes a tools/call or prompts/get arguments object.
