@@ -58,11 +58,11 @@ type batchItem struct {
 	call  *call
 }
 
-// splitBatch returns the entries of data, a JSON array, as raw values.
-// Any syntax error refuses the whole batch (-32700), as JSON-RPC asks; an
-// entry that parses but cannot be honoured (a duplicate key, too deep) is
-// left to parseMessage. An empty or oversize array is refused whole
-// (-32600). TestSplitBatch.
+// splitBatch returns the entries of data, a JSON array, as raw values. A
+// syntax error refuses the whole batch (-32700), as JSON-RPC asks, an
+// empty or oversize one -32600; an entry that parses but cannot be
+// honoured (a duplicate key, too deep) is left to parseMessage.
+// TestSplitBatch.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func splitBatch(data []byte) ([][]byte, *rpcError) {
 	c := jsonChecker{data: data}
@@ -143,12 +143,11 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 	return items, nil
 }
 
-// answerBatch serves the request entries of items one after another with
-// serve (an entry's answer, nil for one cancelled), one slot and one
-// goroutine for the batch, and returns one array of the answers in order,
-// or nil when none is answered (JSON-RPC sends no empty array). Past
-// maxBatchAnswerBytes a request still goes to serve, marked invalid: no
-// handler runs.
+// answerBatch serves the request entries of items in turn with serve (an
+// entry's answer, nil for one cancelled; one slot and one goroutine) and
+// returns the answers as one array in order, or nil for none (JSON-RPC
+// sends no empty array). Past maxBatchAnswerBytes a request still goes to
+// serve, marked invalid: no handler runs.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	var b bytes.Buffer

@@ -369,9 +369,7 @@ var transportNames = [numTransports]string{"stdio", "http"}
 // exchange is what a transport knows about one request it hands to the
 // dispatcher.
 type exchange struct {
-	// send writes a notification on the request's own stream; the
-	// transport drops it once the request is cancelled.
-	send func(msg []byte)
+	send func(msg []byte) // a notification on the request's own stream; dropped once cancelled
 	// callSend, when set, is send for a transport that writes every
 	// request's messages to one stream (stdio): the driver makes each
 	// request's send of it, so that nothing is written after the call's
@@ -429,11 +427,9 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 // in pieces, and what the transport may say of it beside the message,
 // decided here so that no transport reads back what the core encoded.
 type reply struct {
-	parts replyParts // the response line; nil for a notification
-	code  int        // its JSON-RPC error code, 0 for a result
-	// classic: served in the classic era, where a JSON-RPC error is an
-	// answer like any other (HTTP: 200).
-	classic    bool
+	parts      replyParts    // the response line; nil for a notification
+	code       int           // its JSON-RPC error code, 0 for a result
+	classic    bool          // served in the classic era: a JSON-RPC error is an answer (HTTP 200)
 	retryAfter time.Duration // error.data.retryAfterMs of a rate-limited or busy request
 	scope      string        // error.data.scope of a request refused for scope: HTTP's challenge
 	// closesListen: a subscriptions/listen ended with its graceful result,

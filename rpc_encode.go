@@ -72,9 +72,8 @@ func compactLine(b []byte) []byte {
 	return c.Bytes()
 }
 
-// size returns about how many bytes res's answer is: its body, with what
-// the dispatcher stamps around it (a body to marshal is counted as
-// small: the server's own structs). What exchange.reserve charges.
+// size returns about how many bytes res's answer is, for exchange.reserve:
+// its body and the stamped members (a body to marshal counts as small).
 func (res result) size() int {
 	n := len(res.meta) + 512
 	switch b := res.body.(type) {
