@@ -306,13 +306,14 @@ func (c conn) remove(msg *message, cl *call) {
 // Unknown ids and malformed params are ignored, as the spec asks.
 // [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
 func (c conn) cancelNamed(params []byte) {
-	key, ok := cancelledRequest(params)
-	if !ok || c.sess == nil {
+	members, _ := objectMembers(params)
+	id := memberValue(members, "requestId")
+	if c.sess == nil || jsonKind(id) != '"' && !isJSONInteger(id) {
 		return
 	}
 	r := &c.sess.calls
 	r.mu.Lock()
-	cl := r.byID[key]
+	cl := r.byID[idKey(bytes.TrimSpace(id))]
 	r.mu.Unlock()
 	if cl == nil {
 		return
@@ -334,16 +335,6 @@ func (r *calls) cancelAll(cause error) {
 	for _, cl := range r.byID {
 		cl.cancel(cause)
 	}
-}
-
-// cancelledRequest returns the idKey of the requestId a
-// notifications/cancelled names; ok is false when it names none.
-func cancelledRequest(params []byte) (key string, ok bool) {
-	members, _ := objectMembers(params)
-	if id := memberValue(members, "requestId"); jsonKind(id) == '"' || isJSONInteger(id) {
-		return idKey(bytes.TrimSpace(id)), true
-	}
-	return "", false
 }
 
 // idKey normalises a raw request id so that 7 and "7" stay distinct and an
