@@ -199,11 +199,9 @@ func parseMessage(data []byte) (message, *rpcError) {
 
 // method describes one entry of the JSON-RPC surface.
 type method struct {
-	handle func(s *server, ctx context.Context, req *request) (result, error)
-	// params names the method's own params members (besides _meta), so
-	// that a case-folded imitation of one is refused.
-	params       []string
-	notification bool // a client notification: never answered
+	handle       func(s *server, ctx context.Context, req *request) (result, error)
+	params       []string // its own params members (besides _meta): a case-folded imitation is refused
+	notification bool     // a client notification: never answered
 	// cacheable methods carry ttlMs/cacheScope on complete results.
 	// [§Caching]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching
 	cacheable bool
@@ -218,9 +216,7 @@ type method struct {
 	// rateLimited methods take a token from the caller's bucket (limits.go).
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
-	// target is what the params name: for the scope check, the mirrored
-	// Mcp-Name header and the access lines.
-	target target
+	target      target // what the params name: for the scope check, the Mcp-Name header, the access lines
 	// handshake marks initialize: served before the next message of its
 	// connection is taken (incoming.ordered); a transport opens a classic
 	// session for it.
@@ -249,15 +245,9 @@ const (
 // param is the params member that holds a target named by a string: name,
 // uri or taskId; "" for the others.
 func (t target) param() string {
-	switch t {
-	case targetTool, targetPrompt:
-		return "name"
-	case targetResource:
-		return "uri"
-	case targetTask:
-		return "taskId"
-	}
-	return ""
+	return [...]string{
+		targetTool: "name", targetPrompt: "name", targetResource: "uri", targetTask: "taskId", targetListen: "",
+	}[t]
 }
 
 // methodCancelled cancels a request in both eras, taken before anything
@@ -297,9 +287,7 @@ var methods = map[string]method{
 // result is what a method handler returns: its own members, and what the
 // dispatcher stamps around them.
 type result struct {
-	// body is a JSON object of the method's members, without resultType,
-	// ttlMs, cacheScope or _meta; a json.RawMessage is written as is.
-	body          any
+	body          any        // a JSON object of the method's own members (json.RawMessage: as is)
 	cache         *cacheHint // overrides the server's default hints on a cacheable method
 	meta          []byte     // extra _meta members as raw `"key":value` pairs
 	inputRequired bool       // an InputRequiredResult (no cache hints)
@@ -309,9 +297,7 @@ type result struct {
 
 // caller is who sent a request, as its transport established it.
 type caller struct {
-	// principal is the authenticated identity (req.Principal); "" when
-	// the transport authenticates no one (stdio, HTTP without it).
-	principal string
+	principal string // the authenticated identity (req.Principal); "" on stdio, HTTP without auth
 	// share keys the caller's fair share of every limit: the principal,
 	// else the client's address on HTTP ("addr:" and the IP, an IPv6
 	// address's /64), else "" (stdio, whose connection is one client).
@@ -325,9 +311,7 @@ type caller struct {
 	scopes  []string
 	scoped  bool
 	expires time.Time // when the credential lapses, zero for never; streams end then
-	// client is the OAuth client an access token was issued to (its
-	// client_id claim, RFC 9068 §2.2, else azp); "" for other credentials.
-	client string
+	client  string    // an access token's OAuth client (client_id, RFC 9068 §2.2, else azp), or ""
 }
 
 // binding is what the state a caller creates (tasks, classic sessions,
@@ -379,8 +363,7 @@ type exchange struct {
 	transport transport
 	session   *session // the classic-era session; nil when that era is off here (decideEra)
 	// check, when set, validates what the transport carries beside the
-	// message (HTTP's mirrored headers); admit calls it, and its error is
-	// the answer.
+	// message (HTTP's mirrored headers); admit answers its error.
 	check func(req *request) *rpcError
 	// closing is closed when the transport shuts down gracefully, before
 	// it cancels its requests, so that a subscriptions/listen ends with
@@ -404,8 +387,8 @@ type framing struct {
 	// traceparent and tracestate are the W3C trace context the transport
 	// carried, as sent; "" when absent or ambiguous; _meta's wins.
 	traceparent, tracestate string
-	// header is HTTP's header fields by canonical name, shared and never
-	// modified (req.Header); nil on stdio.
+	// header is HTTP's header fields by canonical name, read-only
+	// (req.Header); nil on stdio.
 	header map[string][]string
 }
 
@@ -518,7 +501,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		out, rerr := s.endedBy(ctx, req, err)
 		r := fail(out, rerr)
 		cause := context.Cause(ctx)
-		r.cancelled = out == outcomeCancelled && (errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded))
+		byClient := errors.Is(cause, errRequestCancelled) || errors.Is(cause, errSessionEnded)
+		r.cancelled = out == outcomeCancelled && byClient
 		return r
 	}
 	if !known {
