@@ -79,7 +79,8 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	var entries [][]byte
 	for done := empty; !done; {
 		if len(entries) == maxBatchEntries {
-			return nil, newError(codeInvalidRequest, "invalid request: a batch may hold at most %d messages", maxBatchEntries)
+			return nil, newError(codeInvalidRequest,
+				"invalid request: a batch may hold at most %d messages", maxBatchEntries)
 		}
 		c.skipSpace()
 		start := c.pos

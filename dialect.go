@@ -176,7 +176,8 @@ func rootType(schema []byte) string {
 func objectProperties(schema []byte) json.RawMessage {
 	members, err := objectMembers(schema)
 	props, _ := objectMembers(memberValue(members, "properties"))
-	if err != nil || !slices.ContainsFunc(props, func(p member) bool { k := jsonKind(p.value); return k == 't' || k == 'f' }) {
+	isBool := func(p member) bool { k := jsonKind(p.value); return k == 't' || k == 'f' }
+	if err != nil || !slices.ContainsFunc(props, isBool) {
 		return schema
 	}
 	for i, p := range props {

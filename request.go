@@ -115,10 +115,7 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 			first = cmp.Or(first, r.meta.parse(mem.value))
 			continue
 		}
-		known := foldedName(mem.name, names...)
-		if known == "" {
-			known = foldedName(mem.name, "_meta")
-		}
+		known := cmp.Or(foldedName(mem.name, names...), foldedName(mem.name, "_meta"))
 		if known != "" {
 			first = cmp.Or(first, newError(codeInvalidRequest, "invalid request: params member %q is not %q", mem.name, known))
 			continue
