@@ -209,8 +209,7 @@ type method struct {
 	// beforeInitialize marks classic methods served before the handshake.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	beforeInitialize bool
-	// mrtr methods read inputResponses/requestState and may answer
-	// input_required (mrtr.go); no other method may.
+	// mrtr methods alone read inputResponses/requestState and may answer input_required (mrtr.go).
 	// [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
 	mrtr bool
 	// rateLimited methods take a token from the caller's bucket (limits.go).
@@ -355,9 +354,8 @@ var transportNames = [numTransports]string{"stdio", "http"}
 type exchange struct {
 	send func(msg []byte) // a notification on the request's own stream; dropped once cancelled
 	// callSend, when set, is send for a transport that writes every
-	// request's messages to one stream (stdio): the driver makes each
-	// request's send of it, so that nothing is written after the call's
-	// cancellation or response.
+	// request's messages to one stream (stdio): the driver binds it to the
+	// call, so that nothing is written after its cancellation or response.
 	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
@@ -365,9 +363,8 @@ type exchange struct {
 	// check, when set, validates what the transport carries beside the
 	// message (HTTP's mirrored headers); admit answers its error.
 	check func(req *request) *rpcError
-	// closing is closed when the transport shuts down gracefully, before
-	// it cancels its requests, so that a subscriptions/listen ends with
-	// its graceful result; nil when it never does.
+	// closing is closed as the transport shuts down gracefully, before it
+	// cancels its requests (a listen ends with its result); nil if never.
 	closing <-chan struct{}
 	// reserve, when set (stdio's answers budget), charges an answer of
 	// about n bytes before it is encoded, waiting while ctx lasts (false:
@@ -615,10 +612,7 @@ func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome,
 		return outcomeCut, errCut
 	case ctx.Err() != nil && !errors.As(cause, &timedOut):
 		// The answer is rarely delivered, and it is no server fault to log.
-		if own {
-			return outcomeCancelled, rerr
-		}
-		return outcomeCancelled, errCancelled
+		return outcomeCancelled, cmp.Or(rerr, errCancelled)
 	case own:
 		return codeOutcome(rerr.Code), rerr
 	}
