@@ -100,9 +100,7 @@ type message struct {
 func (m *message) isNotification() bool { return m.hasMethod && !m.hasID }
 
 // isResponse reports whether m answers a request the server sent.
-func (m *message) isResponse() bool {
-	return !m.hasMethod && (m.result != nil || m.errorValue != nil)
-}
+func (m *message) isResponse() bool { return !m.hasMethod && (m.result != nil || m.errorValue != nil) }
 
 // maxIDBytes bounds a request id as written (quotes and escapes
 // included): every answer echoes it, and clients use counters or UUIDs.
