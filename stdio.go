@@ -291,7 +291,7 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	// idempotent; the deferred one finds nothing left.
 	cl := in.call
 	in.end()
-	c.out.queueParts(r.parts, cl, true, detach)
+	c.out.queue(r.parts, cl, true, detach)
 	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {
 		// Written or copied: the buffer is free for the next reply.
 		c.s.replies.put(r.parts[0])
