@@ -1,6 +1,5 @@
-// The stdio transport's writing side: every line to stdout (responses,
-// notifications, the server's requests) goes through one coalescing queue
-// (linequeue.go, the log's writer too), whole and in order, waiting while
+// The stdio transport's writing side: every line to stdout goes through
+// one coalescing queue (linequeue.go), whole and in order, waiting while
 // the queue is full so that a stalled stdout stops the server instead of
 // growing its memory; a call's lines stop at its cancellation.
 //
@@ -26,20 +25,18 @@ const maxStdioQueuedBytes = maxLineBytes
 const maxSpareBytes = 64 << 10
 
 // stdioWriter is stdout's writer: a goroutine that finds no write in
-// progress writes its line (and what is queued meanwhile) itself, so an
-// idle server answers without a hand-off; the reader never does, as a
-// stalled stdout must not stop it reading cancellations
-// (TestStdioCorkedStdoutStalls): its lines are written by a goroutine of
-// their own (detached), which close awaits.
+// progress writes its line (and what queues meanwhile) itself, so an idle
+// server answers without a hand-off; the reader's lines are written by a
+// goroutine of their own (detached, awaited by close), as a stalled stdout
+// must not stop it reading cancellations (TestStdioCorkedStdoutStalls).
 type stdioWriter struct {
 	out io.Writer
 	log *slog.Logger
 	// q is the queue; q.mu also guards closed, corked and corkedAt.
 	q      lineQueue
 	closed bool
-	// corked is set while the reader holds the writer (cork) with more
-	// lines to read: what is answered meanwhile queues, and leaves in one
-	// write when the cork comes off (uncork).
+	// corked is set while the reader holds the writer (cork): what is
+	// answered meanwhile leaves in one write at uncork.
 	corked   bool
 	corkedAt time.Time
 	// detached counts the goroutines writing on the reader's behalf.
@@ -68,11 +65,10 @@ func (w *stdioWriter) close() {
 
 // cork holds the writer while the reader has more lines to read, so the
 // answers to the lines one read brought in leave together, unless a write
-// is in progress (which takes what queues when it ends) or the cork has
-// held for stdioInlineFor (it comes off: an answer is not held longer).
+// is in progress or the cork has held for stdioInlineFor (it comes off).
 // Only the reader corks and uncorks. Kept for the stdio k=32 rows of
-// docs/PERFORMANCE.md: without it each pipelined answer was a write of
-// its own, and modern k=32 fell to 0.30 of the floor (legacy 0.11).
+// docs/PERFORMANCE.md: without it modern k=32 fell to 0.30 of the floor
+// (legacy 0.11).
 func (w *stdioWriter) cork() {
 	w.q.mu.Lock()
 	over := w.corked && time.Since(w.corkedAt) >= stdioInlineFor
@@ -85,9 +81,8 @@ func (w *stdioWriter) cork() {
 	}
 }
 
-// bursting reports whether the reader holds the cork, for less than
-// stdioInlineFor: the lines of a burst are then served by the reader
-// itself (serveInline), their answers left for the cork's one write.
+// bursting reports whether the reader has held the cork for less than
+// stdioInlineFor: the lines of a burst are then served inline.
 func (w *stdioWriter) bursting() bool {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
@@ -95,8 +90,7 @@ func (w *stdioWriter) bursting() bool {
 }
 
 // uncork takes the cork off: what queued under it is written by a
-// goroutine of its own, so a stalled stdout never stops the reader
-// (TestStdioCorkedStdoutStalls).
+// goroutine of its own (TestStdioCorkedStdoutStalls).
 func (w *stdioWriter) uncork() {
 	w.q.mu.Lock()
 	b := w.uncorkLocked()
@@ -107,8 +101,7 @@ func (w *stdioWriter) uncork() {
 }
 
 // uncorkLocked takes the cork off and returns what queued under it, for
-// the caller to write (drain); nil when the cork was off or nothing
-// queued (then nobody is writing any more).
+// the caller to drain; nil when the cork was off or nothing queued.
 func (w *stdioWriter) uncorkLocked() []byte {
 	if !w.corked {
 		return nil
