@@ -8,6 +8,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -65,24 +66,18 @@ var linkedVersion string
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
-	info, ok := debug.ReadBuildInfo()
-	if ok && info.Main.Version != "" {
-		b.version = info.Main.Version
-	}
-	if linkedVersion != "" {
-		b.version = linkedVersion
-	}
-	if !ok {
-		return b
-	}
-	for _, kv := range info.Settings {
-		switch kv.Key {
-		case "vcs.revision":
-			b.revision = kv.Value
-		case "vcs.modified":
-			b.modified = kv.Value == "true"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		b.version = cmp.Or(info.Main.Version, b.version)
+		for _, kv := range info.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				b.revision = kv.Value
+			case "vcs.modified":
+				b.modified = kv.Value == "true"
+			}
 		}
 	}
+	b.version = cmp.Or(linkedVersion, b.version)
 	return b
 }
 
@@ -205,15 +200,9 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.info.Name == "" {
 		cfg.info = implementation{Name: serverName, Version: readBuild().version}
 	}
-	if cfg.inputTimeout <= 0 {
-		cfg.inputTimeout = defaultInputTimeout
-	}
-	if cfg.limits.maxRequests <= 0 {
-		cfg.limits.maxRequests = defaultMaxRequests
-	}
-	if cfg.limits.clientShare <= 0 {
-		cfg.limits.clientShare = defaultClientShare
-	}
+	cfg.inputTimeout = cmp.Or(cfg.inputTimeout, defaultInputTimeout)
+	cfg.limits.maxRequests = cmp.Or(cfg.limits.maxRequests, defaultMaxRequests)
+	cfg.limits.clientShare = cmp.Or(cfg.limits.clientShare, defaultClientShare)
 	s := &server{config: cfg, log: logger, replies: newBufferPool(replyBuffersKept, minReplyBuffer, maxReplyBuffer),
 		timedOut: &timeoutCause{after: cfg.requestTimeout}}
 	s.states = newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now)
