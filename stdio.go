@@ -44,8 +44,7 @@ const maxStdioInFlightBytes = 2 * maxLineBytes
 // stdioConn is one stdio connection: the reader (read), the requests in
 // flight, each on its goroutine, and the writer (out).
 type stdioConn struct {
-	s       *server
-	conn    conn // the driver's view: the session, the requests in flight
+	conn    conn // the driver's view: the server, the session, the requests in flight
 	out     *stdioWriter
 	ex      exchange      // what every request is served with, made once
 	closing chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
@@ -164,11 +163,12 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 // newStdioConn returns a connection writing to out, not yet serving.
 func newStdioConn(s *server, out io.Writer) *stdioConn {
-	c := &stdioConn{s: s, closing: make(chan struct{}),
+	c := &stdioConn{closing: make(chan struct{}),
 		slots:     newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)),
 		lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		answers:   newShareLimit(maxStdioAnswerBytes, maxStdioAnswerBytes), readEnd: make(chan error, 1)}
-	c.out = newStdioWriter(out, s.log)
+	c.out = &stdioWriter{out: out, log: s.log}
+	c.out.q.init(maxSpareBytes)
 	c.conn = conn{s: s, sess: newSession(), transport: transportStdio}
 	c.conn.sess.peer = c
 	c.conn.sess.calls.cancelled = c.out.wake
@@ -279,7 +279,7 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	c.out.queue(r.parts, cl, true, detach)
 	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {
 		// Written or copied: the buffer is free for the next reply.
-		c.s.replies.put(r.parts[0])
+		c.conn.s.replies.put(r.parts[0])
 	}
 	if r.closesListen {
 		// After the graceful result (subscriptions.go).

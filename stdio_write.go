@@ -43,13 +43,6 @@ type stdioWriter struct {
 	detached sync.WaitGroup
 }
 
-// newStdioWriter returns the writer of out.
-func newStdioWriter(out io.Writer, log *slog.Logger) *stdioWriter {
-	w := &stdioWriter{out: out, log: log}
-	w.q.init(maxSpareBytes)
-	return w
-}
-
 // close waits for what is queued to be written; lines queued after it
 // are dropped.
 func (w *stdioWriter) close() {
