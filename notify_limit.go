@@ -36,11 +36,10 @@ type noticeLimiter struct {
 // progress returns the progress notification to send now for msg, or
 // nil when it is held back (coalesced) until a token is free.
 func (l *noticeLimiter) progress(now time.Time, msg []byte) []byte {
-	if !l.progressTokens.take(now, progressBurst, progressRate) {
-		l.heldProgress = msg
-		return nil
-	}
 	l.heldProgress = nil
+	if !l.progressTokens.take(now, progressBurst, progressRate) {
+		l.heldProgress, msg = msg, nil
+	}
 	return msg
 }
 
