@@ -126,8 +126,7 @@ type rateLimiter struct {
 	overflow tokenBucket // shared by principals beyond maxBuckets
 }
 
-// tokenBucket is one allowance (a principal's, a request's
-// notifications') as of last.
+// tokenBucket is one allowance (a principal's, a request's notices) as of last.
 type tokenBucket struct {
 	tokens float64
 	last   time.Time
@@ -149,8 +148,8 @@ func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter 
 	return &rateLimiter{rate: rate, burst: b, maxBuckets: maxRateBuckets, now: now, buckets: map[string]*tokenBucket{}}
 }
 
-// allow takes a token from principal's bucket. When there is none it
-// returns false and how long until there is one.
+// allow takes a token from principal's bucket, or returns false and how
+// long until there is one.
 func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -173,8 +172,7 @@ func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 	return false, max(wait, time.Millisecond)
 }
 
-// refill adds the tokens earned at rate per second since b.last, up to
-// burst.
+// refill adds the tokens earned at rate per second since b.last, up to burst.
 func (b *tokenBucket) refill(now time.Time, burst, rate float64) {
 	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
 		b.tokens = math.Min(burst, b.tokens+elapsed*rate)
@@ -212,8 +210,7 @@ func rateLimited(retry time.Duration) *rpcError {
 		Data: map[string]int64{"retryAfterMs": ms}}
 }
 
-// timeoutCause is the cause of a request context cancelled by the request
-// timeout; dispatch answers it with requestTimedOut.
+// timeoutCause ends a request context at -request-timeout (requestTimedOut).
 type timeoutCause struct{ after time.Duration }
 
 func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }

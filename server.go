@@ -34,8 +34,7 @@ type implementation struct {
 
 // serverName is the product's name, written nowhere else: serverInfo.name,
 // the flag set, the log prefix, the HTTP realm, server-to-client request
-// ids and the logger of notifications/message come from it (through
-// server.info once a server exists). Rename the server here.
+// ids and notifications/message's logger come from it. Rename it here.
 const serverName = "baremcp"
 
 // build is what the binary knows of its own build (readBuild). -version
@@ -61,8 +60,7 @@ var linkedVersion string
 
 // readBuild returns the binary's build information: the version set at
 // link time (linkedVersion), else the module version the go command
-// stamps in a checkout (a pseudo-version between tags, "+dirty" with local
-// changes), and the go command's revision (TestLinkedVersion).
+// stamps ("+dirty" with local changes), and the revision (TestLinkedVersion).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
@@ -111,9 +109,9 @@ func isName(s string, maxLen int, upper bool, extra string) bool {
 }
 
 // newScopedID returns an unguessable id for state only this process holds
-// (a task, a 2024-11-05 HTTP+SSE session): 128 bits from crypto/rand,
-// after "replica." when -replica-id names one, so that a load balancer
-// can route the id to the replica that issued it (docs/DEPLOY.md).
+// (a task, a 2024-11-05 session): 128 bits from crypto/rand, after
+// "replica." when -replica-id names one, so that a load balancer can route
+// it to its replica (docs/DEPLOY.md).
 func newScopedID(replica string) string {
 	if replica == "" {
 		return rand.Text()
@@ -218,9 +216,8 @@ func newServer(cfg config, logger *slog.Logger) *server {
 }
 
 // describe sets serverInfo's description, icons and website address
-// (2025-11-25 on; implementationFor leaves them out before). A registry
-// calls it in buildRegistry, before serving starts; it panics on icons or
-// an address no revision allows.
+// (2025-11-25 on), from buildRegistry before serving starts; it panics on
+// icons or an address no revision allows.
 // [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
 func (s *server) describe(description, websiteURL string, icons ...icon) {
 	if err := checkIcons(icons); err != nil {
@@ -245,10 +242,9 @@ func (s *server) setInstructions(text string) { s.instructions = text }
 func (s *server) registry() *registry { return s.reg.Load() }
 
 // update applies change to a copy of the registry, stores the copy, then
-// announces the lists that changed: a client that re-lists on the
-// notification sees the new snapshot or a later one. A change that panics
-// (a duplicate registration) stores nothing. Writers are serialised;
-// readers never wait.
+// announces the lists that changed: a client that re-lists sees the new
+// snapshot or a later one. A change that panics stores nothing. Writers
+// are serialised; readers never wait.
 func (s *server) update(change func(r *registry)) {
 	var prev, next *registry
 	func() {
