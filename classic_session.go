@@ -143,10 +143,7 @@ func (c *session) clientName() string {
 // clientInfoName returns clientInfo's name, cut to maxLoggedClientName
 // bytes and copied; "" when absent.
 func clientInfoName(info []byte) string {
-	members, err := objectMembers(info)
-	if err != nil {
-		return ""
-	}
+	members, _ := objectMembers(info) // none when it is not an object
 	for _, m := range members {
 		if name, ok := jsonString(m.value); ok && m.name == "name" {
 			if len(name) > maxLoggedClientName {
