@@ -24,9 +24,8 @@ import (
 // tool argument, and no peer makes the server buffer more.
 const maxLineBytes = 4 << 20
 
-// maxInFlight bounds the requests one stdio connection runs at once (the
-// default of -max-requests); at the bound the reader waits (start), which
-// pushes back through the pipe.
+// maxInFlight bounds the requests one stdio connection runs at once
+// (-max-requests' default); at it the reader waits, pushing back on the pipe.
 const maxInFlight = 256
 
 // maxStdioAnswerBytes bounds the bytes of the answers one stdio
@@ -48,9 +47,8 @@ type stdioConn struct {
 	out     *stdioWriter
 	ex      exchange      // what every request is served with, made once
 	closing chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
-	// endInput, run at the end of stdin, closes closing and ends the
-	// session, so listens close gracefully and requests waiting for an
-	// answer fail at once. Idempotent.
+	// endInput, run at the end of stdin, closes closing and ends the session:
+	// listens close gracefully, requests awaiting answers fail. Idempotent.
 	endInput func()
 
 	mu sync.Mutex // guards stopped
@@ -61,8 +59,7 @@ type stdioConn struct {
 	stopped bool
 	wg      sync.WaitGroup
 	// slots bounds the requests served at once (-max-requests), lineBytes
-	// their lines' bytes, answers their answers' bytes until written; one
-	// client, no shares.
+	// their lines' bytes, answers their answers' bytes until written.
 	slots, lineBytes, answers *shareLimit
 	// waiting belongs to the reader: the requests started without a free
 	// slot (start), oldest first. While any waits, the reader takes the
@@ -81,9 +78,8 @@ type stdioConn struct {
 	readEnd chan error // the error that ended stdin (io.EOF at its end), once
 }
 
-// stdioInlineFor is how long the reader serves a request itself
-// (serveInline) before a new reader takes over, so the next line is read
-// within this long (TestConcurrency, TestStdioCancelWhileStdoutStalls):
+// stdioInlineFor is how long the reader serves a request itself before a
+// new reader takes over (TestConcurrency, TestStdioCancelWhileStdoutStalls):
 // about an idle Go process's timer resolution on Linux.
 const stdioInlineFor = time.Millisecond
 
@@ -195,10 +191,9 @@ func (c *stdioConn) enter() bool {
 	return true
 }
 
-// read is the reader: it takes each line of lr, in order, and hands it
-// over (handleLine), until stdin ends (its error to readEnd: io.EOF at
-// its end), the connection stops, or a new reader took over while it
-// served a request (serveInline).
+// read is the reader: it hands each line of lr over in order (handleLine)
+// until stdin ends (its error to readEnd), the connection stops, or a new
+// reader took over while it served a request (serveInline).
 func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	for {
 		if !lr.lineBuffered() {
@@ -288,9 +283,8 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 }
 
 // reserve charges an answer of n bytes to the answers budget, waiting
-// while ctx lasts (exchange.reserve). A small answer (maxSpareBytes) is
-// not charged: the requests' own term of the formula holds it
-// (docs/RELIABILITY.md).
+// while ctx lasts (exchange.reserve). A small answer is not charged: the
+// requests' own term of the formula holds it (docs/RELIABILITY.md).
 func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 	if n <= maxSpareBytes {
 		return nil, true
@@ -448,10 +442,9 @@ func (c *stdioConn) silent() bool { return false }
 // only the reader calls next.
 type lineReader struct {
 	r *bufio.Reader
-	// longHint is the length of the last line longer than the buffer: a
-	// client tends to send more lines of that size, and allocating it at
-	// once copies a line once instead of four times, the largest share of
-	// a 1 MiB echo's time (docs/PERFORMANCE.md, stdio echo 1 MiB).
+	// longHint is the length of the last line longer than the buffer: the
+	// client's next is likely as long, and allocating it at once saves the
+	// largest share of a 1 MiB echo's time (docs/PERFORMANCE.md).
 	longHint int
 }
 
