@@ -17,14 +17,12 @@ type bufferPool struct {
 	min, max int
 }
 
-// newBufferPool returns an empty pool keeping up to n buffers of min to
-// max bytes.
+// newBufferPool returns an empty pool of up to n buffers of min to max bytes.
 func newBufferPool(n, min, max int) *bufferPool {
 	return &bufferPool{free: make(chan []byte, n), min: min, max: max}
 }
 
-// get returns an empty buffer of at least size bytes: a kept one when
-// one is large enough, a new one otherwise.
+// get returns an empty buffer of at least size bytes, a kept one if it fits.
 func (p *bufferPool) get(size int) []byte {
 	if size >= p.min && size <= p.max {
 		select {

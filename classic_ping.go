@@ -1,5 +1,4 @@
-// Keep-alive pings to classic clients (-ping-interval, off by default:
-// docs/GAPS.md says why).
+// Keep-alive pings to classic clients (-ping-interval, off by default: docs/GAPS.md).
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping
 

@@ -24,8 +24,8 @@ const (
 	shareFloor = 4
 )
 
-// shareOf returns the part of total one client may hold at pct percent:
-// at least floor, never more than total.
+// shareOf returns one client's part of total at pct percent: at least
+// floor, at most total.
 func shareOf(total int64, pct int, floor int64) int64 {
 	return min(total, max(total*int64(pct)/100, floor))
 }
@@ -130,8 +130,7 @@ func (l *shareLimit) shareFull(share string, n int64) bool {
 	return share != "" && mine+n > l.per
 }
 
-// totalFull reports whether the total has no room for n more units,
-// whatever share asks.
+// totalFull reports whether the total has no room for n more units.
 func (l *shareLimit) totalFull(n int64) bool {
 	_, all := l.held("")
 	return all+n > l.total
