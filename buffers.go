@@ -8,24 +8,21 @@ package main
 
 // bufferPool keeps up to cap(free) buffers of min to max bytes of
 // capacity, handed back by their last holder (put), for a later get.
-// Without it a 1 MiB echo allocated about four megabytes a request, which
-// with the collector's 4 MB minimum heap ran a collection at every
-// request: a third of the server's CPU on the 1 MiB rows. The free list is
-// a channel because the collector empties a sync.Pool at each cycle.
-// Idle, it holds at most cap(free) * max bytes. Safe for concurrent use.
+// Without it a 1 MiB echo ran a collection at every request: a third of
+// the server's CPU on the 1 MiB rows. A channel, as the collector empties
+// a sync.Pool at each cycle. Idle, it holds at most cap(free) * max bytes.
+// Safe for concurrent use.
 type bufferPool struct {
 	free     chan []byte
 	min, max int
 }
 
-// newBufferPool returns an empty pool keeping up to n buffers of min to
-// max bytes.
+// newBufferPool returns an empty pool of up to n buffers of min to max bytes.
 func newBufferPool(n, min, max int) *bufferPool {
 	return &bufferPool{free: make(chan []byte, n), min: min, max: max}
 }
 
-// get returns an empty buffer of at least size bytes: a kept one when
-// one is large enough, a new one otherwise.
+// get returns an empty buffer of at least size bytes, a kept one if it fits.
 func (p *bufferPool) get(size int) []byte {
 	if size >= p.min && size <= p.max {
 		select {
@@ -52,8 +49,8 @@ func (p *bufferPool) put(b []byte) {
 }
 
 // Bounds of the reply buffers a server keeps (server.replies): two, of
-// 64 KiB (smaller ones cost little and do not set the collector's pace) to
-// 2 MiB (so that one huge reply does not pin its size): 4 MiB at most, idle.
+// 64 KiB (smaller ones do not set the collector's pace) to 2 MiB (one huge
+// reply does not pin its size): 4 MiB at most, idle.
 const (
 	minReplyBuffer   = 64 << 10
 	maxReplyBuffer   = 2 << 20

@@ -1,10 +1,8 @@
 // The classic era beside the modern one: which era serves a message
 // (decideEra, admitEra), the initialize handshake, ping and
-// logging/setLevel. "Classic" is this code's word for the specification's
-// legacy versions, those that open with initialize (2024-11-05 to
-// 2025-11-25); "modern" is the per-request _meta era. The parts:
-// classic_session.go, classic_http.go, classic_bridge.go,
-// classic_subscriptions.go.
+// logging/setLevel. "Classic" is this code's word for the versions that
+// open with initialize (2024-11-05 to 2025-11-25); "modern" is the
+// per-request _meta era.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
@@ -50,21 +48,17 @@ const (
 	classicEra     // only inside the initialize handshake era (ping, logging/setLevel)
 )
 
-// eraDecision is the era one message is served in, decided once by
-// decideEra and carried on the request (req.era).
+// eraDecision is the era one message is served in (decideEra, req.era).
 type eraDecision struct {
-	era era // classicEra or modernEra
-	// classicOn: the transport has a classic session for the message and
-	// -modern-only is off (on HTTP it then goes through the session).
-	classicOn bool
+	era       era  // classicEra or modernEra
+	classicOn bool // the transport has a classic session for it and -modern-only is off
 }
 
 // decideEra is the one place the era of a message is decided: classic
 // when the classic era is open to it, its _meta names no protocol
 // version, and its method is classic-only or the session has negotiated;
 // else modern. A transport that finds its session late (f.lateSession)
-// looks it up after this, from its framing; a named session counts as
-// negotiated, since the transport refuses any other name
+// counts a named session as negotiated, since it refuses any other name
 // (classic_http.go). TestEraRules pins it.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
@@ -75,9 +69,6 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	}
 	var negotiated bool
 	switch {
-	case sess != nil && req.meta.modern:
-		// Modern _meta: served modern, whatever the session negotiated.
-		return eraDecision{era: modernEra, classicOn: true}
 	case sess != nil:
 		negotiated = sess.negotiated() != ""
 	case f.lateSession:
@@ -90,6 +81,7 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	default:
 		return modern
 	}
+	// Modern _meta is served modern, whatever the session negotiated.
 	d := eraDecision{era: modernEra, classicOn: true}
 	if !req.meta.modern && (methods[req.method].era == classicEra || negotiated) {
 		d.era = classicEra
@@ -102,8 +94,8 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 func isClassicVersion(v string) bool { return slices.Contains(classicVersions, v) }
 
 // admitEra is the one place the method's era flags are enforced: a
-// classic request joins its session and its negotiated version, a modern
-// one goes through admit.
+// classic request joins its session and version, a modern one goes
+// through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 	if req.era.era != classicEra {
@@ -112,8 +104,8 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 		}
 		rerr := s.admit(req, ex.check)
 		if rerr != nil && req.era.classicOn && !req.meta.hasVersion && m.era != modernEra {
-			// Before initialize this is a malformed modern request
-			// (-32602); the message names both ways out.
+			// A malformed modern request (-32602); the message names
+			// both ways out.
 			// [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 			return invalidParams("invalid params: send initialize first, or carry %s in _meta", metaProtocolVersion)
 		}
@@ -132,18 +124,16 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 
 // classicOnly is the -32601 for a classic-only method asked in the modern
 // era. For initialize it names the supported versions: it may be the only
-// diagnostic a classic client can show its user.
+// diagnostic a classic client shows its user.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func classicOnly(method string, classicOn bool) *rpcError {
 	if method != methodInitialize {
 		return newError(codeMethodNotFound, "method not found: %s is not part of protocol version %s", method, strings.Join(modernVersions, ", "))
 	}
-	supported := modernVersions
-	how := "send it without " + metaProtocolVersion + " in _meta"
+	supported, how := modernVersions, "this server serves only per-request _meta versions"
 	if classicOn {
-		supported = append(append([]string(nil), modernVersions...), classicVersions...)
-	} else {
-		how = "this server serves only per-request _meta versions"
+		supported = slices.Concat(modernVersions, classicVersions)
+		how = "send it without " + metaProtocolVersion + " in _meta"
 	}
 	return &rpcError{
 		Code:    codeMethodNotFound,
@@ -185,9 +175,8 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 
 // counterOffer returns the version initialize answers an offer with: a
 // served version is echoed; an unserved date gets the newest served
-// version not newer than it (the oldest when it predates them all),
-// anything else the newest. That departs from a SHOULD on purpose
-// (docs/GAPS.md); TestCounterOffer pins it.
+// version not newer than it (else the oldest), anything else the newest:
+// a departure from a SHOULD (docs/GAPS.md, TestCounterOffer).
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func counterOffer(offered string) string {
 	if isClassicVersion(offered) {
@@ -230,8 +219,8 @@ func (s *server) handlePing(ctx context.Context, req *request) (result, error) {
 	return result{}, nil
 }
 
-// handleSetLevel answers logging/setLevel: the session's notifications/message
-// are sent from that level up.
+// handleSetLevel answers logging/setLevel: the session's
+// notifications/message are sent from that level up.
 // [§Setting Log Level]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#setting-log-level
 func (s *server) handleSetLevel(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("level")

@@ -1,8 +1,7 @@
 // MRTR bridging for the classic era: a handler's req.NeedInput becomes
 // real server-to-client requests (elicitation/create,
 // sampling/createMessage, roots/list), and the handler runs again with
-// the client's responses as the round's answers until it completes. One
-// handler serves both eras; docs/GAPS.md ("MRTR bridging") has the rules.
+// the answers until it completes (docs/GAPS.md, "MRTR bridging").
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
 // https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation,
@@ -29,7 +28,6 @@ const (
 	// defaultInputTimeout bounds a classic client's answer to one round:
 	// an elicitation waits for a person, so minutes.
 	defaultInputTimeout = 5 * time.Minute
-
 	// maxBridgeRounds bounds the rounds of one request, as the official
 	// clients bound modern input_required retries.
 	maxBridgeRounds = 10
@@ -37,8 +35,7 @@ const (
 
 // bridgeInput serves a classic request whose handler returned need, round
 // after round, until the handler completes or fails. A failure of the
-// bridge itself is -32603 saying what happened (a decline is an answer
-// and reaches the handler).
+// bridge is -32603 saying what happened (a decline reaches the handler).
 func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
 	for round := 1; ; round++ {
 		if round > maxBridgeRounds {
@@ -63,10 +60,10 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 }
 
 // ask sends one round of requests on the request's own stream and waits
-// at most s.inputTimeout for every answer. Ids are the server's name and
-// a per-session number, so a mix-up shows in a trace. A client error, a
-// malformed answer, the timeout, cancellation or the session's end fail
-// the round, and what is unanswered is cancelled towards the client.
+// at most s.inputTimeout for every answer; ids are the server's name and a
+// per-session number. A client error, a malformed answer, the timeout,
+// cancellation or the session's end fail the round, and what is
+// unanswered is cancelled towards the client.
 // [§Timeouts]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts
 func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[string]*inputResponse, error) {
 	if len(qs) == 0 {
@@ -75,9 +72,8 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	if req.send == nil {
 		return nil, errors.New("bridge: the transport gave the request no stream")
 	}
-	// Waiting requests are bounded with a share per client, so one
-	// client's unanswered requests cannot hold every slot (stdio's one
-	// client has no share: its own slots bound it).
+	// Waiting requests are bounded per client (stdio's one client has no
+	// share: its own slots bound it).
 	if share := req.caller.share; share != "" {
 		if !s.bridged.take(share, 1) {
 			if s.bridged.shareFull(share, 1) {
@@ -140,10 +136,10 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	return got, nil
 }
 
-// takeControl takes msg if it frees a waiting request: a response goes
-// to sess's waiting bridge (an unexpected one is logged and dropped), a
-// notifications/cancelled to cancel. It reports whether it took msg.
-// Every transport and batch takes these messages here, and only here.
+// takeControl takes msg if it frees a waiting request, and reports
+// whether it did: a response goes to sess's waiting bridge (an unexpected
+// one is logged and dropped), a notifications/cancelled to cancel. Every
+// transport and batch takes these messages here, and only here.
 func (s *server) takeControl(msg *message, sess *session, cancel func(params []byte), transport string) bool {
 	switch {
 	case msg.isResponse():
@@ -163,9 +159,8 @@ func (s *server) takeControl(msg *message, sess *session, cancel func(params []b
 const maxClientErrorText = 200
 
 // clientRefused is the -32603 of a request whose server-to-client request
-// the client answered with error raw, quoting the client's own code and
-// message back to it; a code that is not an int reads as 0.
-// TestClientRefused.
+// the client answered with error raw, quoting its code (0 if not an int)
+// and message (TestClientRefused).
 func clientRefused(method, asked string, raw []byte) *rpcError {
 	code, message := 0, ""
 	members, _ := objectMembers(raw)

@@ -1,5 +1,4 @@
-// Keep-alive pings to classic clients (-ping-interval, off by default:
-// docs/GAPS.md says why).
+// Keep-alive pings to classic clients (-ping-interval, off by default: docs/GAPS.md).
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping
 
@@ -15,10 +14,8 @@ const methodPing = "ping"
 
 // minPingInterval is the shortest -ping-interval run accepts (0, never,
 // aside): the ping page warns against excessive pings, and a client has
-// one interval to answer, so an interval shorter than a busy client's
-// pause (a collection, a slow pipe) would end its HTTP session for
-// nothing. Each ping is also a write the client must read, on every
-// session. TestPingIntervalFlag.
+// one interval to answer, so a shorter one than a busy client's pause
+// would end its HTTP session for nothing. TestPingIntervalFlag.
 // [§Implementation Considerations]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping#implementation-considerations
 const minPingInterval = time.Second
 
@@ -33,14 +30,13 @@ func (s *server) keepAlive(ctx context.Context, sess *session) {
 	defer ticker.Stop()
 	answers := make(chan *message, 1)
 	var waiting []string // the id of the ping not yet answered
-	silent := false      // the silence was logged
+	defer func() { sess.forget(waiting) }()
+	silent := false // the silence was logged
 	for {
 		select {
 		case <-sess.done:
-			sess.forget(waiting)
 			return
 		case <-ctx.Done():
-			sess.forget(waiting)
 			return
 		case <-answers:
 			waiting, silent = nil, false

@@ -1,8 +1,7 @@
 // The classic session: what one initialize handshake negotiated, the
 // server-to-client requests awaiting answers, the channel to the client
-// and the registration for list changes. The type, its lock and every
-// method that takes it live here; its HTTP part, with a lock of its own,
-// in classic_session_http.go.
+// and the registration for list changes. Its HTTP part, with a lock of its
+// own, is classic_session_http.go.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
@@ -17,9 +16,8 @@ import (
 )
 
 // session is one classic-era connection: one per stdio connection, one
-// per Mcp-Session-Id on HTTP (the transport owns the store and hands it in
-// as exchange.session; HTTP keeps a fresh one only once negotiated).
-// Modern requests never read it. Safe for concurrent use.
+// per Mcp-Session-Id on HTTP (the transport hands it in as
+// exchange.session). Modern requests never read it. Safe for concurrent use.
 type session struct {
 	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, pending, nextID, watch, hub
 	version string     // negotiated protocol version; "" until initialize succeeds
@@ -34,10 +32,9 @@ type session struct {
 	pending map[string]chan<- *message // server-to-client requests awaiting an answer, by idKey
 	nextID  uint64                     // last server-to-client request number
 
-	// peer is where the session's messages outside any request go (its
-	// transport's connection); wake, where its watcher wakes the stream
-	// that drains its notices, nil when they are pushed at once (stdio).
-	// Both set before sharing.
+	// peer is where the session's messages outside any request go; wake,
+	// where its watcher wakes the stream that drains its notices, nil when
+	// they are pushed at once (stdio). Both set before sharing.
 	peer peer
 	wake chan struct{}
 
@@ -48,18 +45,15 @@ type session struct {
 	// client's share key; set before sharing.
 	id, share string
 
-	// calls are the requests in flight on the session's connection
-	// (conn.go): duplicate ids, cancellation.
-	calls calls
+	calls calls // the requests in flight on its connection (conn.go)
 
 	endOnce sync.Once
 	done    chan struct{} // closed when the session ends (DELETE, expiry, shutdown)
 }
 
-// newSession returns a session before initialize; its transport sets
-// its peer.
+// newSession returns a session before initialize; its transport sets its peer.
 func newSession() *session {
-	return &session{done: make(chan struct{})}
+	return &session{done: make(chan struct{}), pending: map[string]chan<- *message{}}
 }
 
 // peer is a classic session's connection to its client, for what the
@@ -68,8 +62,8 @@ func newSession() *session {
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 type peer interface {
 	// push sends msg: a stdout line on stdio (blocking while stdout
-	// stalls: publishers share that backpressure), an event on an HTTP
-	// stream (never blocking). false: dropped (a full queue).
+	// stalls), an event on an HTTP stream (never blocking); false when
+	// dropped (a full queue).
 	push(msg []byte) bool
 	// streaming reports whether what push sends reaches the client now
 	// (on Streamable HTTP, while the GET stream is open).
@@ -89,8 +83,8 @@ func (c *session) push(msg []byte) bool {
 }
 
 // end terminates the session, once: bridges fail, the GET stream closes,
-// the watcher is unregistered. Its requests in flight run on: stdio
-// drains them at EOF; HTTP cancels them (calls.cancelAll).
+// the watcher is unregistered. Its requests in flight run on
+// (endWithRequests cancels them).
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
@@ -103,9 +97,9 @@ func (c *session) end() {
 }
 
 // endWithRequests ends the session and cancels its requests in flight
-// (errSessionEnded): how a session that goes on without its client ends
-// (HTTP: DELETE, expiry, eviction, ping silence; TestPingSilenceEndsHTTPSession).
-// stdio's ends with its connection, which cancels them itself.
+// (errSessionEnded): how an HTTP session ends (DELETE, expiry, eviction,
+// ping silence; TestPingSilenceEndsHTTPSession). stdio's connection
+// cancels its own.
 func (c *session) endWithRequests() {
 	c.end()
 	c.calls.cancelAll(errSessionEnded)
@@ -146,13 +140,10 @@ func (c *session) clientName() string {
 	return c.name
 }
 
-// clientInfoName returns the name member of a clientInfo object, cut to
-// maxLoggedClientName bytes and copied; "" when absent.
+// clientInfoName returns clientInfo's name, cut to maxLoggedClientName
+// bytes and copied; "" when absent.
 func clientInfoName(info []byte) string {
-	members, err := objectMembers(info)
-	if err != nil {
-		return ""
-	}
+	members, _ := objectMembers(info) // none when it is not an object
 	for _, m := range members {
 		if name, ok := jsonString(m.value); ok && m.name == "name" {
 			if len(name) > maxLoggedClientName {
@@ -164,13 +155,6 @@ func clientInfoName(info []byte) string {
 	return ""
 }
 
-// clientCapabilities returns what the client declared at initialize.
-func (c *session) clientCapabilities() clientCapsSet {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.caps
-}
-
 // setLogLevel records the minimum level of notifications/message.
 func (c *session) setLogLevel(l logLevel) {
 	c.mu.Lock()
@@ -178,9 +162,8 @@ func (c *session) setLogLevel(l logLevel) {
 	c.level, c.hasLevel = l, true
 }
 
-// logLevel returns the minimum level to log at, and false while the
-// client has not asked for logs: before logging/setLevel the server stays
-// silent, as the modern era does.
+// logLevel returns the minimum level to log at, and false until
+// logging/setLevel: the server stays silent before, as the modern era does.
 // [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (c *session) logLevel() (logLevel, bool) {
 	if c == nil {
@@ -192,18 +175,16 @@ func (c *session) logLevel() (logLevel, bool) {
 }
 
 // markInitialized records notifications/initialized, which
-// server-to-client requests wait for (client requests are served from the
-// initialize response on). It reports whether this one initialized the
-// session: false before initialize negotiated, and for every repeat, so
-// that what starts with the session starts once (TestKeepAliveOncePerSession).
+// server-to-client requests wait for. It reports whether this one
+// initialized the session: false before initialize negotiated and for
+// every repeat, so what starts with the session starts once
+// (TestKeepAliveOncePerSession).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *session) markInitialized() (first bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	first = c.version != "" && !c.initialized
-	if c.version != "" {
-		c.initialized = true
-	}
+	c.initialized = c.initialized || first
 	return first
 }
 
@@ -211,7 +192,9 @@ func (c *session) markInitialized() (first bool) {
 // not declare at initialize, or that version does not define: elicitation
 // exists from 2025-06-18, its url mode from 2025-11-25.
 func (c *session) missingFor(version string, q inputRequest) []string {
-	caps := c.clientCapabilities()
+	c.mu.Lock()
+	caps := c.caps
+	c.mu.Unlock()
 	if q.method == methodElicit {
 		if !atLeast(version, version20250618) {
 			caps.elicitForm, caps.elicitURL = false, false
@@ -229,9 +212,6 @@ func (c *session) expect(prefix string, n int, answers chan<- *message) (ids []s
 	ids = make([]string, n)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.pending == nil {
-		c.pending = map[string]chan<- *message{}
-	}
 	for i := range ids {
 		c.nextID++
 		ids[i] = string(appendJSONString(nil, prefix+strconv.FormatUint(c.nextID, 10)))
@@ -245,8 +225,8 @@ func (c *session) forget(ids []string) (abandoned []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
-		if _, ok := c.pending[idKey([]byte(id))]; ok {
-			delete(c.pending, idKey([]byte(id)))
+		if key := idKey([]byte(id)); c.pending[key] != nil {
+			delete(c.pending, key)
 			abandoned = append(abandoned, id)
 		}
 	}

@@ -1,10 +1,9 @@
-// Subscriptions in the classic era (2025-11-25 and earlier), which has no
-// listen request: list changes go to every initialized session, and
-// resources/subscribe adds a URI to the session's watched set for
-// notifications/resources/updated. Each such session has one watcher in
-// subscriptions.go's hub: a subscription with no id, never acknowledged,
-// its notices untagged. Delivery per transport: docs/GAPS.md,
-// "Subscriptions".
+// Subscriptions in the classic era, which has no listen request: list
+// changes go to every initialized session, and resources/subscribe adds a
+// URI to the session's watched set for notifications/resources/updated.
+// Each such session has one watcher in subscriptions.go's hub: a
+// subscription with no id, its notices untagged (docs/GAPS.md,
+// "Subscriptions").
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification,
 // https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions,
@@ -21,9 +20,8 @@ const (
 )
 
 // watchSession returns sess's watcher, registering it with the hub the
-// first time, from notifications/initialized (a change before it is one
-// the client's first list shows) or an earlier resources/subscribe. It
-// returns nil once the session ended, which unregisters it (session.end).
+// first time (notifications/initialized or an earlier resources/subscribe);
+// nil once the session ended, which unregisters it (session.end).
 func (s *server) watchSession(sess *session) *subscription {
 	return sess.watcher(s.subs, func() *subscription {
 		all := subscriptionFilter{tools: true, prompts: true, resources: true}
@@ -33,7 +31,7 @@ func (s *server) watchSession(sess *session) *subscription {
 
 // handleResourcesSubscribe serves resources/subscribe: uri joins the
 // session's watched set. A URI the server cannot read is -32002, as for
-// resources/read: it could never be updated. Subscribing twice is fine.
+// resources/read. Subscribing twice is fine.
 // [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
 // [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
 func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (result, error) {

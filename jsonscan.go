@@ -1,12 +1,10 @@
 // Word-at-a-time scans for the two loops a large payload spends its time
 // in: checking a JSON string's bytes (jsonChecker.str) and finding what a
-// text must escape (appendText). Eight bytes are judged with a few integer
-// operations; the first byte that is not plain, and a tail shorter than a
-// word, are left to the byte loops, the one definition of what is plain
-// (TestWordScansMatchTables). Kept for the stdio 1 MiB row of
-// docs/PERFORMANCE.md: side by side with the byte loops alone (reply and
-// body buffers kept, buffers.go), its p50 was 22 and 11 % lower in two
-// runs (7 and 9 rounds).
+// text must escape (appendText). The first byte that is not plain, and a
+// tail shorter than a word, are left to the byte loops, the one definition
+// of what is plain (TestWordScansMatchTables). Kept for the stdio 1 MiB
+// row of docs/PERFORMANCE.md: side by side with the byte loops alone, its
+// p50 was 22 and 11 % lower in two runs.
 //
 // Spec: RFC 8259, section 7 (Strings).
 

@@ -1,6 +1,6 @@
-// Operating limits that are not a property of one transport: how many
-// requests run at once, how fast a principal may invoke tools, and how
-// long a request may run. Each is listed in docs/RELIABILITY.md.
+// Operating limits of every transport: how many requests run at once, how
+// fast a principal may invoke tools, how long a request may run
+// (docs/RELIABILITY.md lists each).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations),
@@ -27,20 +27,18 @@ const (
 	defaultRequestTimeout = 5 * time.Minute
 
 	// defaultMaxRequests bounds the requests served at once: per stdio
-	// connection (the reader stops: backpressure through the pipe) and in
-	// total over HTTP (a request waits up to httpQueueWait, then 503).
+	// connection (the reader stops) and in total over HTTP (a request
+	// waits up to httpQueueWait, then 503).
 	defaultMaxRequests = maxInFlight
 
 	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit
-	// per caller over HTTP without -rate-limit: ten times what a
-	// model-driven client needs (docs/RELIABILITY.md, "Error codes chosen
-	// for overload"); stdio's one client is not limited by default.
+	// per caller over HTTP without -rate-limit, ten times what a
+	// model-driven client needs; stdio is not limited by default.
 	defaultHTTPRate  = 50
 	defaultHTTPBurst = 100
 
 	// maxRateBuckets bounds the principals the rate limiter remembers;
-	// past it, refilled buckets are dropped, or new principals share one
-	// overflow bucket.
+	// past it, refilled buckets are dropped, else new principals share one.
 	maxRateBuckets = 4096
 
 	// maxParamStringBytes bounds a string parameter the server looks up
@@ -49,10 +47,10 @@ const (
 )
 
 // JSON-RPC error codes this server allocates for overload, outside
-// -32768..-32000 as the spec asks of codes it does not define, ending in
-// the HTTP status that carries them (docs/RELIABILITY.md, "Error codes
-// chosen for overload"). A rate-limited tools/call is a protocol error:
-// the tool never ran, and the client, not the model, should back off.
+// -32768..-32000 as the spec asks, ending in the HTTP status that carries
+// them (docs/RELIABILITY.md, "Error codes chosen for overload"). A
+// rate-limited tools/call is a protocol error: the tool never ran, and the
+// client, not the model, should back off.
 // [§Error Codes]: https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 const (
@@ -98,8 +96,7 @@ func (c *limitConfig) check() error {
 }
 
 // deriveRate settles the tools/call rate limit: on by default over HTTP,
-// off on stdio, unless -rate-limit says otherwise. A -rate-burst where no
-// rate limit applies is refused: it would do nothing.
+// off on stdio. A -rate-burst without a rate limit is refused.
 func (c *limitConfig) deriveRate(set map[string]bool, http bool) error {
 	if http && !set["rate-limit"] {
 		c.rate = defaultHTTPRate
@@ -129,7 +126,7 @@ type rateLimiter struct {
 	overflow tokenBucket // shared by principals beyond maxBuckets
 }
 
-// tokenBucket is one allowance (a principal's, a request's notifications') as of last.
+// tokenBucket is one allowance (a principal's, a request's notices) as of last.
 type tokenBucket struct {
 	tokens float64
 	last   time.Time
@@ -151,8 +148,8 @@ func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter 
 	return &rateLimiter{rate: rate, burst: b, maxBuckets: maxRateBuckets, now: now, buckets: map[string]*tokenBucket{}}
 }
 
-// allow takes a token from principal's bucket. When there is none it
-// returns false and how long until there is one.
+// allow takes a token from principal's bucket, or returns false and how
+// long until there is one.
 func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -175,8 +172,7 @@ func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 	return false, max(wait, time.Millisecond)
 }
 
-// refill adds the tokens earned at rate per second since b.last, up to
-// burst.
+// refill adds the tokens earned at rate per second since b.last, up to burst.
 func (b *tokenBucket) refill(now time.Time, burst, rate float64) {
 	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
 		b.tokens = math.Min(burst, b.tokens+elapsed*rate)
@@ -214,14 +210,13 @@ func rateLimited(retry time.Duration) *rpcError {
 		Data: map[string]int64{"retryAfterMs": ms}}
 }
 
-// timeoutCause is the cause of a request context cancelled by the request
-// timeout; dispatch answers it with requestTimedOut.
+// timeoutCause ends a request context at -request-timeout (requestTimedOut).
 type timeoutCause struct{ after time.Duration }
 
 func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }
 
-// requestTimedOut is the -32603 for a request whose handler gave up at
-// its timeout, naming it and the log line's reference; nil otherwise.
+// requestTimedOut is the -32603 of a request stopped at its timeout,
+// naming it and the log line's reference; nil otherwise.
 func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	var tc *timeoutCause
 	if !errors.As(context.Cause(ctx), &tc) {

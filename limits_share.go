@@ -1,9 +1,7 @@
 // Fair shares of the server's global limits: every bound all clients draw
-// from also bounds what one client (its caller.share; stdio's one client
-// is "") may hold of it: -client-share percent, at least a floor, never
-// more than the bound (docs/RELIABILITY.md, "Fair shares", lists them).
-// shareLimit is the one mechanism: no limit keeps a map of its own
-// (TestSharesOneMechanism).
+// from also bounds what one client (caller.share; stdio's is "") may hold:
+// -client-share percent, at least a floor (docs/RELIABILITY.md, "Fair
+// shares"). shareLimit is the one mechanism (TestSharesOneMechanism).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations; the same reasoning applies to
@@ -21,26 +19,24 @@ const (
 	// may hold (-client-share): four clients are needed to exhaust one.
 	defaultClientShare = 25
 
-	// shareFloor is the least share of a count (or the whole bound when
-	// smaller): a lone client can hold a listen, wait for a bridged
-	// answer and still call.
+	// shareFloor is the least share of a count (or the whole, if smaller):
+	// a lone client can hold a listen, wait for a bridged answer and call.
 	shareFloor = 4
 )
 
-// shareOf returns the part of total one client may hold at pct percent:
-// at least floor, never more than total.
+// shareOf returns one client's part of total at pct percent: at least
+// floor, at most total.
 func shareOf(total int64, pct int, floor int64) int64 {
 	return min(total, max(total*int64(pct)/100, floor))
 }
 
 // shareLimit is one global bound and every client's share of it, in
-// units (slots, bytes) taken for a share and given back to it; the share
-// "" is bound by the total alone. Units given back go to the waiters that
-// can now take what they asked for, in arrival order. A newcomer takes
-// free units at once, even past an earlier waiter wanting more: a large
-// waiter may time out rather than starve the small ones. Safe for
-// concurrent use (TestShareLimit, TestShareLimitWaiters). Its waits with
-// a deadline, which only HTTP has, are in limits_share_http.go.
+// units (slots, bytes); the share "" is bound by the total alone. Units
+// given back go to the waiters that can now take what they asked for, in
+// arrival order; a newcomer takes free units at once, even past a waiter
+// wanting more, which may time out rather than starve the small ones.
+// Safe for concurrent use (TestShareLimit, TestShareLimitWaiters). Waits
+// with a deadline are in limits_share_http.go.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
@@ -51,8 +47,7 @@ type shareLimit struct {
 	waiters []*shareWaiter   // in arrival order
 }
 
-// shareWaiter is one wait for units: ready is closed once they have been
-// taken for it.
+// shareWaiter is one wait for units: ready is closed once they are taken.
 type shareWaiter struct {
 	share string
 	n     int64
@@ -83,9 +78,8 @@ func (l *shareLimit) take(share string, n int64) bool {
 	return l.tryTakeLocked(share, n)
 }
 
-// enqueue takes n units for share at once (nil), or returns a waiter
-// whose ready is closed once they are taken for it; the caller waits on
-// it (or, over HTTP, abandons it).
+// enqueue takes n units for share at once (nil), or returns a waiter for
+// the caller to wait on or abandon.
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -102,8 +96,7 @@ func (l *shareLimit) enqueueLocked(share string, n int64) *shareWaiter {
 	return w
 }
 
-// give gives back n units share took, taking them for the waiters that
-// can now have what they asked for, in order.
+// give gives back n units share took, to the waiters in order.
 func (l *shareLimit) give(share string, n int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -137,15 +130,13 @@ func (l *shareLimit) shareFull(share string, n int64) bool {
 	return share != "" && mine+n > l.per
 }
 
-// totalFull reports whether the total has no room for n more units,
-// whatever share asks.
+// totalFull reports whether the total has no room for n more units.
 func (l *shareLimit) totalFull(n int64) bool {
 	_, all := l.held("")
 	return all+n > l.total
 }
 
-// share returns one client's part of total at -client-share, at least
-// floor.
+// share returns one client's part of total at -client-share, at least floor.
 func (s *server) share(total, floor int64) int64 {
 	return shareOf(total, s.limits.clientShare, floor)
 }

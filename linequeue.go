@@ -1,11 +1,9 @@
-// The coalescing writer under the stdio transport's stdout (stdio.go) and
-// the log (logging.go). Lines go out whole, in queued order, never
-// interleaved: the goroutine that finds no write in progress writes, and
-// lines queued meanwhile go out together in its next write, so an idle
-// writer answers at once and a busy one makes one system call for many.
-// Kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by side with
-// one write per message, it cost 11 and 15 % less server CPU per request
-// at legacy k=32 in two runs of 7 and 9 rounds (7 and 12 % at modern k=32).
+// The coalescing writer under stdio's stdout and the log (logging.go).
+// Lines go out whole, in queued order: the goroutine that finds no write
+// in progress writes, and lines queued meanwhile go out together in its
+// next write. Kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by
+// side with one write per message, 11 and 15 % less server CPU per
+// request at legacy k=32 (7 and 12 % at modern k=32).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
 // (messages are newline-delimited and MUST NOT contain embedded newlines).
@@ -14,9 +12,8 @@ package main
 
 import "sync"
 
-// lineQueue is that writer's state. Its owner guards it (and may guard
-// state of its own) with mu, waits on room for the queue to drain, and
-// decides who writes; drain does the writing.
+// lineQueue is that writer's state. Its owner guards it (and state of its
+// own) with mu, waits on room, and decides who writes; drain writes.
 type lineQueue struct {
 	mu       sync.Mutex
 	room     sync.Cond // on mu (init): signalled when queued is taken or a write ends
@@ -27,15 +24,15 @@ type lineQueue struct {
 }
 
 // init readies q; maxSpare bounds the buffer it keeps between batches, so
-// that one huge batch does not pin its size for the life of the writer.
+// one huge batch does not pin its size.
 func (q *lineQueue) init(maxSpare int) {
 	q.room.L = &q.mu
 	q.maxSpare = maxSpare
 }
 
-// drain writes b, then every batch queued meanwhile, until none is left;
-// only the goroutine that set flushing calls it. ours says b is a batch of
-// the queue's (its buffer is kept for reuse), not a caller's line.
+// drain writes b, then every batch queued meanwhile; only the goroutine
+// that set flushing calls it. ours says b is the queue's buffer (kept for
+// reuse), not a caller's line.
 func (q *lineQueue) drain(b []byte, ours bool, write func([]byte)) {
 	for {
 		write(b)

@@ -18,26 +18,25 @@
 // baremcp serves the stateless MCP revision 2026-07-28 (every request
 // carries its protocol version and client capabilities in params._meta)
 // and, side by side, the handshake-era revisions 2025-11-25, 2025-06-18,
-// 2025-03-26 and 2024-11-05 to clients that open with initialize. When a
-// handler asks for input, a modern client gets an input_required result
-// and retries; a handshake-era client is sent real elicitation/create,
+// 2025-03-26 and 2024-11-05 to clients that open with initialize. A
+// handler that asks for input gets a modern client an input_required
+// result to retry, a handshake-era one real elicitation/create,
 // sampling/createMessage or roots/list requests.
 //
 // On stdio it reads and writes one JSON-RPC message per line, logs to
-// standard error, and exits 0 when standard input ends, after answering
-// every request it read; likewise when the process that started it
-// dies, even with standard input still open (on Linux a SIGHUP while
-// that process lives is then ignored). With -http it serves Streamable
-// HTTP at /mcp, the 2024-11-05 HTTP+SSE transport at /sse and the
-// probes, and drains on SIGINT or SIGTERM (docs/HTTP.md,
-// docs/OPERATIONS.md). go build -tags stdio builds the stdio server
-// alone: no net/http, TLS, OAuth or metrics.
+// standard error, and exits 0 when standard input ends or the process
+// that started it dies (even with standard input open), after answering
+// every request it read (on Linux a SIGHUP while that process lives is
+// then ignored). With -http it serves Streamable HTTP at /mcp, the
+// 2024-11-05 HTTP+SSE transport at /sse and the probes, and drains on
+// SIGINT or SIGTERM (docs/HTTP.md, docs/OPERATIONS.md). go build -tags
+// stdio builds the stdio server alone: no net/http, TLS, OAuth or metrics.
 //
 // With -skills DIR it also serves every Agent Skill under DIR (each
-// directory holding a SKILL.md) through the skills extension
-// (skills/list, skills/get, resources/directory/read) and as skill://
-// resources: every file is read once, at start, and a skill the format
-// or its limits refuse stops the start with a message naming the file.
+// directory holding a SKILL.md) through the skills extension (skills/list,
+// skills/get, resources/directory/read) and as skill:// resources, every
+// file read once at start; a skill the format or its limits refuse stops
+// the start with a message naming the file.
 //
 // # Flags
 //
@@ -54,16 +53,16 @@
 //	                      to start (docs/SECURITY.md, "Every thread, in every build")
 //
 // All are taken out of the environment at start, so tools never see them
-// (/proc/PID/environ still does: prefer the files). Their prefix is
-// serverName in upper case: a server renamed shouter reads SHOUTER_TOKEN.
+// (/proc/PID/environ does: prefer the files). The prefix is serverName in
+// upper case: a server renamed shouter reads SHOUTER_TOKEN.
 //
 // # State
 //
 // Nothing is written anywhere. The registry lives in memory; a
 // handshake-era session lives for the stdio connection, or over HTTP
-// until DELETE, -session-idle or shutdown; a task lives in the process
-// that created it, bound to its creator, until -task-ttl after it ends. A
-// multi round-trip request keeps its state in requestState, signed with
+// until DELETE, -session-idle or shutdown; a task lives in its process,
+// bound to its creator, until -task-ttl after it ends. A multi
+// round-trip request keeps its state in requestState, signed with
 // HMAC-SHA256 under a key random per process unless -state-key-file or
 // BAREMCP_STATE_KEY gives one (give every replica the same).
 //
@@ -105,15 +104,14 @@ import (
 // main runs run on the process's streams; only it exits.
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
-	// The handlers are installed beside the start-up, not before it:
-	// os/signal starts a thread for them and waits until it runs (a tenth
-	// of a stdio cold start, docs/PERFORMANCE.md). A signal that comes
-	// before they are in place ends the process, as one before main would.
+	// The handlers are installed beside the start-up: os/signal starts a
+	// thread and waits until it runs (docs/PERFORMANCE.md, cold start). A
+	// signal before they are in place ends the process.
 	go func() {
 		signalled, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		<-signalled.Done()
-		// The first signal begins a graceful shutdown; a second one,
-		// during the drain, ends the process at once.
+		// The first signal begins a graceful shutdown; a second ends the
+		// process at once.
 		stop()
 		cancel()
 	}()
@@ -128,8 +126,8 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	// A relaunched process reads its launcher's handoff first: its
-	// secrets (confine_relaunch.go).
+	// A relaunched process reads its launcher's handoff (its secrets)
+	// first (confine_relaunch.go).
 	handoff, getenv, err := takeHandoff(getenv)
 	if err != nil {
 		return err
@@ -152,16 +150,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg.logs.linger = logLinger
 	logger, access, sink := newLogger(cfg.logs, stderr)
-	// Deferred first, so run last: every line is written (or dropped)
-	// before run returns.
+	// Deferred first, so run last: every line is written before run returns.
 	defer sink.close()
 	cfg.access, cfg.logSink = access, sink
 	for _, w := range cfg.warnings {
 		logger.Warn(w.msg, w.args...)
 	}
 	if cfg.transport == transportStdio {
-		// Early, before confinement: a stdio server lives as long as the
-		// process that started it (stdio_parent.go).
+		// Before confinement: a stdio server lives as long as its parent
+		// (stdio_parent.go).
 		parent := watchParent(logger)
 		defer parent.stop()
 		cfg.parentGone = parent.gone
@@ -180,23 +177,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		logger.Info("skills read", "dir", cfg.skillsDir, "skills", len(set.skills), "files", len(set.files))
 	}
-	// Tasks still running fail ("server shutting down") and are awaited
-	// once serving ends.
+	// Once serving ends, tasks still running fail and are awaited.
 	defer s.tasks.shutdown()
 	return s.serveTransport(ctx, stdin, stdout, s.confiner(getenv))
 }
 
-// parseFlags turns the command line (and the environment, for secrets)
-// into the server's config, writing usage and flag errors to stderr; -h
+// parseFlags turns the command line (and the environment's secrets) into
+// the server's config, writing usage and flag errors to stderr; -h
 // returns flag.ErrHelp.
 func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (config, error) {
 	var cfg config
-	fs, stateKeyFile, remote := flagSet(&cfg, stderr)
+	fs, remote := flagSet(&cfg, stderr)
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	// set names the flags given: dependent defaults follow them, and only
-	// a contradiction among them is refused.
+	// set names the flags given: dependent defaults follow them.
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
@@ -242,8 +237,7 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	}
 	var warnings []startupWarning
 	warn := func(msg string, args ...any) { warnings = append(warnings, startupWarning{msg, args}) }
-	cfg.stateKeyFile = *stateKeyFile
-	if cfg.stateKey, err = loadStateKey(*stateKeyFile, getenv, warn); err != nil {
+	if cfg.stateKey, err = loadStateKey(cfg.stateKeyFile, getenv, warn); err != nil {
 		return config{}, err
 	}
 	if err := remote.settle(&cfg, set, getenv, warn); err != nil {
@@ -259,14 +253,14 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 // flagSet returns every flag of this build: the core's, landing in cfg,
 // and the HTTP wing's (httpFlags; none in the stdio build), landing in
 // remote. README's flag tables list exactly these (TestREADMEFlags).
-func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *string, remote *httpConfig) {
+func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, remote *httpConfig) {
 	fs = flag.NewFlagSet(serverName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&cfg.cache.TTL, "cache-ttl", time.Minute, "`duration` clients may cache list, discover and read results (ttlMs)")
 	fs.StringVar(&cfg.cache.Scope, "cache-scope", scopePublic, "cacheScope of server/discover and list results: public or private (resources/read is private)")
 	fs.IntVar(&cfg.pageSize, "page-size", 0, "items per page of list results; 0 means one page")
 	fs.BoolVar(&cfg.modernOnly, "modern-only", false, "serve only the modern era: refuse the classic initialize handshake")
-	stateKeyFile = fs.String("state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $"+envStateKey+", else random per process")
+	fs.StringVar(&cfg.stateKeyFile, "state-key-file", "", "`path` of the secret (at least 32 bytes) that signs requestState; default $"+envStateKey+", else random per process")
 	fs.DurationVar(&cfg.stateTTL, "state-ttl", defaultStateTTL, "`duration` a requestState stays valid")
 	fs.IntVar(&cfg.maxSubscriptions, "max-subscriptions", defaultMaxSubscriptions, "subscriptions/listen requests open at once")
 	fs.IntVar(&cfg.maxSubscriptionURIs, "max-subscription-uris", defaultMaxSubscriptionURIs, "resourceSubscriptions per subscriptions/listen request")
@@ -279,14 +273,14 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, stateKeyFile *str
 	logFlags(fs, &cfg.logs)
 	taskFlags(fs, &cfg.tasks)
 	confineFlags(fs, &cfg.confine)
-	return fs, stateKeyFile, httpFlags(fs, cfg)
+	return fs, httpFlags(fs, cfg)
 }
 
 // deriveSubscriptions settles -max-subscriptions against -max-requests and
 // returns the subscriptions that may be open at once (noSubscriptions for
-// none). Each holds a request slot for its life, and the stdio reader
-// stops while every slot is taken, so at most half the slots may hold
-// subscriptions; the flag not set adapts to the one set (README, "Flags").
+// none). Each holds a request slot for its life, so at most half the
+// slots may hold them; the flag not set adapts to the one set (README,
+// "Flags").
 func deriveSubscriptions(set map[string]bool, limits *limitConfig, maxSubs int) (int, error) {
 	switch {
 	case set["max-subscriptions"] && maxSubs < 1:

@@ -1,12 +1,10 @@
 // Rate limits on the notifications one request sends (req.Progress,
-// req.Log), so that a handler in a tight loop cannot flood its client: a
-// token bucket per kind. A progress report without a token is held,
-// replacing the one held (the latest is sent with the next token or
+// req.Log): a token bucket per kind. A progress report without a token is
+// held, replacing the one held (the latest is sent with the next token or
 // before the result); a log line without one is dropped, and each run of
 // drops is told in one warning. In t seconds a request sends at most
 // progressBurst+progressRate*t+1 progress notifications, the last among
-// them, and logBurst+logRate*t log lines: 2,000 reports at once send 21
-// and 100 + 1 (TestNotificationRateLimits).
+// them, and logBurst+logRate*t log lines (TestNotificationRateLimits).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
 // ("Implementations SHOULD implement rate limiting to prevent flooding"),
@@ -26,8 +24,8 @@ const (
 	logRate       = 10
 )
 
-// noticeLimiter holds one request's notification budget. It is owned by
-// the goroutine serving the request, as the request is.
+// noticeLimiter holds one request's notification budget, owned by the
+// goroutine serving the request.
 type noticeLimiter struct {
 	progressTokens tokenBucket
 	heldProgress   []byte // the latest report held back, encoded; nil when none
@@ -38,11 +36,10 @@ type noticeLimiter struct {
 // progress returns the progress notification to send now for msg, or
 // nil when it is held back (coalesced) until a token is free.
 func (l *noticeLimiter) progress(now time.Time, msg []byte) []byte {
-	if !l.progressTokens.take(now, progressBurst, progressRate) {
-		l.heldProgress = msg
-		return nil
-	}
 	l.heldProgress = nil
+	if !l.progressTokens.take(now, progressBurst, progressRate) {
+		l.heldProgress, msg = msg, nil
+	}
 	return msg
 }
 
@@ -56,9 +53,8 @@ func (l *noticeLimiter) logLine(now time.Time) bool {
 	return true
 }
 
-// flushNotices sends what the limits held back, before the request's
-// result: the latest progress report, and how many log lines were
-// dropped. The dispatcher calls it once the handler has returned.
+// flushNotices sends what the limits held back (the latest progress
+// report, how many log lines were dropped) once the handler has returned.
 func (r *request) flushNotices() {
 	if r.send == nil {
 		return

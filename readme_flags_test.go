@@ -93,7 +93,7 @@ func TestREADMEFlags(t *testing.T) {
 	if len(documented) != len(every)+len(wing) && hasHTTPWing {
 		t.Errorf("README lists a flag twice")
 	}
-	fs, _, _ := flagSet(&config{}, io.Discard)
+	fs, _ := flagSet(&config{}, io.Discard)
 	fs.VisitAll(func(f *flag.Flag) {
 		r, ok := documented[f.Name]
 		if !ok {

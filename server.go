@@ -8,6 +8,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -33,8 +34,7 @@ type implementation struct {
 
 // serverName is the product's name, written nowhere else: serverInfo.name,
 // the flag set, the log prefix, the HTTP realm, server-to-client request
-// ids and the logger of notifications/message come from it (through
-// server.info once a server exists). Rename the server here.
+// ids and notifications/message's logger come from it. Rename it here.
 const serverName = "baremcp"
 
 // build is what the binary knows of its own build (readBuild). -version
@@ -54,36 +54,28 @@ const develVersion = "(devel)"
 //
 //	go build -ldflags='-X main.linkedVersion=v1.2.3' .
 //
-// It is the program's one package-level variable: -X sets nothing else,
-// and a release built from an archive has no VCS information for the go
-// command to stamp. "" when not set.
+// The program's one package-level variable: -X sets nothing else, and a
+// build from an archive has no VCS information. "" when not set.
 var linkedVersion string
 
 // readBuild returns the binary's build information: the version set at
 // link time (linkedVersion), else the module version the go command
-// stamps in a checkout (a pseudo-version between tags, "+dirty" with local
-// changes), and the go command's revision (TestLinkedVersion).
+// stamps ("+dirty" with local changes), and the revision (TestLinkedVersion).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
-	info, ok := debug.ReadBuildInfo()
-	if ok && info.Main.Version != "" {
-		b.version = info.Main.Version
-	}
-	if linkedVersion != "" {
-		b.version = linkedVersion
-	}
-	if !ok {
-		return b
-	}
-	for _, kv := range info.Settings {
-		switch kv.Key {
-		case "vcs.revision":
-			b.revision = kv.Value
-		case "vcs.modified":
-			b.modified = kv.Value == "true"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		b.version = cmp.Or(info.Main.Version, b.version)
+		for _, kv := range info.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				b.revision = kv.Value
+			case "vcs.modified":
+				b.modified = kv.Value == "true"
+			}
 		}
 	}
+	b.version = cmp.Or(linkedVersion, b.version)
 	return b
 }
 
@@ -101,9 +93,8 @@ func (b build) String() string {
 
 // isName reports whether s is 1 to maxLen bytes, each an ASCII digit, a
 // lowercase letter, an uppercase one when upper is set, or a byte of
-// extra. A loop rather than a regular expression: compiling bounded
-// repetitions ({1,128}) cost every start thousands of allocations
-// (docs/PERFORMANCE.md).
+// extra. A loop: a regular expression's bounded repetitions slow every
+// start (docs/PERFORMANCE.md).
 func isName(s string, maxLen int, upper bool, extra string) bool {
 	if len(s) < 1 || len(s) > maxLen {
 		return false
@@ -118,9 +109,9 @@ func isName(s string, maxLen int, upper bool, extra string) bool {
 }
 
 // newScopedID returns an unguessable id for state only this process holds
-// (a task, a 2024-11-05 HTTP+SSE session): 128 bits from crypto/rand,
-// after "replica." when -replica-id names one, so that a load balancer
-// can route the id to the replica that issued it (docs/DEPLOY.md).
+// (a task, a 2024-11-05 session): 128 bits from crypto/rand, after
+// "replica." when -replica-id names one, so that a load balancer can route
+// it to its replica (docs/DEPLOY.md).
 func newScopedID(replica string) string {
 	if replica == "" {
 		return rand.Text()
@@ -135,17 +126,15 @@ type server struct {
 	config
 	serverInfoJSON []byte      // info encoded once, stamped on every modern result
 	replies        *bufferPool // large replies' buffers, for the next (buffers.go)
-	// timedOut is the cause a request's context ends with at
-	// -request-timeout (a timeoutCause, made once: requestTimedOut).
-	timedOut error
-	log      *slog.Logger
-	refs     refCounter
-	states   stateSealer      // signs and verifies MRTR requestState
-	subs     *subscriptionHub // open subscriptions/listen requests
-	limiter  *rateLimiter     // tools/call per principal; nil is off
+	timedOut       error       // the cause of a context ended by -request-timeout (requestTimedOut)
+	log            *slog.Logger
+	refs           refCounter
+	states         stateSealer      // signs and verifies MRTR requestState
+	subs           *subscriptionHub // open subscriptions/listen requests
+	limiter        *rateLimiter     // tools/call per principal; nil is off
 	// bridged bounds the requests waiting on bridged server-to-client
 	// requests (classic_bridge.go) to a quarter of -max-requests: with the
-	// listens (at most half), slots are always left for requests that end.
+	// listens (at most half), slots are left for requests that end.
 	bridged  *shareLimit
 	metrics  *metrics    // counters, gauges, histograms (metrics_http.go; nil in the stdio build)
 	draining atomic.Bool // set when shutdown begins: /readyz answers 503 (httpsse_health.go)
@@ -164,9 +153,8 @@ type config struct {
 	cache        cacheHint // default hints for cacheable results
 	pageSize     int       // list page size; 0 means one page
 	modernOnly   bool      // the classic (initialize) era is off
-	// stateKey signs MRTR requestState; nil draws a random key per
-	// process. stateTTL is its lifetime (0 means defaultStateTTL); now is
-	// the clock (nil means time.Now; tests set it).
+	// stateKey signs MRTR requestState (nil: random per process) for
+	// stateTTL (0: defaultStateTTL); now is the clock (nil: time.Now).
 	stateKey     []byte
 	stateKeyFile string // -state-key-file, read at start (a relaunch hands it over)
 	stateTTL     time.Duration
@@ -178,13 +166,9 @@ type config struct {
 	pingInterval        time.Duration // -ping-interval, classic sessions (classic_ping.go); 0 is never
 	inputTimeout        time.Duration // one round of bridged requests (classic_bridge.go); 0 means defaultInputTimeout
 	requestTimeout      time.Duration // -request-timeout; 0 means never
-	// limits are -max-requests, the tools/call rate per principal and the
-	// client share; zero values mean the defaults, rate 0 is off
-	// (limits.go, limits_share.go).
-	limits limitConfig
-	// logs is the logging flags (logging.go); access is the access log
-	// made from them, nil when access lines are off; logSink is the log's
-	// writer, for its metrics (nil counts nothing).
+	limits              limitConfig   // zero values mean the defaults, rate 0 is off (limits.go)
+	// logs is the logging flags (logging.go); access is the access log,
+	// nil when off; logSink is the log's writer, for its metrics.
 	logs    logConfig
 	access  *accessLog
 	logSink *logSink
@@ -200,30 +184,23 @@ type config struct {
 	printVersion bool          // -version: print the build and exit
 	skillsDir    string        // -skills: the directory of skills served (skills.go); "" for none
 	confine      confineConfig // the self-confinement flags (confine.go)
-	// warnings are what parseFlags found worth telling the operator (a
-	// secret file others may read, a public bind without authentication);
-	// run logs them once the logger exists.
+	// warnings are what parseFlags found worth telling the operator; run
+	// logs them once the logger exists.
 	warnings []startupWarning
 	// parentGone is closed when the process's parent has died
-	// (stdio_parent.go): serveStdio then ends as at EOF. nil: never.
+	// (stdio_parent.go): serveStdio ends as at EOF. nil: never.
 	parentGone <-chan struct{}
 }
 
-// newServer returns a server with an empty registry, holding cfg with its
-// zero values settled to their defaults.
+// newServer returns a server with an empty registry and cfg, its zero
+// values settled to their defaults.
 func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.info.Name == "" {
 		cfg.info = implementation{Name: serverName, Version: readBuild().version}
 	}
-	if cfg.inputTimeout <= 0 {
-		cfg.inputTimeout = defaultInputTimeout
-	}
-	if cfg.limits.maxRequests <= 0 {
-		cfg.limits.maxRequests = defaultMaxRequests
-	}
-	if cfg.limits.clientShare <= 0 {
-		cfg.limits.clientShare = defaultClientShare
-	}
+	cfg.inputTimeout = cmp.Or(cfg.inputTimeout, defaultInputTimeout)
+	cfg.limits.maxRequests = cmp.Or(cfg.limits.maxRequests, defaultMaxRequests)
+	cfg.limits.clientShare = cmp.Or(cfg.limits.clientShare, defaultClientShare)
 	s := &server{config: cfg, log: logger, replies: newBufferPool(replyBuffersKept, minReplyBuffer, maxReplyBuffer),
 		timedOut: &timeoutCause{after: cfg.requestTimeout}}
 	s.states = newStateSealer(cfg.stateKey, cfg.stateTTL, cfg.now)
@@ -239,9 +216,8 @@ func newServer(cfg config, logger *slog.Logger) *server {
 }
 
 // describe sets serverInfo's description, icons and website address
-// (2025-11-25 on; implementationFor leaves them out before). A registry
-// calls it in buildRegistry, before serving starts; it panics on icons or
-// an address no revision allows.
+// (2025-11-25 on), from buildRegistry before serving starts; it panics on
+// icons or an address no revision allows.
 // [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
 func (s *server) describe(description, websiteURL string, icons ...icon) {
 	if err := checkIcons(icons); err != nil {
@@ -257,9 +233,8 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 }
 
 // setInstructions sets the instructions server/discover and initialize
-// give the client, which hosts may add to their model's prompt: how to use
-// this server's tools, resources and prompts together. A registry calls it
-// in buildRegistry, before serving starts; "" (the default) sends none.
+// give the client, which hosts may add to their model's prompt. A registry
+// calls it in buildRegistry, before serving starts; "" sends none.
 // [§DiscoverResult]: https://modelcontextprotocol.io/specification/2026-07-28/server/discover#discoverresult
 func (s *server) setInstructions(text string) { s.instructions = text }
 
@@ -267,23 +242,19 @@ func (s *server) setInstructions(text string) { s.instructions = text }
 func (s *server) registry() *registry { return s.reg.Load() }
 
 // update applies change to a copy of the registry, stores the copy, then
-// announces the lists that changed: a client that re-lists on the
-// notification sees the new snapshot or a later one. A change that panics
-// (a duplicate registration) stores nothing.
+// announces the lists that changed: a client that re-lists sees the new
+// snapshot or a later one. A change that panics stores nothing. Writers
+// are serialised; readers never wait.
 func (s *server) update(change func(r *registry)) {
-	prev, next := s.swap(change)
+	var prev, next *registry
+	func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		prev = s.reg.Load()
+		next = prev.clone()
+		change(next)
+		next.published = true
+		s.reg.Store(next)
+	}()
 	s.publishChanges(prev, next)
-}
-
-// swap stores change applied to a copy of the current snapshot and
-// returns both. Writers are serialised; readers never wait.
-func (s *server) swap(change func(r *registry)) (prev, next *registry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	prev = s.reg.Load()
-	next = prev.clone()
-	change(next)
-	next.published = true
-	s.reg.Store(next)
-	return prev, next
 }

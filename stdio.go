@@ -24,87 +24,71 @@ import (
 // tool argument, and no peer makes the server buffer more.
 const maxLineBytes = 4 << 20
 
-// maxInFlight bounds the requests one stdio connection runs at once (the
-// default of -max-requests); at the bound the reader waits (start), which
-// pushes back through the pipe.
+// maxInFlight bounds the requests one stdio connection runs at once
+// (-max-requests' default); at it the reader waits, pushing back on the pipe.
 const maxInFlight = 256
 
 // maxStdioAnswerBytes bounds the bytes of the answers one stdio
 // connection holds between encoding and writing them: each is charged
-// before it is encoded (exchange.reserve, a larger one as this much), so
-// answers stdout has not taken wait unbuilt (`harness/loadtest -only stdio-answers`).
+// before it is encoded (exchange.reserve), so answers stdout has not taken
+// wait unbuilt (`harness/loadtest -only stdio-answers`).
 const maxStdioAnswerBytes = 2 * maxLineBytes
 
 // maxStdioInFlightBytes bounds the bytes of the request lines one stdio
-// connection serves at once. A request holds its line's bytes until its
-// response is queued, and the reader waits for them as for a slot, so a
-// client that never reads stdout cannot make the server read on
+// connection serves at once, held until the response is queued: a client
+// that never reads stdout cannot make the server read on
 // (TestAttackStdioStalledStdout).
 const maxStdioInFlightBytes = 2 * maxLineBytes
 
 // stdioConn is one stdio connection: the reader (read), the requests in
 // flight, each on its goroutine, and the writer (out).
 type stdioConn struct {
-	s    *server
-	conn conn // the driver's view: the session, the requests in flight
-	out  *stdioWriter
-	// ex is what every request is served with (made once: its functions
-	// are method values).
-	ex exchange
-	// closing is closed on shutdown (EOF or ctx), see serveStdio.
-	closing chan struct{}
-	// endInput, run at the end of stdin, closes closing and ends the
-	// session, so listens close gracefully and requests waiting for an
-	// answer fail at once. Idempotent.
+	conn    conn // the driver's view: the server, the session, the requests in flight
+	out     *stdioWriter
+	ex      exchange      // what every request is served with, made once
+	closing chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
+	// endInput, run at the end of stdin, closes closing and ends the session:
+	// listens close gracefully, requests awaiting answers fail. Idempotent.
 	endInput func()
 
 	mu sync.Mutex // guards stopped
-	// stopped is set when serveStdio stops reading (EOF or ctx): a line
-	// read after it is not handled. wg counts the requests running and
-	// the line being handled, added under mu only while stopped is unset
-	// (enter), so serveStdio's Wait after setting stopped sees every Add.
+	// stopped is set when serveStdio stops reading: a line read after it
+	// is not handled. wg counts the requests running and the line being
+	// handled, added under mu only while stopped is unset (enter), so
+	// serveStdio's Wait after setting stopped sees every Add.
 	stopped bool
 	wg      sync.WaitGroup
 	// slots bounds the requests served at once (-max-requests), lineBytes
-	// their lines' bytes (maxStdioInFlightBytes), answers the bytes of
-	// their answers until written (maxStdioAnswerBytes); one client, no
-	// shares.
+	// their lines' bytes, answers their answers' bytes until written.
 	slots, lineBytes, answers *shareLimit
 	// waiting belongs to the reader: the requests started without a free
-	// slot (start), oldest first, each with a channel closed once it has
-	// its slot and bytes. While any waits, the reader takes the lines that
-	// can free them (control) and reads on past other requests, until
-	// maxStdioWaiting of them or their lines' maxLineBytes wait; then it
-	// waits for the oldest (GAPS row 37, TestStdioAnswersReadWhileRequestSlotsAreFull).
+	// slot (start), oldest first. While any waits, the reader takes the
+	// lines that can free them (control) and reads on past other requests,
+	// until maxStdioWaiting of them or their lines' maxLineBytes wait; then
+	// it waits for the oldest (GAPS row 37,
+	// TestStdioAnswersReadWhileRequestSlotsAreFull).
 	waiting      []waitingRequest
 	waitingBytes int64
-	// running counts the requests started and not done: a lone one may
-	// be served by the reader itself (serveInline).
-	running atomic.Int32
-	// inline is set while the reader serves a request itself; handoff's
-	// function takes it (Swap) when the request outlasts stdioInlineFor
-	// and starts a new reader, and the reader reads on only if it takes
-	// inline back first (serveInline).
+	running      atomic.Int32 // requests started and not done: a lone one may be served inline
+	// inline is set while the reader serves a request itself; handoff
+	// takes it (Swap) when the request outlasts stdioInlineFor and starts
+	// a new reader; the reader reads on only if it takes inline back first.
 	inline  atomic.Bool
 	handoff *time.Timer
 	readEnd chan error // the error that ended stdin (io.EOF at its end), once
 }
 
-// stdioInlineFor is how long the reader serves a request itself
-// (serveInline) before a new reader takes over, so the next line is read
-// within this long (TestConcurrency, TestStdioCancelWhileStdoutStalls); a
-// millisecond is about an idle Go process's timer resolution on Linux.
+// stdioInlineFor is how long the reader serves a request itself before a
+// new reader takes over (TestConcurrency, TestStdioCancelWhileStdoutStalls):
+// about an idle Go process's timer resolution on Linux.
 const stdioInlineFor = time.Millisecond
 
 // serveStdio serves in until EOF (or ctx ends), then waits for every
-// request already read and writes its response before returning
-// (TestEOFDrain).
-//
-// Both EOF, the spec's graceful-shutdown signal on stdio, and ctx ending
-// close closing first, so each open subscriptions/listen writes its
-// graceful-closure result and ends instead of holding the drain open
-// (TestStdioShutdownDuringDrain); on ctx ending the requests in flight
-// are then cancelled.
+// request already read and writes its response (TestEOFDrain). EOF, the
+// spec's graceful shutdown on stdio, and ctx ending close closing first,
+// so each open subscriptions/listen writes its graceful-closure result
+// instead of holding the drain open (TestStdioShutdownDuringDrain); ctx
+// ending then cancels the requests in flight.
 // [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -148,17 +132,15 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	select {
 	case err = <-c.readEnd:
 	case <-s.parentGone:
-		// The parent died with stdin still open (stdio_parent.go): as at
-		// EOF, what was read is answered; the reader may stay blocked in
-		// Read until the process exits (TestStdioParentGone).
+		// The parent died with stdin open (stdio_parent.go): as at EOF;
+		// the reader may stay blocked in Read (TestStdioParentGone).
 		c.endInput()
 	case <-ctx.Done():
 		c.stop()
 		shutdown()
 		cancelConn()
-		// A reader blocked in Read is unblocked by a deadline where the
-		// input has one (pipes, files), otherwise by process exit; it then
-		// finds the connection stopped.
+		// A deadline, where the input has one (pipes, files), unblocks a
+		// reader in Read; it then finds the connection stopped.
 		if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
 			_ = d.SetReadDeadline(time.Now())
 		}
@@ -177,11 +159,12 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 // newStdioConn returns a connection writing to out, not yet serving.
 func newStdioConn(s *server, out io.Writer) *stdioConn {
-	c := &stdioConn{s: s, closing: make(chan struct{}),
+	c := &stdioConn{closing: make(chan struct{}),
 		slots:     newShareLimit(int64(s.limits.maxRequests), int64(s.limits.maxRequests)),
 		lineBytes: newShareLimit(maxStdioInFlightBytes, maxStdioInFlightBytes),
 		answers:   newShareLimit(maxStdioAnswerBytes, maxStdioAnswerBytes), readEnd: make(chan error, 1)}
-	c.out = newStdioWriter(out, s.log)
+	c.out = &stdioWriter{out: out, log: s.log}
+	c.out.q.init(maxSpareBytes)
 	c.conn = conn{s: s, sess: newSession(), transport: transportStdio}
 	c.conn.sess.peer = c
 	c.conn.sess.calls.cancelled = c.out.wake
@@ -208,10 +191,9 @@ func (c *stdioConn) enter() bool {
 	return true
 }
 
-// read is the reader: it takes each line of lr, in order, and hands it
-// over (handleLine), until stdin ends (its error to readEnd: io.EOF at
-// its end), the connection stops, or a new reader took over while it
-// served a request (serveInline).
+// read is the reader: it hands each line of lr over in order (handleLine)
+// until stdin ends (its error to readEnd), the connection stops, or a new
+// reader took over while it served a request (serveInline).
 func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	for {
 		if !lr.lineBuffered() {
@@ -249,12 +231,11 @@ func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	}
 }
 
-// handleLine hands one line to the driver, in the order the lines were
-// read: what it refuses is answered, control messages and notifications
-// take effect here, initialize is served here before the next line is
-// read (incoming.ordered), and a request or a batch of requests is
-// registered in flight (begin) and started (start).
-// It reports whether the caller is still the reader.
+// handleLine hands one line to the driver, in the order read: what it
+// refuses is answered, control messages and notifications take effect,
+// initialize is served before the next line is read (incoming.ordered),
+// and requests are registered in flight (begin) and started (start). It
+// reports whether the caller is still the reader.
 func (c *stdioConn) handleLine(ctx context.Context, line []byte, lr *lineReader) bool {
 	if line == nil {
 		c.out.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)), true)
@@ -285,16 +266,15 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	if r.parts == nil || r.cancelled {
 		return
 	}
-	// Its ids (a batch's too) are free once the answer can be read: a
-	// client may use them again as soon as it reads it (2026-07-28 basic:
-	// ids are unique among the requests not yet answered). end is
-	// idempotent; the deferred one finds nothing left.
+	// Its ids are free once the answer can be read: a client may use them
+	// again as soon as it reads it (2026-07-28 basic: ids are unique among
+	// the requests not yet answered). end is idempotent.
 	cl := in.call
 	in.end()
-	c.out.queueParts(r.parts, cl, true, detach)
+	c.out.queue(r.parts, cl, true, detach)
 	if len(r.parts) == 1 && cap(r.parts[0]) >= minReplyBuffer {
 		// Written or copied: the buffer is free for the next reply.
-		c.s.replies.put(r.parts[0])
+		c.conn.s.replies.put(r.parts[0])
 	}
 	if r.closesListen {
 		// After the graceful result (subscriptions.go).
@@ -303,9 +283,8 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 }
 
 // reserve charges an answer of n bytes to the answers budget, waiting
-// while ctx lasts (exchange.reserve). A small answer (maxSpareBytes) is
-// not charged: the requests' own term of the formula holds it
-// (docs/RELIABILITY.md).
+// while ctx lasts (exchange.reserve). A small answer is not charged: the
+// requests' own term of the formula holds it (docs/RELIABILITY.md).
 func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 	if n <= maxSpareBytes {
 		return nil, true
@@ -324,13 +303,11 @@ func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 }
 
 // start takes a request slot and the bytes of in's line and serves in on
-// a goroutine of its own. Without a free slot, in is served once
-// admitted (admit), and meanwhile the reader reads on (waiting): answers
-// to bridged requests and cancellations, which can free slots, behind
-// any number of requests up to its bound
+// a goroutine of its own. Without a free slot, in is served once admitted
+// (admit), and meanwhile the reader reads on (waiting) for answers and
+// cancellations, which can free slots
 // (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin ends
-// the session (endInput), freeing the rest
-// (TestStdioEOFWhileRequestSlotsAreFull).
+// the session, freeing the rest (TestStdioEOFWhileRequestSlotsAreFull).
 // It reports whether the caller is still the reader (serveInline).
 func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 	c.wg.Add(1)
@@ -341,15 +318,14 @@ func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 		room = c.lineBytes.enqueue("", size)
 	}
 	switch {
-	case slot == nil && room == nil && (alone && !lr.waiting() || c.out.bursting()):
+	case slot == nil && room == nil && (alone && lr.r.Buffered() == 0 || c.out.bursting()):
 		return c.serveInline(in, size)
 	case slot == nil && room == nil:
 		go c.do(in, size)
-		// The request starts on this thread, the reader queued behind it
-		// (or taken by the other core): pipelined, the answers of what one
-		// read brought in then leave together (stdioWriter). Side by side
-		// with 8facd1b at k=32: 0.45 of the floor with the yield, 0.30
-		// without (docs/PERFORMANCE.md).
+		// The request starts on this thread, the reader queued behind it:
+		// pipelined, the answers of what one read brought in leave together.
+		// At k=32, 0.45 of the floor with the yield, 0.30 without
+		// (docs/PERFORMANCE.md).
 		runtime.Gosched()
 		return true
 	}
@@ -368,13 +344,12 @@ type waitingRequest struct {
 }
 
 // maxStdioWaiting bounds the requests read that wait for a slot: with
-// their lines' bytes (at most maxLineBytes together), what the reader
-// holds before it waits (docs/RELIABILITY.md, the stdio formula).
+// their lines' bytes (at most maxLineBytes), what the reader holds before
+// it waits (docs/RELIABILITY.md, the stdio formula).
 const maxStdioWaiting = maxInFlight
 
 // pruneWaiting forgets the waiting requests admitted since, oldest first
-// (they are admitted in the order they were read: slots are granted
-// first come, first served).
+// (slots are granted in the order read).
 func (c *stdioConn) pruneWaiting() {
 	for len(c.waiting) > 0 {
 		select {
@@ -392,12 +367,11 @@ func (c *stdioConn) pruneWaiting() {
 
 // serveInline serves in, a request alone in flight with nothing more to
 // read yet, on the reader itself; if it outlasts stdioInlineFor, handoff
-// starts a new reader. It reports whether the caller is still the
-// reader. Kept for the stdio k=1 row of docs/PERFORMANCE.md: a request
-// handed to a goroutine of its own wakes a second thread each time, and
-// side by side with 8facd1b (which served inline) that took a lone
-// round trip from 70 to 110 µs at the median and its CPU from 44 to 83
-// µs (3 rounds, both ways of handing over: go alone, go and yield).
+// starts a new reader. It reports whether the caller is still the reader.
+// Kept for the stdio k=1 row of docs/PERFORMANCE.md: handed to a
+// goroutine of its own, a lone round trip took 110 µs at the median
+// instead of 70, and 83 µs of CPU instead of 44 (3 rounds, side by side
+// with 8facd1b).
 func (c *stdioConn) serveInline(in *incoming, size int64) bool {
 	c.inline.Store(true)
 	c.handoff.Reset(stdioInlineFor)
@@ -450,9 +424,8 @@ func (c *stdioConn) control(ctx context.Context, line []byte) bool {
 	return true
 }
 
-// push writes a message the session sends outside any request (list
-// changes, resource updates, pings), on the goroutine of whoever sent it:
-// stdout's backpressure is theirs too. stdio's peer (peer).
+// push writes a message the session sends outside any request, on the
+// sender's goroutine: stdout's backpressure is theirs too (peer).
 func (c *stdioConn) push(b []byte) bool {
 	c.out.write(b, false)
 	return true
@@ -461,19 +434,17 @@ func (c *stdioConn) push(b []byte) bool {
 // streaming reports that what push sends reaches the client: always.
 func (c *stdioConn) streaming() bool { return true }
 
-// silent is what a client silent to pings costs a stdio session: nothing
-// but the log line (the process serves on).
+// silent reports false: a client silent to pings costs a stdio session
+// only the log line.
 func (c *stdioConn) silent() bool { return false }
 
 // lineReader reads the non-blank lines of stdin (without their CR LF);
 // only the reader calls next.
 type lineReader struct {
 	r *bufio.Reader
-	// longHint is the length of the last line longer than the buffer: a
-	// client tends to send more lines of that size, and allocating it at
-	// once copies a line once instead of four times growing from 64 KiB,
-	// the largest share of a 1 MiB echo's time (docs/PERFORMANCE.md, the
-	// stdio echo 1 MiB row).
+	// longHint is the length of the last line longer than the buffer: the
+	// client's next is likely as long, and allocating it at once saves the
+	// largest share of a 1 MiB echo's time (docs/PERFORMANCE.md).
 	longHint int
 }
 
@@ -493,19 +464,14 @@ func (lr *lineReader) lineBuffered() bool {
 	}
 }
 
-// waiting reports whether more of stdin has been read than the lines
-// handed out: another line has arrived (or is arriving).
-func (lr *lineReader) waiting() bool { return lr.r.Buffered() > 0 }
-
 // newLineReader returns a reader of in's lines.
 func newLineReader(in io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(in, 64<<10)}
 }
 
-// next returns the next non-blank line, a copy of its own. A line over
+// next returns the next non-blank line, a copy of its own; a line over
 // maxLineBytes is discarded and returned as nil, to be answered with an
-// error (TestStdioLineLimit). The error is the input's (io.EOF at its
-// end), with no line.
+// error (TestStdioLineLimit). The error is the input's (io.EOF at its end).
 func (lr *lineReader) next() ([]byte, error) {
 	var long []byte
 	tooLong := false

@@ -1,10 +1,9 @@
 //go:build stdio
 
-// The stdio build (go build -tags stdio): baremcp without its HTTP wing.
-// It links no net/http, TLS, X.509, RSA or ECDSA, no OAuth, metrics or
-// health code (TestStdioBuildDeps), and knows none of the wing's flags
-// (TestStdioBuildKnowsNoHTTPFlag). The names below stand in for the
-// wing's, as net/http's omithttp2.go does for its HTTP/2 bundle.
+// The stdio build (go build -tags stdio): baremcp without its HTTP wing,
+// linking no net/http, TLS, X.509, RSA, ECDSA, OAuth, metrics or health code
+// (TestStdioBuildDeps) and knowing none of its flags
+// (TestStdioBuildKnowsNoHTTPFlag). The names below stand in for the wing's.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports#stdio.
 
@@ -28,8 +27,7 @@ func (*httpConfig) settle(*config, map[string]bool, func(string) string, warnFun
 	return nil
 }
 
-// serveTransport serves stdio, the only transport of this build, once
-// confine has confined the process.
+// serveTransport serves stdio once confine has confined the process.
 func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.Writer, confine func() error) error {
 	if err := confine(); err != nil {
 		return err
@@ -37,18 +35,15 @@ func (s *server) serveTransport(ctx context.Context, stdin io.Reader, stdout io.
 	return s.serveStdio(ctx, stdin, stdout)
 }
 
-// metrics counts nothing in this build; its methods do nothing on the
-// nil *metrics newMetrics returns.
+// metrics counts nothing in this build (newMetrics returns nil).
 type metrics struct{}
 
 func newMetrics(*server) *metrics                                      { return nil }
 func (*metrics) started()                                              {}
 func (*metrics) served(string, era, transport, outcome, time.Duration) {}
 
-// authorize has no scoped caller to check in this build: stdio
-// authenticates no one (scopes_http.go).
+// authorize has no scoped caller to check: stdio authenticates no one.
 func (*server) authorize(*request) *rpcError { return nil }
 
-// filteredList is never reached in this build, where no caller is scoped
-// (registry.go list).
+// filteredList is never reached: no caller is scoped (registry.go list).
 func (*server) filteredList(string, *request) (result, error) { return result{}, nil }

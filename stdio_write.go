@@ -1,6 +1,5 @@
-// The stdio transport's writing side: every line to stdout (responses,
-// notifications, the server's requests) goes through one coalescing queue
-// (linequeue.go, the log's writer too), whole and in order, waiting while
+// The stdio transport's writing side: every line to stdout goes through
+// one coalescing queue (linequeue.go), whole and in order, waiting while
 // the queue is full so that a stalled stdout stops the server instead of
 // growing its memory; a call's lines stop at its cancellation.
 //
@@ -10,6 +9,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
 	"sync"
@@ -25,31 +25,22 @@ const maxStdioQueuedBytes = maxLineBytes
 const maxSpareBytes = 64 << 10
 
 // stdioWriter is stdout's writer: a goroutine that finds no write in
-// progress writes its line (and what is queued meanwhile) itself, so an
-// idle server answers without a hand-off; the reader never does, as a
-// stalled stdout must not stop it reading cancellations
-// (TestStdioCorkedStdoutStalls): its lines are written by a goroutine of
-// their own (detached), which close awaits.
+// progress writes its line (and what queues meanwhile) itself, so an idle
+// server answers without a hand-off; the reader's lines are written by a
+// goroutine of their own (detached, awaited by close), as a stalled stdout
+// must not stop it reading cancellations (TestStdioCorkedStdoutStalls).
 type stdioWriter struct {
 	out io.Writer
 	log *slog.Logger
 	// q is the queue; q.mu also guards closed, corked and corkedAt.
 	q      lineQueue
 	closed bool
-	// corked is set while the reader holds the writer (cork) with more
-	// lines to read: what is answered meanwhile queues, and leaves in one
-	// write when the cork comes off (uncork).
+	// corked is set while the reader holds the writer (cork): what is
+	// answered meanwhile leaves in one write at uncork.
 	corked   bool
 	corkedAt time.Time
 	// detached counts the goroutines writing on the reader's behalf.
 	detached sync.WaitGroup
-}
-
-// newStdioWriter returns the writer of out.
-func newStdioWriter(out io.Writer, log *slog.Logger) *stdioWriter {
-	w := &stdioWriter{out: out, log: log}
-	w.q.init(maxSpareBytes)
-	return w
 }
 
 // close waits for what is queued to be written; lines queued after it
@@ -67,11 +58,10 @@ func (w *stdioWriter) close() {
 
 // cork holds the writer while the reader has more lines to read, so the
 // answers to the lines one read brought in leave together, unless a write
-// is in progress (which takes what queues when it ends) or the cork has
-// held for stdioInlineFor (it comes off: an answer is not held longer).
+// is in progress or the cork has held for stdioInlineFor (it comes off).
 // Only the reader corks and uncorks. Kept for the stdio k=32 rows of
-// docs/PERFORMANCE.md: without it each pipelined answer was a write of
-// its own, and modern k=32 fell to 0.30 of the floor (legacy 0.11).
+// docs/PERFORMANCE.md: without it modern k=32 fell to 0.30 of the floor
+// (legacy 0.11).
 func (w *stdioWriter) cork() {
 	w.q.mu.Lock()
 	over := w.corked && time.Since(w.corkedAt) >= stdioInlineFor
@@ -84,9 +74,8 @@ func (w *stdioWriter) cork() {
 	}
 }
 
-// bursting reports whether the reader holds the cork, for less than
-// stdioInlineFor: the lines of a burst are then served by the reader
-// itself (serveInline), their answers left for the cork's one write.
+// bursting reports whether the reader has held the cork for less than
+// stdioInlineFor: the lines of a burst are then served inline.
 func (w *stdioWriter) bursting() bool {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
@@ -94,8 +83,7 @@ func (w *stdioWriter) bursting() bool {
 }
 
 // uncork takes the cork off: what queued under it is written by a
-// goroutine of its own, so a stalled stdout never stops the reader
-// (TestStdioCorkedStdoutStalls).
+// goroutine of its own (TestStdioCorkedStdoutStalls).
 func (w *stdioWriter) uncork() {
 	w.q.mu.Lock()
 	b := w.uncorkLocked()
@@ -106,8 +94,7 @@ func (w *stdioWriter) uncork() {
 }
 
 // uncorkLocked takes the cork off and returns what queued under it, for
-// the caller to write (drain); nil when the cork was off or nothing
-// queued (then nobody is writing any more).
+// the caller to drain; nil when the cork was off or nothing queued.
 func (w *stdioWriter) uncorkLocked() []byte {
 	if !w.corked {
 		return nil
@@ -131,44 +118,54 @@ func (w *stdioWriter) wake() {
 	w.q.mu.Unlock()
 }
 
-// roomLocked reports whether a line of n bytes may join the queue now:
-// nobody is writing, or it fits maxStdioQueuedBytes, or the queue is
-// empty (a larger line goes alone).
+// roomLocked reports whether a line of n bytes may be written or queued
+// now: nobody is writing, or (n >= 0) it fits maxStdioQueuedBytes, or the
+// queue is empty (a larger line goes alone).
 func (w *stdioWriter) roomLocked(n int) bool {
-	return !w.q.flushing || len(w.q.queued) == 0 || len(w.q.queued)+n <= maxStdioQueuedBytes
+	return !w.q.flushing || n >= 0 && (len(w.q.queued) == 0 || len(w.q.queued)+n <= maxStdioQueuedBytes)
 }
 
 // write queues b, one complete line, waiting while the queue is full;
 // the reader's lines (detach) are written by a goroutine of their own.
 func (w *stdioWriter) write(b []byte, detach bool) {
-	w.queue(b, nil, false, detach)
+	w.queue(replyParts{b}, nil, false, detach)
 }
 
 // writeFor writes b, a notification of cl, unless cl was cancelled or
 // has ended (exchange.callSend).
 func (w *stdioWriter) writeFor(cl *call, b []byte) {
-	w.queue(b, cl, false, false)
+	w.queue(replyParts{b}, cl, false, false)
 }
 
-// queue writes or queues b; for a call cl, unless cl was cancelled or
-// has ended, and with last marking it ended. The check and the queueing
-// happen under cl.mu, so nothing follows a handled cancellation or the
-// queued response (TestStdioNothingAfterResponse); the wait for room
-// happens without it and gives up once cl is cancelled, so a stalled
-// stdout never blocks the reader handling the cancellation
-// (TestStdioCancelWhileStdoutStalls). On return b is no longer held.
-func (w *stdioWriter) queue(b []byte, cl *call, last, detach bool) {
+// queue writes parts, one line in pieces (replyParts): a short one joined
+// and queued as any line; a longer one straight from its pieces once the
+// writer is free, never copied, so that an answer holding a stored value
+// (a task's result, tasks_store.go) waiting for a stalled stdout holds no
+// copy of it (docs/RELIABILITY.md, `loadtest -only stdio-answers`). For a
+// call cl, nothing is written once cl was cancelled or has ended, and last
+// marks it ended. The check and the queueing happen under cl.mu, so
+// nothing follows a handled cancellation or the queued response
+// (TestStdioNothingAfterResponse); the wait for room happens without it
+// and gives up once cl is cancelled, so a stalled stdout never blocks the
+// reader handling the cancellation (TestStdioCancelWhileStdoutStalls). On
+// return the line is no longer held.
+func (w *stdioWriter) queue(parts replyParts, cl *call, last, detach bool) {
+	n := -1 // a line in pieces cannot join the queue (roomLocked)
+	if len(parts) == 1 || parts.size() <= maxSpareBytes {
+		parts = replyParts{parts.join()}
+		n = len(parts[0])
+	}
 	for {
 		w.q.mu.Lock()
-		for !w.roomLocked(len(b)) && (cl == nil || !cl.cancelled.Load()) {
+		for !w.roomLocked(n) && (cl == nil || !cl.cancelled.Load()) {
 			if held := w.uncorkLocked(); held != nil {
 				// The queue filled under the cork: its waiter writes it.
 				w.q.mu.Unlock()
 				w.q.drain(held, true, w.writeOut)
 				w.q.mu.Lock()
-				continue
+			} else if w.q.flushing {
+				w.q.room.Wait()
 			}
-			w.q.room.Wait()
 		}
 		w.q.mu.Unlock()
 		if cl != nil {
@@ -185,75 +182,22 @@ func (w *stdioWriter) queue(b []byte, cl *call, last, detach bool) {
 			queued = true // dropped: nothing is written after close
 		case !w.q.flushing:
 			w.q.flushing, writeNow = true, true
-		case w.roomLocked(len(b)):
-			w.q.queued, queued = append(w.q.queued, b...), true
+		case w.roomLocked(n):
+			w.q.queued, queued = append(w.q.queued, parts[0]...), true
 		}
 		w.q.mu.Unlock()
 		if cl != nil {
 			cl.ended = cl.ended || last && (writeNow || queued)
 			cl.mu.Unlock()
 		}
-		switch {
-		case writeNow && detach:
-			b = append([]byte(nil), b...)
-			w.detached.Go(func() { w.q.drain(b, false, w.writeOut) })
-		case writeNow:
-			w.q.drain(b, false, w.writeOut)
-		}
-		if writeNow || queued {
-			return
-		}
-	}
-}
-
-// queueParts writes parts, one line in pieces (replyParts): a short one
-// joined and queued as any line; a longer one straight from its pieces
-// once the writer is free, never copied, so that an answer holding a
-// stored value (a task's result, tasks_store.go) waiting for a stalled
-// stdout holds no copy of it: 600 unread tasks/get of a 4 MB result hold
-// the one result, not 600 (docs/RELIABILITY.md, `loadtest -only
-// stdio-answers`). Its call's rules are queue's.
-func (w *stdioWriter) queueParts(parts replyParts, cl *call, last, detach bool) {
-	if len(parts) == 1 || parts.size() <= maxSpareBytes {
-		w.queue(parts.join(), cl, last, detach)
-		return
-	}
-	for {
-		w.q.mu.Lock()
-		for w.q.flushing && (cl == nil || !cl.cancelled.Load()) {
-			if held := w.uncorkLocked(); held != nil {
-				w.q.mu.Unlock()
-				w.q.drain(held, true, w.writeOut)
-				w.q.mu.Lock()
-				continue
-			}
-			if !w.q.flushing {
-				break
-			}
-			w.q.room.Wait()
-		}
-		w.q.mu.Unlock()
-		if cl != nil {
-			cl.mu.Lock()
-			if cl.cancelled.Load() || cl.ended {
-				cl.mu.Unlock()
+		if !writeNow {
+			if queued {
 				return
 			}
-		}
-		w.q.mu.Lock()
-		claimed := !w.q.flushing && !w.closed
-		w.q.flushing = w.q.flushing || claimed
-		dropped := w.closed
-		w.q.mu.Unlock()
-		if cl != nil {
-			cl.ended = cl.ended || last && (claimed || dropped)
-			cl.mu.Unlock()
-		}
-		switch {
-		case dropped:
-			return
-		case !claimed:
 			continue
+		}
+		if detach && n >= 0 {
+			parts = replyParts{bytes.Clone(parts[0])}
 		}
 		write := func() {
 			for _, b := range parts[:len(parts)-1] {
