@@ -283,7 +283,7 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, ok := s.tasks.get(id, req.caller.binding())
+	body, _, ok := s.tasks.get(id, req.caller.binding())
 	if !ok {
 		return result{}, taskNotFound(req.method)
 	}
@@ -304,10 +304,7 @@ func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, e
 	case jsonKind(raw) != '{':
 		return result{}, invalidParams("invalid params: inputResponses must be an object")
 	}
-	if rerr := s.tasks.update(id, req.caller.binding(), raw); rerr != nil {
-		return result{}, rerr
-	}
-	return result{}, nil
+	return result{}, s.tasks.update(id, req.caller.binding(), raw)
 }
 
 // handleTasksCancel answers tasks/cancel, for a finished task too.
@@ -317,10 +314,7 @@ func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, e
 	if rerr != nil {
 		return result{}, rerr
 	}
-	if rerr := s.tasks.cancelTask(id, req.caller.binding()); rerr != nil {
-		return result{}, rerr
-	}
-	return result{}, nil
+	return result{}, s.tasks.cancelTask(id, req.caller.binding())
 }
 
 // publishTask tells the listens watching task id that its state changed.
