@@ -59,10 +59,9 @@ type traceContext struct {
 // outlives the request that created it, so it gets a span of its own.
 // TestTraceOfATask.
 func (tc traceContext) child() traceContext {
-	c := tc
-	c.ParentID, c.Remote = tc.SpanID, true
-	putRandomID(c.SpanID[:])
-	return c
+	tc.ParentID, tc.Remote = tc.SpanID, true
+	putRandomID(tc.SpanID[:])
+	return tc
 }
 
 // traceFlagsKnown are the trace-flags bits W3C defines (sampled, random);
@@ -77,20 +76,15 @@ const traceFlagsKnown = 0x03
 // [§Processing Model]: https://www.w3.org/TR/trace-context/#processing-model
 func newTraceContext(metaParent, metaState, carriedParent, carriedState string) traceContext {
 	var tc traceContext
-	ok := false
-	if metaParent != "" {
-		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(metaParent); ok && validTracestate(metaState) {
-			tc.State = metaState
+	for _, src := range [][2]string{{metaParent, metaState}, {carriedParent, carriedState}} {
+		if tc.TraceID, tc.ParentID, tc.Flags, tc.Remote = parseTraceparent(src[0]); tc.Remote {
+			if validTracestate(src[1]) {
+				tc.State = src[1]
+			}
+			break
 		}
 	}
-	if !ok && carriedParent != "" {
-		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(carriedParent); ok && validTracestate(carriedState) {
-			tc.State = carriedState
-		}
-	}
-	if ok {
-		tc.Remote = true
-	} else {
+	if !tc.Remote {
 		tc = traceContext{}
 		putRandomID(tc.TraceID[:])
 	}
@@ -105,20 +99,10 @@ func putRandomID(id []byte) {
 		for i := 0; i+8 <= len(id); i += 8 {
 			binary.LittleEndian.PutUint64(id[i:], rand.Uint64())
 		}
-		if !allZero(id) {
+		if slices.ContainsFunc(id, func(c byte) bool { return c != 0 }) {
 			return
 		}
 	}
-}
-
-// allZero reports whether every byte of b is zero.
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // parseTraceparent reads a traceparent: lowercase hex fields separated by
@@ -140,7 +124,7 @@ func parseTraceparent(s string) (traceID [16]byte, parentID [8]byte, flags byte,
 	}
 	var f [1]byte
 	if !lowerHex(traceID[:], s[3:35]) || !lowerHex(parentID[:], s[36:52]) || !lowerHex(f[:], s[53:55]) ||
-		allZero(traceID[:]) || allZero(parentID[:]) {
+		traceID == [16]byte{} || parentID == [8]byte{} {
 		return traceID, parentID, 0, false
 	}
 	return traceID, parentID, f[0], true
@@ -168,22 +152,18 @@ func validTracestate(s string) bool {
 	if len(s) > maxTracestateBytes {
 		return false
 	}
-	var keys [maxTracestateMembers]string
-	n := 0
+	keys := make([]string, 0, maxTracestateMembers)
 	for member := range strings.SplitSeq(s, ",") {
 		member = strings.Trim(member, " \t")
 		if member == "" {
 			continue
 		}
 		key, value, found := strings.Cut(member, "=")
-		if !found || !validTracestateKey(key) || !validTracestateValue(value) || n == maxTracestateMembers {
+		if !found || !validTracestateKey(key) || !validTracestateValue(value) ||
+			len(keys) == maxTracestateMembers || slices.Contains(keys, key) {
 			return false
 		}
-		if slices.Contains(keys[:n], key) {
-			return false
-		}
-		keys[n] = key
-		n++
+		keys = append(keys, key)
 	}
 	return true
 }
@@ -266,9 +246,8 @@ func (r *request) context(parent context.Context) context.Context {
 // traceFromContext returns the trace context of the request ctx belongs
 // to; ok is false outside a request.
 func traceFromContext(ctx context.Context) (tc traceContext, ok bool) {
-	p, ok := ctx.Value(traceKey{}).(*traceContext)
-	if !ok {
-		return traceContext{}, false
+	if p, ok := ctx.Value(traceKey{}).(*traceContext); ok {
+		return *p, true
 	}
-	return *p, true
+	return traceContext{}, false
 }
