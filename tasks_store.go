@@ -1,8 +1,7 @@
-// The task store: every task this process holds, bounded in count and
-// bytes (in total and per caller share), bound to the caller that created
-// it (caller.binding), kept for its ttlMs once ended, and ended at
-// shutdown; tasks.go serves the protocol over it. Tasks live in memory,
-// in one process (docs/GAPS.md, "Tasks").
+// The task store: every task this process holds, in memory, bounded in
+// count and bytes (in total and per caller share), bound to its creator
+// (caller.binding), kept for its ttlMs once ended, and ended at shutdown
+// (docs/GAPS.md, "Tasks"); tasks.go serves the protocol over it.
 //
 // Spec: SEP-2663 (io.modelcontextprotocol/tasks), ../shared/spec/seps/2663-tasks-extension.md.
 
@@ -38,8 +37,8 @@ const (
 	defaultMaxTasks = 1024
 
 	// defaultMaxTaskBytes bounds what one task holds (arguments, input
-	// requests and answers, result): the largest message, so an argument
-	// that fits a request fits a task.
+	// requests and answers, result): the largest message, so what fits a
+	// request fits a task.
 	defaultMaxTaskBytes = 4 << 20
 
 	// defaultMaxTaskBytesTotal bounds what all tasks hold together.
@@ -215,16 +214,16 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	// [§Security Implications]: SEP-2663, "Task ID unguessability"
 	id := newScopedID(st.replica)
 	now := st.now()
-	size += taskRecordBytes
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
 		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
 	}
 	st.sweepLocked(now)
-	if size-taskRecordBytes > st.cfg.maxBytes {
+	if size > st.cfg.maxBytes {
 		return nil, nil, st.tooLarge(taskLimitTask, "tools/call: the task's arguments")
 	}
+	size += taskRecordBytes
 	if rerr := st.roomLocked(c.share, now); rerr != nil {
 		return nil, nil, rerr
 	}
@@ -235,9 +234,8 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
 	t := &task{id: id, owner: c.binding(), share: c.share, createdAt: now, updatedAt: now,
-		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size}
+		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size, message: "the task is running"}
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
-	t.message = "the task is running"
 	st.tasks[id] = t
 	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
@@ -490,9 +488,6 @@ func (st *taskStore) update(id, owner string, raw []byte) error {
 		} else if limit != taskLimitNone {
 			return false, st.tooLarge(limit, "tasks/update: the answers")
 		}
-		if t.answers == nil {
-			t.answers = map[string]*inputResponse{}
-		}
 		for _, a := range t.asks {
 			if resp := got[a.wire]; resp != nil {
 				t.answers[a.q.key] = resp // keys are unique in a round (mayAsk)
@@ -579,7 +574,7 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return st.tooLarge(limit, "tools/call: the task's input requests")
 	}
-	t.asks, t.asksSize, t.answers = asks, asksSize, nil
+	t.asks, t.asksSize, t.answers = asks, asksSize, map[string]*inputResponse{} // update fills it
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
 	st.mu.Unlock()
 	st.changed(t.id)
