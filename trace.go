@@ -146,9 +146,6 @@ func lowerHex(dst []byte, s string) bool {
 // twice, at most maxTracestateBytes in all.
 // [§tracestate Header]: https://www.w3.org/TR/trace-context/#tracestate-header
 func validTracestate(s string) bool {
-	if s == "" {
-		return true
-	}
 	if len(s) > maxTracestateBytes {
 		return false
 	}
@@ -174,19 +171,9 @@ func validTracestate(s string) bool {
 // letter or digit; system: up to 14 starting with a letter).
 // [§Key]: https://www.w3.org/TR/trace-context/#key
 func validTracestateKey(key string) bool {
-	keyChar := func(c byte) bool {
-		return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '*' || c == '/'
-	}
 	run := func(s string, maxLen int, digitFirst bool) bool {
-		if s == "" || len(s) > maxLen || !('a' <= s[0] && s[0] <= 'z' || digitFirst && '0' <= s[0] && s[0] <= '9') {
-			return false
-		}
-		for i := 1; i < len(s); i++ {
-			if !keyChar(s[i]) {
-				return false
-			}
-		}
-		return true
+		return s != "" && len(s) <= maxLen && ('a' <= s[0] && s[0] <= 'z' || digitFirst && '0' <= s[0] && s[0] <= '9') &&
+			strings.Trim(s[1:], "abcdefghijklmnopqrstuvwxyz0123456789_-*/") == ""
 	}
 	tenant, system, multi := strings.Cut(key, "@")
 	if !multi {
@@ -199,15 +186,9 @@ func validTracestateKey(key string) bool {
 // ASCII characters other than comma and equals, the last not a space.
 // [§Value]: https://www.w3.org/TR/trace-context/#value
 func validTracestateValue(v string) bool {
-	if v == "" || len(v) > 256 || v[len(v)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c > 0x7e || c == ',' || c == '=' {
-			return false
-		}
-	}
-	return true
+	// Invalid UTF-8 decodes as U+FFFD, outside ASCII too.
+	return v != "" && len(v) <= 256 && v[len(v)-1] != ' ' &&
+		!strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c > 0x7e || c == ',' || c == '=' })
 }
 
 // TraceIDString returns the trace id as 32 lowercase hex digits.
