@@ -397,38 +397,32 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 		}
 		next.Answers[key] = stateAnswer{Method: a.Method, Value: a.raw}
 	}
-	var body bytes.Buffer
-	body.WriteByte('{')
+	body := []byte{'{'}
 	if len(need.requests) > 0 {
-		body.WriteString(`"inputRequests":{`)
+		body = append(body, `"inputRequests":{`...)
 		for i, q := range need.requests {
 			if i > 0 {
-				body.WriteByte(',')
+				body = append(body, ',')
 			}
 			// JSON strings, not Go's: a key built from data may hold bytes
 			// strconv.Quote spells \x7f or \a.
-			body.Write(appendJSONString(nil, q.key))
-			body.WriteString(`:{"method":`)
-			body.Write(appendJSONString(nil, q.method))
-			body.WriteString(`,"params":`)
-			body.Write(q.params)
-			body.WriteByte('}')
+			body = append(appendJSONString(body, q.key), `:{"method":`...)
+			body = append(appendJSONString(body, q.method), `,"params":`...)
+			body = append(append(body, q.params...), '}')
 			ask := stateAsk{Method: q.method, Schema: q.schema}
 			if q.mode == elicitModeURL {
 				ask.Mode = q.mode // a form is known by its schema
 			}
 			next.Asked[q.key] = ask
 		}
-		body.WriteString(`},`)
+		body = append(body, `},`...)
 	}
 	token, err := s.states.seal(next, requestBinding(req))
 	if err != nil {
 		return result{}, err
 	}
-	body.WriteString(`"requestState":`)
-	body.WriteString(strconv.Quote(token))
-	body.WriteByte('}')
-	return result{body: json.RawMessage(body.Bytes()), inputRequired: true}, nil
+	body = strconv.AppendQuote(append(body, `"requestState":`...), token)
+	return result{body: json.RawMessage(append(body, '}')), inputRequired: true}, nil
 }
 
 // clientCapsSet is what this server reads of ClientCapabilities.

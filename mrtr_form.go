@@ -176,8 +176,7 @@ func (f *formField) keyword(kw string, v []byte) error {
 	case "enum":
 		err = json.Unmarshal(v, &f.options)
 	case "enumNames":
-		var names []string
-		err = json.Unmarshal(v, &names)
+		err = json.Unmarshal(v, new([]string))
 	case "oneOf":
 		f.options, err = titledOptions(v)
 	case "items":
