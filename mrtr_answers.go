@@ -88,12 +88,9 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 		}
 		return nil
 	}
-	if jsonKind(content) != '{' {
-		return errors.New("elicitation content must be an object")
-	}
 	dec := json.NewDecoder(bytes.NewReader(content))
 	dec.UseNumber()
-	if err := dec.Decode(&a.Content); err != nil {
+	if err := dec.Decode(&a.Content); err != nil { // not an object
 		return errors.New("elicitation content must be an object")
 	}
 	for name, v := range a.Content {
