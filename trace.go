@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -201,14 +202,7 @@ func (tc traceContext) SpanIDString() string { return hex.EncodeToString(tc.Span
 // makes for this request: version 00, this trace, the server's span as the
 // parent, the client's known flags.
 func (tc traceContext) Traceparent() string {
-	b := make([]byte, 0, traceparentLen)
-	b = append(b, "00-"...)
-	b = hex.AppendEncode(b, tc.TraceID[:])
-	b = append(b, '-')
-	b = hex.AppendEncode(b, tc.SpanID[:])
-	b = append(b, '-')
-	b = hex.AppendEncode(b, []byte{tc.Flags & traceFlagsKnown})
-	return string(b)
+	return fmt.Sprintf("00-%x-%x-%02x", tc.TraceID, tc.SpanID, tc.Flags&traceFlagsKnown)
 }
 
 // Tracestate returns the tracestate to send on with Traceparent: the
