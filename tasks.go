@@ -238,8 +238,7 @@ func taskResultBody(body any) ([]byte, error) {
 	out := make([]byte, 0, len(inner)+32)
 	out = append(out, `{"resultType":"complete"`...)
 	if len(inner) > 0 {
-		out = append(out, ',')
-		out = append(out, inner...)
+		out = append(append(out, ','), inner...)
 	}
 	return append(out, '}'), nil
 }

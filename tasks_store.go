@@ -109,8 +109,6 @@ const (
 // taskStatusNames spells the statuses on the wire, indexed by taskStatus.
 var taskStatusNames = [...]string{"working", "input_required", "completed", "failed", "cancelled"}
 
-func (st taskStatus) String() string { return taskStatusNames[st] }
-
 // terminal reports whether st is final.
 func (st taskStatus) terminal() bool { return st >= taskCompleted }
 
@@ -681,7 +679,7 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b = append(b, `"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
-	b = append(b, t.status.String()...)
+	b = append(b, taskStatusNames[t.status]...)
 	b = append(b, '"')
 	if t.message != "" {
 		b = append(b, `,"statusMessage":`...)
