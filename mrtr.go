@@ -172,12 +172,10 @@ func createMessage(key string, p samplingRequest) inputRequest {
 		return q
 	}
 	q.sampling = &p
-	params, err := json.Marshal(p)
-	if err != nil {
+	var err error
+	if q.params, err = json.Marshal(p); err != nil { // Metadata may hold what JSON cannot
 		q.err = fmt.Errorf("createMessage %q: %w", key, err)
-		return q
 	}
-	q.params = params
 	return q
 }
 
@@ -513,12 +511,11 @@ func missingCapabilityError(missing []string) *rpcError {
 	}
 }
 
-// compactJSON returns raw without insignificant space.
+// compactJSON returns raw, JSON that checkJSON accepted (so Compact cannot
+// fail), without insignificant space.
 func compactJSON(raw []byte) json.RawMessage {
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return json.RawMessage(raw)
-	}
+	json.Compact(&b, raw)
 	return b.Bytes()
 }
 
