@@ -277,9 +277,9 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, _, ok := s.tasks.get(id, req.caller.binding())
-	if !ok {
-		return result{}, taskNotFound(req.method)
+	body, _, err := s.tasks.get(id, req.caller.binding())
+	if err != nil {
+		return result{}, err
 	}
 	return result{body: body}, nil
 }

@@ -401,23 +401,20 @@ func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 }
 
 // get returns the task as tasks/get shows it (DetailedTask), its stored
-// values not copied, and whether it is final; ok is false when owner has
-// no such task.
-func (st *taskStore) get(id, owner string) (m storedMembers, terminal, ok bool) {
-	now := st.now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	t := st.lookupLocked(id, owner, now)
-	if t == nil {
-		return nil, false, false
-	}
-	return st.encodeLocked(t, true), t.status.terminal(), true
+// values not copied, and whether it is final; -32602 when owner has no
+// such task.
+func (st *taskStore) get(id, owner string) (m storedMembers, terminal bool, err error) {
+	err = st.withTask(id, owner, methodTasksGet, func(t *task, _ time.Time) (bool, error) {
+		m, terminal = st.encodeLocked(t, true), t.status.terminal()
+		return false, nil
+	})
+	return m, terminal, err
 }
 
 // detail is get for a notification, as one JSON object.
 func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
-	m, terminal, ok := st.get(id, owner)
-	return m.joinObject(), terminal, ok
+	m, terminal, err := st.get(id, owner)
+	return m.joinObject(), terminal, err == nil
 }
 
 // owned returns the ids, in order, that name a live task of owner.
