@@ -173,8 +173,8 @@ func newMetrics(s *server) *metrics {
 	m.setLimits(s)
 	m.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	m.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
-		n, _ := s.tasks.live()
-		return int64(n)
+		_, n := s.tasks.count.held("") // count agrees with the tasks held (taskStore)
+		return n
 	})
 	return m
 }

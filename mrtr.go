@@ -6,8 +6,7 @@
 // carries every answer so far, and the client's retry runs the handler
 // again from the top (docs/SECURITY.md, "requestState"). A classic client
 // is asked with real requests instead (classic_bridge.go); mayAsk gates
-// both. The parts: mrtr_state.go (requestState), mrtr_answers.go (the
-// client's answers), mrtr_form.go (the form schema).
+// both.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation,
@@ -20,6 +19,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -163,10 +163,8 @@ func createMessage(key string, p samplingRequest) inputRequest {
 		if m.Role != "user" && m.Role != "assistant" {
 			q.err = fmt.Errorf("createMessage %q: role %q is not user or assistant", key, m.Role)
 		}
-		if err := checkSamplingContent(m.Content); err != nil {
-			q.err = fmt.Errorf("createMessage %q: message %d: %w", key, i, err)
-		}
-		if err := checkMeta(m.Meta); err != nil {
+		// The last error found is reported.
+		if err := cmp.Or(checkMeta(m.Meta), checkSamplingContent(m.Content)); err != nil {
 			q.err = fmt.Errorf("createMessage %q: message %d: %w", key, i, err)
 		}
 	}
@@ -174,12 +172,10 @@ func createMessage(key string, p samplingRequest) inputRequest {
 		return q
 	}
 	q.sampling = &p
-	params, err := json.Marshal(p)
-	if err != nil {
+	var err error
+	if q.params, err = json.Marshal(p); err != nil { // Metadata may hold what JSON cannot
 		q.err = fmt.Errorf("createMessage %q: %w", key, err)
-		return q
 	}
-	q.params = params
 	return q
 }
 
@@ -287,13 +283,11 @@ type inputRound struct {
 
 // beginInput decodes the MRTR members of a modern tools/call, prompts/get
 // or resources/read: requestState is verified before any of it is parsed,
-// and inputResponses is read only for the keys that state says the last
-// round asked, each checked against its request; every other key is
-// ignored, as the spec asks of input the server does not need (without
-// requestState nothing was asked). Classic revisions define no MRTR
-// members: the bridge (classic_bridge.go) holds the same rule. The binding
-// is computed only where state is opened or sealed: hashing the arguments
-// would dominate an ordinary large call.
+// and inputResponses is read only for the keys it says the last round
+// asked, each checked against its request; other keys are ignored, as the
+// spec asks of input the server does not need. The binding is computed
+// only here and in sealing: hashing the arguments would dominate a large
+// call. Classic revisions: the bridge (classic_bridge.go), same rule.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
 func (s *server) beginInput(req *request) *rpcError {
 	var st statePayload
@@ -310,10 +304,9 @@ func (s *server) beginInput(req *request) *rpcError {
 	req.input.data = st.Data
 	answers := map[string]*inputResponse{}
 	for key, a := range st.Answers {
-		// Checked when accepted, and signed since.
+		// Checked when accepted, and signed since: only a changed parser fails.
 		resp, err := parseInputResponse(a.Method, "", nil, a.Value)
 		if err != nil {
-			// Only a changed parser gets here.
 			return invalidParams("invalid params: requestState answer %q: %v", key, err)
 		}
 		answers[key] = resp
@@ -327,9 +320,7 @@ func (s *server) beginInput(req *request) *rpcError {
 		for _, m := range members {
 			ask, asked := st.Asked[m.name]
 			if !asked {
-				// An earlier round's answer (the signed one wins), or
-				// never asked for: ignored.
-				continue
+				continue // an earlier round's (the signed one wins), or never asked
 			}
 			resp, err := parseInputResponse(ask.Method, ask.Mode, ask.Schema, m.value)
 			if err != nil {
@@ -396,49 +387,40 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 	if err != nil {
 		return result{}, err
 	}
-	next := statePayload{Data: need.data}
+	// Empty maps are left out of the payload as nil ones are (omitempty).
+	next := statePayload{Data: need.data, Answers: map[string]stateAnswer{}, Asked: map[string]stateAsk{}}
 	for key, a := range req.input.answers {
 		if seen[key] {
 			continue // asked again: the new answer replaces it
 		}
-		if next.Answers == nil {
-			next.Answers = map[string]stateAnswer{}
-		}
 		next.Answers[key] = stateAnswer{Method: a.Method, Value: a.raw}
 	}
-	var body bytes.Buffer
-	body.WriteByte('{')
+	body := []byte{'{'}
 	if len(need.requests) > 0 {
-		next.Asked = map[string]stateAsk{}
-		body.WriteString(`"inputRequests":{`)
+		body = append(body, `"inputRequests":{`...)
 		for i, q := range need.requests {
 			if i > 0 {
-				body.WriteByte(',')
+				body = append(body, ',')
 			}
 			// JSON strings, not Go's: a key built from data may hold bytes
 			// strconv.Quote spells \x7f or \a.
-			body.Write(appendJSONString(nil, q.key))
-			body.WriteString(`:{"method":`)
-			body.Write(appendJSONString(nil, q.method))
-			body.WriteString(`,"params":`)
-			body.Write(q.params)
-			body.WriteByte('}')
+			body = append(appendJSONString(body, q.key), `:{"method":`...)
+			body = append(appendJSONString(body, q.method), `,"params":`...)
+			body = append(append(body, q.params...), '}')
 			ask := stateAsk{Method: q.method, Schema: q.schema}
 			if q.mode == elicitModeURL {
 				ask.Mode = q.mode // a form is known by its schema
 			}
 			next.Asked[q.key] = ask
 		}
-		body.WriteString(`},`)
+		body = append(body, `},`...)
 	}
 	token, err := s.states.seal(next, requestBinding(req))
 	if err != nil {
 		return result{}, err
 	}
-	body.WriteString(`"requestState":`)
-	body.WriteString(strconv.Quote(token))
-	body.WriteByte('}')
-	return result{body: json.RawMessage(body.Bytes()), inputRequired: true}, nil
+	body = strconv.AppendQuote(append(body, `"requestState":`...), token)
+	return result{body: json.RawMessage(append(body, '}')), inputRequired: true}, nil
 }
 
 // clientCapsSet is what this server reads of ClientCapabilities.
@@ -463,18 +445,9 @@ func clientCaps(raw []byte) clientCapsSet {
 		switch m.name {
 		case "elicitation":
 			modes, _ := objectMembers(m.value)
-			named := false // a mode is named at all
-			for _, mode := range modes {
-				switch mode.name {
-				case elicitModeForm:
-					named, c.elicitForm = true, jsonKind(mode.value) == '{'
-				case elicitModeURL:
-					named, c.elicitURL = true, jsonKind(mode.value) == '{'
-				}
-			}
-			if !named {
-				c.elicitForm = true
-			}
+			form, url := memberValue(modes, elicitModeForm), memberValue(modes, elicitModeURL)
+			c.elicitForm = jsonKind(form) == '{' || form == nil && url == nil
+			c.elicitURL = jsonKind(url) == '{'
 		case "sampling":
 			c.sampling = true
 		case "roots":
@@ -538,12 +511,11 @@ func missingCapabilityError(missing []string) *rpcError {
 	}
 }
 
-// compactJSON returns raw without insignificant space.
+// compactJSON returns raw, JSON that checkJSON accepted (so Compact cannot
+// fail), without insignificant space.
 func compactJSON(raw []byte) json.RawMessage {
 	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return json.RawMessage(raw)
-	}
+	json.Compact(&b, raw)
 	return b.Bytes()
 }
 

@@ -22,9 +22,6 @@ import (
 // one by case folding are refused. Without mode and schema (an answer read
 // back from a verified requestState) only the shape is checked.
 func parseInputResponse(method, mode string, schema, raw []byte) (*inputResponse, error) {
-	if jsonKind(raw) != '{' {
-		return nil, errors.New("must be an object")
-	}
 	members, err := objectMembers(raw)
 	if err != nil {
 		return nil, errors.New("must be an object")
@@ -70,15 +67,7 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 	if err := checkNames(members, "action", "content"); err != nil {
 		return err
 	}
-	var content []byte
-	for _, m := range members {
-		switch m.name {
-		case "action":
-			a.Action, _ = jsonString(m.value)
-		case "content":
-			content = m.value
-		}
-	}
+	a.Action, _ = jsonString(memberValue(members, "action"))
 	switch a.Action {
 	case actionAccept:
 	case actionDecline, actionCancel:
@@ -89,21 +78,19 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 	if mode == elicitModeURL {
 		return nil
 	}
+	// The schema passed parseRequestedSchema when the request was built
+	// (elicitForm); it is nil for an answer read back from requestState.
+	fields, _ := parseRequestedSchema(schema)
+	content := memberValue(members, "content")
 	if content == nil || jsonKind(content) == 'n' {
-		if schema != nil {
-			fields, _ := parseRequestedSchema(schema)
-			if slices.ContainsFunc(fields, func(f formField) bool { return f.required }) {
-				return errors.New("accepted form result has no content")
-			}
+		if slices.ContainsFunc(fields, func(f formField) bool { return f.required }) {
+			return errors.New("accepted form result has no content")
 		}
 		return nil
 	}
-	if jsonKind(content) != '{' {
-		return errors.New("elicitation content must be an object")
-	}
 	dec := json.NewDecoder(bytes.NewReader(content))
 	dec.UseNumber()
-	if err := dec.Decode(&a.Content); err != nil {
+	if err := dec.Decode(&a.Content); err != nil { // not an object
 		return errors.New("elicitation content must be an object")
 	}
 	for name, v := range a.Content {
@@ -112,10 +99,6 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 		}
 	}
 	if schema != nil {
-		fields, err := parseRequestedSchema(schema)
-		if err != nil {
-			return err
-		}
 		return checkFormContent(fields, a.Content)
 	}
 	return nil
@@ -144,22 +127,12 @@ func (a *inputResponse) parseCreateMessage(members []member) error {
 	if err := checkNames(members, "role", "content", "model", "stopReason"); err != nil {
 		return err
 	}
-	var content []byte
-	hasModel := false
-	for _, m := range members {
-		switch m.name {
-		case "role":
-			a.Role, _ = jsonString(m.value)
-		case "model":
-			a.Model, hasModel = jsonString(m.value)
-		case "stopReason":
-			var ok bool
-			if a.StopReason, ok = jsonString(m.value); !ok && jsonKind(m.value) != 'n' {
-				return errors.New("sampling result stopReason must be a string")
-			}
-		case "content":
-			content = m.value
-		}
+	var hasModel, ok bool
+	a.Role, _ = jsonString(memberValue(members, "role"))
+	a.Model, hasModel = jsonString(memberValue(members, "model"))
+	stop := memberValue(members, "stopReason")
+	if a.StopReason, ok = jsonString(stop); !ok && stop != nil && jsonKind(stop) != 'n' {
+		return errors.New("sampling result stopReason must be a string")
 	}
 	if a.Role != "assistant" && a.Role != "user" {
 		return errors.New(`sampling result needs role "assistant" or "user"`)
@@ -168,7 +141,7 @@ func (a *inputResponse) parseCreateMessage(members []member) error {
 		return errors.New("sampling result needs a model string")
 	}
 	var blocks []json.RawMessage
-	switch jsonKind(content) {
+	switch content := memberValue(members, "content"); jsonKind(content) {
 	case '{':
 		blocks = []json.RawMessage{content}
 	case '[':
@@ -184,16 +157,8 @@ func (a *inputResponse) parseCreateMessage(members []member) error {
 		if err != nil {
 			return errors.New("sampling result content blocks must be objects")
 		}
-		var typ, txt string
-		hasType, hasText := false, false
-		for _, f := range fields {
-			switch f.name {
-			case "type":
-				typ, hasType = jsonString(f.value)
-			case "text":
-				txt, hasText = jsonString(f.value)
-			}
-		}
+		typ, hasType := jsonString(memberValue(fields, "type"))
+		txt, hasText := jsonString(memberValue(fields, "text"))
 		if !hasType {
 			return errors.New("sampling result content block needs a type")
 		}
@@ -214,12 +179,7 @@ func (a *inputResponse) parseRoots(members []member) error {
 	if err := checkNames(members, "roots"); err != nil {
 		return err
 	}
-	var list []byte
-	for _, m := range members {
-		if m.name == "roots" {
-			list = m.value
-		}
-	}
+	list := memberValue(members, "roots")
 	if jsonKind(list) != '[' {
 		return errors.New("roots result needs a roots array")
 	}
@@ -233,20 +193,12 @@ func (a *inputResponse) parseRoots(members []member) error {
 		if err != nil {
 			return errors.New("each root must be an object")
 		}
-		var r root
-		hasURI := false
-		for _, f := range fields {
-			switch f.name {
-			case "uri":
-				r.URI, hasURI = jsonString(f.value)
-			case "name":
-				r.Name, _ = jsonString(f.value)
-			}
-		}
-		if !hasURI || !strings.HasPrefix(r.URI, "file://") {
+		uri, hasURI := jsonString(memberValue(fields, "uri"))
+		if !hasURI || !strings.HasPrefix(uri, "file://") {
 			return errors.New("each root needs a file:// uri")
 		}
-		a.Roots = append(a.Roots, r)
+		name, _ := jsonString(memberValue(fields, "name"))
+		a.Roots = append(a.Roots, root{URI: uri, Name: name})
 	}
 	return nil
 }

@@ -99,11 +99,7 @@ func parseFormField(name string, raw []byte) (formField, error) {
 	if err != nil {
 		return f, fmt.Errorf("requestedSchema property %q must be an object", name)
 	}
-	for _, m := range members {
-		if m.name == "type" {
-			f.typ, _ = jsonString(m.value)
-		}
-	}
+	f.typ, _ = jsonString(memberValue(members, "type"))
 	allowed := map[string][]string{
 		"string":  {"minLength", "maxLength", "format", "enum", "enumNames", "oneOf"},
 		"number":  {"minimum", "maximum"},
@@ -146,12 +142,11 @@ func parseFormField(name string, raw []byte) (formField, error) {
 	return f, nil
 }
 
-// keyword reads one type-specific keyword of a form field.
+// keyword reads one type-specific keyword of a form field; the caller
+// reports any error as the keyword's.
 func (f *formField) keyword(kw string, v []byte) error {
 	intValue := func() (int, error) {
-		if !isJSONInteger(v) {
-			return 0, errors.New("not an integer")
-		}
+		// v is checked JSON: Atoi takes exactly its integers.
 		n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
 		if err != nil || n < 0 {
 			return 0, errors.New("not a count")
@@ -181,8 +176,7 @@ func (f *formField) keyword(kw string, v []byte) error {
 	case "enum":
 		err = json.Unmarshal(v, &f.options)
 	case "enumNames":
-		var names []string
-		err = json.Unmarshal(v, &names)
+		err = json.Unmarshal(v, new([]string))
 	case "oneOf":
 		f.options, err = titledOptions(v)
 	case "items":
@@ -271,10 +265,7 @@ func (f *formField) check(v any) error {
 			return errors.New("is not one of the options")
 		}
 	case "number", "integer":
-		num, ok := v.(json.Number)
-		if !ok {
-			return fmt.Errorf("must be a %s", f.typ)
-		}
+		num, _ := v.(json.Number) // "" when v is no number, which Float64 refuses
 		x, err := num.Float64()
 		if err != nil || (f.typ == "integer" && x != math.Trunc(x)) {
 			return fmt.Errorf("must be a %s", f.typ)

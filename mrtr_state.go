@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -71,13 +72,11 @@ func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stat
 		mac.Write([]byte(serverName + " requestState v1"))
 		return mac.Sum(nil)
 	})
-	if ttl <= 0 {
-		ttl = defaultStateTTL
-	}
 	if now == nil {
 		now = time.Now
 	}
-	return stateSealer{key: key, random: random, ttl: ttl, now: now}
+	// 0 is unset; -state-ttl cannot be negative (run refuses it).
+	return stateSealer{key: key, random: random, ttl: cmp.Or(ttl, defaultStateTTL), now: now}
 }
 
 // statePayload is the signed content of a requestState: JSON, as it is
@@ -200,9 +199,6 @@ func canonicalJSON(raw []byte) []byte {
 	if err := dec.Decode(&v); err != nil {
 		return raw // rejected later by the handler; bind the bytes as sent
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
+	out, _ := json.Marshal(v) // decoded JSON (json.Number included) always encodes
 	return out
 }

@@ -1,11 +1,9 @@
 // The tasks extension (io.modelcontextprotocol/tasks): a modern tools/call
-// the server runs in the background answers CreateTaskResult at once; the
-// client follows it with tasks/get (or notifications/tasks on a listen),
-// answers its input requests with tasks/update and stops it with
-// tasks/cancel. Inside a task req.NeedInput moves it to input_required
-// and the handler runs again from the top with the answers, as for MRTR.
-// This file holds the decision, the handlers and the runner; the store,
-// its bounds and a task's wire form are tasks_store.go. docs/GAPS.md
+// run in the background answers CreateTaskResult at once; the client
+// follows it with tasks/get (or notifications/tasks on a listen), answers
+// its input requests with tasks/update and stops it with tasks/cancel.
+// Inside a task req.NeedInput moves it to input_required and the handler
+// runs again from the top with the answers, as for MRTR. docs/GAPS.md
 // ("Tasks") records the choices.
 //
 // Spec: SEP-2663 (the tasks extension), ../shared/spec/seps/2663-tasks-extension.md;
@@ -143,10 +141,9 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 	return result{body: json.RawMessage(seed), task: true}, true, nil
 }
 
-// runTask drives t's handler inside task tk, as bridgeInput does for a
-// classic client: each round the handler asks for input, the task waits
-// for tasks/update's answers and the handler runs again from the top, up
-// to maxBridgeRounds rounds. The outcome is the task's final state.
+// runTask drives t's handler inside task tk as bridgeInput does for a
+// classic client, the answers coming from tasks/update, up to
+// maxBridgeRounds rounds; the outcome is the task's final state.
 func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 	for round := 1; ; round++ {
 		res, err := s.callInTask(ctx, t, r)
@@ -223,9 +220,8 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 }
 
 // taskResultBody returns the CallToolResult as the request would have,
-// resultType included (the dispatcher stamps it on a response). Anything
-// but a toolBody or an encoded JSON object is an error, not an empty
-// result that would hide the fault.
+// resultType included; anything but a toolBody or an encoded JSON object
+// is an error, not an empty result that would hide the fault.
 // [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
 func taskResultBody(body any) ([]byte, error) {
 	if tool, ok := body.(*toolBody); ok {
@@ -242,14 +238,12 @@ func taskResultBody(body any) ([]byte, error) {
 	out := make([]byte, 0, len(inner)+32)
 	out = append(out, `{"resultType":"complete"`...)
 	if len(inner) > 0 {
-		out = append(out, ',')
-		out = append(out, inner...)
+		out = append(append(out, ','), inner...)
 	}
 	return append(out, '}'), nil
 }
 
-// taskNotFound is the answer for a task id that names no task of the
-// caller: unknown, expired, or another principal's, all alike.
+// taskNotFound answers a task id unknown, expired or another principal's, alike.
 // [§Protocol Errors]: SEP-2663, "Invalid or nonexistent taskId: -32602"
 func taskNotFound(method string) *rpcError {
 	return invalidParams("%s: task not found", method)
@@ -283,9 +277,9 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 	if rerr != nil {
 		return result{}, rerr
 	}
-	body, ok := s.tasks.get(id, req.caller.binding())
-	if !ok {
-		return result{}, taskNotFound(req.method)
+	body, _, err := s.tasks.get(id, req.caller.binding())
+	if err != nil {
+		return result{}, err
 	}
 	return result{body: body}, nil
 }
@@ -304,10 +298,7 @@ func (s *server) handleTasksUpdate(ctx context.Context, req *request) (result, e
 	case jsonKind(raw) != '{':
 		return result{}, invalidParams("invalid params: inputResponses must be an object")
 	}
-	if rerr := s.tasks.update(id, req.caller.binding(), raw); rerr != nil {
-		return result{}, rerr
-	}
-	return result{}, nil
+	return result{}, s.tasks.update(id, req.caller.binding(), raw)
 }
 
 // handleTasksCancel answers tasks/cancel, for a finished task too.
@@ -317,10 +308,7 @@ func (s *server) handleTasksCancel(ctx context.Context, req *request) (result, e
 	if rerr != nil {
 		return result{}, rerr
 	}
-	if rerr := s.tasks.cancelTask(id, req.caller.binding()); rerr != nil {
-		return result{}, rerr
-	}
-	return result{}, nil
+	return result{}, s.tasks.cancelTask(id, req.caller.binding())
 }
 
 // publishTask tells the listens watching task id that its state changed.

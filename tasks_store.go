@@ -1,14 +1,14 @@
-// The task store: every task this process holds, bounded in count and
-// bytes (in total and per caller share), bound to the caller that created
-// it (caller.binding), kept for its ttlMs once ended, and ended at
-// shutdown; tasks.go serves the protocol over it. Tasks live in memory,
-// in one process (docs/GAPS.md, "Tasks").
+// The task store: every task this process holds, in memory, bounded in
+// count and bytes (in total and per caller share), bound to its creator
+// (caller.binding), kept for its ttlMs once ended, and ended at shutdown
+// (docs/GAPS.md, "Tasks"); tasks.go serves the protocol over it.
 //
 // Spec: SEP-2663 (io.modelcontextprotocol/tasks), ../shared/spec/seps/2663-tasks-extension.md.
 
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -37,8 +37,8 @@ const (
 	defaultMaxTasks = 1024
 
 	// defaultMaxTaskBytes bounds what one task holds (arguments, input
-	// requests and answers, result): the largest message, so an argument
-	// that fits a request fits a task.
+	// requests and answers, result): the largest message, so what fits a
+	// request fits a task.
 	defaultMaxTaskBytes = 4 << 20
 
 	// defaultMaxTaskBytesTotal bounds what all tasks hold together.
@@ -109,8 +109,6 @@ const (
 // taskStatusNames spells the statuses on the wire, indexed by taskStatus.
 var taskStatusNames = [...]string{"working", "input_required", "completed", "failed", "cancelled"}
 
-func (st taskStatus) String() string { return taskStatusNames[st] }
-
 // terminal reports whether st is final.
 func (st taskStatus) terminal() bool { return st >= taskCompleted }
 
@@ -170,21 +168,12 @@ type taskStore struct {
 // share holds clientShare percent, now (nil: time.Now) is its clock, and
 // changed publishes a task's new state.
 func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
-	if cfg.ttl <= 0 {
-		cfg.ttl = defaultTaskTTL
-	}
-	if cfg.timeout <= 0 {
-		cfg.timeout = defaultTaskTimeout
-	}
-	if cfg.maxTasks <= 0 {
-		cfg.maxTasks = defaultMaxTasks
-	}
-	if cfg.maxBytes <= 0 {
-		cfg.maxBytes = defaultMaxTaskBytes
-	}
-	if cfg.maxTotalBytes <= 0 {
-		cfg.maxTotalBytes = defaultMaxTaskBytesTotal
-	}
+	// Zero is unset; the flags cannot be negative (taskConfig.check).
+	cfg.ttl = cmp.Or(cfg.ttl, defaultTaskTTL)
+	cfg.timeout = cmp.Or(cfg.timeout, defaultTaskTimeout)
+	cfg.maxTasks = cmp.Or(cfg.maxTasks, defaultMaxTasks)
+	cfg.maxBytes = cmp.Or(cfg.maxBytes, defaultMaxTaskBytes)
+	cfg.maxTotalBytes = cmp.Or(cfg.maxTotalBytes, defaultMaxTaskBytesTotal)
 	if now == nil {
 		now = time.Now
 	}
@@ -223,16 +212,16 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	// [§Security Implications]: SEP-2663, "Task ID unguessability"
 	id := newScopedID(st.replica)
 	now := st.now()
-	size += taskRecordBytes
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
 		return nil, nil, newError(codeServerBusy, "server busy: shutting down, no new task")
 	}
 	st.sweepLocked(now)
-	if size-taskRecordBytes > st.cfg.maxBytes {
+	if size > st.cfg.maxBytes {
 		return nil, nil, st.tooLarge(taskLimitTask, "tools/call: the task's arguments")
 	}
+	size += taskRecordBytes
 	if rerr := st.roomLocked(c.share, now); rerr != nil {
 		return nil, nil, rerr
 	}
@@ -243,9 +232,8 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	runCtx, cancel := context.WithCancelCause(st.base)
 	runCtx, stopTimer := context.WithTimeoutCause(runCtx, st.cfg.timeout, &taskTimeout{after: st.cfg.timeout})
 	t := &task{id: id, owner: c.binding(), share: c.share, createdAt: now, updatedAt: now,
-		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size}
+		wake: make(chan struct{}, 1), wires: map[string]bool{}, size: size, message: "the task is running"}
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
-	t.message = "the task is running"
 	st.tasks[id] = t
 	seed := st.encodeLocked(t, false).joinObject()
 	// A run past -task-timeout fails even if its handler ignores its
@@ -413,31 +401,20 @@ func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 }
 
 // get returns the task as tasks/get shows it (DetailedTask), its stored
-// values not copied, or false when owner has no such task.
-func (st *taskStore) get(id, owner string) (storedMembers, bool) {
-	now := st.now()
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	t := st.lookupLocked(id, owner, now)
-	if t == nil {
-		return nil, false
-	}
-	return st.encodeLocked(t, true), true
+// values not copied, and whether it is final; -32602 when owner has no
+// such task.
+func (st *taskStore) get(id, owner string) (m storedMembers, terminal bool, err error) {
+	err = st.withTask(id, owner, methodTasksGet, func(t *task, _ time.Time) (bool, error) {
+		m, terminal = st.encodeLocked(t, true), t.status.terminal()
+		return false, nil
+	})
+	return m, terminal, err
 }
 
-// detail is get for a notification, which also says whether it is final.
+// detail is get for a notification, as one JSON object.
 func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
-	now := st.now()
-	st.mu.Lock()
-	t := st.lookupLocked(id, owner, now)
-	if t == nil {
-		st.mu.Unlock()
-		return nil, false, false
-	}
-	m := st.encodeLocked(t, true)
-	terminal = t.status.terminal()
-	st.mu.Unlock()
-	return m.joinObject(), terminal, true
+	m, terminal, err := st.get(id, owner)
+	return m.joinObject(), terminal, err == nil
 }
 
 // owned returns the ids, in order, that name a live task of owner.
@@ -454,93 +431,89 @@ func (st *taskStore) owned(ids []string, owner string) []string {
 	return out
 }
 
-// update applies a tasks/update's inputResponses (raw): an answer under a
-// key the task waits for is checked and kept, others are ignored, and a
-// malformed one refuses the whole update (-32602). The answers are applied
-// before update returns; once none is outstanding the task works again.
-// [§Task Update Requests]: SEP-2663, section Task Update Requests
-func (st *taskStore) update(id, owner string, raw []byte) *rpcError {
+// withTask runs f on owner's task id under mu (-32602 when there is none)
+// and, when f changed the task, publishes it once mu is released.
+func (st *taskStore) withTask(id, owner, method string, f func(t *task, now time.Time) (bool, error)) error {
 	now := st.now()
 	st.mu.Lock()
 	t := st.lookupLocked(id, owner, now)
 	if t == nil {
 		st.mu.Unlock()
-		return taskNotFound(methodTasksUpdate)
+		return taskNotFound(method)
 	}
-	if t.status != taskInputRequired {
-		st.mu.Unlock()
-		return nil // nothing outstanding: every answer is ignored
-	}
-	members, _ := objectMembers(raw)
-	got := map[string]*inputResponse{} // by wire key
-	size := t.size
-	for _, m := range members {
-		i := slices.IndexFunc(t.asks, func(a taskAsk) bool { return a.wire == m.name })
-		if i < 0 {
-			continue // never issued, already answered or superseded
-		}
-		resp, err := parseInputResponse(t.asks[i].q.method, t.asks[i].q.mode, t.asks[i].q.schema, m.value)
-		if err != nil {
-			st.mu.Unlock()
-			return invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
-		}
-		got[m.name] = resp
-		size += int64(len(resp.raw))
-	}
-	if len(got) == 0 {
-		st.mu.Unlock()
-		return nil
-	}
-	if limit := st.resizeLocked(t, size); limit != taskLimitNone {
-		st.mu.Unlock()
-		if limit == taskLimitTask {
-			return invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
-		}
-		return st.tooLarge(limit, "tasks/update: the answers")
-	}
-	if t.answers == nil {
-		t.answers = map[string]*inputResponse{}
-	}
-	for _, a := range t.asks {
-		if resp := got[a.wire]; resp != nil {
-			t.answers[a.q.key] = resp // keys are unique in a round (mayAsk)
-		}
-	}
-	t.asks = slices.DeleteFunc(t.asks, func(a taskAsk) bool { return got[a.wire] != nil })
-	t.updatedAt = now
-	if len(t.asks) == 0 {
-		t.status, t.message = taskWorking, "the task is running"
-		select {
-		case t.wake <- struct{}{}:
-		default:
-		}
-	}
+	changed, err := f(t, now)
 	st.mu.Unlock()
-	st.changed(id)
-	return nil
+	if changed {
+		st.changed(id)
+	}
+	return err
+}
+
+// update applies a tasks/update's inputResponses (raw): an answer under a
+// key the task waits for is checked and kept, others are ignored, and a
+// malformed one refuses the whole update (-32602). The answers are applied
+// before update returns; once none is outstanding the task works again.
+// [§Task Update Requests]: SEP-2663, section Task Update Requests
+func (st *taskStore) update(id, owner string, raw []byte) error {
+	return st.withTask(id, owner, methodTasksUpdate, func(t *task, now time.Time) (bool, error) {
+		if t.status != taskInputRequired {
+			return false, nil // nothing outstanding: every answer is ignored
+		}
+		members, _ := objectMembers(raw)
+		got := map[string]*inputResponse{} // by wire key
+		size := t.size
+		for _, m := range members {
+			i := slices.IndexFunc(t.asks, func(a taskAsk) bool { return a.wire == m.name })
+			if i < 0 {
+				continue // never issued, already answered or superseded
+			}
+			q := t.asks[i].q
+			resp, err := parseInputResponse(q.method, q.mode, q.schema, m.value)
+			if err != nil {
+				return false, invalidParams("invalid params: inputResponses[%q]: %v", m.name, err)
+			}
+			got[m.name] = resp
+			size += int64(len(resp.raw))
+		}
+		if len(got) == 0 {
+			return false, nil
+		}
+		if limit := st.resizeLocked(t, size); limit == taskLimitTask {
+			return false, invalidParams("invalid params: inputResponses: the task would hold more than %d bytes", st.cfg.maxBytes)
+		} else if limit != taskLimitNone {
+			return false, st.tooLarge(limit, "tasks/update: the answers")
+		}
+		for _, a := range t.asks {
+			if resp := got[a.wire]; resp != nil {
+				t.answers[a.q.key] = resp // keys are unique in a round (mayAsk)
+			}
+		}
+		t.asks = slices.DeleteFunc(t.asks, func(a taskAsk) bool { return got[a.wire] != nil })
+		t.updatedAt = now
+		if len(t.asks) == 0 {
+			t.status, t.message = taskWorking, "the task is running"
+			select {
+			case t.wake <- struct{}{}:
+			default:
+			}
+		}
+		return true, nil
+	})
 }
 
 // cancelTask applies a tasks/cancel: a task running or waiting is
 // cancelled at once (what its handler returns later is discarded); a
 // finished one is left as it is.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
-func (st *taskStore) cancelTask(id, owner string) *rpcError {
-	now := st.now()
-	st.mu.Lock()
-	t := st.lookupLocked(id, owner, now)
-	if t == nil {
-		st.mu.Unlock()
-		return taskNotFound(methodTasksCancel)
-	}
-	if t.status.terminal() {
-		st.mu.Unlock()
-		return nil
-	}
-	st.endLocked(t, taskCancelled, "the task was cancelled", nil, nil, now)
-	st.mu.Unlock()
-	t.cancel(errTaskCancelled)
-	st.changed(id)
-	return nil
+func (st *taskStore) cancelTask(id, owner string) error {
+	return st.withTask(id, owner, methodTasksCancel, func(t *task, now time.Time) (bool, error) {
+		if t.status.terminal() {
+			return false, nil
+		}
+		st.endLocked(t, taskCancelled, "the task was cancelled", nil, nil, now)
+		t.cancel(errTaskCancelled) // as removeLocked does, under mu
+		return true, nil
+	})
 }
 
 // endLocked makes t terminal and starts its retention (-task-ttl). The
@@ -596,7 +569,7 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return st.tooLarge(limit, "tools/call: the task's input requests")
 	}
-	t.asks, t.asksSize, t.answers = asks, asksSize, nil
+	t.asks, t.asksSize, t.answers = asks, asksSize, map[string]*inputResponse{} // update fills it
 	t.status, t.message, t.updatedAt = taskInputRequired, "the task is waiting for input (tasks/update)", now
 	st.mu.Unlock()
 	st.changed(t.id)
@@ -621,17 +594,14 @@ func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*input
 	return answers, nil
 }
 
-// finish makes t terminal: completed with result (a CallToolResult), or
-// failed or cancelled with rerr. An outcome past a byte budget is
-// replaced by tooLarge's error. The first end wins: a result arriving
-// after tasks/cancel, a timeout or shutdown is discarded.
+// finish makes t terminal: completed with result (a CallToolResult),
+// failed with rerr, or cancelled with neither. An outcome past a byte
+// budget is replaced by tooLarge's error. The first end wins: a result
+// arriving after tasks/cancel, a timeout or shutdown is discarded.
 func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpcError) {
 	var errBody []byte
-	if status != taskCompleted {
-		result = nil
-		if rerr != nil {
-			errBody = marshalError(rerr)
-		}
+	if rerr != nil {
+		errBody = marshalError(rerr)
 	}
 	result = compactLine(result) // stored values are written as they are (storedMembers)
 	now := st.now()
@@ -693,14 +663,6 @@ func (st *taskStore) shutdown() {
 	st.wait()
 }
 
-// live returns the number of tasks held and the bytes they hold.
-func (st *taskStore) live() (count int, bytes int64) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	_, held := st.bytes.held("")
-	return len(st.tasks), held
-}
-
 // taskTimestamp is createdAt's and lastUpdatedAt's ISO 8601 form.
 const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
@@ -714,7 +676,7 @@ func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b = append(b, `"taskId":`...)
 	b = appendJSONString(b, t.id)
 	b = append(b, `,"status":"`...)
-	b = append(b, t.status.String()...)
+	b = append(b, taskStatusNames[t.status]...)
 	b = append(b, '"')
 	if t.message != "" {
 		b = append(b, `,"statusMessage":`...)

@@ -19,6 +19,15 @@ import (
 	"time"
 )
 
+// live returns the number of tasks st holds and the bytes they hold, read
+// together under st's lock.
+func (st *taskStore) live() (count int, bytes int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, held := st.bytes.held("")
+	return len(st.tasks), held
+}
+
 // testTasksWire is the tasks part of the test registry.
 const testTasksWire = `{"tools":[
 {"name":"job","description":"Works for the given number of seconds; a task when the client declares the extension.","inputSchema":{"type":"object","properties":{"seconds":{"type":"integer","minimum":0},"label":{"type":"string"}},"required":["seconds"]}},
@@ -521,7 +530,7 @@ func TestTaskErrorBodies(t *testing.T) {
 				t.Fatal(rerr)
 			}
 			synctest.Wait()
-			body, _ := s.tasks.get(tk.id, "")
+			body, _, _ := s.tasks.get(tk.id, "")
 			task := mustDecode(t, string(body.joinObject()))
 			msg, _ := task["statusMessage"].(string)
 			if jsonPath(task, "error.message") != tt.wantError || len(msg) != tt.wantStatusBytes {

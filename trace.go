@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -59,10 +60,9 @@ type traceContext struct {
 // outlives the request that created it, so it gets a span of its own.
 // TestTraceOfATask.
 func (tc traceContext) child() traceContext {
-	c := tc
-	c.ParentID, c.Remote = tc.SpanID, true
-	putRandomID(c.SpanID[:])
-	return c
+	tc.ParentID, tc.Remote = tc.SpanID, true
+	putRandomID(tc.SpanID[:])
+	return tc
 }
 
 // traceFlagsKnown are the trace-flags bits W3C defines (sampled, random);
@@ -77,20 +77,15 @@ const traceFlagsKnown = 0x03
 // [§Processing Model]: https://www.w3.org/TR/trace-context/#processing-model
 func newTraceContext(metaParent, metaState, carriedParent, carriedState string) traceContext {
 	var tc traceContext
-	ok := false
-	if metaParent != "" {
-		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(metaParent); ok && validTracestate(metaState) {
-			tc.State = metaState
+	for _, src := range [][2]string{{metaParent, metaState}, {carriedParent, carriedState}} {
+		if tc.TraceID, tc.ParentID, tc.Flags, tc.Remote = parseTraceparent(src[0]); tc.Remote {
+			if validTracestate(src[1]) {
+				tc.State = src[1]
+			}
+			break
 		}
 	}
-	if !ok && carriedParent != "" {
-		if tc.TraceID, tc.ParentID, tc.Flags, ok = parseTraceparent(carriedParent); ok && validTracestate(carriedState) {
-			tc.State = carriedState
-		}
-	}
-	if ok {
-		tc.Remote = true
-	} else {
+	if !tc.Remote {
 		tc = traceContext{}
 		putRandomID(tc.TraceID[:])
 	}
@@ -105,20 +100,10 @@ func putRandomID(id []byte) {
 		for i := 0; i+8 <= len(id); i += 8 {
 			binary.LittleEndian.PutUint64(id[i:], rand.Uint64())
 		}
-		if !allZero(id) {
+		if slices.ContainsFunc(id, func(c byte) bool { return c != 0 }) {
 			return
 		}
 	}
-}
-
-// allZero reports whether every byte of b is zero.
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // parseTraceparent reads a traceparent: lowercase hex fields separated by
@@ -140,7 +125,7 @@ func parseTraceparent(s string) (traceID [16]byte, parentID [8]byte, flags byte,
 	}
 	var f [1]byte
 	if !lowerHex(traceID[:], s[3:35]) || !lowerHex(parentID[:], s[36:52]) || !lowerHex(f[:], s[53:55]) ||
-		allZero(traceID[:]) || allZero(parentID[:]) {
+		traceID == [16]byte{} || parentID == [8]byte{} {
 		return traceID, parentID, 0, false
 	}
 	return traceID, parentID, f[0], true
@@ -162,28 +147,21 @@ func lowerHex(dst []byte, s string) bool {
 // twice, at most maxTracestateBytes in all.
 // [§tracestate Header]: https://www.w3.org/TR/trace-context/#tracestate-header
 func validTracestate(s string) bool {
-	if s == "" {
-		return true
-	}
 	if len(s) > maxTracestateBytes {
 		return false
 	}
-	var keys [maxTracestateMembers]string
-	n := 0
+	keys := make([]string, 0, maxTracestateMembers)
 	for member := range strings.SplitSeq(s, ",") {
 		member = strings.Trim(member, " \t")
 		if member == "" {
 			continue
 		}
 		key, value, found := strings.Cut(member, "=")
-		if !found || !validTracestateKey(key) || !validTracestateValue(value) || n == maxTracestateMembers {
+		if !found || !validTracestateKey(key) || !validTracestateValue(value) ||
+			len(keys) == maxTracestateMembers || slices.Contains(keys, key) {
 			return false
 		}
-		if slices.Contains(keys[:n], key) {
-			return false
-		}
-		keys[n] = key
-		n++
+		keys = append(keys, key)
 	}
 	return true
 }
@@ -194,19 +172,9 @@ func validTracestate(s string) bool {
 // letter or digit; system: up to 14 starting with a letter).
 // [§Key]: https://www.w3.org/TR/trace-context/#key
 func validTracestateKey(key string) bool {
-	keyChar := func(c byte) bool {
-		return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '*' || c == '/'
-	}
 	run := func(s string, maxLen int, digitFirst bool) bool {
-		if s == "" || len(s) > maxLen || !('a' <= s[0] && s[0] <= 'z' || digitFirst && '0' <= s[0] && s[0] <= '9') {
-			return false
-		}
-		for i := 1; i < len(s); i++ {
-			if !keyChar(s[i]) {
-				return false
-			}
-		}
-		return true
+		return s != "" && len(s) <= maxLen && ('a' <= s[0] && s[0] <= 'z' || digitFirst && '0' <= s[0] && s[0] <= '9') &&
+			strings.Trim(s[1:], "abcdefghijklmnopqrstuvwxyz0123456789_-*/") == ""
 	}
 	tenant, system, multi := strings.Cut(key, "@")
 	if !multi {
@@ -219,15 +187,9 @@ func validTracestateKey(key string) bool {
 // ASCII characters other than comma and equals, the last not a space.
 // [§Value]: https://www.w3.org/TR/trace-context/#value
 func validTracestateValue(v string) bool {
-	if v == "" || len(v) > 256 || v[len(v)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c > 0x7e || c == ',' || c == '=' {
-			return false
-		}
-	}
-	return true
+	// Invalid UTF-8 decodes as U+FFFD, outside ASCII too.
+	return v != "" && len(v) <= 256 && v[len(v)-1] != ' ' &&
+		!strings.ContainsFunc(v, func(c rune) bool { return c < 0x20 || c > 0x7e || c == ',' || c == '=' })
 }
 
 // TraceIDString returns the trace id as 32 lowercase hex digits.
@@ -240,14 +202,7 @@ func (tc traceContext) SpanIDString() string { return hex.EncodeToString(tc.Span
 // makes for this request: version 00, this trace, the server's span as the
 // parent, the client's known flags.
 func (tc traceContext) Traceparent() string {
-	b := make([]byte, 0, traceparentLen)
-	b = append(b, "00-"...)
-	b = hex.AppendEncode(b, tc.TraceID[:])
-	b = append(b, '-')
-	b = hex.AppendEncode(b, tc.SpanID[:])
-	b = append(b, '-')
-	b = hex.AppendEncode(b, []byte{tc.Flags & traceFlagsKnown})
-	return string(b)
+	return fmt.Sprintf("00-%x-%x-%02x", tc.TraceID, tc.SpanID, tc.Flags&traceFlagsKnown)
 }
 
 // Tracestate returns the tracestate to send on with Traceparent: the
@@ -266,9 +221,8 @@ func (r *request) context(parent context.Context) context.Context {
 // traceFromContext returns the trace context of the request ctx belongs
 // to; ok is false outside a request.
 func traceFromContext(ctx context.Context) (tc traceContext, ok bool) {
-	p, ok := ctx.Value(traceKey{}).(*traceContext)
-	if !ok {
-		return traceContext{}, false
+	if p, ok := ctx.Value(traceKey{}).(*traceContext); ok {
+		return *p, true
 	}
-	return *p, true
+	return traceContext{}, false
 }

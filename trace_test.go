@@ -127,13 +127,13 @@ func TestTraceContextSources(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTraceContext(tt.metaParent, tt.metaSt, tt.carriedParent, tt.carriedSt)
 			if tt.wantTrace == "" {
-				if tc.Remote || allZero(tc.TraceID[:]) || !allZero(tc.ParentID[:]) || tc.State != "" || tc.Flags != 0 {
+				if tc.Remote || tc.TraceID == [16]byte{} || tc.ParentID != [8]byte{} || tc.State != "" || tc.Flags != 0 {
 					t.Errorf("got %+v, want a fresh trace", tc)
 				}
 			} else if got := tc.TraceIDString(); got != tt.wantTrace || !tc.Remote || tc.State != tt.wantState {
 				t.Errorf("trace %s remote %v state %q, want %s %q", got, tc.Remote, tc.State, tt.wantTrace, tt.wantState)
 			}
-			if allZero(tc.SpanID[:]) || tc.SpanID == [8]byte(tc.ParentID) {
+			if tc.SpanID == [8]byte{} || tc.SpanID == [8]byte(tc.ParentID) {
 				t.Errorf("span id %x: want a fresh one of the server's", tc.SpanID)
 			}
 		})
