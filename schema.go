@@ -222,7 +222,7 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("schema: root must be an object schema, got %s", schemaKind(doc))
+		return nil, fmt.Errorf("schema: root must be an object schema, got %s", schemaKindOf(doc))
 	}
 	if v, ok := obj["$schema"]; ok {
 		s, _ := v.(string)
@@ -352,20 +352,12 @@ func schemaKindOf(v any) schemaTypeSet {
 	return 0
 }
 
-// schemaKind names the JSON type of a decoded value.
-func schemaKind(v any) string {
-	if k := schemaKindOf(v); k != 0 {
-		return k.String()
-	}
-	return fmt.Sprintf("Go type %T", v)
-}
-
 // schemaShow renders v as JSON for a message, cut to about schemaMaxShown
 // bytes, rendering no more of v (maybe a 4 MiB argument) than it shows.
 func schemaShow(v any) string {
 	b, ok := appendShown(nil, v)
 	if !ok {
-		return schemaKind(v)
+		return schemaKindOf(v).String()
 	}
 	return schemaTruncate(string(b))
 }
