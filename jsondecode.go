@@ -113,16 +113,7 @@ func (c *jsonChecker) literal(lit string) error {
 
 // number moves c past the number at c.pos.
 func (c *jsonChecker) number() error {
-	end, ok := scanNumber(c.data, c.pos)
-	if !ok {
-		return errJSONSyntax
-	}
-	c.pos = end
-	return nil
-}
-
-// scanNumber returns the end of the JSON number starting at i.
-func scanNumber(d []byte, i int) (int, bool) {
+	d, i := c.data, c.pos
 	digits := func() int { // moves i past a run of digits, returning its length
 		start := i
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
@@ -136,12 +127,12 @@ func scanNumber(d []byte, i int) (int, bool) {
 	if i < len(d) && d[i] == '0' {
 		i++
 	} else if digits() == 0 {
-		return i, false
+		return errJSONSyntax
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if digits() == 0 {
-			return i, false
+			return errJSONSyntax
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -150,10 +141,11 @@ func scanNumber(d []byte, i int) (int, bool) {
 			i++
 		}
 		if digits() == 0 {
-			return i, false
+			return errJSONSyntax
 		}
 	}
-	return i, true
+	c.pos = i
+	return nil
 }
 
 // plainStringByte marks the bytes a JSON string holds as they are: all but
@@ -223,9 +215,7 @@ func isHex4(b []byte) bool {
 // array checks the array at c.pos, whose elements are depth levels deep.
 func (c *jsonChecker) array(depth int) error {
 	c.pos++ // [
-	c.skipSpace()
-	if c.pos < len(c.data) && c.data[c.pos] == ']' {
-		c.pos++
+	if c.take(']') {
 		return nil
 	}
 	for {
@@ -238,19 +228,24 @@ func (c *jsonChecker) array(depth int) error {
 	}
 }
 
+// take moves c past white space, then past b if b is next; it reports
+// whether b was.
+func (c *jsonChecker) take(b byte) bool {
+	c.skipSpace()
+	if c.pos < len(c.data) && c.data[c.pos] == b {
+		c.pos++
+		return true
+	}
+	return false
+}
+
 // next moves c past the ',' or the closing byte that follows an element
 // or member; done reports the closing byte.
 func (c *jsonChecker) next(closing byte) (done bool, err error) {
-	c.skipSpace()
-	if c.pos >= len(c.data) {
-		return false, errJSONSyntax
-	}
-	switch c.data[c.pos] {
-	case ',':
-		c.pos++
+	if c.take(',') {
 		return false, nil
-	case closing:
-		c.pos++
+	}
+	if c.take(closing) {
 		return true, nil
 	}
 	return false, errJSONSyntax
@@ -268,9 +263,7 @@ const smallObjectKeys = 16
 // object checks the object at c.pos, whose members are depth levels deep.
 func (c *jsonChecker) object(depth int) error {
 	c.pos++ // {
-	c.skipSpace()
-	if c.pos < len(c.data) && c.data[c.pos] == '}' {
-		c.pos++
+	if c.take('}') {
 		return nil
 	}
 	// Keys are compared as bytes: the raw bytes when the key has no
@@ -320,11 +313,9 @@ func (c *jsonChecker) object(depth int) error {
 				}
 			}
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+		if !c.take(':') {
 			return errJSONSyntax
 		}
-		c.pos++
 		if err := c.value(depth); err != nil {
 			return err
 		}
@@ -367,18 +358,11 @@ func objectMembers(raw []byte) ([]member, error) {
 	}
 	c := jsonChecker{data: raw, pos: 1}
 	out := make([]member, 0, 8) // enough for any MCP object: one allocation
+	if c.take('}') {
+		return out, nil
+	}
 	for {
 		c.skipSpace()
-		if c.pos >= len(raw) {
-			return nil, errJSONSyntax
-		}
-		if raw[c.pos] == '}' {
-			return out, nil
-		}
-		if raw[c.pos] == ',' {
-			c.pos++
-			c.skipSpace()
-		}
 		keyRaw, escaped, err := c.str()
 		if err != nil {
 			return nil, err
@@ -392,14 +376,18 @@ func objectMembers(raw []byte) ([]member, error) {
 		case !known:
 			name = string(keyRaw)
 		}
-		c.skipSpace()
-		c.pos++ // :
+		c.take(':')
 		c.skipSpace()
 		start := c.pos
 		if err := c.skipChecked(); err != nil {
 			return nil, err
 		}
 		out = append(out, member{name: name, value: raw[start:c.pos]})
+		if done, err := c.next('}'); err != nil {
+			return nil, err
+		} else if done {
+			return out, nil
+		}
 	}
 }
 
@@ -507,52 +495,40 @@ func (c *jsonChecker) decode() (any, error) {
 	case b == '{':
 		obj := map[string]any{}
 		c.pos++
+		if c.take('}') {
+			return obj, nil
+		}
 		for {
 			c.skipSpace()
-			if c.pos >= len(c.data) {
-				return nil, errJSONSyntax
-			}
-			if c.data[c.pos] == '}' {
-				c.pos++
-				return obj, nil
-			}
-			if c.data[c.pos] == ',' {
-				c.pos++
-				c.skipSpace()
-			}
 			key, err := c.decodeString()
 			if err != nil {
 				return nil, err
 			}
-			c.skipSpace()
-			if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+			if !c.take(':') {
 				return nil, errJSONSyntax
 			}
-			c.pos++
 			if obj[key], err = c.decode(); err != nil {
 				return nil, err
+			}
+			if done, err := c.next('}'); done || err != nil {
+				return obj, err
 			}
 		}
 	case b == '[':
 		arr := []any{}
 		c.pos++
+		if c.take(']') {
+			return arr, nil
+		}
 		for {
-			c.skipSpace()
-			if c.pos >= len(c.data) {
-				return nil, errJSONSyntax
-			}
-			if c.data[c.pos] == ']' {
-				c.pos++
-				return arr, nil
-			}
-			if c.data[c.pos] == ',' {
-				c.pos++
-			}
 			v, err := c.decode()
 			if err != nil {
 				return nil, err
 			}
 			arr = append(arr, v)
+			if done, err := c.next(']'); done || err != nil {
+				return arr, err
+			}
 		}
 	case b == '"':
 		return c.decodeString()
