@@ -330,12 +330,8 @@ func unquoteJSON(raw []byte) (string, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw), nil
 	}
-	quoted := make([]byte, 0, len(raw)+2)
-	quoted = append(quoted, '"')
-	quoted = append(quoted, raw...)
-	quoted = append(quoted, '"')
 	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
+	if err := json.Unmarshal(slices.Concat([]byte{'"'}, raw, []byte{'"'}), &s); err != nil {
 		return "", errJSONSyntax
 	}
 	return s, nil
@@ -394,21 +390,16 @@ func objectMembers(raw []byte) ([]member, error) {
 // memberNames maps the member names MCP messages use to a shared copy, so
 // that objectMembers does not allocate them for every message. A name
 // missing here is only allocated, never misread.
-var memberNames = internTable(
-	"jsonrpc", "id", "method", "params", "result", "error",
-	"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
-	"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
-	"requestId", "reason", "inputResponses", "requestState",
-)
-
-// internTable returns a map from each name to itself.
-func internTable(names ...string) map[string]string {
-	m := make(map[string]string, len(names))
-	for _, n := range names {
+var memberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"jsonrpc", "id", "method", "params", "result", "error",
+		"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
+		"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
+		"requestId", "reason", "inputResponses", "requestState"} {
 		m[n] = n
 	}
 	return m
-}
+}()
 
 // skipChecked moves c past one value of JSON that checkJSON has accepted.
 // It does not validate again: it tracks nesting and crosses strings with
@@ -603,17 +594,6 @@ func jsonString(raw []byte) (string, bool) {
 
 // isJSONInteger reports whether raw is a JSON number with no fraction or exponent.
 func isJSONInteger(raw []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '-' {
-		raw = raw[1:]
-	}
-	if len(raw) == 0 {
-		return false
-	}
-	for _, b := range raw {
-		if b < '0' || b > '9' {
-			return false
-		}
-	}
-	return true
+	raw = bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("-"))
+	return len(raw) > 0 && len(bytes.TrimLeft(raw, "0123456789")) == 0
 }
