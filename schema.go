@@ -61,19 +61,6 @@ const (
 	schemaCheckEvery = 64 << 10
 )
 
-// schemaDialects maps the accepted $schema values to the dialect they name.
-// Read-only.
-var schemaDialects = map[string]string{
-	"https://json-schema.org/draft/2020-12/schema":  "2020-12",
-	"https://json-schema.org/draft/2020-12/schema#": "2020-12",
-	"http://json-schema.org/draft/2020-12/schema":   "2020-12",
-	"http://json-schema.org/draft/2020-12/schema#":  "2020-12",
-	"http://json-schema.org/draft-07/schema#":       "draft-07",
-	"http://json-schema.org/draft-07/schema":        "draft-07",
-	"https://json-schema.org/draft-07/schema#":      "draft-07",
-	"https://json-schema.org/draft-07/schema":       "draft-07",
-}
-
 // schema is a compiled JSON Schema for tool arguments, immutable once
 // compileSchema returns it: validate and headers are safe for concurrent use.
 // What it supports, in full:
@@ -225,8 +212,10 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 		return nil, fmt.Errorf("schema: root must be an object schema, got %s", schemaKindOf(doc))
 	}
 	if v, ok := obj["$schema"]; ok {
+		// 2020-12 or draft-07, by http or https, with or without the empty fragment.
 		s, _ := v.(string)
-		if _, ok := schemaDialects[s]; !ok {
+		s = strings.Replace(strings.TrimSuffix(s, "#"), "http://", "https://", 1)
+		if s != "https://json-schema.org/draft/2020-12/schema" && s != "https://json-schema.org/draft-07/schema" {
 			return nil, fmt.Errorf("schema: unsupported $schema %s (want 2020-12 or draft-07)", schemaShow(v))
 		}
 	}
