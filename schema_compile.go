@@ -251,32 +251,28 @@ func schemaIsToken(s string) bool { return isName(s, len(s), true, "!#$%&'*+-.^_
 // compileSchemaType parses the type keyword: a type name or a non-empty array of
 // distinct names.
 func compileSchemaType(v any) (schemaTypeSet, error) {
-	one := func(v any) (schemaTypeSet, error) {
-		s, ok := v.(string)
-		if !ok {
-			return 0, fmt.Errorf("want a type name, got %s", schemaKindOf(v))
-		}
-		for _, n := range schemaTypeNames {
-			if n.name == s {
-				return n.bit, nil
-			}
-		}
-		return 0, fmt.Errorf("unknown type %s", schemaShow(s))
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return one(v)
-	}
-	if len(list) == 0 {
+	list, isList := v.([]any)
+	if !isList {
+		list = []any{v}
+	} else if len(list) == 0 {
 		return 0, errors.New("want at least one type")
 	}
 	var set schemaTypeSet
 	for _, e := range list {
-		t, err := one(e)
-		if err != nil {
-			return 0, err
+		s, ok := e.(string)
+		if !ok {
+			return 0, fmt.Errorf("want a type name, got %s", schemaKindOf(e))
 		}
-		if set&t != 0 {
+		var t schemaTypeSet
+		for _, n := range schemaTypeNames {
+			if n.name == s {
+				t = n.bit
+			}
+		}
+		switch {
+		case t == 0:
+			return 0, fmt.Errorf("unknown type %s", schemaShow(s))
+		case set&t != 0:
 			return 0, fmt.Errorf("duplicate type %q", t)
 		}
 		set |= t
@@ -346,13 +342,11 @@ func compileSchemaCount(v any) (int, error) {
 	if l.d.neg || !l.d.isInteger() {
 		return 0, fmt.Errorf("want a non-negative integer, got %s", l.text)
 	}
-	if l.d.digits == "" {
-		return 0, nil
-	}
 	if int64(len(l.d.digits))+l.d.exp > 18 {
 		return math.MaxInt, nil
 	}
-	n, _ := strconv.ParseInt(l.d.digits+strings.Repeat("0", int(l.d.exp)), 10, 64) // 1 to 18 digits
+	// At most 18 digits, and "" (zero) is read as 0: no error.
+	n, _ := strconv.ParseInt(l.d.digits+strings.Repeat("0", int(l.d.exp)), 10, 64)
 	return int(min(n, math.MaxInt)), nil
 }
 
