@@ -359,18 +359,15 @@ func objectMembers(raw []byte) ([]member, error) {
 	}
 	for {
 		c.skipSpace()
-		keyRaw, escaped, err := c.str()
+		keyRaw, _, err := c.str()
 		if err != nil {
 			return nil, err
 		}
-		name, known := memberNames[string(keyRaw)]
-		switch {
-		case escaped:
+		name, known := memberNames[string(keyRaw)] // no known name has an escape
+		if !known {
 			if name, err = unquoteJSON(keyRaw); err != nil {
 				return nil, err
 			}
-		case !known:
-			name = string(keyRaw)
 		}
 		c.take(':')
 		c.skipSpace()
