@@ -72,9 +72,7 @@ func (vd *schemaValidator) spend(n int) bool {
 		vd.halt = errSchemaTooCostly
 	case vd.work >= vd.nextCheck:
 		vd.nextCheck = vd.work + schemaCheckEvery
-		if vd.ctx != nil {
-			vd.halt = vd.ctx.Err()
-		}
+		vd.halt = vd.ctx.Err()
 	}
 	return vd.halt == nil
 }
