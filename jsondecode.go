@@ -149,8 +149,7 @@ func (c *jsonChecker) number() error {
 }
 
 // plainStringByte marks the bytes a JSON string holds as they are: all but
-// the quote, the backslash and control characters. UTF-8 is not checked
-// here (encoding/json does not refuse invalid UTF-8 either).
+// the quote, the backslash and control characters (checkJSON checks UTF-8).
 var plainStringByte = func() (t [256]bool) {
 	for b := range t {
 		t[b] = b >= 0x20 && b != '"' && b != '\\'

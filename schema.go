@@ -215,7 +215,8 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 		// 2020-12 or draft-07, by http or https, with or without the empty fragment.
 		s, _ := v.(string)
 		s = strings.Replace(strings.TrimSuffix(s, "#"), "http://", "https://", 1)
-		if s != "https://json-schema.org/draft/2020-12/schema" && s != "https://json-schema.org/draft-07/schema" {
+		if s != "https://json-schema.org/draft/2020-12/schema" &&
+			s != "https://json-schema.org/draft-07/schema" {
 			return nil, fmt.Errorf("schema: unsupported $schema %s (want 2020-12 or draft-07)", schemaShow(v))
 		}
 	}
