@@ -1,8 +1,7 @@
-// JSON Schema for tool inputSchema: MCP 2026-07-28 basic "JSON Schema Usage",
-// server/tools "x-mcp-header" and streamable-http "Custom Headers from Tool
-// Parameters"; a subset of the JSON Schema 2020-12 (and draft-07) validation
-// vocabulary. This file holds the limits, the compiled form and the shared
-// helpers; schema_compile.go compiles, schema_validate.go validates,
+// JSON Schema for tool inputSchema, MCP 2026-07-28 ([JSON Schema Usage],
+// [x-mcp-header], [Custom Headers]): a subset of the JSON Schema 2020-12 (and
+// draft-07) validation vocabulary. Here the limits, the compiled form and the
+// shared helpers; schema_compile.go compiles, schema_validate.go validates,
 // schema_decimal.go holds exact numbers.
 //
 // [JSON Schema Usage]: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
