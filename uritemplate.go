@@ -142,10 +142,8 @@ func localPath(v string) (string, error) {
 			return "", errors.New("path is percent-encoded twice")
 		}
 	}
-	for _, elem := range strings.Split(p, "/") {
-		if elem == ".." {
-			return "", errors.New("path leaves its directory (..)")
-		}
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		return "", errors.New("path leaves its directory (..)")
 	}
 	p = path.Clean(p)
 	if !filepath.IsLocal(filepath.FromSlash(p)) || p == "." {
