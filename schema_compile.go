@@ -321,15 +321,11 @@ func compileSchemaEnum(n *schemaNode, v any) error {
 
 // compileSchemaNumber parses a numeric keyword value.
 func compileSchemaNumber(v any) (schemaLimit, error) {
-	num, ok := v.(json.Number)
-	if !ok {
-		return schemaLimit{}, fmt.Errorf("want a number, got %s", schemaKindOf(v))
-	}
-	d, err := parseSchemaDecimal(string(num))
-	if err != nil {
+	if err := schemaWant(v, schemaNumber, "a number"); err != nil {
 		return schemaLimit{}, err
 	}
-	return schemaLimit{set: true, d: d, text: string(num)}, nil
+	d, err := parseSchemaDecimal(string(v.(json.Number)))
+	return schemaLimit{set: err == nil, d: d, text: string(v.(json.Number))}, err
 }
 
 // compileSchemaCount parses a non-negative integer keyword value such as
