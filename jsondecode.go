@@ -113,16 +113,7 @@ func (c *jsonChecker) literal(lit string) error {
 
 // number moves c past the number at c.pos.
 func (c *jsonChecker) number() error {
-	end, ok := scanNumber(c.data, c.pos)
-	if !ok {
-		return errJSONSyntax
-	}
-	c.pos = end
-	return nil
-}
-
-// scanNumber returns the end of the JSON number starting at i.
-func scanNumber(d []byte, i int) (int, bool) {
+	d, i := c.data, c.pos
 	digits := func() int { // moves i past a run of digits, returning its length
 		start := i
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
@@ -136,12 +127,12 @@ func scanNumber(d []byte, i int) (int, bool) {
 	if i < len(d) && d[i] == '0' {
 		i++
 	} else if digits() == 0 {
-		return i, false
+		return errJSONSyntax
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if digits() == 0 {
-			return i, false
+			return errJSONSyntax
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -150,15 +141,15 @@ func scanNumber(d []byte, i int) (int, bool) {
 			i++
 		}
 		if digits() == 0 {
-			return i, false
+			return errJSONSyntax
 		}
 	}
-	return i, true
+	c.pos = i
+	return nil
 }
 
 // plainStringByte marks the bytes a JSON string holds as they are: all but
-// the quote, the backslash and control characters. UTF-8 is not checked
-// here (encoding/json does not refuse invalid UTF-8 either).
+// the quote, the backslash and control characters (checkJSON checks UTF-8).
 var plainStringByte = func() (t [256]bool) {
 	for b := range t {
 		t[b] = b >= 0x20 && b != '"' && b != '\\'
@@ -223,9 +214,7 @@ func isHex4(b []byte) bool {
 // array checks the array at c.pos, whose elements are depth levels deep.
 func (c *jsonChecker) array(depth int) error {
 	c.pos++ // [
-	c.skipSpace()
-	if c.pos < len(c.data) && c.data[c.pos] == ']' {
-		c.pos++
+	if c.take(']') {
 		return nil
 	}
 	for {
@@ -238,19 +227,24 @@ func (c *jsonChecker) array(depth int) error {
 	}
 }
 
+// take moves c past white space, then past b if b is next; it reports
+// whether b was.
+func (c *jsonChecker) take(b byte) bool {
+	c.skipSpace()
+	if c.pos < len(c.data) && c.data[c.pos] == b {
+		c.pos++
+		return true
+	}
+	return false
+}
+
 // next moves c past the ',' or the closing byte that follows an element
 // or member; done reports the closing byte.
 func (c *jsonChecker) next(closing byte) (done bool, err error) {
-	c.skipSpace()
-	if c.pos >= len(c.data) {
-		return false, errJSONSyntax
-	}
-	switch c.data[c.pos] {
-	case ',':
-		c.pos++
+	if c.take(',') {
 		return false, nil
-	case closing:
-		c.pos++
+	}
+	if c.take(closing) {
 		return true, nil
 	}
 	return false, errJSONSyntax
@@ -268,9 +262,7 @@ const smallObjectKeys = 16
 // object checks the object at c.pos, whose members are depth levels deep.
 func (c *jsonChecker) object(depth int) error {
 	c.pos++ // {
-	c.skipSpace()
-	if c.pos < len(c.data) && c.data[c.pos] == '}' {
-		c.pos++
+	if c.take('}') {
 		return nil
 	}
 	// Keys are compared as bytes: the raw bytes when the key has no
@@ -320,11 +312,9 @@ func (c *jsonChecker) object(depth int) error {
 				}
 			}
 		}
-		c.skipSpace()
-		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+		if !c.take(':') {
 			return errJSONSyntax
 		}
-		c.pos++
 		if err := c.value(depth); err != nil {
 			return err
 		}
@@ -339,12 +329,8 @@ func unquoteJSON(raw []byte) (string, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw), nil
 	}
-	quoted := make([]byte, 0, len(raw)+2)
-	quoted = append(quoted, '"')
-	quoted = append(quoted, raw...)
-	quoted = append(quoted, '"')
 	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
+	if err := json.Unmarshal(slices.Concat([]byte{'"'}, raw, []byte{'"'}), &s); err != nil {
 		return "", errJSONSyntax
 	}
 	return s, nil
@@ -367,60 +353,49 @@ func objectMembers(raw []byte) ([]member, error) {
 	}
 	c := jsonChecker{data: raw, pos: 1}
 	out := make([]member, 0, 8) // enough for any MCP object: one allocation
+	if c.take('}') {
+		return out, nil
+	}
 	for {
 		c.skipSpace()
-		if c.pos >= len(raw) {
-			return nil, errJSONSyntax
-		}
-		if raw[c.pos] == '}' {
-			return out, nil
-		}
-		if raw[c.pos] == ',' {
-			c.pos++
-			c.skipSpace()
-		}
-		keyRaw, escaped, err := c.str()
+		keyRaw, _, err := c.str()
 		if err != nil {
 			return nil, err
 		}
-		name, known := memberNames[string(keyRaw)]
-		switch {
-		case escaped:
+		name, known := memberNames[string(keyRaw)] // no known name has an escape
+		if !known {
 			if name, err = unquoteJSON(keyRaw); err != nil {
 				return nil, err
 			}
-		case !known:
-			name = string(keyRaw)
 		}
-		c.skipSpace()
-		c.pos++ // :
+		c.take(':')
 		c.skipSpace()
 		start := c.pos
 		if err := c.skipChecked(); err != nil {
 			return nil, err
 		}
 		out = append(out, member{name: name, value: raw[start:c.pos]})
+		if done, err := c.next('}'); err != nil {
+			return nil, err
+		} else if done {
+			return out, nil
+		}
 	}
 }
 
 // memberNames maps the member names MCP messages use to a shared copy, so
 // that objectMembers does not allocate them for every message. A name
 // missing here is only allocated, never misread.
-var memberNames = internTable(
-	"jsonrpc", "id", "method", "params", "result", "error",
-	"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
-	"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
-	"requestId", "reason", "inputResponses", "requestState",
-)
-
-// internTable returns a map from each name to itself.
-func internTable(names ...string) map[string]string {
-	m := make(map[string]string, len(names))
-	for _, n := range names {
+var memberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"jsonrpc", "id", "method", "params", "result", "error",
+		"_meta", "progressToken", metaProtocolVersion, metaClientInfo, metaClientCapabilities, metaLogLevel,
+		"name", "arguments", "cursor", "uri", "ref", "argument", "context", "value",
+		"requestId", "reason", "inputResponses", "requestState"} {
 		m[n] = n
 	}
 	return m
-}
+}()
 
 // skipChecked moves c past one value of JSON that checkJSON has accepted.
 // It does not validate again: it tracks nesting and crosses strings with
@@ -507,52 +482,40 @@ func (c *jsonChecker) decode() (any, error) {
 	case b == '{':
 		obj := map[string]any{}
 		c.pos++
+		if c.take('}') {
+			return obj, nil
+		}
 		for {
 			c.skipSpace()
-			if c.pos >= len(c.data) {
-				return nil, errJSONSyntax
-			}
-			if c.data[c.pos] == '}' {
-				c.pos++
-				return obj, nil
-			}
-			if c.data[c.pos] == ',' {
-				c.pos++
-				c.skipSpace()
-			}
 			key, err := c.decodeString()
 			if err != nil {
 				return nil, err
 			}
-			c.skipSpace()
-			if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+			if !c.take(':') {
 				return nil, errJSONSyntax
 			}
-			c.pos++
 			if obj[key], err = c.decode(); err != nil {
 				return nil, err
+			}
+			if done, err := c.next('}'); done || err != nil {
+				return obj, err
 			}
 		}
 	case b == '[':
 		arr := []any{}
 		c.pos++
+		if c.take(']') {
+			return arr, nil
+		}
 		for {
-			c.skipSpace()
-			if c.pos >= len(c.data) {
-				return nil, errJSONSyntax
-			}
-			if c.data[c.pos] == ']' {
-				c.pos++
-				return arr, nil
-			}
-			if c.data[c.pos] == ',' {
-				c.pos++
-			}
 			v, err := c.decode()
 			if err != nil {
 				return nil, err
 			}
 			arr = append(arr, v)
+			if done, err := c.next(']'); done || err != nil {
+				return arr, err
+			}
 		}
 	case b == '"':
 		return c.decodeString()
@@ -627,17 +590,6 @@ func jsonString(raw []byte) (string, bool) {
 
 // isJSONInteger reports whether raw is a JSON number with no fraction or exponent.
 func isJSONInteger(raw []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '-' {
-		raw = raw[1:]
-	}
-	if len(raw) == 0 {
-		return false
-	}
-	for _, b := range raw {
-		if b < '0' || b > '9' {
-			return false
-		}
-	}
-	return true
+	raw = bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("-"))
+	return len(raw) > 0 && len(bytes.TrimLeft(raw, "0123456789")) == 0
 }

@@ -1,8 +1,7 @@
-// JSON Schema for tool inputSchema: MCP 2026-07-28 basic "JSON Schema Usage",
-// server/tools "x-mcp-header" and streamable-http "Custom Headers from Tool
-// Parameters"; a subset of the JSON Schema 2020-12 (and draft-07) validation
-// vocabulary. This file holds the limits, the compiled form and the shared
-// helpers; schema_compile.go compiles, schema_validate.go validates,
+// JSON Schema for tool inputSchema, MCP 2026-07-28 ([JSON Schema Usage],
+// [x-mcp-header], [Custom Headers]): a subset of the JSON Schema 2020-12 (and
+// draft-07) validation vocabulary. Here the limits, the compiled form and the
+// shared helpers; schema_compile.go compiles, schema_validate.go validates,
 // schema_decimal.go holds exact numbers.
 //
 // [JSON Schema Usage]: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
@@ -60,19 +59,6 @@ const (
 	// the request's context, so that cancellation stops validation.
 	schemaCheckEvery = 64 << 10
 )
-
-// schemaDialects maps the accepted $schema values to the dialect they name.
-// Read-only.
-var schemaDialects = map[string]string{
-	"https://json-schema.org/draft/2020-12/schema":  "2020-12",
-	"https://json-schema.org/draft/2020-12/schema#": "2020-12",
-	"http://json-schema.org/draft/2020-12/schema":   "2020-12",
-	"http://json-schema.org/draft/2020-12/schema#":  "2020-12",
-	"http://json-schema.org/draft-07/schema#":       "draft-07",
-	"http://json-schema.org/draft-07/schema":        "draft-07",
-	"https://json-schema.org/draft-07/schema#":      "draft-07",
-	"https://json-schema.org/draft-07/schema":       "draft-07",
-}
 
 // schema is a compiled JSON Schema for tool arguments, immutable once
 // compileSchema returns it: validate and headers are safe for concurrent use.
@@ -222,11 +208,14 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("schema: root must be an object schema, got %s", schemaKind(doc))
+		return nil, fmt.Errorf("schema: root must be an object schema, got %s", schemaKindOf(doc))
 	}
 	if v, ok := obj["$schema"]; ok {
+		// 2020-12 or draft-07, by http or https, with or without the empty fragment.
 		s, _ := v.(string)
-		if _, ok := schemaDialects[s]; !ok {
+		s = strings.Replace(strings.TrimSuffix(s, "#"), "http://", "https://", 1)
+		if s != "https://json-schema.org/draft/2020-12/schema" &&
+			s != "https://json-schema.org/draft-07/schema" {
 			return nil, fmt.Errorf("schema: unsupported $schema %s (want 2020-12 or draft-07)", schemaShow(v))
 		}
 	}
@@ -352,20 +341,12 @@ func schemaKindOf(v any) schemaTypeSet {
 	return 0
 }
 
-// schemaKind names the JSON type of a decoded value.
-func schemaKind(v any) string {
-	if k := schemaKindOf(v); k != 0 {
-		return k.String()
-	}
-	return fmt.Sprintf("Go type %T", v)
-}
-
 // schemaShow renders v as JSON for a message, cut to about schemaMaxShown
 // bytes, rendering no more of v (maybe a 4 MiB argument) than it shows.
 func schemaShow(v any) string {
 	b, ok := appendShown(nil, v)
 	if !ok {
-		return schemaKind(v)
+		return schemaKindOf(v).String()
 	}
 	return schemaTruncate(string(b))
 }

@@ -115,8 +115,12 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 	case map[string]any:
 		obj = v
 	default:
-		return nil, fmt.Errorf("schema: %s: want a schema (object or boolean), got %s", schemaWhere(ptr), schemaKind(v))
+		return nil, fmt.Errorf("schema: %s: want a schema (object or boolean), got %s", schemaWhere(ptr), schemaKindOf(v))
 	}
+	counts := map[string]*int{"minLength": &n.minLength, "maxLength": &n.maxLength, "minItems": &n.minItems,
+		"maxItems": &n.maxItems, "minProperties": &n.minProperties, "maxProperties": &n.maxProperties}
+	limits := map[string]*schemaLimit{"minimum": &n.minimum, "maximum": &n.maximum,
+		"exclusiveMinimum": &n.exclusiveMinimum, "exclusiveMaximum": &n.exclusiveMaximum}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		val := obj[k]
 		kp := ptr + "/" + schemaEscape(k)
@@ -125,8 +129,20 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 		case "type":
 			n.types, err = compileSchemaType(val)
 		case "properties":
-			if err := c.compileProperties(n, val, kp, depth, hpath); err != nil {
-				return nil, err
+			props, ok := val.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("schema: %s: want an object, got %s", kp, schemaKindOf(val))
+			}
+			n.properties = make(map[string]*schemaNode, len(props))
+			for _, name := range slices.Sorted(maps.Keys(props)) {
+				var child []string // a fresh array each time: mcpHeader.Path keeps it
+				if hpath != nil {
+					child = append(slices.Clip(hpath), name)
+				}
+				n.properties[name], err = c.compile(props[name], kp+"/"+schemaEscape(name), depth+1, child)
+				if err != nil {
+					return nil, err
+				}
 			}
 		case "required":
 			n.required, err = compileSchemaRequired(val)
@@ -148,14 +164,6 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 			n.constKey, err = schemaKey(val)
 			n.constTxt = schemaShow(val)
 			n.constKind = schemaKindOf(val)
-		case "minimum":
-			n.minimum, err = compileSchemaNumber(val)
-		case "maximum":
-			n.maximum, err = compileSchemaNumber(val)
-		case "exclusiveMinimum":
-			n.exclusiveMinimum, err = compileSchemaNumber(val)
-		case "exclusiveMaximum":
-			n.exclusiveMaximum, err = compileSchemaNumber(val)
 		case "multipleOf":
 			n.multipleOf, err = compileSchemaNumber(val)
 			if err == nil && (n.multipleOf.d.digits == "" || n.multipleOf.d.neg) {
@@ -164,48 +172,33 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 			if err == nil {
 				n.multipleOfInt, _ = new(big.Int).SetString(n.multipleOf.d.digits, 10)
 			}
-		case "minLength":
-			n.minLength, err = compileSchemaCount(val)
-		case "maxLength":
-			n.maxLength, err = compileSchemaCount(val)
-		case "minItems":
-			n.minItems, err = compileSchemaCount(val)
-		case "maxItems":
-			n.maxItems, err = compileSchemaCount(val)
-		case "minProperties":
-			n.minProperties, err = compileSchemaCount(val)
-		case "maxProperties":
-			n.maxProperties, err = compileSchemaCount(val)
 		case "pattern":
-			s, ok := val.(string)
-			if !ok {
-				err = fmt.Errorf("want a string, got %s", schemaKind(val))
-				break
+			if err = schemaWant(val, schemaString, "a string"); err == nil {
+				n.pattern, err = regexp.Compile(val.(string))
 			}
-			n.pattern, err = regexp.Compile(s)
 		case "uniqueItems":
-			n.uniqueItems, err = compileSchemaBool(val)
+			err = schemaWant(val, schemaBoolean, "a boolean")
+			n.uniqueItems = val == true
 		case "$schema":
 			if ptr != "" {
 				err = errors.New("only allowed at the root")
 			}
 		case "$id", "$comment", "title", "description", "format", "contentMediaType", "contentEncoding":
-			if _, ok := val.(string); !ok {
-				err = fmt.Errorf("want a string, got %s", schemaKind(val))
-			}
+			err = schemaWant(val, schemaString, "a string")
 		case "deprecated", "readOnly", "writeOnly":
-			_, err = compileSchemaBool(val)
+			err = schemaWant(val, schemaBoolean, "a boolean")
 		case "examples":
-			if _, ok := val.([]any); !ok {
-				err = fmt.Errorf("want an array, got %s", schemaKind(val))
-			}
+			err = schemaWant(val, schemaArray, "an array")
 		case "default", "x-mcp-header":
 			// default is any value; x-mcp-header is checked below, once type is known.
 		default:
-			if strings.HasPrefix(k, "x-") {
-				continue
+			if p := counts[k]; p != nil {
+				*p, err = compileSchemaCount(val)
+			} else if p := limits[k]; p != nil {
+				*p, err = compileSchemaNumber(val)
+			} else if !strings.HasPrefix(k, "x-") {
+				return nil, fmt.Errorf("schema: keyword %q at %s is not enforced", k, schemaWhere(ptr))
 			}
-			return nil, fmt.Errorf("schema: keyword %q at %s is not enforced", k, schemaWhere(ptr))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("schema: %s: %w", kp, err)
@@ -222,27 +215,6 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 	return n, nil
 }
 
-// compileProperties compiles the properties keyword val at kp into n.
-func (c *schemaCompiler) compileProperties(n *schemaNode, val any, kp string, depth int, hpath []string) error {
-	props, ok := val.(map[string]any)
-	if !ok {
-		return fmt.Errorf("schema: %s: want an object, got %s", kp, schemaKind(val))
-	}
-	n.properties = make(map[string]*schemaNode, len(props))
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		var child []string // a fresh array each time: mcpHeader.Path keeps it
-		if hpath != nil {
-			child = append(slices.Clip(hpath), name)
-		}
-		sub, err := c.compile(props[name], kp+"/"+schemaEscape(name), depth+1, child)
-		if err != nil {
-			return err
-		}
-		n.properties[name] = sub
-	}
-	return nil
-}
-
 // compileHeader checks an x-mcp-header annotation with value val on the
 // subschema n at ptr, reached by hpath, against [x-mcp-header], and records it.
 func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath []string) error {
@@ -251,7 +223,7 @@ func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath
 	}
 	name, ok := val.(string)
 	if !ok {
-		return fmt.Errorf("schema: x-mcp-header at %s: want a string, got %s", ptr, schemaKind(val))
+		return fmt.Errorf("schema: x-mcp-header at %s: want a string, got %s", ptr, schemaKindOf(val))
 	}
 	if name == "" {
 		return fmt.Errorf("schema: x-mcp-header at %s: must not be empty", ptr)
@@ -279,32 +251,28 @@ func schemaIsToken(s string) bool { return isName(s, len(s), true, "!#$%&'*+-.^_
 // compileSchemaType parses the type keyword: a type name or a non-empty array of
 // distinct names.
 func compileSchemaType(v any) (schemaTypeSet, error) {
-	one := func(v any) (schemaTypeSet, error) {
-		s, ok := v.(string)
-		if !ok {
-			return 0, fmt.Errorf("want a type name, got %s", schemaKind(v))
-		}
-		for _, n := range schemaTypeNames {
-			if n.name == s {
-				return n.bit, nil
-			}
-		}
-		return 0, fmt.Errorf("unknown type %s", schemaShow(s))
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return one(v)
-	}
-	if len(list) == 0 {
+	list, isList := v.([]any)
+	if !isList {
+		list = []any{v}
+	} else if len(list) == 0 {
 		return 0, errors.New("want at least one type")
 	}
 	var set schemaTypeSet
 	for _, e := range list {
-		t, err := one(e)
-		if err != nil {
-			return 0, err
+		s, ok := e.(string)
+		if !ok {
+			return 0, fmt.Errorf("want a type name, got %s", schemaKindOf(e))
 		}
-		if set&t != 0 {
+		var t schemaTypeSet
+		for _, n := range schemaTypeNames {
+			if n.name == s {
+				t = n.bit
+			}
+		}
+		switch {
+		case t == 0:
+			return 0, fmt.Errorf("unknown type %s", schemaShow(s))
+		case set&t != 0:
 			return 0, fmt.Errorf("duplicate type %q", t)
 		}
 		set |= t
@@ -316,13 +284,13 @@ func compileSchemaType(v any) (schemaTypeSet, error) {
 func compileSchemaRequired(v any) ([]string, error) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("want an array of strings, got %s", schemaKind(v))
+		return nil, fmt.Errorf("want an array of strings, got %s", schemaKindOf(v))
 	}
 	names := make([]string, 0, len(list))
 	for _, e := range list {
 		s, ok := e.(string)
 		if !ok {
-			return nil, fmt.Errorf("want an array of strings, got an element of type %s", schemaKind(e))
+			return nil, fmt.Errorf("want an array of strings, got an element of type %s", schemaKindOf(e))
 		}
 		if slices.Contains(names, s) {
 			return nil, fmt.Errorf("duplicate %q", s)
@@ -336,7 +304,7 @@ func compileSchemaRequired(v any) ([]string, error) {
 func compileSchemaEnum(n *schemaNode, v any) error {
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("want an array, got %s", schemaKind(v))
+		return fmt.Errorf("want an array, got %s", schemaKindOf(v))
 	}
 	n.enum = make(map[string]bool, len(list))
 	for _, e := range list {
@@ -353,15 +321,11 @@ func compileSchemaEnum(n *schemaNode, v any) error {
 
 // compileSchemaNumber parses a numeric keyword value.
 func compileSchemaNumber(v any) (schemaLimit, error) {
-	num, ok := v.(json.Number)
-	if !ok {
-		return schemaLimit{}, fmt.Errorf("want a number, got %s", schemaKind(v))
-	}
-	d, err := parseSchemaDecimal(string(num))
-	if err != nil {
+	if err := schemaWant(v, schemaNumber, "a number"); err != nil {
 		return schemaLimit{}, err
 	}
-	return schemaLimit{set: true, d: d, text: string(num)}, nil
+	d, err := parseSchemaDecimal(string(v.(json.Number)))
+	return schemaLimit{set: err == nil, d: d, text: string(v.(json.Number))}, err
 }
 
 // compileSchemaCount parses a non-negative integer keyword value such as
@@ -374,48 +338,36 @@ func compileSchemaCount(v any) (int, error) {
 	if l.d.neg || !l.d.isInteger() {
 		return 0, fmt.Errorf("want a non-negative integer, got %s", l.text)
 	}
-	if l.d.digits == "" {
-		return 0, nil
-	}
 	if int64(len(l.d.digits))+l.d.exp > 18 {
 		return math.MaxInt, nil
 	}
-	n, err := strconv.ParseInt(l.d.digits+strings.Repeat("0", int(l.d.exp)), 10, 64)
-	if err != nil {
-		return 0, err
-	}
+	// At most 18 digits, and "" (zero) is read as 0: no error.
+	n, _ := strconv.ParseInt(l.d.digits+strings.Repeat("0", int(l.d.exp)), 10, 64)
 	return int(min(n, math.MaxInt)), nil
 }
 
-// compileSchemaBool parses a boolean keyword value.
-func compileSchemaBool(v any) (bool, error) {
-	b, ok := v.(bool)
-	if !ok {
-		return false, fmt.Errorf("want a boolean, got %s", schemaKind(v))
+// schemaWant returns nil when the keyword value v is of kind, else an error
+// naming what (the kind with its article) and what v is.
+func schemaWant(v any, kind schemaTypeSet, what string) error {
+	if got := schemaKindOf(v); got != kind {
+		return fmt.Errorf("want %s, got %s", what, got)
 	}
-	return b, nil
+	return nil
 }
 
-// schemaAllowedHint lists the declared properties for an unexpected-property
-// message, so a model can correct a misspelt name.
+// schemaAllowedHint lists the declared properties, the first ten, for an
+// unexpected-property message, so a model can correct a misspelt name.
 func schemaAllowedHint(props map[string]*schemaNode) string {
 	if len(props) == 0 {
 		return " (no properties allowed)"
 	}
-	names := slices.Sorted(maps.Keys(props))
-	const most = 10
-	var b strings.Builder
-	b.WriteString(" (allowed: ")
-	for i, name := range names {
-		if i == most {
-			b.WriteString(", ...")
+	var quoted []string
+	for i, name := range slices.Sorted(maps.Keys(props)) {
+		if i == 10 {
+			quoted = append(quoted, "...")
 			break
 		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(name))
+		quoted = append(quoted, strconv.Quote(name))
 	}
-	b.WriteString(")")
-	return b.String()
+	return " (allowed: " + strings.Join(quoted, ", ") + ")"
 }

@@ -72,9 +72,7 @@ func (vd *schemaValidator) spend(n int) bool {
 		vd.halt = errSchemaTooCostly
 	case vd.work >= vd.nextCheck:
 		vd.nextCheck = vd.work + schemaCheckEvery
-		if vd.ctx != nil {
-			vd.halt = vd.ctx.Err()
-		}
+		vd.halt = vd.ctx.Err()
 	}
 	return vd.halt == nil
 }
@@ -166,6 +164,13 @@ func (vd *schemaValidator) check(n *schemaNode, v any) {
 	}
 }
 
+// checkAt checks v, found at the path token tok, against n.
+func (vd *schemaValidator) checkAt(tok string, n *schemaNode, v any) {
+	vd.path = append(vd.path, tok)
+	vd.check(n, v)
+	vd.path = vd.path[:len(vd.path)-1]
+}
+
 // needsNumber reports whether n compares numbers by value.
 func (n *schemaNode) needsNumber() bool {
 	return n.minimum.set || n.maximum.set || n.exclusiveMinimum.set || n.exclusiveMaximum.set || n.multipleOf.set || n.safeInteger
@@ -191,10 +196,8 @@ func (vd *schemaValidator) checkNumber(n *schemaNode, d schemaDecimal, text stri
 	}
 	if n.safeInteger {
 		// [x-mcp-header]: integer values must be exact in an IEEE 754 double.
-		limit := schemaDecimal{digits: schemaMaxSafeInteger}
-		mag := d
-		mag.neg = false
-		if mag.cmp(limit) > 0 {
+		mag := schemaDecimal{digits: d.digits, exp: d.exp}
+		if mag.cmp(schemaDecimal{digits: schemaMaxSafeInteger}) > 0 {
 			vd.fail("want an integer from -%s to %s (sent as a header), got %s", schemaMaxSafeInteger, schemaMaxSafeInteger, text)
 		}
 	}
@@ -206,27 +209,27 @@ func (vd *schemaValidator) checkString(n *schemaNode, s string) {
 		return
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
-		c := utf8.RuneCountInString(s)
-		if n.minLength >= 0 && c < n.minLength {
-			vd.fail("want at least %d characters, got %d", n.minLength, c)
-		}
-		if n.maxLength >= 0 && c > n.maxLength {
-			vd.fail("want at most %d characters, got %d", n.maxLength, c)
-		}
+		vd.checkCount(n.minLength, n.maxLength, utf8.RuneCountInString(s), "characters")
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
 		vd.fail("want a string matching %s, got %s", schemaShow(n.pattern.String()), schemaShow(s))
 	}
 }
 
+// checkCount applies a pair of count keywords (minItems and maxItems, ...;
+// -1 when absent) to got, a count of what.
+func (vd *schemaValidator) checkCount(least, most, got int, what string) {
+	if least >= 0 && got < least {
+		vd.fail("want at least %d %s, got %d", least, what, got)
+	}
+	if most >= 0 && got > most {
+		vd.fail("want at most %d %s, got %d", most, what, got)
+	}
+}
+
 // checkArray applies the array keywords of n to a.
 func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
-	if n.minItems >= 0 && len(a) < n.minItems {
-		vd.fail("want at least %d items, got %d", n.minItems, len(a))
-	}
-	if n.maxItems >= 0 && len(a) > n.maxItems {
-		vd.fail("want at most %d items, got %d", n.maxItems, len(a))
-	}
+	vd.checkCount(n.minItems, n.maxItems, len(a), "items")
 	if n.uniqueItems {
 		seen := make(map[string]int, len(a))
 		for i, e := range a {
@@ -250,9 +253,7 @@ func (vd *schemaValidator) checkArray(n *schemaNode, a []any) {
 			if len(vd.errs) >= schemaMaxErrors {
 				return
 			}
-			vd.path = append(vd.path, strconv.Itoa(i))
-			vd.check(n.items, e)
-			vd.path = vd.path[:len(vd.path)-1]
+			vd.checkAt(strconv.Itoa(i), n.items, e)
 		}
 	}
 }
@@ -264,12 +265,7 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 			vd.fail("missing required property %q", name)
 		}
 	}
-	if n.minProperties >= 0 && len(o) < n.minProperties {
-		vd.fail("want at least %d properties, got %d", n.minProperties, len(o))
-	}
-	if n.maxProperties >= 0 && len(o) > n.maxProperties {
-		vd.fail("want at most %d properties, got %d", n.maxProperties, len(o))
-	}
+	vd.checkCount(n.minProperties, n.maxProperties, len(o), "properties")
 	if len(n.properties) == 0 && n.additional == nil {
 		return
 	}
@@ -294,9 +290,7 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 		case !ok && sub.never:
 			vd.fail("unexpected property %s%s", schemaShow(k), n.allowed)
 		default:
-			vd.path = append(vd.path, k)
-			vd.check(sub, o[k])
-			vd.path = vd.path[:len(vd.path)-1]
+			vd.checkAt(k, sub, o[k])
 		}
 	}
 }

@@ -48,7 +48,7 @@ func compileTemplate(t string) (*uriTemplate, error) {
 		if !closed {
 			return nil, fmt.Errorf("uri template %q: unclosed {", t)
 		}
-		if !validVarName(name) {
+		if !isName(name, len(name), true, "_.") {
 			return nil, fmt.Errorf("uri template %q: variable %q is not a level-1 variable name", t, name)
 		}
 		if slices.Contains(ut.vars, name) {
@@ -70,9 +70,6 @@ func compileTemplate(t string) (*uriTemplate, error) {
 	return &ut, nil
 }
 
-// validVarName reports whether name is a level-1 variable name.
-func validVarName(name string) bool { return isName(name, len(name), true, "_.") }
-
 // match reports whether uri is an expansion of t and returns the variable
 // values as they appear in the URI (not percent-decoded), each non-empty,
 // the leftmost-shortest when several splits fit. The work is
@@ -81,16 +78,13 @@ func validVarName(name string) bool { return isName(name, len(name), true, "_.")
 // forward pass ends each variable at the first literal that keeps the next
 // within its bound.
 func (t *uriTemplate) match(uri string) (map[string]string, bool) {
-	if !strings.HasPrefix(uri, t.literals[0]) {
+	n := len(t.vars)
+	tail := t.literals[n]
+	if !strings.HasPrefix(uri, t.literals[0]) || !strings.HasSuffix(uri, tail) {
 		return nil, false
 	}
-	n := len(t.vars)
 	// maxStart[i] is the last byte offset at which variable i may start.
 	maxStart := make([]int, n)
-	tail := t.literals[n]
-	if !strings.HasSuffix(uri, tail) {
-		return nil, false
-	}
 	maxStart[n-1] = len(uri) - len(tail) - 1
 	for i := n - 2; i >= 0; i-- {
 		lit := t.literals[i+1]
@@ -148,10 +142,8 @@ func localPath(v string) (string, error) {
 			return "", errors.New("path is percent-encoded twice")
 		}
 	}
-	for _, elem := range strings.Split(p, "/") {
-		if elem == ".." {
-			return "", errors.New("path leaves its directory (..)")
-		}
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		return "", errors.New("path leaves its directory (..)")
 	}
 	p = path.Clean(p)
 	if !filepath.IsLocal(filepath.FromSlash(p)) || p == "." {
