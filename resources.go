@@ -78,20 +78,18 @@ type resourceContents struct {
 
 // MarshalJSON writes TextResourceContents or BlobResourceContents.
 func (c resourceContents) MarshalJSON() ([]byte, error) {
-	if c.Blob != nil {
-		return json.Marshal(struct {
-			URI      string         `json:"uri"`
-			MimeType string         `json:"mimeType,omitempty"`
-			Blob     string         `json:"blob"`
-			Meta     map[string]any `json:"_meta,omitempty"`
-		}{c.URI, c.MimeType, base64.StdEncoding.EncodeToString(c.Blob), c.Meta})
-	}
-	return json.Marshal(struct {
+	w := struct {
 		URI      string         `json:"uri"`
 		MimeType string         `json:"mimeType,omitempty"`
-		Text     string         `json:"text"`
+		Text     *string        `json:"text,omitempty"`
+		Blob     *string        `json:"blob,omitempty"`
 		Meta     map[string]any `json:"_meta,omitempty"`
-	}{c.URI, c.MimeType, c.Text, c.Meta})
+	}{URI: c.URI, MimeType: c.MimeType, Text: &c.Text, Meta: c.Meta}
+	if c.Blob != nil {
+		blob := base64.StdEncoding.EncodeToString(c.Blob)
+		w.Text, w.Blob = nil, &blob
+	}
+	return json.Marshal(w)
 }
 
 // checkItem reports why a registry item's size, icons, annotations or
@@ -115,10 +113,8 @@ func (s *server) addResource(r resource) {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
 	checkScopes("addResource "+r.URI, r.Scopes)
+	// checkItem checks r.Meta, so it checks metaOfRead's part of it too.
 	if err := checkItem(r.Size, r.Icons, r.Annotations, r.Meta); err != nil {
-		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
-	}
-	if err := checkMeta(metaOfRead(r.MimeType, r.Meta)); err != nil {
 		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
 	}
 	s.update(func(reg *registry) {
@@ -130,8 +126,7 @@ func (s *server) addResource(r resource) {
 }
 
 // removeResource unregisters the resource uri; it reports whether it existed.
-func (s *server) removeResource(uri string) bool {
-	found := false
+func (s *server) removeResource(uri string) (found bool) {
 	s.update(func(reg *registry) {
 		n := len(reg.resources)
 		reg.resources = slices.DeleteFunc(reg.resources, func(r *resource) bool { return r.URI == uri })
@@ -169,8 +164,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 }
 
 // removeTemplate unregisters uriTemplate; it reports whether it existed.
-func (s *server) removeTemplate(uriTemplate string) bool {
-	found := false
+func (s *server) removeTemplate(uriTemplate string) (found bool) {
 	s.update(func(reg *registry) {
 		n := len(reg.templates)
 		reg.templates = slices.DeleteFunc(reg.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate })
@@ -262,8 +256,14 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
-		if refused := s.readRefused(req, uri, err); refused != nil {
-			return result{}, refused
+		// A read the system refused (EACCES, EPERM: the confinement, file
+		// permissions) is answered in the system's words as a tool's refusal
+		// is (refusalText): -32603, the code the spec gives a read that
+		// fails, the path left out, the URI in data; the log holds the whole
+		// error (TestResourceRefusalInSystemWords).
+		if text, ok := refusalText(err); ok && !errors.As(err, new(*rpcError)) {
+			req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
+			return result{}, &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
 		}
 		return result{}, fmt.Errorf("read %s: %w", uri, err) // an *rpcError stands (peerError)
 	}
@@ -282,25 +282,6 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
 	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
-}
-
-// readRefused returns the error of a read the system refused (EACCES,
-// EPERM: the confinement, file permissions), in the system's words as a
-// tool's refusal is (refusalText): -32603, the code the spec gives a read
-// that fails, with the reader's words and the system's message, the path
-// left out, and the URI in data. The log holds the whole error. nil for
-// any other error. TestResourceRefusalInSystemWords.
-// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
-func (s *server) readRefused(req *request, uri string, err error) *rpcError {
-	if errors.As(err, new(*rpcError)) {
-		return nil
-	}
-	text, ok := refusalText(err)
-	if !ok {
-		return nil
-	}
-	req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
-	return &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
 }
 
 // readResource reads uri from r when it is not nil, else from tmpl with
