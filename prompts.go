@@ -95,8 +95,7 @@ func (s *server) addPrompt(p prompt) {
 }
 
 // removePrompt unregisters the prompt name; it reports whether it existed.
-func (s *server) removePrompt(name string) bool {
-	found := false
+func (s *server) removePrompt(name string) (found bool) {
 	s.update(func(r *registry) {
 		n := len(r.prompts)
 		r.prompts = slices.DeleteFunc(r.prompts, func(p *prompt) bool { return p.Name == name })
