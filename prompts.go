@@ -75,10 +75,7 @@ func (s *server) addPrompt(p prompt) {
 	if p.Name == "" || p.Get == nil {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
-	checkScopes("addPrompt "+p.Name, p.Scopes)
-	if err := checkItem(nil, p.Icons, nil, p.Meta); err != nil {
-		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
-	}
+	checkItem("addPrompt "+p.Name, p.Scopes, nil, p.Icons, nil, p.Meta)
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {

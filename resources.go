@@ -92,19 +92,25 @@ func (c resourceContents) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// checkItem reports why a registry item's size, icons, annotations or
-// _meta (nil when it has none) cannot be sent in any revision (dialect.go).
-func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
+// checkItem panics, naming the registration what ("addTool echo"), when
+// a registry item's scopes are not scope tokens (checkScopes) or its size,
+// icons, annotations or _meta (nil when it has none) cannot be sent in any
+// revision (dialect.go).
+func checkItem(what string, scopes []string, size *int64, icons []icon, a *annotations, meta map[string]any) {
+	checkScopes(what, scopes)
+	err := checkIcons(icons)
 	if size != nil && *size < 0 {
-		return fmt.Errorf("size %d is negative", *size)
+		err = fmt.Errorf("size %d is negative", *size)
 	}
-	if err := checkIcons(icons); err != nil {
-		return err
+	if err == nil {
+		err = a.check()
 	}
-	if err := a.check(); err != nil {
-		return err
+	if err == nil {
+		err = checkMeta(meta)
 	}
-	return checkMeta(meta)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", what, err))
+	}
 }
 
 // addResource registers r. It panics on an empty or duplicate URI or name.
@@ -112,11 +118,8 @@ func (s *server) addResource(r resource) {
 	if r.URI == "" || r.Name == "" {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
-	checkScopes("addResource "+r.URI, r.Scopes)
 	// checkItem checks r.Meta, so it checks metaOfRead's part of it too.
-	if err := checkItem(r.Size, r.Icons, r.Annotations, r.Meta); err != nil {
-		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
-	}
+	checkItem("addResource "+r.URI, r.Scopes, r.Size, r.Icons, r.Annotations, r.Meta)
 	s.update(func(reg *registry) {
 		if reg.resource(r.URI) != nil {
 			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
@@ -141,17 +144,13 @@ func (s *server) addTemplate(t resourceTemplate) {
 	if t.Name == "" || t.Read == nil {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
 	}
-	checkScopes("addTemplate "+t.URITemplate, t.Scopes)
-	if err := checkItem(nil, t.Icons, t.Annotations, t.Meta); err != nil {
-		panic(fmt.Sprintf("addTemplate %s: %v", t.URITemplate, err))
-	}
-	compiled, err := compileTemplate(t.URITemplate)
-	if err != nil {
+	checkItem("addTemplate "+t.URITemplate, t.Scopes, nil, t.Icons, t.Annotations, t.Meta)
+	var err error
+	if t.compiled, err = compileTemplate(t.URITemplate); err != nil {
 		panic("addTemplate: " + err.Error())
 	}
-	t.compiled = compiled
 	for name := range t.Complete {
-		if !slices.Contains(compiled.vars, name) {
+		if !slices.Contains(t.compiled.vars, name) {
 			panic(fmt.Sprintf("addTemplate %s: completer for unknown variable %q", t.URITemplate, name))
 		}
 	}

@@ -93,15 +93,12 @@ func (s *server) addTool(t tool) {
 	if t.Call == nil {
 		panic(fmt.Sprintf("addTool %s: Call is nil", t.Name))
 	}
-	checkScopes("addTool "+t.Name, t.Scopes)
+	checkItem("addTool "+t.Name, t.Scopes, nil, t.Icons, nil, t.Meta)
 	if t.InputSchema == "" {
 		t.InputSchema = `{"type":"object"}`
 	}
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
-	}
-	if err := checkItem(nil, t.Icons, nil, t.Meta); err != nil {
-		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
 	}
 	var err error
 	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
@@ -428,9 +425,7 @@ func (b *toolBody) MarshalJSON() ([]byte, error) {
 }
 
 // textResult is a result with one text block.
-func textResult(text string) *toolResult {
-	return &toolResult{Content: []content{textContent(text)}}
-}
+func textResult(text string) *toolResult { return &toolResult{Content: []content{textContent(text)}} }
 
 // errorResult is an in-band tool error with one text block.
 func errorResult(text string) *toolResult {
