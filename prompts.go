@@ -275,7 +275,7 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	if len(values) > maxCompletions {
 		c.Values, c.HasMore = values[:maxCompletions], true
 	}
-	return result{body: completeResult{Completion: c}}, nil
+	return result{body: map[string]completion{"completion": c}}, nil
 }
 
 // completionContext decodes the optional context of completion/complete:
@@ -337,11 +337,6 @@ func objectParam(raw []byte, what string, names ...string) (map[string]string, *
 		out[m.name] = v
 	}
 	return out, nil
-}
-
-// completeResult is CompleteResult without the stamped members.
-type completeResult struct {
-	Completion completion `json:"completion"`
 }
 
 // completion is CompleteResult.completion.

@@ -280,7 +280,8 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
-	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
+	body := map[string][]resourceContents{"contents": contentsFor(req.version, contents)}
+	return result{body: body, cache: cache}, nil
 }
 
 // readResource reads uri from r when it is not nil, else from tmpl with
@@ -319,9 +320,4 @@ func (s *server) resourceNotFound(req *request, uri string) *rpcError {
 		code = codeResourceNotFound
 	}
 	return &rpcError{Code: code, Message: "resource not found", Data: map[string]string{"uri": uri}}
-}
-
-// readResult is ReadResourceResult without the stamped members.
-type readResult struct {
-	Contents []resourceContents `json:"contents"`
 }
