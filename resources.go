@@ -292,10 +292,8 @@ func readResource(ctx context.Context, req *request, uri string, r *resource, tm
 		return tmpl.Read(ctx, req, uri, vars)
 	case r.Read != nil:
 		return r.Read(ctx, req, uri, nil)
-	case r.Blob != nil:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
-	default:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
+	default: // Blob when it is set, else Text (resourceContents.MarshalJSON)
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text, Blob: r.Blob, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
 	}
 }
 
