@@ -75,10 +75,7 @@ func (s *server) addPrompt(p prompt) {
 	if p.Name == "" || p.Get == nil {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
 	}
-	checkScopes("addPrompt "+p.Name, p.Scopes)
-	if err := checkItem(nil, p.Icons, nil, p.Meta); err != nil {
-		panic(fmt.Sprintf("addPrompt %s: %v", p.Name, err))
-	}
+	checkItem("addPrompt "+p.Name, p.Scopes, nil, p.Icons, nil, p.Meta)
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {
@@ -95,8 +92,7 @@ func (s *server) addPrompt(p prompt) {
 }
 
 // removePrompt unregisters the prompt name; it reports whether it existed.
-func (s *server) removePrompt(name string) bool {
-	found := false
+func (s *server) removePrompt(name string) (found bool) {
 	s.update(func(r *registry) {
 		n := len(r.prompts)
 		r.prompts = slices.DeleteFunc(r.prompts, func(p *prompt) bool { return p.Name == name })
@@ -279,7 +275,7 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	if len(values) > maxCompletions {
 		c.Values, c.HasMore = values[:maxCompletions], true
 	}
-	return result{body: completeResult{Completion: c}}, nil
+	return result{body: map[string]completion{"completion": c}}, nil
 }
 
 // completionContext decodes the optional context of completion/complete:
@@ -341,11 +337,6 @@ func objectParam(raw []byte, what string, names ...string) (map[string]string, *
 		out[m.name] = v
 	}
 	return out, nil
-}
-
-// completeResult is CompleteResult without the stamped members.
-type completeResult struct {
-	Completion completion `json:"completion"`
 }
 
 // completion is CompleteResult.completion.

@@ -43,12 +43,10 @@ type registry struct {
 }
 
 // listPage is one encoded page of a list result (registry.page), read
-// only once made, shared by every request that lists it. tail is the
-// response after its id with the server's default cache hints
-// (encodeResult), made once: the reply's second piece (replyParts), with
-// no line break but its last byte. Kept for the tools/list row of
-// docs/PERFORMANCE.md (1,000 tools): copying the page into each response,
-// then collecting it, was most of that row's CPU.
+// only once made, shared by every request that lists it; tail, made once,
+// is the reply's second piece (replyParts): the response after its id with
+// the default cache hints, its last byte its only line break. It pays on
+// the tools/list row of docs/PERFORMANCE.md (1,000 tools).
 type listPage struct {
 	body     []byte
 	tailOnce sync.Once
@@ -203,7 +201,7 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	// (docs/GAPS.md).
 	if isModern(version) {
 		var ext []string
-		if r.hasTaskTools() {
+		if slices.ContainsFunc(r.tools, func(t *tool) bool { return t.Task != taskNever }) {
 			ext = append(ext, `"`+extensionTasks+`":{}`)
 		}
 		if r.hasApps() {
@@ -218,12 +216,6 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// hasTaskTools reports whether any tool may run as a task (tasks.go); the
-// tasks extension is advertised only then.
-func (r *registry) hasTaskTools() bool {
-	return slices.ContainsFunc(r.tools, func(t *tool) bool { return t.Task != taskNever })
 }
 
 // hasCompleters reports whether any prompt argument or template variable

@@ -9,14 +9,12 @@
 //
 // Each build's registry defines buildRegistry, which run calls: this file
 // in the default build, registry_conformance.go and registry_bench.go in
-// theirs (-tags conformance, -tags bench).
-//
-// To make the server yours (README, "Make it yours"): change the build
-// line above to "//go:build demo" (the demo then leaves the product
-// binary, and "go build -tags demo" still builds it for the checks that
-// drive its tools), and put your registry in a file of its own that
-// starts with "//go:build !(demo || conformance || bench)" and defines
-// buildRegistry.
+// theirs (-tags conformance, -tags bench). To make the server yours
+// (README, "Make it yours"): change the build line above to "//go:build
+// demo" (the demo leaves the product binary; "go build -tags demo" still
+// builds it for the checks that drive its tools), and put your registry in
+// a file of its own that starts with "//go:build !(demo || conformance ||
+// bench)" and defines buildRegistry.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server
 
@@ -59,11 +57,10 @@ const tallyViewURI = "ui://demo/tally.html"
 
 // tallyView is the tally tool's view: plain HTML and script, no build
 // step. It speaks JSON-RPC 2.0 with its host over postMessage, as the MCP
-// Apps extension specifies: ui/initialize, then
-// ui/notifications/initialized; it shows the count of each
-// ui/notifications/tool-result, and its button sends tools/call, which the
-// host relays to this server. harness/apps renders it in headless
-// Chromium through the official host bridge.
+// Apps extension specifies (ui/initialize, ui/notifications/initialized),
+// shows the count of each ui/notifications/tool-result, and its button
+// sends tools/call, which the host relays here. harness/apps renders it in
+// headless Chromium through the official host bridge.
 // [MCP Apps]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
 const tallyView = `<!doctype html>
 <html lang="en">
@@ -204,9 +201,8 @@ func registerDemo(s *server) (stop func()) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {
 				// Report a step before working on it, so a pause always
-				// separates the last notification from the response:
-				// clients that read both in one chunk may drop the
-				// notification.
+				// separates the last notification from the response (a
+				// client reading both in one chunk may drop it).
 				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
 				req.Log(levelInfo, fmt.Sprintf("starting step %d", i))
 				select {
@@ -226,10 +222,9 @@ func registerDemo(s *server) (stop func()) {
 		Description: "Asks the user to confirm before (pretending to) delete a path.",
 		InputSchema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 		Annotations: &toolAnnotations{DestructiveHint: new(true)},
-		// A client that declares the tasks extension gets a task that
-		// waits in input_required until tasks/update brings the answer;
-		// the others are asked on the request (MRTR, or the classic
-		// bridge). The handler is the same.
+		// With the tasks extension declared the same handler runs as a task
+		// that waits in input_required until tasks/update brings the answer;
+		// otherwise it asks on the request (MRTR, or the classic bridge).
 		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			path := req.String("path")
@@ -328,11 +323,10 @@ func registerDemo(s *server) (stop func()) {
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			n := req.Int("count") + 1
 			r, err := structuredResult(map[string]any{"count": n})
-			if err != nil {
-				return nil, err
+			if err == nil {
+				r.Content = append([]content{textContent(fmt.Sprintf("count is %d", n))}, r.Content...)
 			}
-			r.Content = append([]content{textContent(fmt.Sprintf("count is %d", n))}, r.Content...)
-			return r, nil
+			return r, err
 		},
 	})
 	s.addResource(resource{
@@ -436,9 +430,9 @@ func registerDemo(s *server) (stop func()) {
 	// read once, here; its entry lists each file's SHA-256 and size.
 	s.addSkills(demoSkills, "skills")
 
-	quit, ended := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ended)
+	quit := make(chan struct{})
+	var clock sync.WaitGroup
+	clock.Go(func() {
 		tick := time.NewTicker(demoClockInterval)
 		defer tick.Stop()
 		for {
@@ -449,9 +443,9 @@ func registerDemo(s *server) (stop func()) {
 				s.resourceUpdated("demo://clock")
 			}
 		}
-	}()
+	})
 	return func() {
 		close(quit)
-		<-ended
+		clock.Wait()
 	}
 }

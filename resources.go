@@ -78,35 +78,39 @@ type resourceContents struct {
 
 // MarshalJSON writes TextResourceContents or BlobResourceContents.
 func (c resourceContents) MarshalJSON() ([]byte, error) {
-	if c.Blob != nil {
-		return json.Marshal(struct {
-			URI      string         `json:"uri"`
-			MimeType string         `json:"mimeType,omitempty"`
-			Blob     string         `json:"blob"`
-			Meta     map[string]any `json:"_meta,omitempty"`
-		}{c.URI, c.MimeType, base64.StdEncoding.EncodeToString(c.Blob), c.Meta})
-	}
-	return json.Marshal(struct {
+	w := struct {
 		URI      string         `json:"uri"`
 		MimeType string         `json:"mimeType,omitempty"`
-		Text     string         `json:"text"`
+		Text     *string        `json:"text,omitempty"`
+		Blob     *string        `json:"blob,omitempty"`
 		Meta     map[string]any `json:"_meta,omitempty"`
-	}{c.URI, c.MimeType, c.Text, c.Meta})
+	}{URI: c.URI, MimeType: c.MimeType, Text: &c.Text, Meta: c.Meta}
+	if c.Blob != nil {
+		blob := base64.StdEncoding.EncodeToString(c.Blob)
+		w.Text, w.Blob = nil, &blob
+	}
+	return json.Marshal(w)
 }
 
-// checkItem reports why a registry item's size, icons, annotations or
-// _meta (nil when it has none) cannot be sent in any revision (dialect.go).
-func checkItem(size *int64, icons []icon, a *annotations, meta map[string]any) error {
+// checkItem panics, naming the registration what ("addTool echo"), when
+// a registry item's scopes are not scope tokens (checkScopes) or its size,
+// icons, annotations or _meta (nil when it has none) cannot be sent in any
+// revision (dialect.go).
+func checkItem(what string, scopes []string, size *int64, icons []icon, a *annotations, meta map[string]any) {
+	checkScopes(what, scopes)
+	err := checkIcons(icons)
 	if size != nil && *size < 0 {
-		return fmt.Errorf("size %d is negative", *size)
+		err = fmt.Errorf("size %d is negative", *size)
 	}
-	if err := checkIcons(icons); err != nil {
-		return err
+	if err == nil {
+		err = a.check()
 	}
-	if err := a.check(); err != nil {
-		return err
+	if err == nil {
+		err = checkMeta(meta)
 	}
-	return checkMeta(meta)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", what, err))
+	}
 }
 
 // addResource registers r. It panics on an empty or duplicate URI or name.
@@ -114,13 +118,8 @@ func (s *server) addResource(r resource) {
 	if r.URI == "" || r.Name == "" {
 		panic(fmt.Sprintf("addResource: resource %q needs a URI and a Name", r.URI))
 	}
-	checkScopes("addResource "+r.URI, r.Scopes)
-	if err := checkItem(r.Size, r.Icons, r.Annotations, r.Meta); err != nil {
-		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
-	}
-	if err := checkMeta(metaOfRead(r.MimeType, r.Meta)); err != nil {
-		panic(fmt.Sprintf("addResource %s: %v", r.URI, err))
-	}
+	// checkItem checks r.Meta, so it checks metaOfRead's part of it too.
+	checkItem("addResource "+r.URI, r.Scopes, r.Size, r.Icons, r.Annotations, r.Meta)
 	s.update(func(reg *registry) {
 		if reg.resource(r.URI) != nil {
 			panic(fmt.Sprintf("addResource: duplicate resource %q", r.URI))
@@ -130,8 +129,7 @@ func (s *server) addResource(r resource) {
 }
 
 // removeResource unregisters the resource uri; it reports whether it existed.
-func (s *server) removeResource(uri string) bool {
-	found := false
+func (s *server) removeResource(uri string) (found bool) {
 	s.update(func(reg *registry) {
 		n := len(reg.resources)
 		reg.resources = slices.DeleteFunc(reg.resources, func(r *resource) bool { return r.URI == uri })
@@ -146,17 +144,13 @@ func (s *server) addTemplate(t resourceTemplate) {
 	if t.Name == "" || t.Read == nil {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
 	}
-	checkScopes("addTemplate "+t.URITemplate, t.Scopes)
-	if err := checkItem(nil, t.Icons, t.Annotations, t.Meta); err != nil {
-		panic(fmt.Sprintf("addTemplate %s: %v", t.URITemplate, err))
-	}
-	compiled, err := compileTemplate(t.URITemplate)
-	if err != nil {
+	checkItem("addTemplate "+t.URITemplate, t.Scopes, nil, t.Icons, t.Annotations, t.Meta)
+	var err error
+	if t.compiled, err = compileTemplate(t.URITemplate); err != nil {
 		panic("addTemplate: " + err.Error())
 	}
-	t.compiled = compiled
 	for name := range t.Complete {
-		if !slices.Contains(compiled.vars, name) {
+		if !slices.Contains(t.compiled.vars, name) {
 			panic(fmt.Sprintf("addTemplate %s: completer for unknown variable %q", t.URITemplate, name))
 		}
 	}
@@ -169,8 +163,7 @@ func (s *server) addTemplate(t resourceTemplate) {
 }
 
 // removeTemplate unregisters uriTemplate; it reports whether it existed.
-func (s *server) removeTemplate(uriTemplate string) bool {
-	found := false
+func (s *server) removeTemplate(uriTemplate string) (found bool) {
 	s.update(func(reg *registry) {
 		n := len(reg.templates)
 		reg.templates = slices.DeleteFunc(reg.templates, func(t *resourceTemplate) bool { return t.URITemplate == uriTemplate })
@@ -262,8 +255,14 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
-		if refused := s.readRefused(req, uri, err); refused != nil {
-			return result{}, refused
+		// A read the system refused (EACCES, EPERM: the confinement, file
+		// permissions) is answered in the system's words as a tool's refusal
+		// is (refusalText): -32603, the code the spec gives a read that
+		// fails, the path left out, the URI in data; the log holds the whole
+		// error (TestResourceRefusalInSystemWords).
+		if text, ok := refusalText(err); ok && !errors.As(err, new(*rpcError)) {
+			req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
+			return result{}, &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
 		}
 		return result{}, fmt.Errorf("read %s: %w", uri, err) // an *rpcError stands (peerError)
 	}
@@ -281,26 +280,8 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
-	return result{body: readResult{Contents: contentsFor(req.version, contents)}, cache: cache}, nil
-}
-
-// readRefused returns the error of a read the system refused (EACCES,
-// EPERM: the confinement, file permissions), in the system's words as a
-// tool's refusal is (refusalText): -32603, the code the spec gives a read
-// that fails, with the reader's words and the system's message, the path
-// left out, and the URI in data. The log holds the whole error. nil for
-// any other error. TestResourceRefusalInSystemWords.
-// [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
-func (s *server) readRefused(req *request, uri string, err error) *rpcError {
-	if errors.As(err, new(*rpcError)) {
-		return nil
-	}
-	text, ok := refusalText(err)
-	if !ok {
-		return nil
-	}
-	req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
-	return &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
+	body := map[string][]resourceContents{"contents": contentsFor(req.version, contents)}
+	return result{body: body, cache: cache}, nil
 }
 
 // readResource reads uri from r when it is not nil, else from tmpl with
@@ -311,10 +292,8 @@ func readResource(ctx context.Context, req *request, uri string, r *resource, tm
 		return tmpl.Read(ctx, req, uri, vars)
 	case r.Read != nil:
 		return r.Read(ctx, req, uri, nil)
-	case r.Blob != nil:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Blob: r.Blob, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
-	default:
-		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
+	default: // Blob when it is set, else Text (resourceContents.MarshalJSON)
+		return []resourceContents{{URI: uri, MimeType: r.MimeType, Text: r.Text, Blob: r.Blob, Meta: metaOfRead(r.MimeType, r.Meta)}}, nil
 	}
 }
 
@@ -339,9 +318,4 @@ func (s *server) resourceNotFound(req *request, uri string) *rpcError {
 		code = codeResourceNotFound
 	}
 	return &rpcError{Code: code, Message: "resource not found", Data: map[string]string{"uri": uri}}
-}
-
-// readResult is ReadResourceResult without the stamped members.
-type readResult struct {
-	Contents []resourceContents `json:"contents"`
 }

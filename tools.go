@@ -93,15 +93,12 @@ func (s *server) addTool(t tool) {
 	if t.Call == nil {
 		panic(fmt.Sprintf("addTool %s: Call is nil", t.Name))
 	}
-	checkScopes("addTool "+t.Name, t.Scopes)
+	checkItem("addTool "+t.Name, t.Scopes, nil, t.Icons, nil, t.Meta)
 	if t.InputSchema == "" {
 		t.InputSchema = `{"type":"object"}`
 	}
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		panic(fmt.Sprintf("addTool %s: inputSchema: %v", t.Name, err))
-	}
-	if err := checkItem(nil, t.Icons, nil, t.Meta); err != nil {
-		panic(fmt.Sprintf("addTool %s: %v", t.Name, err))
 	}
 	var err error
 	if t.input, err = compileToolSchema(compileSchema, t.InputSchema, t.HandlerValidates); err != nil {
@@ -141,8 +138,7 @@ func compileToolSchema(compile func([]byte) (*schema, error), text string, handl
 }
 
 // removeTool unregisters the tool name; it reports whether it existed.
-func (s *server) removeTool(name string) bool {
-	found := false
+func (s *server) removeTool(name string) (found bool) {
 	s.update(func(r *registry) {
 		n := len(r.tools)
 		r.tools = slices.DeleteFunc(r.tools, func(t *tool) bool { return t.Name == name })
@@ -198,15 +194,11 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 		return result{}, rerr
 	}
 	req.target = name
-	reg := s.snapshot(req)
-	t := reg.tool(name)
+	t := s.snapshot(req).tool(name)
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
 	}
-	plan, rerr := planSync, (*rpcError)(nil)
-	if t.Task != taskNever {
-		plan, rerr = s.planTask(req, t)
-	}
+	plan, rerr := s.planTask(req, t)
 	if rerr != nil {
 		return result{}, rerr
 	}
@@ -214,16 +206,15 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if rerr != nil {
 		return result{}, rerr
 	}
-	if err := finiteNumbers(args); err != nil {
-		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
+	err := finiteNumbers(args)
+	if err == nil && t.input != nil {
+		err = t.input.validate(ctx, args)
 	}
-	if t.input != nil {
-		if err := t.input.validate(ctx, args); err != nil {
-			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-				return result{}, err // cancelled or timed out: the dispatcher answers
-			}
-			return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return result{}, err // cancelled or timed out: the dispatcher answers
 		}
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)).result(req.version)
 	}
 	req.args = args
 	if plan == planTask {
@@ -297,31 +288,21 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 // tool: callTool answers it -32603 and logs it, so only a tool's own words
 // reach the model (TestToolErrorsCarryNoGoText).
 func internalCause(err error) bool {
-	var (
-		jsonSyntax      *json.SyntaxError
-		jsonType        *json.UnmarshalTypeError
-		jsonUnsupported *json.UnsupportedTypeError
-		jsonValue       *json.UnsupportedValueError
-		jsonMarshaler   *json.MarshalerError
-		jsonTarget      *json.InvalidUnmarshalError
-		number          *strconv.NumError
-		base64Input     base64.CorruptInputError
-		path            *fs.PathError
-		link            *os.LinkError
-		syscallErr      *os.SyscallError
-		errno           syscall.Errno
-		runtimeErr      runtime.Error
-		// network is every net and net/url error, named by its method so
-		// that the core links no net package.
-		network interface{ Timeout() bool }
-	)
-	return errors.As(err, &jsonSyntax) || errors.As(err, &jsonType) || errors.As(err, &jsonUnsupported) ||
-		errors.As(err, &jsonValue) || errors.As(err, &jsonMarshaler) || errors.As(err, &jsonTarget) ||
-		errors.As(err, &number) || errors.As(err, &base64Input) ||
-		errors.As(err, &path) || errors.As(err, &link) || errors.As(err, &syscallErr) || errors.As(err, &errno) ||
-		errors.As(err, &network) ||
-		errors.As(err, &runtimeErr) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	for _, target := range []any{
+		new(*json.SyntaxError), new(*json.UnmarshalTypeError), new(*json.UnsupportedTypeError),
+		new(*json.UnsupportedValueError), new(*json.MarshalerError), new(*json.InvalidUnmarshalError),
+		new(*strconv.NumError), new(base64.CorruptInputError),
+		new(*fs.PathError), new(*os.LinkError), new(*os.SyscallError), new(syscall.Errno),
+		new(runtime.Error),
+		// Every net and net/url error, named by its method so that the
+		// core links no net package.
+		new(interface{ Timeout() bool }),
+	} {
+		if errors.As(err, target) {
+			return true
+		}
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // conforms validates a Go value a tool produced against a compiled schema,
@@ -444,9 +425,7 @@ func (b *toolBody) MarshalJSON() ([]byte, error) {
 }
 
 // textResult is a result with one text block.
-func textResult(text string) *toolResult {
-	return &toolResult{Content: []content{textContent(text)}}
-}
+func textResult(text string) *toolResult { return &toolResult{Content: []content{textContent(text)}} }
 
 // errorResult is an in-band tool error with one text block.
 func errorResult(text string) *toolResult {
@@ -550,22 +529,21 @@ var quotesAsIs = func() (t [256]bool) {
 // MarshalJSON writes the block in the shape its type requires; an empty
 // text is still written, as TextContent requires it.
 func (c content) MarshalJSON() ([]byte, error) {
+	w := struct {
+		Type        string            `json:"type"`
+		Text        *string           `json:"text,omitempty"`
+		Data        *string           `json:"data,omitempty"`
+		MimeType    *string           `json:"mimeType,omitempty"`
+		Resource    *resourceContents `json:"resource,omitempty"`
+		Annotations *annotations      `json:"annotations,omitempty"`
+		Meta        map[string]any    `json:"_meta,omitempty"`
+	}{Type: c.Type, Annotations: c.Annotations, Meta: c.Meta}
 	switch c.Type {
 	case "text":
-		return json.Marshal(struct {
-			Type        string         `json:"type"`
-			Text        string         `json:"text"`
-			Annotations *annotations   `json:"annotations,omitempty"`
-			Meta        map[string]any `json:"_meta,omitempty"`
-		}{c.Type, c.Text, c.Annotations, c.Meta})
+		w.Text = &c.Text
 	case "image", "audio":
-		return json.Marshal(struct {
-			Type        string         `json:"type"`
-			Data        string         `json:"data"`
-			MimeType    string         `json:"mimeType"`
-			Annotations *annotations   `json:"annotations,omitempty"`
-			Meta        map[string]any `json:"_meta,omitempty"`
-		}{c.Type, base64.StdEncoding.EncodeToString(c.Data), c.MimeType, c.Annotations, c.Meta})
+		data := base64.StdEncoding.EncodeToString(c.Data)
+		w.Data, w.MimeType = &data, &c.MimeType
 	case "resource_link":
 		if c.Link == nil {
 			return nil, errors.New("resource_link content without Link")
@@ -579,12 +557,9 @@ func (c content) MarshalJSON() ([]byte, error) {
 		if c.Resource == nil {
 			return nil, errors.New("resource content without Resource")
 		}
-		return json.Marshal(struct {
-			Type        string            `json:"type"`
-			Resource    *resourceContents `json:"resource"`
-			Annotations *annotations      `json:"annotations,omitempty"`
-			Meta        map[string]any    `json:"_meta,omitempty"`
-		}{c.Type, c.Resource, c.Annotations, c.Meta})
+		w.Resource = c.Resource
+	default:
+		return nil, fmt.Errorf("unknown content type %q", c.Type)
 	}
-	return nil, fmt.Errorf("unknown content type %q", c.Type)
+	return json.Marshal(w)
 }
