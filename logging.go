@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -97,7 +98,7 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 		h = slog.NewJSONHandler(sink, opts)
 	}
 	if c.access && c.level <= slog.LevelInfo {
-		access = &accessLog{sink: sink, json: c.format == logFormatJSON}
+		access = &accessLog{sink: sink}
 	}
 	return slog.New(h), access, sink
 }
@@ -160,34 +161,30 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 func (l *logSink) Write(p []byte) (int, error) {
 	l.q.mu.Lock()
 	batching := l.timer != nil && !l.closed
-	if (batching || l.q.flushing) && len(l.q.queued)+len(p) > maxLogBacklog {
+	if !batching && !l.q.flushing {
+		l.q.flushing = true
+		l.q.mu.Unlock()
+		l.flush(p, false)
+		return len(p), nil
+	}
+	if len(l.q.queued)+len(p) > maxLogBacklog {
 		l.unreported++
 		l.q.mu.Unlock()
 		l.dropped.Add(1)
 		return len(p), nil
 	}
-	if batching {
-		l.q.queued = append(l.q.queued, p...)
-		switch {
-		case !l.armed && !l.q.flushing:
-			// A write in progress takes the queue when it ends.
-			l.armed = true
-			l.timer.Reset(l.linger)
-		case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
-			l.hurried = true
-			l.timer.Reset(0)
-		}
-		l.q.mu.Unlock()
-		return len(p), nil
+	l.q.queued = append(l.q.queued, p...)
+	// A write in progress takes the queue when it ends; else the timer does.
+	switch {
+	case !batching:
+	case !l.armed && !l.q.flushing:
+		l.armed = true
+		l.timer.Reset(l.linger)
+	case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
+		l.hurried = true
+		l.timer.Reset(0)
 	}
-	if l.q.flushing {
-		l.q.queued = append(l.q.queued, p...)
-		l.q.mu.Unlock()
-		return len(p), nil
-	}
-	l.q.flushing = true
 	l.q.mu.Unlock()
-	l.flush(p, false)
 	return len(p), nil
 }
 
@@ -285,7 +282,6 @@ func (l *logSink) close() {
 // the log's format.
 type accessLog struct {
 	sink  *logSink
-	json  bool                        // -log-format json
 	stamp atomic.Pointer[secondStamp] // the latest second's, replaced each second
 }
 
@@ -305,7 +301,7 @@ var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 // request writes the access line of req (logLine.request), ended at end.
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
-	l := logLine{b: (*bp)[:0], json: a.json}
+	l := logLine{b: (*bp)[:0], json: a.sink.json}
 	l.begin(end, a.stampOf(end), "INFO", "request")
 	l.request(req, tr, out, code, d)
 	l.end()
@@ -436,17 +432,11 @@ func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
 		l.b = append(l.b, `{"time":"`...)
 		l.b = append(l.b, st.date[:]...)
 		if ns != 0 {
-			var frac [10]byte
-			frac[0] = '.'
-			for i, v := 9, ns; i > 0; i-- {
-				frac[i] = byte('0' + v%10)
-				v /= 10
-			}
-			n := len(frac)
-			for frac[n-1] == '0' {
-				n--
-			}
-			l.b = append(l.b, frac[:n]...)
+			// ns+1e9 is a 1 (the point) then ns's nine digits.
+			n := len(l.b)
+			l.b = strconv.AppendInt(l.b, int64(ns)+1e9, 10)
+			l.b[n] = '.'
+			l.b = bytes.TrimRight(l.b, "0")
 		}
 		l.b = append(l.b, st.zone...)
 		l.b = append(l.b, '"')
@@ -543,17 +533,14 @@ func (l *logLine) hex(key string, id []byte) {
 // anything else as a string (logIDString), quoted in text so that id=7
 // and id="7" stay distinct.
 func (l *logLine) id(key string, raw []byte) {
-	if isJSONInteger(raw) && len(raw) <= 20 {
-		l.key(key)
-		l.b = append(l.b, raw...)
-		return
-	}
-	s := logIDString(raw)
 	l.key(key)
-	if l.json {
-		l.b = appendJSONString(l.b, s)
-	} else {
-		l.b = strconv.AppendQuote(l.b, s)
+	switch {
+	case isJSONInteger(raw) && len(raw) <= 20:
+		l.b = append(l.b, raw...)
+	case l.json:
+		l.b = appendJSONString(l.b, logIDString(raw))
+	default:
+		l.b = strconv.AppendQuote(l.b, logIDString(raw))
 	}
 }
 
@@ -582,20 +569,11 @@ func textNeedsQuote(v string) bool {
 	if v == "" {
 		return true
 	}
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c < utf8.RuneSelf {
-			if c < ' ' || c == ' ' || c == '"' || c == '=' {
-				return true
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+	for _, r := range v {
+		// DEL is unprintable, yet slog leaves it bare.
+		if r == '"' || r == '=' || r == utf8.RuneError || r != 0x7f && (unicode.IsSpace(r) || !unicode.IsPrint(r)) {
 			return true
 		}
-		i += size
 	}
 	return false
 }
