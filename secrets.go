@@ -31,12 +31,11 @@ var (
 	// envHandoff names the descriptor a relaunched process reads what its
 	// launcher handed over from (confine_relaunch.go).
 	envHandoff = secretEnvName(serverName, "HANDOFF")
+	// secretEnv names the environment variables that hold secrets, and the
+	// handoff of a relaunch; takeSecrets removes them from the process
+	// environment.
+	secretEnv = []string{envToken, envStateKey, envHandoff}
 )
-
-// secretEnv names the environment variables that hold secrets, and the
-// handoff of a relaunch; takeSecrets removes them from the process
-// environment.
-var secretEnv = []string{envToken, envStateKey, envHandoff}
 
 // secretEnvName returns the environment variable of the secret what for
 // the server named name, one a shell can set: the name upper-cased, every
@@ -178,10 +177,8 @@ func isText(b []byte) bool {
 // binary key's white-space edge bytes stay. A secret shorter than
 // stateMinKeyBytes is refused. TestLoadStateKey.
 func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
-	var key []byte
-	source := envStateKey
-	switch {
-	case path != "":
+	key, source := []byte(strings.TrimSpace(getenv(envStateKey))), envStateKey
+	if path != "" {
 		b, err := readSecretFile("-state-key-file", path, getenv, warn)
 		if err != nil {
 			return nil, err
@@ -190,12 +187,8 @@ func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byt
 			b = bytes.TrimSpace(b)
 		}
 		key, source = b, "-state-key-file"
-	default:
-		v := strings.TrimSpace(getenv(envStateKey))
-		if v == "" {
-			return nil, nil
-		}
-		key = []byte(v)
+	} else if len(key) == 0 {
+		return nil, nil
 	}
 	if len(key) < stateMinKeyBytes {
 		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
