@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -52,6 +51,15 @@ const (
 	// logCloseWait bounds how long close waits for a stalled write, so
 	// that a stopping server exits; what is still queued is dropped.
 	logCloseWait = 2 * time.Second
+
+	// logLinger is how long the sink waits for more lines: short enough that a
+	// log tail looks live, long enough that a quiet server's requests share a
+	// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
+	logLinger = 100 * time.Millisecond
+
+	// logHurryBytes is the queue written at once, not at the end of the
+	// linger: a busy server's batch size, well below maxLogBacklog.
+	logHurryBytes = 64 << 10
 )
 
 // logConfig is the logging flags.
@@ -135,15 +143,6 @@ type logSink struct {
 	writing atomic.Int64  // when the write in progress began (Unix ns); 0 for none
 }
 
-// logLinger is how long the sink waits for more lines: short enough that a
-// log tail looks live, long enough that a quiet server's requests share a
-// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
-const logLinger = 100 * time.Millisecond
-
-// logHurryBytes is the queue written at once, not at the end of the
-// linger: a busy server's batch size, well below maxLogBacklog.
-const logHurryBytes = 64 << 10
-
 // newLogSink returns a sink writing to w, batching for linger if above 0.
 func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	l := &logSink{w: w, linger: linger}
@@ -220,7 +219,7 @@ func (l *logSink) flush(b []byte, ours bool) {
 	l.q.mu.Unlock()
 	if n > 0 {
 		line := logLine{json: l.json}
-		line.begin(time.Now(), nil, "WARN", "log lines dropped: the log was not read fast enough")
+		line.begin(time.Now(), "WARN", "log lines dropped: the log was not read fast enough")
 		line.int("dropped", int64(n))
 		line.end()
 		_, _ = l.Write(line.b)
@@ -270,29 +269,16 @@ func (l *logSink) close() {
 			l.flush(b, true)
 		}
 	}()
-	wait := time.NewTimer(logCloseWait)
-	defer wait.Stop()
 	select {
 	case <-done:
-	case <-wait.C:
+	case <-time.After(logCloseWait):
 	}
 }
 
 // accessLog writes the access lines: one per request, at info level, in
 // the log's format.
 type accessLog struct {
-	sink  *logSink
-	stamp atomic.Pointer[secondStamp] // the latest second's, replaced each second
-}
-
-// stampOf returns t's second stamp, made at most once a second.
-func (a *accessLog) stampOf(t time.Time) *secondStamp {
-	st := a.stamp.Load()
-	if st == nil || st.unix != t.Unix() {
-		st = newSecondStamp(t)
-		a.stamp.Store(st)
-	}
-	return st
+	sink *logSink
 }
 
 // logLinePool recycles the buffers log lines are encoded into.
@@ -302,7 +288,7 @@ var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
 	l := logLine{b: (*bp)[:0], json: a.sink.json}
-	l.begin(end, a.stampOf(end), "INFO", "request")
+	l.begin(end, "INFO", "request")
 	l.request(req, tr, out, code, d)
 	l.end()
 	_, _ = a.sink.Write(l.b)
@@ -403,49 +389,17 @@ type logLine struct {
 	json bool
 }
 
-// secondStamp is a log time's RFC 3339 text to the second, and its zone:
-// accessLog keeps one, as formatting it is a third of an access line.
-type secondStamp struct {
-	unix int64
-	date [len("2006-01-02T15:04:05")]byte
-	zone string // "Z" or "+01:00"
-}
-
-// newSecondStamp returns t's stamp.
-func newSecondStamp(t time.Time) *secondStamp {
-	b := t.AppendFormat(nil, time.RFC3339)
-	st := &secondStamp{unix: t.Unix()}
-	n := copy(st.date[:], b)
-	st.zone = string(b[n:])
-	return st
-}
-
-// begin opens the line with time t (st is its stamp, or nil), level and
-// msg. The time is slog's: RFC 3339 with milliseconds in text, with
-// nanoseconds (trailing zeros dropped) in JSON.
-func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
-	if st == nil {
-		st = newSecondStamp(t)
-	}
-	ns := t.Nanosecond()
+// begin opens the line with time t, level and msg. The time is slog's:
+// RFC 3339 with milliseconds (cut, not rounded) in text, with nanoseconds
+// (trailing zeros dropped) in JSON.
+func (l *logLine) begin(t time.Time, level, msg string) {
 	if l.json {
 		l.b = append(l.b, `{"time":"`...)
-		l.b = append(l.b, st.date[:]...)
-		if ns != 0 {
-			// ns+1e9 is a 1 (the point) then ns's nine digits.
-			n := len(l.b)
-			l.b = strconv.AppendInt(l.b, int64(ns)+1e9, 10)
-			l.b[n] = '.'
-			l.b = bytes.TrimRight(l.b, "0")
-		}
-		l.b = append(l.b, st.zone...)
+		l.b = t.AppendFormat(l.b, time.RFC3339Nano)
 		l.b = append(l.b, '"')
 	} else {
-		ms := ns / 1e6
 		l.b = append(l.b, "time="...)
-		l.b = append(l.b, st.date[:]...)
-		l.b = append(l.b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-		l.b = append(l.b, st.zone...)
+		l.b = t.AppendFormat(l.b, "2006-01-02T15:04:05.000Z07:00")
 	}
 	l.plain("level", level)
 	l.key("msg")
@@ -638,7 +592,7 @@ func (s *server) audit(req *request, tr transport, took time.Duration, code int)
 	}
 	end := time.Now()
 	l := logLine{json: s.logSink.json}
-	l.begin(end, nil, "INFO", "audit")
+	l.begin(end, "INFO", "audit")
 	l.request(req, tr, req.end, code, took)
 	l.end()
 	_, _ = s.logSink.Write(l.b)
