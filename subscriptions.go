@@ -1,8 +1,7 @@
 // Live registries and subscriptions/listen: the hub that fans list
-// changes, resource updates and task states out to open listens and to
-// classic sessions' watchers (classic_subscriptions.go), whatever the
-// transport, and the listen handler. docs/GAPS.md ("Subscriptions")
-// records the choices.
+// changes, resource updates and task states out to open listens and
+// classic sessions' watchers (classic_subscriptions.go) on any transport,
+// and the listen handler. docs/GAPS.md ("Subscriptions") has the choices.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -61,8 +60,7 @@ func watchedCost(uri string) int64 { return int64(len(uri)) + watchedURIOverhead
 // noticeKind is one type of event a subscription may opt in to.
 type noticeKind uint8
 
-// The four notification types of a SubscriptionFilter, and the tasks
-// extension's.
+// The SubscriptionFilter's four notification types, and the tasks one.
 const (
 	noticeToolsListChanged noticeKind = iota
 	noticePromptsListChanged
@@ -80,8 +78,7 @@ var noticeMethods = [...]string{
 	methodTasksStatus,
 }
 
-// notice is one event published to the hub; comparable, so pending sets
-// key on it.
+// notice is one event published to the hub, comparable to key pending sets.
 type notice struct {
 	kind noticeKind
 	uri  string // noticeResourceUpdated only
@@ -333,8 +330,7 @@ func (h *subscriptionHub) budgetSpent(method, share string, n int64) *rpcError {
 		"%s: the server watches too many URIs (budget %d bytes)", method, h.watched.total)
 }
 
-// close removes sub from the hub, giving back what it held; later
-// notices no longer reach it.
+// close removes sub from the hub and gives back what it held.
 func (h *subscriptionHub) close(sub *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -410,8 +406,7 @@ func (h *subscriptionHub) take(sub *subscription) []notice {
 	return out
 }
 
-// forgetTask stops sub watching task id: its final state went out, or it
-// is gone.
+// forgetTask stops sub watching task id, whose final state went out or is gone.
 func (h *subscriptionHub) forgetTask(sub *subscription, id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -593,9 +588,8 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 				return sub.closure(), nil
 			default:
 			}
-			// The client cancelled or went away: nothing more is written,
-			// and the request ended as cancelled (endedBy), never as an
-			// internal error (issue 38).
+			// The client cancelled or went away: nothing more is written; the
+			// request ends cancelled (endedBy), never internal error (issue 38).
 			return result{}, context.Cause(ctx)
 		}
 		flush()
@@ -614,15 +608,13 @@ func listenClosed(id []byte) []byte {
 	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the server closed the subscription"})
 }
 
-// closure is SubscriptionsListenResult, the graceful end, tagged with the
-// subscription id.
+// closure is SubscriptionsListenResult, the graceful end, with sub's id.
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (sub *subscription) closure() result {
 	return result{meta: sub.metaMember()}
 }
 
-// metaMember is the `"io.modelcontextprotocol/subscriptionId":id` member
-// every message of the subscription carries.
+// metaMember is the subscriptionId _meta member every message of sub carries.
 func (sub *subscription) metaMember() []byte {
 	return append([]byte(`"`+metaSubscriptionID+`":`), sub.id...)
 }
@@ -631,16 +623,13 @@ func (sub *subscription) metaMember() []byte {
 // a SubscriptionFilter that omits the types not honoured.
 func (sub *subscription) encodeAck() []byte {
 	f := sub.want
-	filter, err := json.Marshal(struct {
+	filter, _ := json.Marshal(struct { // bools and strings always encode
 		ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
 		PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 		ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 		ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
 		TaskIDs               []string `json:"taskIds,omitempty"`
 	}{f.tools, f.prompts, f.resources, f.uris, f.taskIDs})
-	if err != nil {
-		panic("encodeAck: " + err.Error()) // bools and strings always encode
-	}
 	return sub.encodeNotice(methodSubscriptionsAcknowledged, `"notifications":`, filter)
 }
 
@@ -649,10 +638,7 @@ func (sub *subscription) encode(n notice) []byte {
 	if n.kind != noticeResourceUpdated {
 		return sub.encodeNotice(noticeMethods[n.kind], "", nil)
 	}
-	uri, err := json.Marshal(n.uri)
-	if err != nil {
-		panic("encode notice: " + err.Error()) // strings always encode
-	}
+	uri, _ := json.Marshal(n.uri) // a string always encodes
 	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
 }
 
