@@ -42,19 +42,16 @@ var (
 // character but an ASCII letter or digit written "_" (and "_" before a
 // leading digit), then "_" and what. TestSecretEnvName.
 func secretEnvName(name, what string) string {
-	var b strings.Builder
-	for i, c := range strings.ToUpper(name) {
-		switch {
-		case c >= '0' && c <= '9' && i == 0:
-			b.WriteByte('_')
-			b.WriteRune(c)
-		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('_')
+	s := strings.Map(func(c rune) rune {
+		if c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return c
 		}
+		return '_'
+	}, strings.ToUpper(name))
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
 	}
-	return b.String() + "_" + what
+	return s + "_" + what
 }
 
 // maxSecretFileBytes bounds a key or token file: a secret is a few dozen
@@ -163,12 +160,7 @@ func (cfg *config) secretFiles() [][2]string {
 // isText reports whether b is printable ASCII and white space, as a key
 // written in base64 or hex (and its trailing newline) is.
 func isText(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
+	return !bytes.ContainsFunc(b, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' && r != '\n' && r != '\r' })
 }
 
 // loadStateKey returns the requestState secret from path, else from the
