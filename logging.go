@@ -84,11 +84,9 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 		return nil
 	})
 	fs.Func("log-level", "least severe log `level` written: debug, info, warn or error (default info)", func(v string) error {
-		var l slog.Level
-		if err := l.UnmarshalText([]byte(v)); err != nil || strings.ContainsAny(v, "+-") {
+		if strings.ContainsAny(v, "+-") || c.level.UnmarshalText([]byte(v)) != nil {
 			return errors.New("want debug, info, warn or error")
 		}
-		c.level = l
 		return nil
 	})
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
@@ -113,15 +111,14 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 
 // logSink is the one writer of the log: every line is one Write of a
 // complete line; lines never interleave and keep their order. With linger
-// above 0 (run) Write only queues, and the first line queued arms timer,
+// above 0 (run) Write only queues and the first line queued arms timer,
 // which writes the batch in one system call linger later (at once past
 // logHurryBytes): a request pays a copy, never a write(2). With linger 0
 // (tests) the caller writes, taking along the lines queued meanwhile, so
-// nothing stays queued once every writer has returned. Either way Write
-// never waits for w: past maxLogBacklog queued bytes lines are dropped and
-// counted, and one line says how many once the queue drains.
-// docs/OPERATIONS.md ("Logs") states the memory bound and the metrics;
-// TestLogSinkNeverBlocks pins them.
+// nothing stays queued once every writer has returned. Write never waits
+// for w: past maxLogBacklog queued bytes lines are dropped, counted and
+// reported in one line once the queue drains (docs/OPERATIONS.md, "Logs",
+// the bound and its metrics; TestLogSinkNeverBlocks).
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
@@ -313,8 +310,7 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 		l.client("principal", p)
 	}
 	if c := req.caller.addr; c != "" {
-		// Printed by net/http or netip (clientAddr), never the client's
-		// own bytes: plain.
+		// printed by net/http or netip (clientAddr), never the client's bytes
 		l.plain("client", c)
 	}
 	l.plain("outcome", outcomeNames[out])
@@ -330,10 +326,9 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 }
 
 // targetName returns what a request names, for the access and audit
-// lines: the tool or prompt name, the resource URI, a completion's ref;
-// "" otherwise (a task id is a capability: never logged). It is the
-// handler's req.target, or read from params for a request refused before
-// its handler ran.
+// lines: the tool or prompt name, the resource URI, a completion's ref; ""
+// otherwise (a task id is a capability: never logged). It is req.target,
+// or read from params for a request refused before its handler ran.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
@@ -540,44 +535,32 @@ func appendJSONString(b []byte, v string) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, v[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', digits[c>>4], digits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
+	for i, r := range v {
 		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, v[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, v[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', digits[r&0xf])
+		case r < 0x20, r == '"', r == '\\', r == '\u2028', r == '\u2029':
+		case r == utf8.RuneError && !strings.HasPrefix(v[i:], "\ufffd"): // invalid UTF-8
 		default:
-			i += size
 			continue
 		}
-		i += size
-		start = i
+		b = append(b, v[start:i]...)
+		start = i + 1
+		switch r {
+		case '"', '\\':
+			b = append(b, '\\', byte(r))
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case utf8.RuneError:
+			b = append(b, `\ufffd`...)
+		case '\u2028', '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', digits[r&0xf])
+			start = i + 3
+		default:
+			b = append(b, '\\', 'u', '0', '0', digits[r>>4], digits[r&0xf])
+		}
 	}
 	b = append(b, v[start:]...)
 	return append(b, '"')
@@ -590,9 +573,8 @@ func (s *server) audit(req *request, tr transport, took time.Duration, code int)
 	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	end := time.Now()
 	l := logLine{json: s.logSink.json}
-	l.begin(end, "INFO", "audit")
+	l.begin(time.Now(), "INFO", "audit")
 	l.request(req, tr, req.end, code, took)
 	l.end()
 	_, _ = s.logSink.Write(l.b)
