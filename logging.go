@@ -519,8 +519,11 @@ func textNeedsQuote(v string) bool {
 		return true
 	}
 	for _, r := range v {
-		// DEL is unprintable, yet slog leaves it bare.
-		if r == '"' || r == '=' || r == utf8.RuneError || r != 0x7f && (unicode.IsSpace(r) || !unicode.IsPrint(r)) {
+		if r < utf8.RuneSelf {
+			if r <= ' ' || r == '"' || r == '=' {
+				return true
+			}
+		} else if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
 			return true
 		}
 	}
