@@ -51,6 +51,15 @@ const (
 	// logCloseWait bounds how long close waits for a stalled write, so
 	// that a stopping server exits; what is still queued is dropped.
 	logCloseWait = 2 * time.Second
+
+	// logLinger is how long the sink waits for more lines: short enough that a
+	// log tail looks live, long enough that a quiet server's requests share a
+	// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
+	logLinger = 100 * time.Millisecond
+
+	// logHurryBytes is the queue written at once, not at the end of the
+	// linger: a busy server's batch size, well below maxLogBacklog.
+	logHurryBytes = 64 << 10
 )
 
 // logConfig is the logging flags.
@@ -75,11 +84,9 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 		return nil
 	})
 	fs.Func("log-level", "least severe log `level` written: debug, info, warn or error (default info)", func(v string) error {
-		var l slog.Level
-		if err := l.UnmarshalText([]byte(v)); err != nil || strings.ContainsAny(v, "+-") {
+		if strings.ContainsAny(v, "+-") || c.level.UnmarshalText([]byte(v)) != nil {
 			return errors.New("want debug, info, warn or error")
 		}
-		c.level = l
 		return nil
 	})
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
@@ -97,22 +104,21 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 		h = slog.NewJSONHandler(sink, opts)
 	}
 	if c.access && c.level <= slog.LevelInfo {
-		access = &accessLog{sink: sink, json: c.format == logFormatJSON}
+		access = &accessLog{sink: sink}
 	}
 	return slog.New(h), access, sink
 }
 
 // logSink is the one writer of the log: every line is one Write of a
 // complete line; lines never interleave and keep their order. With linger
-// above 0 (run) Write only queues, and the first line queued arms timer,
+// above 0 (run) Write only queues and the first line queued arms timer,
 // which writes the batch in one system call linger later (at once past
 // logHurryBytes): a request pays a copy, never a write(2). With linger 0
 // (tests) the caller writes, taking along the lines queued meanwhile, so
-// nothing stays queued once every writer has returned. Either way Write
-// never waits for w: past maxLogBacklog queued bytes lines are dropped and
-// counted, and one line says how many once the queue drains.
-// docs/OPERATIONS.md ("Logs") states the memory bound and the metrics;
-// TestLogSinkNeverBlocks pins them.
+// nothing stays queued once every writer has returned. Write never waits
+// for w: past maxLogBacklog queued bytes lines are dropped, counted and
+// reported in one line once the queue drains (docs/OPERATIONS.md, "Logs",
+// the bound and its metrics; TestLogSinkNeverBlocks).
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
@@ -134,15 +140,6 @@ type logSink struct {
 	writing atomic.Int64  // when the write in progress began (Unix ns); 0 for none
 }
 
-// logLinger is how long the sink waits for more lines: short enough that a
-// log tail looks live, long enough that a quiet server's requests share a
-// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
-const logLinger = 100 * time.Millisecond
-
-// logHurryBytes is the queue written at once, not at the end of the
-// linger: a busy server's batch size, well below maxLogBacklog.
-const logHurryBytes = 64 << 10
-
 // newLogSink returns a sink writing to w, batching for linger if above 0.
 func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	l := &logSink{w: w, linger: linger}
@@ -160,34 +157,30 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 func (l *logSink) Write(p []byte) (int, error) {
 	l.q.mu.Lock()
 	batching := l.timer != nil && !l.closed
-	if (batching || l.q.flushing) && len(l.q.queued)+len(p) > maxLogBacklog {
+	if !batching && !l.q.flushing {
+		l.q.flushing = true
+		l.q.mu.Unlock()
+		l.flush(p, false)
+		return len(p), nil
+	}
+	if len(l.q.queued)+len(p) > maxLogBacklog {
 		l.unreported++
 		l.q.mu.Unlock()
 		l.dropped.Add(1)
 		return len(p), nil
 	}
-	if batching {
-		l.q.queued = append(l.q.queued, p...)
-		switch {
-		case !l.armed && !l.q.flushing:
-			// A write in progress takes the queue when it ends.
-			l.armed = true
-			l.timer.Reset(l.linger)
-		case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
-			l.hurried = true
-			l.timer.Reset(0)
-		}
-		l.q.mu.Unlock()
-		return len(p), nil
+	l.q.queued = append(l.q.queued, p...)
+	// A write in progress takes the queue when it ends; else the timer does.
+	switch {
+	case !batching:
+	case !l.armed && !l.q.flushing:
+		l.armed = true
+		l.timer.Reset(l.linger)
+	case l.armed && !l.hurried && len(l.q.queued) >= logHurryBytes:
+		l.hurried = true
+		l.timer.Reset(0)
 	}
-	if l.q.flushing {
-		l.q.queued = append(l.q.queued, p...)
-		l.q.mu.Unlock()
-		return len(p), nil
-	}
-	l.q.flushing = true
 	l.q.mu.Unlock()
-	l.flush(p, false)
 	return len(p), nil
 }
 
@@ -223,7 +216,7 @@ func (l *logSink) flush(b []byte, ours bool) {
 	l.q.mu.Unlock()
 	if n > 0 {
 		line := logLine{json: l.json}
-		line.begin(time.Now(), nil, "WARN", "log lines dropped: the log was not read fast enough")
+		line.begin(time.Now(), "WARN", "log lines dropped: the log was not read fast enough")
 		line.int("dropped", int64(n))
 		line.end()
 		_, _ = l.Write(line.b)
@@ -273,30 +266,16 @@ func (l *logSink) close() {
 			l.flush(b, true)
 		}
 	}()
-	wait := time.NewTimer(logCloseWait)
-	defer wait.Stop()
 	select {
 	case <-done:
-	case <-wait.C:
+	case <-time.After(logCloseWait):
 	}
 }
 
 // accessLog writes the access lines: one per request, at info level, in
 // the log's format.
 type accessLog struct {
-	sink  *logSink
-	json  bool                        // -log-format json
-	stamp atomic.Pointer[secondStamp] // the latest second's, replaced each second
-}
-
-// stampOf returns t's second stamp, made at most once a second.
-func (a *accessLog) stampOf(t time.Time) *secondStamp {
-	st := a.stamp.Load()
-	if st == nil || st.unix != t.Unix() {
-		st = newSecondStamp(t)
-		a.stamp.Store(st)
-	}
-	return st
+	sink *logSink
 }
 
 // logLinePool recycles the buffers log lines are encoded into.
@@ -305,8 +284,8 @@ var logLinePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return 
 // request writes the access line of req (logLine.request), ended at end.
 func (a *accessLog) request(req *request, tr transport, out outcome, code int, end time.Time, d time.Duration) {
 	bp := logLinePool.Get().(*[]byte)
-	l := logLine{b: (*bp)[:0], json: a.json}
-	l.begin(end, a.stampOf(end), "INFO", "request")
+	l := logLine{b: (*bp)[:0], json: a.sink.json}
+	l.begin(end, "INFO", "request")
 	l.request(req, tr, out, code, d)
 	l.end()
 	_, _ = a.sink.Write(l.b)
@@ -331,8 +310,7 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 		l.client("principal", p)
 	}
 	if c := req.caller.addr; c != "" {
-		// Printed by net/http or netip (clientAddr), never the client's
-		// own bytes: plain.
+		// printed by net/http or netip (clientAddr), never the client's bytes
 		l.plain("client", c)
 	}
 	l.plain("outcome", outcomeNames[out])
@@ -348,10 +326,9 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 }
 
 // targetName returns what a request names, for the access and audit
-// lines: the tool or prompt name, the resource URI, a completion's ref;
-// "" otherwise (a task id is a capability: never logged). It is the
-// handler's req.target, or read from params for a request refused before
-// its handler ran.
+// lines: the tool or prompt name, the resource URI, a completion's ref; ""
+// otherwise (a task id is a capability: never logged). It is req.target,
+// or read from params for a request refused before its handler ran.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
@@ -407,55 +384,17 @@ type logLine struct {
 	json bool
 }
 
-// secondStamp is a log time's RFC 3339 text to the second, and its zone:
-// accessLog keeps one, as formatting it is a third of an access line.
-type secondStamp struct {
-	unix int64
-	date [len("2006-01-02T15:04:05")]byte
-	zone string // "Z" or "+01:00"
-}
-
-// newSecondStamp returns t's stamp.
-func newSecondStamp(t time.Time) *secondStamp {
-	b := t.AppendFormat(nil, time.RFC3339)
-	st := &secondStamp{unix: t.Unix()}
-	n := copy(st.date[:], b)
-	st.zone = string(b[n:])
-	return st
-}
-
-// begin opens the line with time t (st is its stamp, or nil), level and
-// msg. The time is slog's: RFC 3339 with milliseconds in text, with
-// nanoseconds (trailing zeros dropped) in JSON.
-func (l *logLine) begin(t time.Time, st *secondStamp, level, msg string) {
-	if st == nil {
-		st = newSecondStamp(t)
-	}
-	ns := t.Nanosecond()
+// begin opens the line with time t, level and msg. The time is slog's:
+// RFC 3339 with milliseconds (cut, not rounded) in text, with nanoseconds
+// (trailing zeros dropped) in JSON.
+func (l *logLine) begin(t time.Time, level, msg string) {
 	if l.json {
 		l.b = append(l.b, `{"time":"`...)
-		l.b = append(l.b, st.date[:]...)
-		if ns != 0 {
-			var frac [10]byte
-			frac[0] = '.'
-			for i, v := 9, ns; i > 0; i-- {
-				frac[i] = byte('0' + v%10)
-				v /= 10
-			}
-			n := len(frac)
-			for frac[n-1] == '0' {
-				n--
-			}
-			l.b = append(l.b, frac[:n]...)
-		}
-		l.b = append(l.b, st.zone...)
+		l.b = t.AppendFormat(l.b, time.RFC3339Nano)
 		l.b = append(l.b, '"')
 	} else {
-		ms := ns / 1e6
 		l.b = append(l.b, "time="...)
-		l.b = append(l.b, st.date[:]...)
-		l.b = append(l.b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-		l.b = append(l.b, st.zone...)
+		l.b = t.AppendFormat(l.b, "2006-01-02T15:04:05.000Z07:00")
 	}
 	l.plain("level", level)
 	l.key("msg")
@@ -543,17 +482,14 @@ func (l *logLine) hex(key string, id []byte) {
 // anything else as a string (logIDString), quoted in text so that id=7
 // and id="7" stay distinct.
 func (l *logLine) id(key string, raw []byte) {
-	if isJSONInteger(raw) && len(raw) <= 20 {
-		l.key(key)
-		l.b = append(l.b, raw...)
-		return
-	}
-	s := logIDString(raw)
 	l.key(key)
-	if l.json {
-		l.b = appendJSONString(l.b, s)
-	} else {
-		l.b = strconv.AppendQuote(l.b, s)
+	switch {
+	case isJSONInteger(raw) && len(raw) <= 20:
+		l.b = append(l.b, raw...)
+	case l.json:
+		l.b = appendJSONString(l.b, logIDString(raw))
+	default:
+		l.b = strconv.AppendQuote(l.b, logIDString(raw))
 	}
 }
 
@@ -582,20 +518,14 @@ func textNeedsQuote(v string) bool {
 	if v == "" {
 		return true
 	}
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c < utf8.RuneSelf {
-			if c < ' ' || c == ' ' || c == '"' || c == '=' {
+	for _, r := range v {
+		if r < utf8.RuneSelf {
+			if r <= ' ' || r == '"' || r == '=' {
 				return true
 			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+		} else if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
 			return true
 		}
-		i += size
 	}
 	return false
 }
@@ -608,44 +538,32 @@ func appendJSONString(b []byte, v string) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, v[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', digits[c>>4], digits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
+	for i, r := range v {
 		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, v[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, v[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', digits[r&0xf])
+		case r < 0x20, r == '"', r == '\\', r == '\u2028', r == '\u2029':
+		case r == utf8.RuneError && !strings.HasPrefix(v[i:], "\ufffd"): // invalid UTF-8
 		default:
-			i += size
 			continue
 		}
-		i += size
-		start = i
+		b = append(b, v[start:i]...)
+		start = i + 1
+		switch r {
+		case '"', '\\':
+			b = append(b, '\\', byte(r))
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case utf8.RuneError:
+			b = append(b, `\ufffd`...)
+		case '\u2028', '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', digits[r&0xf])
+			start = i + 3
+		default:
+			b = append(b, '\\', 'u', '0', '0', digits[r>>4], digits[r&0xf])
+		}
 	}
 	b = append(b, v[start:]...)
 	return append(b, '"')
@@ -658,9 +576,8 @@ func (s *server) audit(req *request, tr transport, took time.Duration, code int)
 	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	end := time.Now()
 	l := logLine{json: s.logSink.json}
-	l.begin(end, nil, "INFO", "audit")
+	l.begin(time.Now(), "INFO", "audit")
 	l.request(req, tr, req.end, code, took)
 	l.end()
 	_, _ = s.logSink.Write(l.b)

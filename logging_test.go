@@ -319,7 +319,7 @@ func TestLogLineMatchesSlog(t *testing.T) {
 			logger, _, _ := newLogger(logConfig{format: format, level: 0}, &want)
 			logger.Info("request", "k", v, "n", int64(-42))
 			l := logLine{json: format == logFormatJSON}
-			l.begin(at, nil, "INFO", "request")
+			l.begin(at, "INFO", "request")
 			l.client("k", v)
 			l.int("n", -42)
 			l.end()
@@ -329,7 +329,7 @@ func TestLogLineMatchesSlog(t *testing.T) {
 			}
 		}
 		l := logLine{json: format == logFormatJSON}
-		l.begin(at, nil, "INFO", "m")
+		l.begin(at, "INFO", "m")
 		want := "time=2026-12-01T02:03:04.567Z"
 		if format == logFormatJSON {
 			want = `{"time":"2026-12-01T02:03:04.567890123Z"`
@@ -475,7 +475,7 @@ func TestLogIDsMatch(t *testing.T) {
 			s := &server{log: logger, config: config{logSink: sink}}
 			logger.Info("m", s.logID([]byte(id)), "k", "v")
 			l := logLine{json: format == logFormatJSON}
-			l.begin(time.Now(), nil, "INFO", "m")
+			l.begin(time.Now(), "INFO", "m")
 			l.id("id", []byte(id))
 			l.plain("k", "v")
 			l.end()

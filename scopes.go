@@ -1,11 +1,9 @@
-// Scopes as a registration and a handler see them: the scope tokens a
-// tool, prompt, resource or template declares (checked at registration),
-// a caller's scopes widened by -scope-implies, and req.Principal,
-// req.Scopes, req.HasScope. A transport decides who is scoped (auth_http.go
-// over HTTP); an unscoped caller (stdio, no authentication, a static
-// token without scopes) holds every scope. The check before every
-// handler, the challenge and filtered lists are the HTTP wing's
-// (scopes_http.go): the stdio build has no scoped caller.
+// Scopes as a registration and a handler see them, all the stdio build
+// keeps of them: the scope tokens a tool, prompt, resource or template
+// declares (checked at registration), and req.Principal, req.Scopes and
+// req.HasScope, widened by -scope-implies. A transport decides who is
+// scoped (auth_http.go); an unscoped caller (stdio included) holds every
+// scope. The check, its challenge and filtered lists are scopes_http.go's.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling,
 // RFC 6749 §3.3 (scope tokens).
@@ -14,6 +12,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -41,21 +40,6 @@ func (s *server) holds(granted []string) map[string]bool {
 		todo = append(todo, s.scopeImplies[sc]...)
 	}
 	return have
-}
-
-// allowed reports whether who may do what needs: always for a caller
-// whose credential carries no scope limit.
-func (s *server) allowed(who caller, need []string) bool {
-	if !who.scoped || len(need) == 0 {
-		return true
-	}
-	have := s.holds(who.scopes)
-	for _, sc := range need {
-		if !have[sc] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkScopes panics on a scope a registration declares that is not a
@@ -94,10 +78,7 @@ func (r *request) Scopes() []string {
 		return nil
 	}
 	have := r.server.holds(r.caller.scopes)
-	out := make([]string, 0, len(have))
-	for sc := range have {
-		out = append(out, sc)
-	}
+	out := slices.AppendSeq(make([]string, 0, len(have)), maps.Keys(have)) // [] for a caller limited to none
 	slices.Sort(out)
 	return out
 }
@@ -106,5 +87,5 @@ func (r *request) Scopes() []string {
 // (or a broader scope implying it), or its credential is not limited by
 // scopes at all.
 func (r *request) HasScope(scope string) bool {
-	return r.server.allowed(r.caller, []string{scope})
+	return !r.caller.scoped || r.server.holds(r.caller.scopes)[scope]
 }

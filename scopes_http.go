@@ -67,6 +67,21 @@ func (s *server) knownScopes() map[string]bool {
 	return known
 }
 
+// allowed reports whether who may do what needs: always for a caller
+// whose credential carries no scope limit.
+func (s *server) allowed(who caller, need []string) bool {
+	if !who.scoped || len(need) == 0 {
+		return true
+	}
+	have := s.holds(who.scopes)
+	for _, sc := range need {
+		if !have[sc] {
+			return false
+		}
+	}
+	return true
+}
+
 // insufficientScope is the answer to a request its caller may not make:
 // the words of the 403 challenge, and its scope in data.
 func insufficientScope(scope string) *rpcError {

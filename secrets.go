@@ -31,31 +31,27 @@ var (
 	// envHandoff names the descriptor a relaunched process reads what its
 	// launcher handed over from (confine_relaunch.go).
 	envHandoff = secretEnvName(serverName, "HANDOFF")
+	// secretEnv names the environment variables that hold secrets, and the
+	// handoff of a relaunch; takeSecrets removes them from the process
+	// environment.
+	secretEnv = []string{envToken, envStateKey, envHandoff}
 )
-
-// secretEnv names the environment variables that hold secrets, and the
-// handoff of a relaunch; takeSecrets removes them from the process
-// environment.
-var secretEnv = []string{envToken, envStateKey, envHandoff}
 
 // secretEnvName returns the environment variable of the secret what for
 // the server named name, one a shell can set: the name upper-cased, every
 // character but an ASCII letter or digit written "_" (and "_" before a
 // leading digit), then "_" and what. TestSecretEnvName.
 func secretEnvName(name, what string) string {
-	var b strings.Builder
-	for i, c := range strings.ToUpper(name) {
-		switch {
-		case c >= '0' && c <= '9' && i == 0:
-			b.WriteByte('_')
-			b.WriteRune(c)
-		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('_')
+	s := strings.Map(func(c rune) rune {
+		if c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return c
 		}
+		return '_'
+	}, strings.ToUpper(name))
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
 	}
-	return b.String() + "_" + what
+	return s + "_" + what
 }
 
 // maxSecretFileBytes bounds a key or token file: a secret is a few dozen
@@ -164,12 +160,7 @@ func (cfg *config) secretFiles() [][2]string {
 // isText reports whether b is printable ASCII and white space, as a key
 // written in base64 or hex (and its trailing newline) is.
 func isText(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
+	return !bytes.ContainsFunc(b, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' && r != '\n' && r != '\r' })
 }
 
 // loadStateKey returns the requestState secret from path, else from the
@@ -178,10 +169,8 @@ func isText(b []byte) bool {
 // binary key's white-space edge bytes stay. A secret shorter than
 // stateMinKeyBytes is refused. TestLoadStateKey.
 func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
-	var key []byte
-	source := envStateKey
-	switch {
-	case path != "":
+	key, source := []byte(strings.TrimSpace(getenv(envStateKey))), envStateKey
+	if path != "" {
 		b, err := readSecretFile("-state-key-file", path, getenv, warn)
 		if err != nil {
 			return nil, err
@@ -190,12 +179,8 @@ func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byt
 			b = bytes.TrimSpace(b)
 		}
 		key, source = b, "-state-key-file"
-	default:
-		v := strings.TrimSpace(getenv(envStateKey))
-		if v == "" {
-			return nil, nil
-		}
-		key = []byte(v)
+	} else if len(key) == 0 {
+		return nil, nil
 	}
 	if len(key) < stateMinKeyBytes {
 		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)

@@ -1,8 +1,7 @@
 // Live registries and subscriptions/listen: the hub that fans list
-// changes, resource updates and task states out to open listens and to
-// classic sessions' watchers (classic_subscriptions.go), whatever the
-// transport, and the listen handler. docs/GAPS.md ("Subscriptions")
-// records the choices.
+// changes, resource updates and task states out to open listens and
+// classic sessions' watchers (classic_subscriptions.go) on any transport,
+// and the listen handler. docs/GAPS.md ("Subscriptions") has the choices.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -61,8 +60,7 @@ func watchedCost(uri string) int64 { return int64(len(uri)) + watchedURIOverhead
 // noticeKind is one type of event a subscription may opt in to.
 type noticeKind uint8
 
-// The four notification types of a SubscriptionFilter, and the tasks
-// extension's.
+// The SubscriptionFilter's four notification types, and the tasks one.
 const (
 	noticeToolsListChanged noticeKind = iota
 	noticePromptsListChanged
@@ -80,8 +78,7 @@ var noticeMethods = [...]string{
 	methodTasksStatus,
 }
 
-// notice is one event published to the hub; comparable, so pending sets
-// key on it.
+// notice is one event published to the hub, comparable to key pending sets.
 type notice struct {
 	kind noticeKind
 	uri  string // noticeResourceUpdated only
@@ -97,16 +94,6 @@ type subscriptionFilter struct {
 	taskIDs                   []string // the tasks extension's taskIds: deduplicated, in request order
 }
 
-// subscriptionFilterWire is SubscriptionFilter as the acknowledgement
-// shows it; types not honoured are omitted.
-type subscriptionFilterWire struct {
-	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
-	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
-	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-	TaskIDs               []string `json:"taskIds,omitempty"`
-}
-
 // filterMembers are the SubscriptionFilter members this server knows
 // (taskIds is the tasks extension's).
 var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
@@ -119,15 +106,13 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 	if raw == nil {
 		return f, invalidParams("invalid params: notifications is required")
 	}
-	if jsonKind(raw) != '{' {
-		return f, invalidParams("invalid params: notifications must be an object")
-	}
 	members, err := objectMembers(raw)
 	if err != nil {
 		return f, invalidParams("invalid params: notifications must be an object")
 	}
 	for _, m := range members {
 		var flag *bool
+		var rerr *rpcError
 		switch m.name {
 		case "toolsListChanged":
 			flag = &f.tools
@@ -136,33 +121,25 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 		case "resourcesListChanged":
 			flag = &f.resources
 		case "resourceSubscriptions":
-			uris, rerr := parseStringList(m.value, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
-			if rerr != nil {
-				return f, rerr
-			}
-			f.uris = uris
-			continue
+			f.uris, rerr = parseStringList(m.value, "resourceSubscriptions", "URI", "maxUris", maxSubscriptionURIBytes, maxURIs)
 		case "taskIds":
-			ids, rerr := parseStringList(m.value, "taskIds", "task id", "maxTaskIds", maxTaskIDBytes, maxURIs)
-			if rerr != nil {
-				return f, rerr
-			}
-			f.taskIDs = ids
-			continue
+			f.taskIDs, rerr = parseStringList(m.value, "taskIds", "task id", "maxTaskIds", maxTaskIDBytes, maxURIs)
 		default:
 			if known := foldedName(m.name, filterMembers...); known != "" {
-				return f, newError(codeInvalidRequest, "invalid request: notifications member %q is not %q", m.name, known)
+				rerr = newError(codeInvalidRequest, "invalid request: notifications member %q is not %q", m.name, known)
 			}
+		}
+		if rerr != nil {
+			return f, rerr
+		}
+		if flag == nil {
 			continue
 		}
-		switch string(bytes.TrimSpace(m.value)) {
-		case "true":
-			*flag = true
-		case "false":
-			*flag = false
-		default:
+		v := string(bytes.TrimSpace(m.value))
+		if v != "true" && v != "false" {
 			return f, invalidParams("invalid params: notifications.%s must be a boolean", m.name)
 		}
+		*flag = v == "true"
 	}
 	return f, nil
 }
@@ -184,11 +161,8 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 	items, seen := []string{}, map[string]bool{}
 	for n := 0; dec.More(); n++ {
 		if n == maxItems {
-			return nil, &rpcError{
-				Code:    codeInvalidParams,
-				Message: fmt.Sprintf("invalid params: notifications.%s: more than %d %ss", name, maxItems, noun),
-				Data:    map[string]int{limit: maxItems},
-			}
+			return nil, limitError(codeInvalidParams, map[string]int{limit: maxItems},
+				"invalid params: notifications.%s: more than %d %ss", name, maxItems, noun)
 		}
 		tok, err := dec.Token()
 		item, ok := tok.(string)
@@ -206,6 +180,12 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 	return items, nil
 }
 
+// limitError is a refusal at a bound: code, the message, and data naming
+// the bound (and the client's share of it) so a client can adjust.
+func limitError(code int, data any, format string, args ...any) *rpcError {
+	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...), Data: data}
+}
+
 // honoured narrows f to the capabilities reg advertises; the schema's
 // example omits promptsListChanged "when the server has no prompts".
 // [§Acknowledgment]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment
@@ -220,17 +200,6 @@ func (f subscriptionFilter) honoured(reg *registry) subscriptionFilter {
 		out.uris = f.uris
 	}
 	return out
-}
-
-// wire returns f as the acknowledgement shows it.
-func (f subscriptionFilter) wire() subscriptionFilterWire {
-	return subscriptionFilterWire{
-		ToolsListChanged:      f.tools,
-		PromptsListChanged:    f.prompts,
-		ResourcesListChanged:  f.resources,
-		ResourceSubscriptions: f.uris,
-		TaskIDs:               f.taskIDs,
-	}
 }
 
 // subscription is one open subscriptions/listen request, or a classic
@@ -326,18 +295,13 @@ func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string)
 	defer h.mu.Unlock()
 	// -32603 with the limit in data: no MCP code exists for exhaustion.
 	if h.listens.totalFull(1) {
-		return nil, &rpcError{
-			Code:    codeInternalError,
-			Message: fmt.Sprintf("subscriptions/listen: too many open subscriptions (limit %d)", h.listens.total),
-			Data:    map[string]int64{"maxSubscriptions": h.listens.total},
-		}
+		return nil, limitError(codeInternalError, map[string]int64{"maxSubscriptions": h.listens.total},
+			"subscriptions/listen: too many open subscriptions (limit %d)", h.listens.total)
 	}
 	if !h.listens.take(share, 1) {
-		return nil, &rpcError{
-			Code:    codeInternalError,
-			Message: fmt.Sprintf("subscriptions/listen: this client has %d subscriptions open, its share of %d", h.listens.per, h.listens.total),
-			Data:    map[string]int64{"maxSubscriptions": h.listens.total, "clientShare": h.listens.per},
-		}
+		return nil, limitError(codeInternalError,
+			map[string]int64{"maxSubscriptions": h.listens.total, "clientShare": h.listens.per},
+			"subscriptions/listen: this client has %d subscriptions open, its share of %d", h.listens.per, h.listens.total)
 	}
 	if sub.watchedBytes > 0 && !h.watched.take(share, sub.watchedBytes) {
 		h.listens.give(share, 1)
@@ -350,32 +314,23 @@ func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string)
 // tooManyBytes is the -32602 for a watcher whose URIs would cost more
 // than maxWatchBytes; what names the member.
 func (h *subscriptionHub) tooManyBytes(what string) *rpcError {
-	return &rpcError{
-		Code:    codeInvalidParams,
-		Message: fmt.Sprintf("invalid params: %s: the URIs watched would exceed %d bytes", what, h.maxWatchBytes),
-		Data:    map[string]int64{"maxWatchedBytes": h.maxWatchBytes},
-	}
+	return limitError(codeInvalidParams, map[string]int64{"maxWatchedBytes": h.maxWatchBytes},
+		"invalid params: %s: the URIs watched would exceed %d bytes", what, h.maxWatchBytes)
 }
 
 // budgetSpent is the -32603 for URIs the watched budget, or the client's
 // share of it, has no room for.
 func (h *subscriptionHub) budgetSpent(method, share string, n int64) *rpcError {
 	if h.watched.shareFull(share, n) {
-		return &rpcError{
-			Code:    codeInternalError,
-			Message: fmt.Sprintf("%s: this client watches %d bytes of URIs, its share of the server's %d", method, h.watched.per, h.watched.total),
-			Data:    map[string]int64{"watchedBytesBudget": h.watched.total, "clientShare": h.watched.per},
-		}
+		return limitError(codeInternalError,
+			map[string]int64{"watchedBytesBudget": h.watched.total, "clientShare": h.watched.per},
+			"%s: this client watches %d bytes of URIs, its share of the server's %d", method, h.watched.per, h.watched.total)
 	}
-	return &rpcError{
-		Code:    codeInternalError,
-		Message: fmt.Sprintf("%s: the server watches too many URIs (budget %d bytes)", method, h.watched.total),
-		Data:    map[string]int64{"watchedBytesBudget": h.watched.total},
-	}
+	return limitError(codeInternalError, map[string]int64{"watchedBytesBudget": h.watched.total},
+		"%s: the server watches too many URIs (budget %d bytes)", method, h.watched.total)
 }
 
-// close removes sub from the hub, giving back what it held; later
-// notices no longer reach it.
+// close removes sub from the hub and gives back what it held.
 func (h *subscriptionHub) close(sub *subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -451,8 +406,7 @@ func (h *subscriptionHub) take(sub *subscription) []notice {
 	return out
 }
 
-// forgetTask stops sub watching task id: its final state went out, or it
-// is gone.
+// forgetTask stops sub watching task id, whose final state went out or is gone.
 func (h *subscriptionHub) forgetTask(sub *subscription, id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -507,11 +461,8 @@ func (h *subscriptionHub) watchURI(w *subscription, uri string) *rpcError {
 		return nil
 	}
 	if len(w.uris) >= h.maxURIs {
-		return &rpcError{
-			Code:    codeInvalidParams,
-			Message: fmt.Sprintf("invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs),
-			Data:    map[string]int{"maxUris": h.maxURIs},
-		}
+		return limitError(codeInvalidParams, map[string]int{"maxUris": h.maxURIs},
+			"invalid params: %s: this session already watches %d URIs", methodResourcesSubscribe, h.maxURIs)
 	}
 	cost := watchedCost(uri)
 	if w.watchedBytes+cost > h.maxWatchBytes {
@@ -627,12 +578,9 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		select {
 		case <-sub.wake:
 			flush()
+			continue
 		case <-req.closing:
-			flush()
-			return sub.closure(), nil
 		case <-expired: // the credential expired: the client listens again with a fresh one
-			flush()
-			return sub.closure(), nil
 		case <-ctx.Done():
 			// Shutdown closes closing before it cancels requests.
 			select {
@@ -640,11 +588,12 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 				return sub.closure(), nil
 			default:
 			}
-			// The client cancelled or went away: nothing more is written,
-			// and the request ended as cancelled (endedBy), never as an
-			// internal error (issue 38).
+			// The client cancelled or went away: nothing more is written; the
+			// request ends cancelled (endedBy), never internal error (issue 38).
 			return result{}, context.Cause(ctx)
 		}
+		flush()
+		return sub.closure(), nil
 	}
 }
 
@@ -659,29 +608,28 @@ func listenClosed(id []byte) []byte {
 	return encodeNotification(methodCancelled, cancelledParams{RequestID: json.RawMessage(id), Reason: "the server closed the subscription"})
 }
 
-// closure is SubscriptionsListenResult, the graceful end, tagged with the
-// subscription id.
+// closure is SubscriptionsListenResult, the graceful end, with sub's id.
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (sub *subscription) closure() result {
 	return result{meta: sub.metaMember()}
 }
 
-// metaMember is the `"io.modelcontextprotocol/subscriptionId":id` member
-// every message of the subscription carries.
+// metaMember is the subscriptionId _meta member every message of sub carries.
 func (sub *subscription) metaMember() []byte {
-	b := make([]byte, 0, len(metaSubscriptionID)+len(sub.id)+3)
-	b = append(b, '"')
-	b = append(b, metaSubscriptionID...)
-	b = append(b, `":`...)
-	return append(b, sub.id...)
+	return append([]byte(`"`+metaSubscriptionID+`":`), sub.id...)
 }
 
-// encodeAck writes notifications/subscriptions/acknowledged.
+// encodeAck writes notifications/subscriptions/acknowledged, its filter
+// a SubscriptionFilter that omits the types not honoured.
 func (sub *subscription) encodeAck() []byte {
-	filter, err := json.Marshal(sub.want.wire())
-	if err != nil {
-		panic("encodeAck: " + err.Error()) // bools and strings always encode
-	}
+	f := sub.want
+	filter, _ := json.Marshal(struct { // bools and strings always encode
+		ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+		PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+		ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+		ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+		TaskIDs               []string `json:"taskIds,omitempty"`
+	}{f.tools, f.prompts, f.resources, f.uris, f.taskIDs})
 	return sub.encodeNotice(methodSubscriptionsAcknowledged, `"notifications":`, filter)
 }
 
@@ -690,10 +638,7 @@ func (sub *subscription) encode(n notice) []byte {
 	if n.kind != noticeResourceUpdated {
 		return sub.encodeNotice(noticeMethods[n.kind], "", nil)
 	}
-	uri, err := json.Marshal(n.uri)
-	if err != nil {
-		panic("encode notice: " + err.Error()) // strings always encode
-	}
+	uri, _ := json.Marshal(n.uri) // a string always encodes
 	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
 }
 
