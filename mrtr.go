@@ -250,8 +250,7 @@ func (r *request) Input(key string) *inputResponse { return r.input.answers[key]
 // State returns the data the previous round attached with WithState, or "".
 func (r *request) State() string { return r.input.data }
 
-// CanAsk reports whether the client's capabilities allow q (request.missing), so a handler can
-// choose an alternative instead of failing with -32021.
+// CanAsk reports whether the client allows q (request.missing), so a handler can avoid -32021.
 func (r *request) CanAsk(q inputRequest) bool { return len(r.missing(q)) == 0 }
 
 // inputRound is what the dispatcher decoded of a request's MRTR params.

@@ -87,8 +87,7 @@ func parseRequestedSchema(raw []byte) ([]formField, error) {
 	return fields, nil
 }
 
-// parseFormField checks one property: a string, number, integer, boolean, or enum schema, with
-// only the keywords the spec lists for it.
+// parseFormField checks one property (string, number, integer, boolean or enum), spec keywords only.
 func parseFormField(name string, raw []byte) (formField, error) {
 	f := formField{name: name, minLen: -1, maxLen: -1, min: math.NaN(), max: math.NaN()}
 	members, err := objectMembers(raw)

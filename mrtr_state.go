@@ -26,8 +26,7 @@ import (
 // is decoded: answers accumulate in it (256 KiB: dozens of form answers, a few sampled texts).
 const maxRequestStateBytes = 256 << 10
 
-// stateVersion is the first byte of every requestState; it changes when the layout or what the
-// MAC covers changes, so old state fails cleanly.
+// stateVersion is requestState's first byte; a new layout or MAC input changes it, failing old state.
 const stateVersion = 1
 
 // stateMinKeyBytes is the shortest signing secret accepted: 256 bits, the HMAC-SHA256 output size.

@@ -84,8 +84,7 @@ type schema struct {
 	hdrs []mcpHeader // sorted by Path
 }
 
-// mcpHeader is one parameter marked with x-mcp-header: its value is mirrored into the HTTP
-// header Mcp-Param-{Name} ([Custom Headers]).
+// mcpHeader is one x-mcp-header parameter, mirrored into header Mcp-Param-{Name} ([Custom Headers]).
 type mcpHeader struct {
 	Name string   // the x-mcp-header value, an RFC 9110 token
 	Path []string // chain of properties keys from the root to the parameter

@@ -324,8 +324,7 @@ func compileSchemaNumber(v any) (schemaLimit, error) {
 	return schemaLimit{set: err == nil, d: d, text: string(v.(json.Number))}, err
 }
 
-// compileSchemaCount parses a non-negative integer keyword value such as minLength; 2.0 counts
-// as 2, and values beyond int saturate.
+// compileSchemaCount parses a count keyword such as minLength: 2.0 is 2, values beyond int saturate.
 func compileSchemaCount(v any) (int, error) {
 	l, err := compileSchemaNumber(v)
 	if err != nil {
