@@ -1,12 +1,10 @@
-// Strict JSON decoding of peer messages: RFC 8259 syntax, JSON-RPC 2.0
-// member names matched byte for byte.
+// Strict JSON decoding of peer messages: RFC 8259 syntax, JSON-RPC 2.0 member names byte for byte.
 //
-// encoding/json matches keys case-insensitively (with Unicode folding: "ſ"
-// matches "s") and lets the last duplicate win, so a peer could choose which
-// of {"method":"tools/list","METHOD":"tools/call"} runs. Every peer message
-// is first checked by checkJSON (syntax, depth, duplicate keys, NUL in
-// keys); protocol objects are walked with exact names, free-form values
-// decoded only into maps. TestSmuggledKeysNeverRunAMethod.
+// encoding/json matches keys case-insensitively (with Unicode folding: "ſ" matches "s") and lets
+// the last duplicate win: a peer could choose which of {"method":"tools/list","METHOD":"tools/call"}
+// runs. checkJSON first checks every peer message (syntax, depth, duplicate and NUL keys); protocol
+// objects are walked with exact names, free-form values decoded only into maps.
+// TestSmuggledKeysNeverRunAMethod.
 
 package main
 
@@ -20,25 +18,22 @@ import (
 	"unicode/utf8"
 )
 
-// maxJSONDepth bounds the nesting of any peer message: room for real tool
-// arguments, a small stack for the recursive checker.
+// maxJSONDepth bounds peer message nesting: room for real tool arguments, a small checker stack.
 const maxJSONDepth = 64
 
 // errJSONSyntax is the cause of every syntax failure; callers map it to -32700.
 var errJSONSyntax = errors.New("invalid JSON")
 
-// jsonShapeError reports JSON that parses but cannot be honoured: a
-// duplicate key, a key with NUL, nesting beyond maxJSONDepth. It maps to
-// -32600.
+// jsonShapeError reports JSON that parses but cannot be honoured (a duplicate key, a key with
+// NUL, nesting beyond maxJSONDepth); it maps to -32600.
 type jsonShapeError struct{ msg string }
 
 // Error returns the message, fit for the peer.
 func (e *jsonShapeError) Error() string { return e.msg }
 
-// checkJSON reports whether data is exactly one JSON value (surrounding
-// white space allowed) that is valid UTF-8, nested at most maxJSONDepth
-// deep, and whose objects have no duplicate keys and no key containing NUL.
-// It allocates only for keys that need unescaping.
+// checkJSON reports whether data is exactly one JSON value (surrounding white space allowed)
+// that is valid UTF-8, nested at most maxJSONDepth deep, and whose objects have no duplicate
+// keys and no key containing NUL. It allocates only for keys that need unescaping.
 func checkJSON(data []byte) error {
 	if !utf8.Valid(data) {
 		return errJSONSyntax
@@ -148,8 +143,8 @@ func (c *jsonChecker) number() error {
 	return nil
 }
 
-// plainStringByte marks the bytes a JSON string holds as they are: all but
-// the quote, the backslash and control characters (checkJSON checks UTF-8).
+// plainStringByte marks the bytes a JSON string holds as they are: all but the quote, the
+// backslash and control characters (checkJSON checks UTF-8).
 var plainStringByte = func() (t [256]bool) {
 	for b := range t {
 		t[b] = b >= 0x20 && b != '"' && b != '\\'
@@ -157,10 +152,8 @@ var plainStringByte = func() (t [256]bool) {
 	return t
 }()
 
-// str scans a string starting at the opening quote and returns its raw
-// bytes (quotes excluded) and whether it contains escapes. Runs of plain
-// bytes (a large argument is one) are crossed eight at a time
-// (plainStringWords), then by table lookup.
+// str scans the string at its opening quote, returning its raw bytes and whether it has escapes.
+// Plain runs (a large argument) are crossed eight bytes at a time (plainStringWords), then by table.
 func (c *jsonChecker) str() (raw []byte, escaped bool, err error) {
 	start := c.pos + 1
 	i := start
@@ -227,8 +220,7 @@ func (c *jsonChecker) array(depth int) error {
 	}
 }
 
-// take moves c past white space, then past b if b is next; it reports
-// whether b was.
+// take moves c past white space, then past b if b is next; it reports whether b was.
 func (c *jsonChecker) take(b byte) bool {
 	c.skipSpace()
 	if c.pos < len(c.data) && c.data[c.pos] == b {
@@ -238,8 +230,7 @@ func (c *jsonChecker) take(b byte) bool {
 	return false
 }
 
-// next moves c past the ',' or the closing byte that follows an element
-// or member; done reports the closing byte.
+// next moves c past the ',' or closing byte after an element or member; done reports the closing.
 func (c *jsonChecker) next(closing byte) (done bool, err error) {
 	if c.take(',') {
 		return false, nil
@@ -250,13 +241,11 @@ func (c *jsonChecker) next(closing byte) (done bool, err error) {
 	return false, errJSONSyntax
 }
 
-// maxObjectKeys bounds the members of one object in a peer message, and so
-// the duplicate-key set checkJSON builds: far beyond any MCP object or
-// realistic argument map.
+// maxObjectKeys bounds the members of one object in a peer message, and so the duplicate-key
+// set checkJSON builds: far beyond any MCP object or realistic argument map.
 const maxObjectKeys = 10000
 
-// smallObjectKeys is how many keys an object may have before duplicate
-// detection switches from a linear scan to a map.
+// smallObjectKeys is how many keys duplicate detection scans linearly before using a map.
 const smallObjectKeys = 16
 
 // object checks the object at c.pos, whose members are depth levels deep.
@@ -265,8 +254,7 @@ func (c *jsonChecker) object(depth int) error {
 	if c.take('}') {
 		return nil
 	}
-	// Keys are compared as bytes: the raw bytes when the key has no
-	// escapes (the common case, and no allocation), else its decoded form.
+	// Keys compare as bytes: raw when unescaped (the common case, no allocation), else decoded.
 	var small [smallObjectKeys][]byte
 	keys := small[:0]
 	var many map[string]struct{}
@@ -336,16 +324,14 @@ func unquoteJSON(raw []byte) (string, error) {
 	return s, nil
 }
 
-// member is one name/value pair of a JSON object already checked by
-// checkJSON. value is the raw JSON of the value.
+// member is one name/value pair of a JSON object checkJSON accepted; value is raw JSON.
 type member struct {
 	name  string
 	value []byte
 }
 
-// objectMembers returns the members of the JSON object raw, which checkJSON
-// has accepted, or errNotObject. Values are crossed with skipChecked, not
-// checked again, and known names are shared strings (memberNames).
+// objectMembers returns the members of raw, a JSON object checkJSON accepted, or errNotObject.
+// Values are crossed with skipChecked, not checked again; known names are shared (memberNames).
 func objectMembers(raw []byte) ([]member, error) {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 || raw[0] != '{' {
@@ -383,9 +369,8 @@ func objectMembers(raw []byte) ([]member, error) {
 	}
 }
 
-// memberNames maps the member names MCP messages use to a shared copy, so
-// that objectMembers does not allocate them for every message. A name
-// missing here is only allocated, never misread.
+// memberNames maps the member names MCP messages use to a shared copy, so objectMembers does
+// not allocate them per message; a name missing here is only allocated, never misread.
 var memberNames = func() map[string]string {
 	m := map[string]string{}
 	for _, n := range []string{"jsonrpc", "id", "method", "params", "result", "error",
@@ -397,9 +382,8 @@ var memberNames = func() map[string]string {
 	return m
 }()
 
-// skipChecked moves c past one value of JSON that checkJSON has accepted.
-// It does not validate again: it tracks nesting and crosses strings with
-// skipString, so a large string argument costs a memchr, not a byte loop.
+// skipChecked moves c past one value of JSON checkJSON accepted, not validating again: it tracks
+// nesting and crosses strings with skipString (a memchr, not a byte loop).
 func (c *jsonChecker) skipChecked() error {
 	c.skipSpace()
 	if c.pos >= len(c.data) {
@@ -434,8 +418,7 @@ func (c *jsonChecker) skipChecked() error {
 	return errJSONSyntax
 }
 
-// skipString moves c past the string whose opening quote is at c.pos: to
-// the first quote not escaped by an odd run of backslashes.
+// skipString moves c past the string at c.pos, to the first quote after an even run of backslashes.
 func (c *jsonChecker) skipString() error {
 	i := c.pos + 1
 	for {
@@ -456,9 +439,8 @@ func (c *jsonChecker) skipString() error {
 	}
 }
 
-// decodeChecked decodes one JSON value that checkJSON has accepted into
-// what encoding/json produces with UseNumber, in one walk without
-// reflection. TestDecodeCheckedMatchesEncodingJSON.
+// decodeChecked decodes one JSON value checkJSON accepted as encoding/json with UseNumber does,
+// in one walk without reflection. TestDecodeCheckedMatchesEncodingJSON.
 func decodeChecked(raw []byte) (any, error) {
 	c := jsonChecker{data: raw}
 	v, err := c.decode()
@@ -534,8 +516,7 @@ func (c *jsonChecker) decode() (any, error) {
 	}
 }
 
-// decodeString decodes the string at c.pos. A string without escapes (the
-// common case) is found with memchr and copied once.
+// decodeString decodes the string at c.pos; an unescaped one is found with memchr, copied once.
 func (c *jsonChecker) decodeString() (string, error) {
 	if c.pos >= len(c.data) || c.data[c.pos] != '"' {
 		return "", errJSONSyntax
@@ -550,8 +531,7 @@ func (c *jsonChecker) decodeString() (string, error) {
 // errNotObject reports a value that should have been a JSON object.
 var errNotObject = errors.New("not an object")
 
-// foldedName returns the known name that key imitates by differing from it
-// only in case or Unicode folding, or "" when key is exact or unrelated.
+// foldedName returns the known name key differs from only by case or Unicode folding, else "".
 func foldedName(key string, known ...string) string {
 	if slices.Contains(known, key) {
 		return ""

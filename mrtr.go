@@ -1,12 +1,9 @@
-// Multi round-trip requests (MRTR): how a handler asks the client for a
-// user's answer (elicitation), a model completion (sampling) or its roots
-// with nothing kept in server memory between rounds. A handler reads
-// answers with req.Input and, missing one, returns req.NeedInput(...); the
-// dispatcher answers an InputRequiredResult whose signed requestState
-// carries every answer so far, and the client's retry runs the handler
-// again from the top (docs/SECURITY.md, "requestState"). A classic client
-// is asked with real requests instead (classic_bridge.go); mayAsk gates
-// both.
+// Multi round-trip requests (MRTR): how a handler asks the client for a user's answer
+// (elicitation), a model completion (sampling) or its roots, keeping nothing in server memory
+// between rounds. A handler reads req.Input and, missing an answer, returns req.NeedInput(...);
+// the InputRequiredResult's signed requestState carries every answer, and the retry reruns the
+// handler (docs/SECURITY.md, "requestState"). Classic clients get real requests
+// (classic_bridge.go); mayAsk gates both.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation,
@@ -50,27 +47,22 @@ const (
 	actionCancel  = "cancel"
 )
 
-// inputRequest is one entry of InputRequiredResult.inputRequests, under a
-// key the handler chooses; build it with elicitForm, elicitURL,
-// createMessage or listRoots. A builder records a programming error in
-// err, which the dispatcher answers -32603 and logs (mayAsk).
+// inputRequest is one entry of InputRequiredResult.inputRequests, under the handler's key, built
+// by elicitForm, elicitURL, createMessage or listRoots; err is a programming error (-32603, mayAsk).
 type inputRequest struct {
 	key    string
 	method string
 	mode   string          // elicitation: elicitModeForm or elicitModeURL
 	params json.RawMessage // the request's params, encoded
 	schema json.RawMessage // form mode: requestedSchema, kept to check the answer
-	// sampling is a sampling request's params unencoded, for a classic
-	// revision when bridged (classicInputParams, dialect.go).
+	// sampling is the params unencoded, for a bridged classic revision (classicInputParams).
 	sampling *samplingRequest
 	err      error
 }
 
-// elicitForm asks the user to fill in a form. requestedSchema is JSON text
-// of the restricted schema the spec allows: an object whose properties are
-// strings, numbers, integers, booleans or enums (single or multi select),
-// with no nesting. Never ask for passwords or tokens this way (the spec
-// forbids it); use elicitURL.
+// elicitForm asks the user to fill in a form. requestedSchema is JSON text of the restricted
+// schema the spec allows: an object of string, number, integer, boolean or enum (single or multi
+// select) properties, no nesting. Never ask for passwords or tokens so (spec): use elicitURL.
 // [§Form Mode]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#form-mode-elicitation-requests
 func elicitForm(key, message, requestedSchema string) inputRequest {
 	q := inputRequest{key: key, method: methodElicit, mode: elicitModeForm}
@@ -87,11 +79,9 @@ func elicitForm(key, message, requestedSchema string) inputRequest {
 	return q
 }
 
-// elicitURL asks the user to open url and complete an interaction out of
-// band (a sign-in, a payment). An "accept" answer means the user agreed to
-// open it, not that the interaction finished: check that yourself (the
-// server must also verify that whoever opens the URL is the user who was
-// asked). The URL must not carry credentials or personal data.
+// elicitURL asks the user to open url and complete an interaction out of band (a sign-in, a
+// payment). "accept" means the user agreed to open it, not that it finished: check that, and that
+// whoever opens the URL is the user asked. The URL must carry no credentials or personal data.
 // [§URL Mode]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#url-mode-elicitation-requests
 func elicitURL(key, message, link string) inputRequest {
 	q := inputRequest{key: key, method: methodElicit, mode: elicitModeURL}
@@ -107,10 +97,9 @@ func elicitURL(key, message, link string) inputRequest {
 	return q
 }
 
-// samplingRequest is the params of sampling/createMessage. MaxTokens is
-// required and must be positive (clients reject a non-integer).
-// Known limitation: tool use in sampling (tools, toolChoice, gated by
-// sampling.tools) and includeContext (deprecated) are not offered.
+// samplingRequest is the params of sampling/createMessage. MaxTokens is required and must be
+// positive (clients reject a non-integer). Known limitation: tool use in sampling (tools,
+// toolChoice, gated by sampling.tools) and includeContext (deprecated) are not offered.
 // [§Creating Messages]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#creating-messages
 type samplingRequest struct {
 	Messages         []samplingMessage `json:"messages"`
@@ -123,8 +112,7 @@ type samplingRequest struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-// samplingMessage is one message of a sampling conversation: text, image
-// or audio content, the kinds every revision allows (createMessage).
+// samplingMessage is one sampling message: text, image or audio content, what every revision allows.
 type samplingMessage struct {
 	Role    string         `json:"role"` // "user" or "assistant"
 	Content content        `json:"content"`
@@ -149,8 +137,7 @@ func userText(text string) []samplingMessage {
 	return []samplingMessage{{Role: "user", Content: textContent(text)}}
 }
 
-// createMessage asks the client to sample its model. Sampling is
-// deprecated in 2026-07-28 (SEP-2577) but still in the spec.
+// createMessage asks the client to sample its model (deprecated in 2026-07-28 by SEP-2577).
 func createMessage(key string, p samplingRequest) inputRequest {
 	q := inputRequest{key: key, method: methodCreateMessage}
 	switch {
@@ -179,15 +166,13 @@ func createMessage(key string, p samplingRequest) inputRequest {
 	return q
 }
 
-// listRoots asks the client for its roots. Roots are deprecated in
-// 2026-07-28 (SEP-2577) but still in the spec.
+// listRoots asks the client for its roots (deprecated in 2026-07-28 by SEP-2577).
 func listRoots(key string) inputRequest {
 	return inputRequest{key: key, method: methodListRoots, params: json.RawMessage(`{}`)}
 }
 
-// inputRequired is the error a handler returns to ask for input, answered
-// with an InputRequiredResult; from a method other than tools/call,
-// prompts/get or resources/read it is a programming error (-32603).
+// inputRequired is the error a handler returns to ask for input, answered with an
+// InputRequiredResult; outside tools/call, prompts/get, resources/read a programming error (-32603).
 type inputRequired struct {
 	requests []inputRequest
 	data     string
@@ -196,24 +181,20 @@ type inputRequired struct {
 // Error makes inputRequired an error; the text never reaches the peer.
 func (e *inputRequired) Error() string { return "input required" }
 
-// NeedInput returns the outcome "ask the client for these, then call me
-// again". Several requests may go in one round; keys must be unique. With
-// no requests it asks the client to retry at once, carrying only the
-// state (see WithState).
+// NeedInput returns "ask the client for these, then call me again"; one round may ask several
+// (unique keys). With none the client retries at once, carrying only the state (WithState).
 func (r *request) NeedInput(requests ...inputRequest) *inputRequired {
 	return &inputRequired{requests: requests}
 }
 
-// WithState attaches data for the handler's next round, read back with
-// req.State(). It travels signed inside requestState: the client cannot
-// change it, but can read it (base64), so keep secrets out.
+// WithState attaches data for the next round, read back with req.State(). It travels signed in
+// requestState: the client cannot change it but can read it (base64), so keep secrets out.
 func (e *inputRequired) WithState(data string) *inputRequired {
 	e.data = data
 	return e
 }
 
-// inputResponse is the client's answer to one input request, checked
-// against the request's kind. Only the fields of its Method are set.
+// inputResponse is the client's checked answer to one input request; only Method's fields are set.
 type inputResponse struct {
 	Method string // methodElicit, methodCreateMessage or methodListRoots
 
@@ -262,17 +243,14 @@ func (a *inputResponse) value(name string) any {
 	return a.Content[name]
 }
 
-// Input returns the client's answer for key, from this round or an
-// earlier one (signed in requestState), or nil. Only answers to what the
-// handler asked reach it, each checked against its request (beginInput).
+// Input returns the client's answer for key, from this round or one signed in requestState, or
+// nil. Only answers to what the handler asked reach it, each checked (beginInput).
 func (r *request) Input(key string) *inputResponse { return r.input.answers[key] }
 
-// State returns the data the handler attached with WithState in the
-// previous round, "" when none.
+// State returns the data the previous round attached with WithState, or "".
 func (r *request) State() string { return r.input.data }
 
-// CanAsk reports whether the client's capabilities allow q (request.missing),
-// so a handler can choose an alternative instead of failing with -32021.
+// CanAsk reports whether the client allows q (request.missing), so a handler can avoid -32021.
 func (r *request) CanAsk(q inputRequest) bool { return len(r.missing(q)) == 0 }
 
 // inputRound is what the dispatcher decoded of a request's MRTR params.
@@ -281,13 +259,10 @@ type inputRound struct {
 	data    string
 }
 
-// beginInput decodes the MRTR members of a modern tools/call, prompts/get
-// or resources/read: requestState is verified before any of it is parsed,
-// and inputResponses is read only for the keys it says the last round
-// asked, each checked against its request; other keys are ignored, as the
-// spec asks of input the server does not need. The binding is computed
-// only here and in sealing: hashing the arguments would dominate a large
-// call. Classic revisions: the bridge (classic_bridge.go), same rule.
+// beginInput decodes the MRTR members of a modern tools/call, prompts/get or resources/read.
+// requestState is verified before any of it is parsed; inputResponses is read only for the keys
+// the last round asked, each checked, others ignored as the spec asks. The binding is computed
+// only here and in sealing (hashing large arguments costs). Classic: classic_bridge.go, same rule.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling
 func (s *server) beginInput(req *request) *rpcError {
 	var st statePayload
@@ -333,13 +308,10 @@ func (s *server) beginInput(req *request) *rpcError {
 	return nil
 }
 
-// mayAsk is the one gate for asking the client, in both eras
-// (inputRequiredResult; bridgeInput, classic_bridge.go): the method may
-// answer input_required, each request was built without error, keys are
-// non-empty and unique, and the client declared every capability needed
-// (request.missing; else -32021, naming the version when it is the
-// reason). It returns the keys asked; an error that is not an *rpcError
-// is a programming error (-32603, logged).
+// mayAsk is the one gate for asking the client in both eras (inputRequiredResult, bridgeInput):
+// the method may answer input_required, each request built without error, keys non-empty and
+// unique, every capability needed declared (request.missing; else -32021, naming the version when
+// it is why). It returns the keys asked; an error not an *rpcError is a programming error (-32603).
 // [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
 func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[string]bool, err error) {
 	if !m.mrtr {
@@ -369,9 +341,8 @@ func (s *server) mayAsk(req *request, m method, need *inputRequired) (asked map[
 	return asked, nil
 }
 
-// missing names the capabilities q needs that the client lacks: not
-// declared in _meta (modern), or at initialize or by the negotiated
-// version (classic: session.missingFor).
+// missing names the capabilities q needs that the client lacks: not declared in _meta (modern),
+// or at initialize or by the negotiated version (classic: session.missingFor).
 func (r *request) missing(q inputRequest) []string {
 	if r.session != nil {
 		return r.session.missingFor(r.version, q)
@@ -379,8 +350,8 @@ func (r *request) missing(q inputRequest) []string {
 	return missingCapability(clientCaps(r.meta.capabilities), q)
 }
 
-// inputRequiredResult turns a handler's NeedInput into the interim result:
-// the gate (mayAsk) first, then the next state, signed.
+// inputRequiredResult turns a handler's NeedInput into the interim result: the gate (mayAsk)
+// first, then the next state, signed.
 // [§Supported Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests
 func (s *server) inputRequiredResult(req *request, m method, need *inputRequired) (result, error) {
 	seen, err := s.mayAsk(req, m, need)
@@ -402,8 +373,7 @@ func (s *server) inputRequiredResult(req *request, m method, need *inputRequired
 			if i > 0 {
 				body = append(body, ',')
 			}
-			// JSON strings, not Go's: a key built from data may hold bytes
-			// strconv.Quote spells \x7f or \a.
+			// JSON strings: a key from data may hold bytes strconv.Quote spells \x7f or \a.
 			body = append(appendJSONString(body, q.key), `:{"method":`...)
 			body = append(appendJSONString(body, q.method), `,"params":`...)
 			body = append(append(body, q.params...), '}')
@@ -429,8 +399,7 @@ type clientCapsSet struct {
 	elicitForm, elicitURL, sampling, roots, tasks bool
 }
 
-// clientCaps reads the request's raw ClientCapabilities. "elicitation": {}
-// means form mode only, for backwards compatibility.
+// clientCaps reads raw ClientCapabilities; "elicitation": {} means form mode only (compatibility).
 // [§Capabilities]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#capabilities
 func clientCaps(raw []byte) clientCapsSet {
 	var c clientCapsSet
@@ -460,8 +429,7 @@ func clientCaps(raw []byte) clientCapsSet {
 	return c
 }
 
-// missingCapability names the capability q needs that c lacks, as a
-// dotted path ("elicitation.url"), or nothing.
+// missingCapability names the capability q needs that c lacks ("elicitation.url"), or nothing.
 func missingCapability(c clientCapsSet, q inputRequest) []string {
 	switch {
 	case q.method == methodElicit && q.mode == elicitModeURL && !c.elicitURL:
@@ -476,8 +444,8 @@ func missingCapability(c clientCapsSet, q inputRequest) []string {
 	return nil
 }
 
-// missingCapabilityError is MissingRequiredClientCapabilityError (-32021)
-// with data.requiredCapabilities as a ClientCapabilities object.
+// missingCapabilityError is MissingRequiredClientCapabilityError (-32021) with
+// data.requiredCapabilities as a ClientCapabilities object.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func missingCapabilityError(missing []string) *rpcError {
 	has := func(name string) bool { return slices.Contains(missing, name) }
@@ -511,8 +479,7 @@ func missingCapabilityError(missing []string) *rpcError {
 	}
 }
 
-// compactJSON returns raw, JSON that checkJSON accepted (so Compact cannot
-// fail), without insignificant space.
+// compactJSON compacts raw, JSON that checkJSON accepted (so Compact cannot fail).
 func compactJSON(raw []byte) json.RawMessage {
 	var b bytes.Buffer
 	json.Compact(&b, raw)

@@ -1,5 +1,4 @@
-// The client's answers to MRTR input requests, modern or bridged, each
-// checked against the request it answers before a handler reads it.
+// Client answers to MRTR input requests, modern or bridged, checked before a handler reads them.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions,
@@ -17,10 +16,9 @@ import (
 	"strings"
 )
 
-// parseInputResponse checks raw as the result of a method request (an
-// elicitation's mode, a form's schema); member names that imitate a known
-// one by case folding are refused. Without mode and schema (an answer read
-// back from a verified requestState) only the shape is checked.
+// parseInputResponse checks raw as the result of a method request (an elicitation's mode, a
+// form's schema); member names that imitate a known one by case folding are refused. Without
+// mode and schema (an answer read back from a verified requestState) only the shape is checked.
 func parseInputResponse(method, mode string, schema, raw []byte) (*inputResponse, error) {
 	members, err := objectMembers(raw)
 	if err != nil {
@@ -60,8 +58,7 @@ func checkNames(members []member, names ...string) error {
 	return nil
 }
 
-// parseElicit checks an ElicitResult. A URL-mode answer has no content:
-// what a client sends there was not asked for, and is dropped.
+// parseElicit checks an ElicitResult. Content in a URL-mode answer was not asked for: dropped.
 // [§Response Actions]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#response-actions
 func (a *inputResponse) parseElicit(members []member, mode string, schema []byte) error {
 	if err := checkNames(members, "action", "content"); err != nil {
@@ -78,8 +75,7 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 	if mode == elicitModeURL {
 		return nil
 	}
-	// The schema passed parseRequestedSchema when the request was built
-	// (elicitForm); it is nil for an answer read back from requestState.
+	// The schema passed parseRequestedSchema in elicitForm; nil for an answer from requestState.
 	fields, _ := parseRequestedSchema(schema)
 	content := memberValue(members, "content")
 	if content == nil || jsonKind(content) == 'n' {
@@ -120,8 +116,7 @@ func isFormValue(v any) bool {
 	return false
 }
 
-// parseCreateMessage checks a CreateMessageResult: role, model and content
-// are required; Text collects the text blocks.
+// parseCreateMessage checks a CreateMessageResult: role, model, content required; Text joins text.
 // [§Creating Messages]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#creating-messages
 func (a *inputResponse) parseCreateMessage(members []member) error {
 	if err := checkNames(members, "role", "content", "model", "stopReason"); err != nil {

@@ -1,7 +1,5 @@
-// The restricted schema of a form-mode elicitation, a flat object of
-// primitive and enum properties a client can render as a form: checked
-// when a handler builds the request (elicitForm), then used to check the
-// accepted content.
+// The restricted schema of a form-mode elicitation (a flat object of primitive and enum
+// properties a client renders as a form): checked in elicitForm, then checking the answer.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#requested-schema,
 // https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#form-mode-security,
@@ -21,8 +19,7 @@ import (
 	"unicode/utf8"
 )
 
-// maxFormFields bounds the properties of one requestedSchema; a form a
-// person fills in has a handful.
+// maxFormFields bounds the properties of one requestedSchema; a form a person fills has a handful.
 const maxFormFields = 64
 
 // formField is one property of a form-mode requestedSchema.
@@ -36,8 +33,7 @@ type formField struct {
 	required bool
 }
 
-// parseRequestedSchema checks a form-mode requestedSchema against the
-// restricted subset and returns its fields in a stable order.
+// parseRequestedSchema checks a form-mode requestedSchema; it returns the fields in a stable order.
 // [§Requested Schema]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#requested-schema
 func parseRequestedSchema(raw []byte) ([]formField, error) {
 	if err := checkJSON(raw); err != nil || jsonKind(raw) != '{' {
@@ -91,8 +87,7 @@ func parseRequestedSchema(raw []byte) ([]formField, error) {
 	return fields, nil
 }
 
-// parseFormField checks one property: a string, number, integer, boolean,
-// or enum schema, with only the keywords the spec lists for it.
+// parseFormField checks one property (string, number, integer, boolean or enum), spec keywords only.
 func parseFormField(name string, raw []byte) (formField, error) {
 	f := formField{name: name, minLen: -1, maxLen: -1, min: math.NaN(), max: math.NaN()}
 	members, err := objectMembers(raw)
@@ -142,8 +137,7 @@ func parseFormField(name string, raw []byte) (formField, error) {
 	return f, nil
 }
 
-// keyword reads one type-specific keyword of a form field; the caller
-// reports any error as the keyword's.
+// keyword reads one type-specific keyword of a field; the caller reports errors as the keyword's.
 func (f *formField) keyword(kw string, v []byte) error {
 	intValue := func() (int, error) {
 		// v is checked JSON: Atoi takes exactly its integers.
@@ -225,10 +219,9 @@ func titledOptions(v []byte) ([]string, error) {
 	return out, nil
 }
 
-// checkFormContent checks accepted form content against the fields
-// asked: required ones present, each value of its type, bounds and
-// options; values for fields not asked are dropped. Known limitation:
-// string formats (email, uri, date, date-time) are not checked.
+// checkFormContent checks accepted form content against the fields asked: required ones
+// present, each value of its type, bounds and options; values for fields not asked are dropped.
+// Known limitation: string formats (email, uri, date, date-time) are not checked.
 // [§Form Mode Security]: https://modelcontextprotocol.io/specification/2026-07-28/client/elicitation#form-mode-security
 func checkFormContent(fields []formField, content map[string]any) error {
 	declared := map[string]bool{}

@@ -1,6 +1,5 @@
-// requestState, the MRTR continuation token: sealing and opening it, and
-// the binding that ties it to one request and caller. docs/SECURITY.md
-// ("requestState") states the format and what each check stops.
+// requestState, the MRTR continuation token: sealing, opening, and the binding to one request
+// and caller. docs/SECURITY.md ("requestState") states the format and what each check stops.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling,
@@ -23,31 +22,26 @@ import (
 	"time"
 )
 
-// maxRequestStateBytes bounds the encoded requestState sent or accepted,
-// checked before anything is decoded: answers accumulate in it, and 256
-// KiB holds dozens of form answers or a few sampled texts.
+// maxRequestStateBytes bounds the encoded requestState sent or accepted, checked before anything
+// is decoded: answers accumulate in it (256 KiB: dozens of form answers, a few sampled texts).
 const maxRequestStateBytes = 256 << 10
 
-// stateVersion is the first byte of every requestState; it changes when
-// the layout or what the MAC covers changes, so old state fails cleanly.
+// stateVersion is requestState's first byte; a new layout or MAC input changes it, failing old state.
 const stateVersion = 1
 
-// stateMinKeyBytes is the shortest secret accepted for signing state: 256
-// bits, the HMAC-SHA256 output size.
+// stateMinKeyBytes is the shortest signing secret accepted: 256 bits, the HMAC-SHA256 output size.
 const stateMinKeyBytes = 32
 
-// defaultStateTTL is how long a requestState stays valid: long enough for
-// a person to read and answer a form, short enough to bound replay.
+// defaultStateTTL is how long requestState is valid: time to answer a form, yet bounded replay.
 const defaultStateTTL = 10 * time.Minute
 
-// stateSealer signs and verifies requestState; it is immutable after
-// newStateSealer and safe for concurrent use. Layout (base64url, no
-// padding):
+// stateSealer signs and verifies requestState; it is immutable after newStateSealer and safe
+// for concurrent use. Layout (base64url, no padding):
 //
 //	version(1) | expiry unix seconds(8, big endian) | payload JSON | HMAC-SHA256(32)
 //
-// The MAC also covers requestBinding, which is not in the token: state
-// presented on another request or by another caller fails to verify.
+// The MAC also covers requestBinding, which is not in the token: state presented on another
+// request or by another caller fails to verify.
 type stateSealer struct {
 	key    func() []byte // the signing key, derived once
 	random bool          // the key was drawn for this process: see open
@@ -55,13 +49,11 @@ type stateSealer struct {
 	now    func() time.Time
 }
 
-// newStateSealer derives the signing key from secret, or draws a random
-// one when secret is nil: state then does not survive a restart and is
-// not accepted by other replicas.
+// newStateSealer derives the signing key from secret, or draws a random one when secret is nil:
+// state then does not survive a restart and is not accepted by other replicas.
 func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stateSealer {
 	random := secret == nil
-	// Derived on first use: most processes never sign state, and a cold
-	// start is shorter without drawing the key (docs/PERFORMANCE.md).
+	// Derived on first use: most processes never sign state (cold start, docs/PERFORMANCE.md).
 	key := sync.OnceValue(func() []byte {
 		if random {
 			secret = make([]byte, stateMinKeyBytes)
@@ -79,8 +71,7 @@ func newStateSealer(secret []byte, ttl time.Duration, now func() time.Time) stat
 	return stateSealer{key: key, random: random, ttl: cmp.Or(ttl, defaultStateTTL), now: now}
 }
 
-// statePayload is the signed content of a requestState: JSON, as it is
-// read only once the MAC proved it this server's own output.
+// statePayload is the signed content of a requestState: JSON, read only once the MAC verifies.
 type statePayload struct {
 	Answers map[string]stateAnswer `json:"a,omitempty"` // every answer so far
 	Asked   map[string]stateAsk    `json:"q,omitempty"` // what the last round asked
@@ -93,8 +84,7 @@ type stateAnswer struct {
 	Value  json.RawMessage `json:"v"`
 }
 
-// stateAsk is one request of the last round, enough to check its answer;
-// Mode is set only for URL mode (a form is known by its schema).
+// stateAsk is one request of the last round, enough to check its answer; Mode is set for URL mode.
 type stateAsk struct {
 	Method string          `json:"m"`
 	Mode   string          `json:"o,omitempty"`
@@ -127,18 +117,16 @@ func (st stateSealer) mac(header []byte, binding [sha256.Size]byte) []byte {
 	return m.Sum(nil)
 }
 
-// open verifies token for the request with binding and returns its
-// payload; every failure is -32602. Nothing is parsed before the MAC
-// verifies (hmac.Equal); expiry, which it covers, is checked after. With
-// a random key a bad MAC most likely comes from another or a restarted
-// process, and the message says so first (TestRetryAfterRestart).
+// open verifies token for the request with binding and returns its payload; every failure is
+// -32602. Nothing is parsed before the MAC verifies (hmac.Equal), expiry (MAC-covered) after. With
+// a random key a bad MAC likely means another or a restarted process: the message says so first
+// (TestRetryAfterRestart).
 func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayload, *rpcError) {
 	var p statePayload
 	if len(token) > maxRequestStateBytes {
 		return p, invalidParams("invalid params: requestState longer than %d bytes", maxRequestStateBytes)
 	}
-	// Only the canonical spelling opens: the decoder would skip CR and LF,
-	// and Strict refuses non-zero trailing bits.
+	// Canonical spelling only: the decoder skips CR and LF; Strict refuses nonzero trailing bits.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || strings.ContainsAny(token, "\r\n") || len(raw) < 9+sha256.Size || raw[0] != stateVersion {
 		return p, invalidParams("invalid params: requestState is malformed")
@@ -160,10 +148,8 @@ func (st stateSealer) open(token string, binding [sha256.Size]byte) (statePayloa
 	return p, nil
 }
 
-// requestBinding digests the request's method, target (the name or URI
-// its method's target param holds), canonical arguments and
-// caller.binding, so that state cannot be replayed on another request or
-// by another caller.
+// requestBinding digests the method, target (the name or URI of its target param), canonical
+// arguments and caller.binding: state cannot be replayed on another request or by another caller.
 // [§Server Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow
 func requestBinding(req *request) [sha256.Size]byte {
 	h := sha256.New()
@@ -187,8 +173,7 @@ func requestBinding(req *request) [sha256.Size]byte {
 	return sum
 }
 
-// canonicalJSON re-encodes an arguments object with sorted keys and no
-// space; absent and null mean {}. Numbers keep their literal text.
+// canonicalJSON re-encodes arguments with sorted keys, no space, numbers as sent; absent, null: {}.
 func canonicalJSON(raw []byte) []byte {
 	if raw == nil || jsonKind(raw) == 'n' {
 		return []byte("{}")

@@ -1,8 +1,7 @@
-// JSON Schema for tool inputSchema, MCP 2026-07-28 ([JSON Schema Usage],
-// [x-mcp-header], [Custom Headers]): a subset of the JSON Schema 2020-12 (and
-// draft-07) validation vocabulary. Here the limits, the compiled form and the
-// shared helpers; schema_compile.go compiles, schema_validate.go validates,
-// schema_decimal.go holds exact numbers.
+// JSON Schema for tool inputSchema, MCP 2026-07-28 ([JSON Schema Usage], [x-mcp-header],
+// [Custom Headers]): a subset of the JSON Schema 2020-12 (and draft-07) validation vocabulary.
+// Here the limits, compiled form and shared helpers; schema_compile.go compiles,
+// schema_validate.go validates, schema_decimal.go holds exact numbers.
 //
 // [JSON Schema Usage]: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage
 // [x-mcp-header]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header
@@ -26,86 +25,73 @@ import (
 )
 
 const (
-	// schemaMaxDepth bounds how deeply subschemas nest ("a maximum schema
-	// depth", [JSON Schema Usage]), keeping compile and validate shallow.
+	// schemaMaxDepth bounds subschema nesting ([JSON Schema Usage]), keeping recursion shallow.
 	schemaMaxDepth = 32
 
-	// schemaMaxNodes bounds the subschemas of one document ("a cap on the
-	// total number of subschemas"), and so the work per instance value.
+	// schemaMaxNodes bounds the subschemas of one document ([JSON Schema Usage]), so work per value.
 	schemaMaxNodes = 10000
 
-	// schemaMaxErrors bounds the problems one validate call reports: enough
-	// to fix several mistakes in one retry, few enough for a short message.
+	// schemaMaxErrors bounds the problems one validate reports: several per retry, a short message.
 	schemaMaxErrors = 10
 
-	// schemaMaxExponent bounds the decimal exponent of numbers compared, so
-	// exponent arithmetic cannot overflow int64.
+	// schemaMaxExponent bounds the decimal exponent of numbers compared: no int64 overflow.
 	schemaMaxExponent = 1_000_000_000_000_000
 
 	// schemaMaxShown bounds how much of a peer's value or key a message quotes.
 	schemaMaxShown = 64
 
-	// schemaMaxSafeInteger is 2^53-1, the largest integer an IEEE 754 double
-	// holds exactly. [x-mcp-header] integer values must lie within ±it.
+	// schemaMaxSafeInteger is 2^53-1, the largest integer a double holds exactly; [x-mcp-header]
+	// integers must lie within ±it.
 	schemaMaxSafeInteger = "9007199254740991"
 
-	// schemaWorkBudget bounds the work of one validate call, in units of one
-	// value visited or one byte compared: sixteen passes over the largest
-	// message, where a legitimate argument needs one or two.
-	// TestAttackQuadraticValidation.
+	// schemaWorkBudget bounds the work of one validate call, in units of one value visited or
+	// one byte compared: sixteen passes over the largest message. TestAttackQuadraticValidation.
 	schemaWorkBudget = 16 * maxLineBytes
 
-	// schemaCheckEvery is how many units of work pass between two looks at
-	// the request's context, so that cancellation stops validation.
+	// schemaCheckEvery is the work units between looks at the request's context (cancellation).
 	schemaCheckEvery = 64 << 10
 )
 
-// schema is a compiled JSON Schema for tool arguments, immutable once
-// compileSchema returns it: validate and headers are safe for concurrent use.
-// What it supports, in full:
+// schema is a compiled JSON Schema for tool arguments, immutable once compileSchema returns it:
+// validate and headers are safe for concurrent use. What it supports, in full:
 //
 // Dialects: 2020-12, the default, and draft-07 ($schema
 // "http://json-schema.org/draft-07/schema#"); the subset means the same in both.
 //
-// Enforced: type ("integer" is any number with no fractional part, so 1.0 is
-// one); properties; required; additionalProperties; enum and const (JSON
-// equality, numbers by value); items (one schema for every element);
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum and multipleOf (exact
-// decimals); minLength and maxLength (in code points); pattern (unanchored);
-// minItems, maxItems, uniqueItems; minProperties, maxProperties; the boolean
-// schemas; ±(2^53-1) for an integer x-mcp-header property.
+// Enforced: type ("integer" is any number with no fractional part, so 1.0 is one); properties;
+// required; additionalProperties; enum and const (JSON equality, numbers by value); items (one
+// schema for every element); minimum, maximum, exclusiveMinimum, exclusiveMaximum and
+// multipleOf (exact decimals); minLength and maxLength (in code points); pattern (unanchored);
+// minItems, maxItems, uniqueItems; minProperties, maxProperties; the boolean schemas; ±(2^53-1)
+// for an integer x-mcp-header property.
 //
-// Ignored, as annotations: $schema (root only), $id, $comment, title,
-// description, default, examples, deprecated, readOnly, writeOnly,
-// contentMediaType, contentEncoding, format (not checked), and "x-" keywords.
+// Ignored, as annotations: $schema (root only), $id, $comment, title, description, default,
+// examples, deprecated, readOnly, writeOnly, contentMediaType, contentEncoding, format (not
+// checked), and "x-" keywords.
 //
-// Refused at compile, naming the keyword and where: any other keyword ($ref,
-// allOf, anyOf, oneOf, items as an array, misspellings, ...), another
-// $schema, an inputSchema root that is not {"type": "object"} (properties
-// without type count as one; an outputSchema root may be any schema), values
-// of the wrong type, patterns RE2 cannot compile, more than schemaMaxDepth
+// Refused at compile, naming the keyword and where: any other keyword ($ref, allOf, anyOf,
+// oneOf, items as an array, misspellings, ...), another $schema, an inputSchema root that is
+// not {"type": "object"} (properties without type count as one; an outputSchema root may be any
+// schema), values of the wrong type, patterns RE2 cannot compile, more than schemaMaxDepth
 // levels or schemaMaxNodes subschemas, x-mcp-header misuse.
 //
-// Limitations: pattern is Go RE2, not ECMA-262 (docs/GAPS.md): lookaround,
-// backreferences and \uXXXX (write \x{XXXX}) fail to compile; in RE2, \s is
-// ASCII white space only, . excludes only \n (not \r, U+2028, U+2029), and
-// matching is by code point, not UTF-16 unit. A number whose decimal
-// exponent exceeds schemaMaxExponent fails every keyword that compares it.
+// Limitations: pattern is Go RE2, not ECMA-262 (docs/GAPS.md): lookaround, backreferences and
+// \uXXXX (write \x{XXXX}) fail to compile; in RE2, \s is ASCII white space only, . excludes
+// only \n (not \r, U+2028, U+2029), and matching is by code point, not UTF-16 unit. A number
+// whose decimal exponent exceeds schemaMaxExponent fails every keyword that compares it.
 type schema struct {
 	root *schemaNode
 	hdrs []mcpHeader // sorted by Path
 }
 
-// mcpHeader is one parameter marked with x-mcp-header: its value is
-// mirrored into the HTTP header Mcp-Param-{Name} ([Custom Headers]).
+// mcpHeader is one x-mcp-header parameter, mirrored into header Mcp-Param-{Name} ([Custom Headers]).
 type mcpHeader struct {
 	Name string   // the x-mcp-header value, an RFC 9110 token
 	Path []string // chain of properties keys from the root to the parameter
 	Type string   // "string", "integer" or "boolean"
 }
 
-// schemaNode is one compiled subschema. Unset limits are -1 (counts) or
-// have set false (numbers).
+// schemaNode is one compiled subschema; unset limits are -1 (counts) or have set false (numbers).
 type schemaNode struct {
 	never bool // the boolean schema false
 	types schemaTypeSet
@@ -182,20 +168,19 @@ func (t schemaTypeSet) String() string {
 	return strings.Join(names, " or ")
 }
 
-// compileSchema compiles a tool's inputSchema under the rules on schema. Its
-// error names the first keyword it cannot enforce, in a stable order
-// (sorted keys, depth first): `schema: keyword "oneOf" at /x is not enforced`.
+// compileSchema compiles a tool's inputSchema under the rules on schema. Its error names the
+// first keyword it cannot enforce, in a stable order (sorted keys, depth first): `schema:
+// keyword "oneOf" at /x is not enforced`.
 func compileSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, true) }
 
-// compileOutputSchema compiles a tool's outputSchema like compileSchema,
-// but its root may be any schema, as structuredContent may be any value
-// ([§Structured Content]), and x-mcp-header is an ignored x- annotation.
+// compileOutputSchema compiles a tool's outputSchema like compileSchema, but its root may be
+// any schema, as structuredContent may be any value ([§Structured Content]), and x-mcp-header
+// is an ignored x- annotation.
 //
 // [§Structured Content]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#structured-content
 func compileOutputSchema(raw []byte) (*schema, error) { return compileSchemaDoc(raw, false) }
 
-// compileSchemaDoc compiles raw; input selects the inputSchema rules: an
-// object root and x-mcp-header.
+// compileSchemaDoc compiles raw; input selects the inputSchema rules (object root, x-mcp-header).
 func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -241,13 +226,11 @@ func compileSchemaDoc(raw []byte, input bool) (*schema, error) {
 	return &schema{root: root, hdrs: c.headers}, nil
 }
 
-// headers returns the x-mcp-header declarations found at compile time,
-// sorted by Path. Callers must not modify the result.
+// headers returns the x-mcp-header declarations found at compile time, sorted by Path; read-only.
 func (s *schema) headers() []mcpHeader { return s.hdrs }
 
-// schemaHeaders finds, sorted by Path, the x-mcp-header declarations of a
-// schema compileSchema refuses (a HandlerValidates tool), under the same
-// rules: one below an applicator other than properties is an error.
+// schemaHeaders finds, sorted by Path, the x-mcp-header declarations of a schema compileSchema
+// refuses (a HandlerValidates tool), same rules: one below an applicator but properties errs.
 func schemaHeaders(raw []byte) ([]mcpHeader, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -263,15 +246,14 @@ func schemaHeaders(raw []byte) ([]mcpHeader, error) {
 	return c.headers, nil
 }
 
-// schemaKey encodes v so that two JSON values are equal, numbers by
-// value and objects regardless of key order, exactly when their keys are.
+// schemaKey encodes v so that two JSON values are equal, numbers by value and objects
+// regardless of key order, exactly when their keys are.
 func schemaKey(v any) (string, error) {
 	b, err := appendSchemaKey(nil, v)
 	return string(b), err
 }
 
-// appendSchemaKey appends the canonical encoding of v to b. Each value's
-// encoding is self-delimiting, so concatenations are unambiguous.
+// appendSchemaKey appends v's canonical encoding, self-delimiting so concatenations are unambiguous.
 func appendSchemaKey(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case nil:
@@ -295,8 +277,8 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 		b = strconv.AppendInt(b, d.exp, 10)
 		return append(b, ';'), nil
 	case string:
-		// Grow by doubling first: AppendQuote alone grows b by exactly what
-		// it needs, quadratic over many strings (TestAttackQuadraticValidation).
+		// Grow by doubling first: AppendQuote alone grows b by exactly what it needs, quadratic
+		// over many strings (TestAttackQuadraticValidation).
 		return strconv.AppendQuote(slices.Grow(b, len(v)+2), v), nil
 	case []any:
 		b = append(b, '[')
@@ -321,8 +303,7 @@ func appendSchemaKey(b []byte, v any) ([]byte, error) {
 	return b, fmt.Errorf("unsupported Go value of type %T", v)
 }
 
-// schemaKindOf returns the type bit of a decoded value (number for every
-// number), 0 for a Go value JSON does not decode to.
+// schemaKindOf returns the type bit of a decoded value (number for every number), else 0.
 func schemaKindOf(v any) schemaTypeSet {
 	switch v.(type) {
 	case nil:
@@ -341,8 +322,7 @@ func schemaKindOf(v any) schemaTypeSet {
 	return 0
 }
 
-// schemaShow renders v as JSON for a message, cut to about schemaMaxShown
-// bytes, rendering no more of v (maybe a 4 MiB argument) than it shows.
+// schemaShow renders v as JSON for a message, cut to about schemaMaxShown bytes, no more rendered.
 func schemaShow(v any) string {
 	b, ok := appendShown(nil, v)
 	if !ok {
@@ -351,8 +331,7 @@ func schemaShow(v any) string {
 	return schemaTruncate(string(b))
 }
 
-// appendShown appends v as JSON to b, stopping once b is longer than
-// schemaMaxShown; ok is false for a value JSON cannot encode.
+// appendShown appends v as JSON to b until b passes schemaMaxShown; ok is false if JSON can't.
 func appendShown(b []byte, v any) (_ []byte, ok bool) {
 	if len(b) > schemaMaxShown {
 		return b, true

@@ -1,5 +1,4 @@
-// Compiling a tool's JSON Schema into schemaNodes under the rules on schema
-// (schema.go), collecting x-mcp-header annotations on the way.
+// Compiling a JSON Schema into schemaNodes under the rules on schema, collecting x-mcp-header.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#json-schema-usage,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header,
@@ -21,9 +20,8 @@ import (
 	"strings"
 )
 
-// schemaApplicators are the keywords whose values are subschemas, by
-// shape: one schema, an array of schemas, or an object of schemas. Only
-// properties keeps a parameter statically reachable ([Custom Headers]).
+// schemaApplicators are the keywords whose values are subschemas, by shape (a schema, an array or
+// an object of them); only properties keeps a parameter statically reachable ([Custom Headers]).
 var schemaApplicators = map[string]byte{
 	"items": 's', "additionalItems": 's', "additionalProperties": 's', "contains": 's',
 	"propertyNames": 's', "not": 's', "if": 's', "then": 's', "else": 's',
@@ -32,8 +30,8 @@ var schemaApplicators = map[string]byte{
 	"$defs": 'o', "definitions": 'o', "patternProperties": 'o', "dependentSchemas": 'o', "dependencies": 'o',
 }
 
-// findHeaders records the x-mcp-header annotations in the subschema v at
-// ptr, reached by hpath (nil when not statically reachable), and below it.
+// findHeaders records the x-mcp-header annotations in the subschema v at ptr, reached by hpath
+// (nil when not statically reachable), and below it.
 func (c *schemaCompiler) findHeaders(v any, ptr string, depth int, hpath []string) error {
 	if depth > schemaMaxDepth {
 		return fmt.Errorf("schema: nesting deeper than %d at %s", schemaMaxDepth, ptr)
@@ -95,9 +93,8 @@ type schemaCompiler struct {
 	headerAt map[string]string // lower-cased x-mcp-header value to its schema location
 }
 
-// compile compiles the subschema v found at schema pointer ptr, depth levels
-// below the root. hpath is the chain of properties keys leading to v, or nil
-// when v is not statically reachable ([Custom Headers]).
+// compile compiles the subschema v at schema pointer ptr, depth levels below the root; hpath is
+// the chain of properties keys to v, nil when v is not statically reachable ([Custom Headers]).
 func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (*schemaNode, error) {
 	c.nodes++
 	if c.nodes > schemaMaxNodes {
@@ -215,8 +212,8 @@ func (c *schemaCompiler) compile(v any, ptr string, depth int, hpath []string) (
 	return n, nil
 }
 
-// compileHeader checks an x-mcp-header annotation with value val on the
-// subschema n at ptr, reached by hpath, against [x-mcp-header], and records it.
+// compileHeader checks an x-mcp-header annotation with value val on the subschema n at ptr,
+// reached by hpath, against [x-mcp-header], and records it.
 func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath []string) error {
 	if len(hpath) == 0 {
 		return fmt.Errorf(`schema: x-mcp-header at %s: only allowed on a property reached from the root through "properties" alone`, schemaWhere(ptr))
@@ -248,8 +245,7 @@ func (c *schemaCompiler) compileHeader(n *schemaNode, val any, ptr string, hpath
 // schemaIsToken reports whether s is 1*tchar (RFC 9110 §5.6.2).
 func schemaIsToken(s string) bool { return isName(s, len(s), true, "!#$%&'*+-.^_`|~") }
 
-// compileSchemaType parses the type keyword: a type name or a non-empty array of
-// distinct names.
+// compileSchemaType parses the type keyword: a type name or a non-empty array of distinct names.
 func compileSchemaType(v any) (schemaTypeSet, error) {
 	list, isList := v.([]any)
 	if !isList {
@@ -328,8 +324,7 @@ func compileSchemaNumber(v any) (schemaLimit, error) {
 	return schemaLimit{set: err == nil, d: d, text: string(v.(json.Number))}, err
 }
 
-// compileSchemaCount parses a non-negative integer keyword value such as
-// minLength; 2.0 counts as 2, and values beyond int saturate.
+// compileSchemaCount parses a count keyword such as minLength: 2.0 is 2, values beyond int saturate.
 func compileSchemaCount(v any) (int, error) {
 	l, err := compileSchemaNumber(v)
 	if err != nil {
@@ -346,8 +341,8 @@ func compileSchemaCount(v any) (int, error) {
 	return int(min(n, math.MaxInt)), nil
 }
 
-// schemaWant returns nil when the keyword value v is of kind, else an error
-// naming what (the kind with its article) and what v is.
+// schemaWant returns nil when the keyword value v is of kind, else an error naming what (the
+// kind with its article) and what v is.
 func schemaWant(v any, kind schemaTypeSet, what string) error {
 	if got := schemaKindOf(v); got != kind {
 		return fmt.Errorf("want %s, got %s", what, got)
@@ -355,8 +350,7 @@ func schemaWant(v any, kind schemaTypeSet, what string) error {
 	return nil
 }
 
-// schemaAllowedHint lists the declared properties, the first ten, for an
-// unexpected-property message, so a model can correct a misspelt name.
+// schemaAllowedHint lists the first ten declared properties, so a model can fix a misspelt name.
 func schemaAllowedHint(props map[string]*schemaNode) string {
 	if len(props) == 0 {
 		return " (no properties allowed)"

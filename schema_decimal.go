@@ -1,5 +1,4 @@
-// Exact decimal numbers for JSON Schema's numeric keywords and mirrored
-// integer headers: compared on the decimal text, never a rounded float64.
+// Exact decimals for JSON Schema's numeric keywords and integer headers: never a rounded float64.
 //
 // Spec: https://json-schema.org/draft/2020-12/json-schema-validation#name-validation-keywords-for-num,
 // RFC 8259 §6 (numbers).
@@ -14,17 +13,15 @@ import (
 	"strings"
 )
 
-// schemaDecimal is an exact decimal number: the integer digits × 10^exp.
-// digits has no leading or trailing zeros, and is "" for zero, which is
-// never neg.
+// schemaDecimal is an exact decimal number: the integer digits × 10^exp. digits has no leading
+// or trailing zeros, and is "" for zero, which is never neg.
 type schemaDecimal struct {
 	neg    bool
 	digits string
 	exp    int64
 }
 
-// parseSchemaDecimal parses a JSON number (RFC 8259 §6) exactly. Its error
-// text is fit for a validation message.
+// parseSchemaDecimal parses a JSON number (RFC 8259 §6) exactly; its error suits a message.
 func parseSchemaDecimal(s string) (schemaDecimal, error) {
 	bad := func() error { return fmt.Errorf("invalid number %s", schemaTruncate(s)) }
 	i := 0
@@ -104,8 +101,7 @@ func (d schemaDecimal) cmp(e schemaDecimal) int {
 	if ds != es || ds == 0 {
 		return cmp.Compare(ds, es)
 	}
-	// Both non-zero with the same sign: compare magnitudes by the position
-	// of the leading digit, then digit by digit.
+	// Both non-zero, same sign: compare magnitudes by leading digit position, then digit by digit.
 	mag := cmp.Compare(int64(len(d.digits))+d.exp, int64(len(e.digits))+e.exp)
 	if mag == 0 {
 		mag = strings.Compare(d.digits, e.digits)
@@ -113,12 +109,10 @@ func (d schemaDecimal) cmp(e schemaDecimal) int {
 	return mag * ds
 }
 
-// multipleOf reports whether d is an integer multiple of m, which is
-// positive and whose digits are mInt. With d = V×10^a and m = M×10^b, and
-// neither V nor M ending in 0: if a < b, the quotient needs 10 | V, which
-// fails; otherwise M must divide V×10^(a-b), tested as M/g | 10^(a-b) with
-// g = gcd(M, V mod M). The work is linear in the digits of d, whatever
-// its exponent.
+// multipleOf reports whether d is an integer multiple of m, positive with digits mInt. With
+// d = V×10^a, m = M×10^b, neither V nor M ending in 0: if a < b the quotient needs 10 | V, which
+// fails; else M must divide V×10^(a-b), tested as M/g | 10^(a-b) with g = gcd(M, V mod M).
+// The work is linear in the digits of d, whatever its exponent.
 func (d schemaDecimal) multipleOf(m schemaDecimal, mInt *big.Int) bool {
 	if d.digits == "" {
 		return true
@@ -126,8 +120,7 @@ func (d schemaDecimal) multipleOf(m schemaDecimal, mInt *big.Int) bool {
 	if d.exp < m.exp {
 		return false
 	}
-	// V mod M, 18 digits at a time: the first chunk takes the remainder
-	// so every later one is exactly 18 digits long.
+	// V mod M, 18 digits at a time; the first chunk takes the remainder, so the rest are 18 long.
 	r, chunk, step := new(big.Int), new(big.Int), big.NewInt(1e18)
 	for s, k := d.digits, len(d.digits)%18; s != ""; k = 18 {
 		if k == 0 {

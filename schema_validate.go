@@ -1,5 +1,4 @@
-// Validating tool arguments (and structured results) against a compiled
-// schema, in words a language model can act on.
+// Validating tool arguments and structured results against a schema, in words a model can act on.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling,
 // https://json-schema.org/draft/2020-12/json-schema-validation.
@@ -17,12 +16,10 @@ import (
 	"unicode/utf8"
 )
 
-// validate reports whether v (decoded with UseNumber) conforms to s. The
-// error lists up to schemaMaxErrors problems separated by "; ", each with
-// its instance path (a JSON Pointer, omitted at the root) and the rule, e.g.
-// `/b: missing required property "c"`; the caller adds any prefix. Its work
-// is linear in the size of v: past schemaWorkBudget it stops with
-// errSchemaTooCostly, and when ctx ends with ctx's error.
+// validate reports whether v (decoded with UseNumber) conforms to s. The error lists up to
+// schemaMaxErrors problems joined by "; ", each its instance path (a JSON Pointer, omitted at
+// the root) and rule, e.g. `/b: missing required property "c"`; the caller adds any prefix.
+// Work is linear in v: past schemaWorkBudget it stops (errSchemaTooCostly), or at ctx's end.
 func (s *schema) validate(ctx context.Context, v any) error {
 	return s.validateWithin(ctx, v, schemaWorkBudget)
 }
@@ -44,8 +41,7 @@ func (s *schema) validateWithin(ctx context.Context, v any, budget int) error {
 	return errors.New(msg)
 }
 
-// errSchemaTooCostly is validate's error for a value whose validation
-// would take more than schemaWorkBudget.
+// errSchemaTooCostly is validate's error for a value whose validation exceeds schemaWorkBudget.
 var errSchemaTooCostly = errors.New("the arguments are too costly to validate: send a smaller value")
 
 // schemaValidator collects the problems of one validate call.
@@ -60,8 +56,7 @@ type schemaValidator struct {
 	halt      error // errSchemaTooCostly or ctx's error: validation stopped
 }
 
-// spend accounts n units of work, halting validation past the budget or
-// once the context has ended; it reports whether validation goes on.
+// spend accounts n units of work and reports whether validation goes on (in budget, ctx alive).
 func (vd *schemaValidator) spend(n int) bool {
 	if vd.halt != nil {
 		return false
@@ -129,8 +124,7 @@ func (vd *schemaValidator) check(n *schemaNode, v any) {
 		}
 	}
 	if n.enum != nil || n.hasConst {
-		// A value of a kind no listed value has cannot equal one: its key
-		// (as long as the value) is never built.
+		// A kind no listed value has cannot equal one: its key (as long as the value) is not built.
 		inEnum, isConst := n.enum == nil || n.enumKinds&got != 0, !n.hasConst || n.constKind == got
 		if inEnum && isConst {
 			k, err := schemaKey(v)
@@ -216,8 +210,7 @@ func (vd *schemaValidator) checkString(n *schemaNode, s string) {
 	}
 }
 
-// checkCount applies a pair of count keywords (minItems and maxItems, ...;
-// -1 when absent) to got, a count of what.
+// checkCount applies count keywords least and most (-1 when absent) to got, a count of what.
 func (vd *schemaValidator) checkCount(least, most, got int, what string) {
 	if least >= 0 && got < least {
 		vd.fail("want at least %d %s, got %d", least, what, got)
@@ -269,8 +262,7 @@ func (vd *schemaValidator) checkObject(n *schemaNode, o map[string]any) {
 	if len(n.properties) == 0 && n.additional == nil {
 		return
 	}
-	// Sorted keys give a stable order of problems; a small object's are
-	// sorted on the stack.
+	// Sorted keys give a stable order of problems; a small object's are sorted on the stack.
 	var small [16]string
 	keys := small[:0]
 	for k := range o {

@@ -1,10 +1,8 @@
-// URI templates for resource templates: RFC 6570 level 1 ({var}) matching,
-// and localPath, which turns a matched variable into a path under a root.
+// Resource URI templates: RFC 6570 level 1 ({var}) matching; localPath maps a variable to a path.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#resource-templates,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations,
-// RFC 6570 §1.2 (level 1: simple string expansion), RFC 3986 §2.1
-// (percent-encoding).
+// RFC 6570 §1.2 (level 1: simple string expansion), RFC 3986 §2.1 (percent-encoding).
 
 package main
 
@@ -18,20 +16,17 @@ import (
 	"strings"
 )
 
-// maxTemplateVars bounds the variables of one template, and so the
-// backtracking work of one match.
+// maxTemplateVars bounds a template's variables, and so the backtracking work of one match.
 const maxTemplateVars = 16
 
-// uriTemplate is a compiled level-1 template: literal text and variables,
-// alternating, never two variables side by side (the match would be
-// ambiguous).
+// uriTemplate is a compiled level-1 template: literal text and variables, alternating, never
+// two variables side by side (the match would be ambiguous).
 type uriTemplate struct {
 	literals []string // len(vars)+1 pieces of literal text around the variables
 	vars     []string
 }
 
-// compileTemplate parses t. Variables are {name} with name made of
-// [A-Za-z0-9_.]; operators of higher levels ({+x}, {?x}, ...) are refused.
+// compileTemplate parses t: variables are {name}, name of [A-Za-z0-9_.]; {+x}, {?x}, ... refused.
 func compileTemplate(t string) (*uriTemplate, error) {
 	var ut uriTemplate
 	rest := t
@@ -70,13 +65,10 @@ func compileTemplate(t string) (*uriTemplate, error) {
 	return &ut, nil
 }
 
-// match reports whether uri is an expansion of t and returns the variable
-// values as they appear in the URI (not percent-decoded), each non-empty,
-// the leftmost-shortest when several splits fit. The work is
-// O(len(vars) × len(uri)) (TestTemplateMatchBoundedWork): a backward pass
-// finds the last start of each variable that lets the rest match, and a
-// forward pass ends each variable at the first literal that keeps the next
-// within its bound.
+// match reports whether uri is an expansion of t and returns the variable values as in the URI
+// (not percent-decoded), each non-empty, leftmost-shortest when several splits fit. Work is
+// O(len(vars) × len(uri)) (TestTemplateMatchBoundedWork): a backward pass finds each variable's
+// last start, a forward pass ends each at the first literal keeping the next within its bound.
 func (t *uriTemplate) match(uri string) (map[string]string, bool) {
 	n := len(t.vars)
 	tail := t.literals[n]
@@ -119,13 +111,11 @@ func (t *uriTemplate) match(uri string) (map[string]string, bool) {
 	return out, true
 }
 
-// localPath turns a template variable, as match returns it, into a
-// relative path under a root directory. It percent-decodes once and
-// refuses an empty or absolute path, "..", a backslash, a control
-// character, a "%" left after decoding (a double encoding), and names the
-// platform reserves (filepath.IsLocal); its errors are fit for the client
-// (TestLocalPath). Open the result with os.Root, never filepath.Join, so
-// that no symbolic link leads out (README, "Adding a tool").
+// localPath turns a template variable, as match returns it, into a relative path under a root
+// directory. It percent-decodes once and refuses an empty or absolute path, "..", a backslash, a
+// control character, a "%" left after decoding (double encoding) and names the platform reserves
+// (filepath.IsLocal); errors are fit for the client (TestLocalPath). Open the result with
+// os.Root, never filepath.Join, so no symbolic link leads out (README, "Adding a tool").
 // [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#security-considerations
 func localPath(v string) (string, error) {
 	p, err := url.PathUnescape(v)
