@@ -42,6 +42,13 @@ func newMetrics(*server) *metrics                                      { return 
 func (*metrics) started()                                              {}
 func (*metrics) served(string, era, transport, outcome, time.Duration) {}
 
+// Scopes returns nil: no stdio caller's credential carries a scope limit.
+func (*request) Scopes() []string { return nil }
+
+// HasScope reports true: a caller not limited by scopes holds every scope,
+// and stdio authenticates no one.
+func (*request) HasScope(string) bool { return true }
+
 // authorize has no scoped caller to check: stdio authenticates no one.
 func (*server) authorize(*request) *rpcError { return nil }
 
