@@ -37,8 +37,7 @@ const (
 	// maxLogValueBytes bounds a client-derived log value: no peer logs megabytes per request.
 	maxLogValueBytes = 256
 
-	// maxLogBacklog bounds the bytes queued behind a write in progress;
-	// past it lines are dropped and counted (logSink).
+	// maxLogBacklog bounds the bytes queued behind a write; past it lines are dropped, counted.
 	maxLogBacklog = 1 << 20
 
 	// maxLogSpareBytes bounds the batch buffer the sink keeps for reuse:
@@ -88,9 +87,8 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
 }
 
-// newLogger returns the server's logger and its access log (nil when
-// access lines are off: -access-log=false, or -log-level above info), both
-// writing to w through sink. The caller calls sink.close once nothing logs.
+// newLogger returns the server's logger and its access log (nil with -access-log=false or
+// -log-level above info), writing to w through sink, which the caller closes once nothing logs.
 func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, sink *logSink) {
 	sink = newLogSink(w, c.linger)
 	sink.json = c.format == logFormatJSON
@@ -117,8 +115,7 @@ type logSink struct {
 	linger time.Duration
 	json   bool // the sink's own line (dropped lines) is JSON, not text
 
-	// q queues the lines for w (linequeue.go); q.mu also guards closed,
-	// armed, hurried and unreported.
+	// q queues lines for w (linequeue.go); q.mu also guards closed, armed, hurried, unreported.
 	q          lineQueue
 	closed     bool   // close was called: Write writes itself
 	armed      bool   // linger > 0: timer is set to write the queue

@@ -29,8 +29,7 @@ var (
 	// envHandoff names the descriptor a relaunched process reads what its
 	// launcher handed over from (confine_relaunch.go).
 	envHandoff = secretEnvName(serverName, "HANDOFF")
-	// secretEnv names the variables holding secrets or a relaunch's handoff,
-	// which takeSecrets removes from the environment.
+	// secretEnv is what takeSecrets unsets: the secrets' variables and a relaunch's handoff.
 	secretEnv = []string{envToken, envStateKey, envHandoff}
 )
 
@@ -136,8 +135,7 @@ func secretFileContent(flagName, path string, getenv func(string) string) (fs.Fi
 	return perm, b, nil
 }
 
-// secretFiles are the secret files cfg's flags name, by flag, in a fixed
-// order: what a relaunch hands over.
+// secretFiles lists the secret files cfg's flags name, by flag, in fixed order, for a relaunch.
 func (cfg *config) secretFiles() [][2]string {
 	var files [][2]string
 	if cfg.stateKeyFile != "" {

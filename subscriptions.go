@@ -82,8 +82,7 @@ type notice struct {
 	task string // noticeTaskStatus only: the task id
 }
 
-// subscriptionFilter is a decoded SubscriptionFilter: what a listen request
-// asked for, then what the server honours.
+// subscriptionFilter is a decoded SubscriptionFilter: asked for by a listen, or honoured.
 // [§Notification Filter]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter
 type subscriptionFilter struct {
 	tools, prompts, resources bool
@@ -474,9 +473,8 @@ func (h *subscriptionHub) unwatchURI(w *subscription, uri string) {
 	}
 }
 
-// resourceUpdated tells subscribers of uri that its contents changed; a
-// resource's owner calls it once the change is visible to resources/read.
-// Only the exact URI is notified, no sub-resource (docs/GAPS.md).
+// resourceUpdated tells subscribers of uri that it changed; a resource's owner calls it once
+// the change is visible to resources/read. Only the exact URI is notified (docs/GAPS.md).
 // [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#subscriptions
 func (s *server) resourceUpdated(uri string) {
 	s.subs.publish(notice{kind: noticeResourceUpdated, uri: uri})
