@@ -1,10 +1,8 @@
-// Structured logs: the logging flags, the one writer every line goes
-// through (logSink), and the access and audit lines, one per request.
-// log/slog writes every other line; these two are encoded here in slog's
-// format because every request pays for them (docs/OPERATIONS.md, "Cost";
-// TestLogLineMatchesSlog). Client-derived values are escaped and cut at
-// maxLogValueBytes; no secret is written (the principal is a digest of
-// the token; never requestState, a key or Authorization).
+// Structured logs: the logging flags, logSink (the one writer of every line), and the access
+// and audit lines, one per request, encoded here in slog's format because every request pays
+// for them (docs/OPERATIONS.md, "Cost"; TestLogLineMatchesSlog); log/slog writes every other
+// line. Client-derived values are escaped and cut at maxLogValueBytes; no secret is written
+// (the principal is a digest of the token; never requestState, a key or Authorization).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
 // (stderr is for logging; stdout carries protocol messages only).
@@ -36,12 +34,10 @@ const (
 )
 
 const (
-	// maxLogValueBytes bounds a client-derived value in a log line: a
-	// peer must not write megabytes into the log per request.
+	// maxLogValueBytes bounds a client-derived log value: no peer logs megabytes per request.
 	maxLogValueBytes = 256
 
-	// maxLogBacklog bounds the bytes queued behind a write in progress;
-	// past it lines are dropped and counted (logSink).
+	// maxLogBacklog bounds the bytes queued behind a write; past it lines are dropped, counted.
 	maxLogBacklog = 1 << 20
 
 	// maxLogSpareBytes bounds the batch buffer the sink keeps for reuse:
@@ -52,9 +48,8 @@ const (
 	// that a stopping server exits; what is still queued is dropped.
 	logCloseWait = 2 * time.Second
 
-	// logLinger is how long the sink waits for more lines: short enough that a
-	// log tail looks live, long enough that a quiet server's requests share a
-	// timer's wake-up (measured in docs/OPERATIONS.md, "Cost").
+	// logLinger is how long the sink gathers lines: a log tail still looks live, and a quiet
+	// server's requests share a timer's wake-up (docs/OPERATIONS.md, "Cost").
 	logLinger = 100 * time.Millisecond
 
 	// logHurryBytes is the queue written at once, not at the end of the
@@ -92,9 +87,8 @@ func logFlags(fs *flag.FlagSet, c *logConfig) {
 	fs.BoolVar(&c.access, "access-log", true, "write one line per request at info level (-access-log=false for silence)")
 }
 
-// newLogger returns the server's logger and its access log (nil when
-// access lines are off: -access-log=false, or -log-level above info), both
-// writing to w through sink. The caller calls sink.close once nothing logs.
+// newLogger returns the server's logger and its access log (nil with -access-log=false or
+// -log-level above info), writing to w through sink, which the caller closes once nothing logs.
 func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog, sink *logSink) {
 	sink = newLogSink(w, c.linger)
 	sink.json = c.format == logFormatJSON
@@ -109,31 +103,26 @@ func newLogger(c logConfig, w io.Writer) (logger *slog.Logger, access *accessLog
 	return slog.New(h), access, sink
 }
 
-// logSink is the one writer of the log: every line is one Write of a
-// complete line; lines never interleave and keep their order. With linger
-// above 0 (run) Write only queues and the first line queued arms timer,
-// which writes the batch in one system call linger later (at once past
-// logHurryBytes): a request pays a copy, never a write(2). With linger 0
-// (tests) the caller writes, taking along the lines queued meanwhile, so
-// nothing stays queued once every writer has returned. Write never waits
-// for w: past maxLogBacklog queued bytes lines are dropped, counted and
-// reported in one line once the queue drains (docs/OPERATIONS.md, "Logs",
-// the bound and its metrics; TestLogSinkNeverBlocks).
+// logSink is the one writer of the log: each line is one Write of a complete line; lines never
+// interleave and keep their order. With linger above 0 (run) Write only queues and the first
+// line queued arms timer, which writes the batch in one system call linger later (at once past
+// logHurryBytes): a request pays a copy, never a write(2). With linger 0 (tests) the caller
+// writes, with the lines queued meanwhile, so nothing stays queued once writers return. Write
+// never waits for w: past maxLogBacklog queued bytes lines are dropped, counted and reported in
+// one line once the queue drains (docs/OPERATIONS.md, "Logs"; TestLogSinkNeverBlocks).
 type logSink struct {
 	w      io.Writer
 	linger time.Duration
 	json   bool // the sink's own line (dropped lines) is JSON, not text
 
-	// q queues the lines for w (linequeue.go); q.mu also guards closed,
-	// armed, hurried and unreported.
+	// q queues lines for w (linequeue.go); q.mu also guards closed, armed, hurried, unreported.
 	q          lineQueue
 	closed     bool   // close was called: Write writes itself
 	armed      bool   // linger > 0: timer is set to write the queue
 	hurried    bool   // armed, and reset to fire at once (logHurryBytes)
 	unreported uint64 // lines dropped since the last line that said so
 
-	// timer (linger > 0) calls lingered; it alone owns the batch write,
-	// and close stops it.
+	// timer (linger > 0) calls lingered; it alone owns the batch write, and close stops it.
 	timer *time.Timer
 
 	dropped atomic.Uint64 // lines dropped since the sink was made
@@ -151,9 +140,8 @@ func newLogSink(w io.Writer, linger time.Duration) *logSink {
 	return l
 }
 
-// Write queues or writes p, one or more complete lines, or drops it when
-// maxLogBacklog bytes wait already. It never waits for w, and never
-// returns an error: a log that cannot be written has nowhere to say so.
+// Write queues or writes p (complete lines), or drops it when maxLogBacklog bytes wait already.
+// It never waits for w and never fails: a log that cannot be written has nowhere to say so.
 func (l *logSink) Write(p []byte) (int, error) {
 	l.q.mu.Lock()
 	batching := l.timer != nil && !l.closed
@@ -201,9 +189,8 @@ func (l *logSink) lingered() {
 	l.flush(b, true)
 }
 
-// flush writes b (ours: a batch of the sink's, not the caller's line),
-// every batch queued meanwhile, then a line counting the lines dropped;
-// only the goroutine that set flushing calls it.
+// flush writes b (ours: a batch of the sink's, not the caller's line), every batch queued
+// meanwhile, then a line counting those dropped; only the goroutine that set flushing calls it.
 func (l *logSink) flush(b []byte, ours bool) {
 	l.q.drain(b, ours, func(b []byte) {
 		l.writing.Store(time.Now().UnixNano())
@@ -230,8 +217,7 @@ func (l *logSink) backlog() int {
 	return len(l.q.queued)
 }
 
-// stalled returns how long the write in progress has waited at now; 0
-// for none.
+// stalled returns how long the write in progress has waited at now; 0 for none.
 func (l *logSink) stalled(now time.Time) time.Duration {
 	start := l.writing.Load()
 	if start == 0 {
@@ -240,9 +226,8 @@ func (l *logSink) stalled(now time.Time) time.Duration {
 	return max(0, now.Sub(time.Unix(0, start)))
 }
 
-// close writes what is queued, waiting at most logCloseWait for a stalled
-// write (whose goroutine stays blocked); later lines are written by their
-// callers. It may be called more than once.
+// close writes what is queued, waiting at most logCloseWait for a stalled write (whose
+// goroutine stays blocked); later lines are written by their callers. Callable more than once.
 func (l *logSink) close() {
 	if l.timer == nil {
 		return
@@ -272,8 +257,7 @@ func (l *logSink) close() {
 	}
 }
 
-// accessLog writes the access lines: one per request, at info level, in
-// the log's format.
+// accessLog writes the access lines: one per request, at info level, in the log's format.
 type accessLog struct {
 	sink *logSink
 }
@@ -325,10 +309,9 @@ func (l *logLine) request(req *request, tr transport, out outcome, code int, d t
 	}
 }
 
-// targetName returns what a request names, for the access and audit
-// lines: the tool or prompt name, the resource URI, a completion's ref; ""
-// otherwise (a task id is a capability: never logged). It is req.target,
-// or read from params for a request refused before its handler ran.
+// targetName returns what a request names, for the access and audit lines: the tool or prompt
+// name, the resource URI, a completion's ref; "" otherwise (a task id is a capability: never
+// logged). It is req.target, or read from params for a request refused before its handler ran.
 func (r *request) targetName() string {
 	if r.target != "" {
 		return r.target
@@ -351,9 +334,8 @@ func (r *request) logAttrs() []any {
 	return []any{r.server.logID(r.id), "method", r.method, "trace_id", r.trace.TraceIDString(), "span_id", r.trace.SpanIDString()}
 }
 
-// logID is the attribute "id" for a slog line, spelt as logLine.id
-// spells it; in text a string id is a []byte, which slog always quotes
-// (TestLogIDsMatch).
+// logID is the attribute "id" for a slog line, spelt as logLine.id spells it; in text a
+// string id is a []byte, which slog always quotes (TestLogIDsMatch).
 func (s *server) logID(raw []byte) slog.Attr {
 	if isJSONInteger(raw) && len(raw) <= 20 {
 		return slog.Any("id", json.Number(raw))
@@ -384,9 +366,8 @@ type logLine struct {
 	json bool
 }
 
-// begin opens the line with time t, level and msg. The time is slog's:
-// RFC 3339 with milliseconds (cut, not rounded) in text, with nanoseconds
-// (trailing zeros dropped) in JSON.
+// begin opens the line with time t, level and msg. The time is slog's: RFC 3339 with
+// milliseconds (cut, not rounded) in text, with nanoseconds (trailing zeros dropped) in JSON.
 func (l *logLine) begin(t time.Time, level, msg string) {
 	if l.json {
 		l.b = append(l.b, `{"time":"`...)
@@ -433,8 +414,7 @@ func (l *logLine) client(key, v string) {
 	l.str(cutLogValue(v))
 }
 
-// cutLogValue cuts v at maxLogValueBytes, on a character boundary, and
-// marks the cut with "...".
+// cutLogValue cuts v at maxLogValueBytes, on a character boundary, marking the cut "...".
 func cutLogValue(v string) string {
 	if len(v) <= maxLogValueBytes {
 		return v
@@ -446,8 +426,7 @@ func cutLogValue(v string) string {
 	return v[:n] + "..."
 }
 
-// str appends v as a value, as slog does: a JSON string, or in text
-// Go-quoted when textNeedsQuote says so, bare otherwise.
+// str appends v as slog does: a JSON string, or in text Go-quoted if textNeedsQuote, else bare.
 func (l *logLine) str(v string) {
 	if l.json {
 		l.b = appendJSONString(l.b, v)
@@ -478,9 +457,8 @@ func (l *logLine) hex(key string, id []byte) {
 	l.b = hex.AppendEncode(l.b, id)
 }
 
-// id adds a JSON-RPC id: an integer of at most 20 digits as a number,
-// anything else as a string (logIDString), quoted in text so that id=7
-// and id="7" stay distinct.
+// id adds a JSON-RPC id: an integer of at most 20 digits as a number, anything else as a
+// string (logIDString), quoted in text so that id=7 and id="7" stay distinct.
 func (l *logLine) id(key string, raw []byte) {
 	l.key(key)
 	switch {
@@ -511,9 +489,8 @@ func (l *logLine) end() {
 	l.b = append(l.b, '\n')
 }
 
-// textNeedsQuote reports whether slog's text handler would quote v:
-// empty, or holding a space, '"', '=', a control character, invalid UTF-8,
-// or a non-ASCII space or unprintable character.
+// textNeedsQuote reports whether slog's text handler would quote v: empty, or holding a space,
+// '"', '=', a control character, invalid UTF-8, or a non-ASCII space or unprintable character.
 func textNeedsQuote(v string) bool {
 	if v == "" {
 		return true
@@ -530,10 +507,9 @@ func textNeedsQuote(v string) bool {
 	return false
 }
 
-// appendJSONString appends v as a JSON string as slog's JSON handler
-// does: '"', '\', control characters, U+2028 and U+2029 escaped, invalid
-// UTF-8 as U+FFFD; unlike json.Marshal it allocates nothing and leaves <,
-// > and & as they are.
+// appendJSONString appends v as a JSON string as slog's JSON handler does: '"', '\',
+// control characters, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD; unlike
+// json.Marshal it allocates nothing and leaves <, > and & as they are.
 func appendJSONString(b []byte, v string) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, '"')
@@ -569,9 +545,8 @@ func appendJSONString(b []byte, v string) []byte {
 	return append(b, '"')
 }
 
-// audit writes the audit line of an authenticated caller's request: the
-// access line's fields with msg=audit. Its caller writes it only when
-// access lines are off, so such a request leaves exactly one info line.
+// audit writes the audit line of an authenticated caller's request (the access line's fields,
+// msg=audit), called only with access lines off: such a request leaves exactly one info line.
 func (s *server) audit(req *request, tr transport, took time.Duration, code int) {
 	if s.logSink == nil || !s.log.Enabled(context.Background(), slog.LevelInfo) {
 		return

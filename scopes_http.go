@@ -1,9 +1,11 @@
 //go:build !stdio
 
-// Scopes over HTTP: the check before every handler, in both eras
-// (authorize: the base scopes and what the request's target declares),
-// the insufficient-scope error and the scopes its challenge names, and
-// lists filtered to what the caller may see (-scope-filter-lists).
+// Scopes over HTTP, where a caller can be scoped: what it holds (holds,
+// widened by -scope-implies; req.Scopes, req.HasScope), the check before
+// every handler in both eras (authorize: the base scopes and what the
+// request's target declares), the insufficient-scope error and the scopes
+// its challenge names, and lists filtered to what the caller may see
+// (-scope-filter-lists).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-challenge-handling,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors,
@@ -14,6 +16,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -24,6 +27,43 @@ import (
 // insufficient_scope challenge, in both eras, for step-up authorization.
 // [§Runtime Insufficient Scope Errors]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors
 const codeInsufficientScope = -31403
+
+// holds returns granted widened by s.scopeImplies, transitively: the
+// scopes a caller effectively has.
+// [§Step-Up Authorization Flow]: https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow
+func (s *server) holds(granted []string) map[string]bool {
+	have := make(map[string]bool, len(granted))
+	todo := slices.Clone(granted)
+	for len(todo) > 0 {
+		sc := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if have[sc] {
+			continue
+		}
+		have[sc] = true
+		todo = append(todo, s.scopeImplies[sc]...)
+	}
+	return have
+}
+
+// Scopes returns the scopes the principal holds, widened by -scope-implies,
+// sorted; nil when its credential carries no scope limit (see HasScope).
+func (r *request) Scopes() []string {
+	if !r.caller.scoped {
+		return nil
+	}
+	have := r.server.holds(r.caller.scopes)
+	out := slices.AppendSeq(make([]string, 0, len(have)), maps.Keys(have)) // [] for a caller limited to none
+	slices.Sort(out)
+	return out
+}
+
+// HasScope reports whether the principal may act with scope: it holds it
+// (or a broader scope implying it), or its credential is not limited by
+// scopes at all.
+func (r *request) HasScope(scope string) bool {
+	return !r.caller.scoped || r.server.holds(r.caller.scopes)[scope]
+}
 
 // challengeScopes is the scope of an insufficient_scope challenge: every
 // scope the operation needs (the 2026-07-28 SHOULD), then those the caller

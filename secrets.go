@@ -1,7 +1,6 @@
-// The operator's secrets: the bearer token (-token-file, envToken) and the
-// requestState key (-state-key-file, envStateKey). Files are read bounded
-// and checked for permissions; both variables leave the process
-// environment at start (takeSecrets). docs/SECURITY.md has the decisions.
+// The operator's secrets: the bearer token (-token-file, envToken) and the requestState key
+// (-state-key-file, envStateKey), read bounded and checked for permissions; both variables
+// leave the environment at start (takeSecrets). docs/SECURITY.md has the decisions.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#security-%26-endpoint
 // (servers SHOULD authenticate every connection),
@@ -21,26 +20,22 @@ import (
 	"strings"
 )
 
-// envToken and envStateKey name the environment variables of the bearer
-// token (HTTP only, but taken out of the environment by every build) and
-// the requestState secret: BAREMCP_TOKEN and BAREMCP_STATE_KEY, or
-// SHOUTER_TOKEN and SHOUTER_STATE_KEY in a server renamed shouter. Read-only.
+// envToken and envStateKey name the variables of the bearer token (HTTP only, but taken out
+// of the environment by every build) and the requestState secret: BAREMCP_TOKEN and
+// BAREMCP_STATE_KEY, SHOUTER_* in a server renamed shouter. Read-only.
 var (
 	envToken    = secretEnvName(serverName, "TOKEN")
 	envStateKey = secretEnvName(serverName, "STATE_KEY")
 	// envHandoff names the descriptor a relaunched process reads what its
 	// launcher handed over from (confine_relaunch.go).
 	envHandoff = secretEnvName(serverName, "HANDOFF")
-	// secretEnv names the environment variables that hold secrets, and the
-	// handoff of a relaunch; takeSecrets removes them from the process
-	// environment.
+	// secretEnv is what takeSecrets unsets: the secrets' variables and a relaunch's handoff.
 	secretEnv = []string{envToken, envStateKey, envHandoff}
 )
 
-// secretEnvName returns the environment variable of the secret what for
-// the server named name, one a shell can set: the name upper-cased, every
-// character but an ASCII letter or digit written "_" (and "_" before a
-// leading digit), then "_" and what. TestSecretEnvName.
+// secretEnvName returns the environment variable of the secret what for the server named
+// name, one a shell can set: the name upper-cased, every character but an ASCII letter or
+// digit written "_" (and "_" before a leading digit), then "_" and what. TestSecretEnvName.
 func secretEnvName(name, what string) string {
 	s := strings.Map(func(c rune) rune {
 		if c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
@@ -58,9 +53,8 @@ func secretEnvName(name, what string) string {
 // bytes, a larger file a wrong path (a log, a binary), refused unread.
 const maxSecretFileBytes = 64 << 10
 
-// startupWarning is something about the configuration the operator should
-// hear once the server starts: run logs it through the server's logger
-// (msg and slog attributes).
+// startupWarning is something about the configuration the operator should hear once the
+// server starts: run logs it through the server's logger (msg and slog attributes).
 type startupWarning struct {
 	msg  string
 	args []any
@@ -69,10 +63,9 @@ type startupWarning struct {
 // warnFunc records a startupWarning.
 type warnFunc func(msg string, args ...any)
 
-// takeSecrets returns the getenv run is given: the process environment,
-// except that each variable of secretEnv is read once, unset, and served
-// from memory, so no child process or os.Environ reader finds it. Known
-// limitation: /proc/PID/environ still shows the starting environment.
+// takeSecrets returns the getenv run is given: the environment, but each variable of secretEnv
+// read once, unset and served from memory, so no child process or os.Environ reader finds it.
+// Known limitation: /proc/PID/environ still shows the starting environment.
 func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(string) string {
 	kept := map[string]string{}
 	for _, name := range secretEnv {
@@ -87,9 +80,8 @@ func takeSecrets(getenv func(string) string, unsetenv func(string) error) func(s
 	}
 }
 
-// readSecretFile reads the secret file path, named by its flag in errors
-// and warnings (secretFileContent). It warns when users other than its
-// owner may access a regular file.
+// readSecretFile reads the secret file path, named by its flag in errors and warnings
+// (secretFileContent). It warns when users other than its owner may access a regular file.
 func readSecretFile(flagName, path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
 	perm, b, err := secretFileContent(flagName, path, getenv)
 	if err != nil {
@@ -101,22 +93,19 @@ func readSecretFile(flagName, path string, getenv func(string) string, warn warn
 	return b, nil
 }
 
-// secretFileKey is the getenv name under which a relaunched process
-// finds the secret file flagName names, as its launcher read it
-// (handedSecretFile): the relaunched image starts confined and may not
-// read it. No environment variable has such a name (names hold no '=').
+// secretFileKey is the getenv name under which a relaunched process finds the secret file
+// flagName names, as its launcher read it (handedSecretFile): the relaunched image starts
+// confined and may not read it. No environment variable has such a name (names hold no '=').
 func secretFileKey(flagName string) string { return "=" + flagName }
 
-// handedSecretFile is the value of secretFileKey: the file's
-// permissions in octal, a colon, its content.
+// handedSecretFile is secretFileKey's value: the file's octal permissions, ':', its content.
 func handedSecretFile(perm fs.FileMode, content []byte) string {
 	return strconv.FormatUint(uint64(perm.Perm()), 8) + ":" + string(content)
 }
 
-// secretFileContent reads the secret file path, or what getenv hands
-// over for flagName (secretFileKey), and its permissions (none but a
-// regular file's, and none on Windows). It refuses a file over
-// maxSecretFileBytes.
+// secretFileContent reads the secret file path, or what getenv hands over for flagName
+// (secretFileKey), and its permissions (0 unless a regular file, and always on Windows); it
+// refuses more than maxSecretFileBytes.
 func secretFileContent(flagName, path string, getenv func(string) string) (fs.FileMode, []byte, error) {
 	if v := getenv(secretFileKey(flagName)); v != "" {
 		perm, content, ok := strings.Cut(v, ":")
@@ -131,8 +120,7 @@ func secretFileContent(flagName, path string, getenv func(string) string) (fs.Fi
 		return 0, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
-	// The opened file's mode, not the path's a moment later; Windows has
-	// no Unix permissions.
+	// The opened file's mode, not the path's a moment later.
 	var perm fs.FileMode
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && runtime.GOOS != "windows" {
 		perm = info.Mode().Perm()
@@ -147,8 +135,7 @@ func secretFileContent(flagName, path string, getenv func(string) string) (fs.Fi
 	return perm, b, nil
 }
 
-// secretFiles are the secret files cfg's flags name, by flag, in a fixed
-// order: what a relaunch hands over.
+// secretFiles lists the secret files cfg's flags name, by flag, in fixed order, for a relaunch.
 func (cfg *config) secretFiles() [][2]string {
 	var files [][2]string
 	if cfg.stateKeyFile != "" {
@@ -163,11 +150,9 @@ func isText(b []byte) bool {
 	return !bytes.ContainsFunc(b, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' && r != '\n' && r != '\r' })
 }
 
-// loadStateKey returns the requestState secret from path, else from the
-// environment, else nil (random per process). A text key file is trimmed
-// (a base64 key and its newline); any other is the key byte for byte, so a
-// binary key's white-space edge bytes stay. A secret shorter than
-// stateMinKeyBytes is refused. TestLoadStateKey.
+// loadStateKey returns the requestState secret from path, else the environment, else nil
+// (random per process). A text file is trimmed (a base64 key and its newline), any other used
+// byte for byte; a secret under stateMinKeyBytes is refused. TestLoadStateKey.
 func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
 	key, source := []byte(strings.TrimSpace(getenv(envStateKey))), envStateKey
 	if path != "" {

@@ -1,9 +1,8 @@
 //go:build stdio
 
-// The stdio build (go build -tags stdio): baremcp without its HTTP wing,
-// linking no net/http, TLS, X.509, RSA, ECDSA, OAuth, metrics or health code
-// (TestStdioBuildDeps) and knowing none of its flags
-// (TestStdioBuildKnowsNoHTTPFlag). The names below stand in for the wing's.
+// The stdio build (go build -tags stdio): baremcp without its HTTP wing, linking no net/http,
+// TLS, X.509, RSA, ECDSA, OAuth, metrics or health code (TestStdioBuildDeps) and knowing none
+// of its flags (TestStdioBuildKnowsNoHTTPFlag). The names below stand in for the wing's.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports#stdio.
 
@@ -41,6 +40,12 @@ type metrics struct{}
 func newMetrics(*server) *metrics                                      { return nil }
 func (*metrics) started()                                              {}
 func (*metrics) served(string, era, transport, outcome, time.Duration) {}
+
+// Scopes returns nil: no stdio caller's credential carries a scope limit.
+func (*request) Scopes() []string { return nil }
+
+// HasScope reports true: stdio authenticates no one, and an unscoped caller holds every scope.
+func (*request) HasScope(string) bool { return true }
 
 // authorize has no scoped caller to check: stdio authenticates no one.
 func (*server) authorize(*request) *rpcError { return nil }

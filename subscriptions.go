@@ -1,7 +1,6 @@
-// Live registries and subscriptions/listen: the hub that fans list
-// changes, resource updates and task states out to open listens and
-// classic sessions' watchers (classic_subscriptions.go) on any transport,
-// and the listen handler. docs/GAPS.md ("Subscriptions") has the choices.
+// Live registries and subscriptions/listen: the hub fanning list changes, resource updates and
+// task states out to open listens and classic sessions' watchers (classic_subscriptions.go) on
+// any transport, and the listen handler. docs/GAPS.md ("Subscriptions") has the choices.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -32,12 +31,10 @@ const (
 
 // Limits on what subscriptions may hold (docs/RELIABILITY.md, "Limits").
 const (
-	// defaultMaxSubscriptions bounds the listens open at once
-	// (-max-subscriptions): each holds a request slot while it lives, so
-	// the bound stays well under -max-requests (deriveSubscriptions).
+	// defaultMaxSubscriptions bounds the listens open at once (-max-subscriptions): each holds
+	// a request slot, so the bound stays well under -max-requests (deriveSubscriptions).
 	defaultMaxSubscriptions = 32
-	// noSubscriptions, as a server's maxSubscriptions, allows none (with
-	// -max-requests 1 no slot can be spared).
+	// noSubscriptions as maxSubscriptions allows none: -max-requests 1 spares no slot.
 	noSubscriptions = -1
 	// defaultMaxSubscriptionURIs bounds the URIs one watcher holds
 	// (-max-subscription-uris): every publish looks each up.
@@ -85,8 +82,7 @@ type notice struct {
 	task string // noticeTaskStatus only: the task id
 }
 
-// subscriptionFilter is a decoded SubscriptionFilter: what a listen request
-// asked for, then what the server honours.
+// subscriptionFilter is a decoded SubscriptionFilter: asked for by a listen, or honoured.
 // [§Notification Filter]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#notification-filter
 type subscriptionFilter struct {
 	tools, prompts, resources bool
@@ -94,13 +90,11 @@ type subscriptionFilter struct {
 	taskIDs                   []string // the tasks extension's taskIds: deduplicated, in request order
 }
 
-// filterMembers are the SubscriptionFilter members this server knows
-// (taskIds is the tasks extension's).
+// filterMembers are the SubscriptionFilter members known here (taskIds: the tasks extension's).
 var filterMembers = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions", "taskIds"}
 
-// parseSubscriptionFilter decodes params.notifications. Unknown members
-// (a later revision's) are ignored, so left out of the acknowledgement; a
-// member imitating a known one by case folding is refused.
+// parseSubscriptionFilter decodes params.notifications. Unknown members (a later revision's)
+// are ignored and unacknowledged; one imitating a known member by case folding is refused.
 func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcError) {
 	var f subscriptionFilter
 	if raw == nil {
@@ -144,11 +138,9 @@ func parseSubscriptionFilter(raw []byte, maxURIs int) (subscriptionFilter, *rpcE
 	return f, nil
 }
 
-// parseStringList decodes the filter member name: an array of at most
-// maxItems strings (each a noun) of 1 to maxBytes bytes, duplicates
-// dropped with a set; limit names the bound in the error's data. The
-// array is refused as soon as it is too long, duplicates counted, before
-// the rest is read (TestAttackSmallAmplifiers).
+// parseStringList decodes the filter member name: at most maxItems strings (each a noun) of 1
+// to maxBytes bytes, deduplicated; limit names the bound in the error's data. Too long an array
+// (duplicates counted) is refused before the rest is read (TestAttackSmallAmplifiers).
 func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems int) ([]string, *rpcError) {
 	malformed := invalidParams("invalid params: notifications.%s must be an array of strings", name)
 	if jsonKind(raw) != '[' {
@@ -202,12 +194,10 @@ func (f subscriptionFilter) honoured(reg *registry) subscriptionFilter {
 	return out
 }
 
-// subscription is one open subscriptions/listen request, or a classic
-// session's watcher. Its listen handler, or its session, owns it; the hub
-// only appends to pending and wakes it. pending is a set, not a queue: a
-// notice says only "look again", so one of two identical undelivered ones
-// is enough, and pending holds at most 3+len(uris)+len(tasks) however
-// slowly the client reads (docs/GAPS.md, "Subscriptions").
+// subscription is one open subscriptions/listen request, or a classic session's watcher, owned
+// by its listen handler or session; the hub only appends to pending and wakes it. pending is a
+// set, not a queue (a notice says only "look again"): it holds at most 3+len(uris)+len(tasks)
+// however slowly the client reads (docs/GAPS.md, "Subscriptions").
 type subscription struct {
 	id           []byte   // the listen request's raw JSON-RPC id; nil for a classic session
 	share        string   // the client's caller.share; "" on stdio
@@ -238,10 +228,9 @@ func (sub *subscription) wants(n notice) bool {
 	}
 }
 
-// subscriptionHub fans notices out to the open listens, which write
-// through their request's send, and to the classic sessions' watchers,
-// written to through the session's sink (stdio) or drained by its GET
-// stream (HTTP). One per server.
+// subscriptionHub fans notices out to the open listens, which write through their request's
+// send, and to the classic sessions' watchers, written to through the session's sink
+// (stdio) or drained by its GET stream (HTTP). One per server.
 type subscriptionHub struct {
 	listens       *shareLimit // counts subs; taken and given only under mu
 	maxURIs       int         // URIs per watcher
@@ -276,9 +265,8 @@ func newSubscriptionHub(maxSubs, maxURIs, pct int) *subscriptionHub {
 	}
 }
 
-// open registers a subscription for the listen request id of a client of
-// share, or refuses it when a bound or the client's share of it is full.
-// The caller must close it.
+// open registers a subscription for the listen request id of a client of share, or refuses
+// it when a bound or the client's share of it is full. The caller must close it.
 func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string) (*subscription, *rpcError) {
 	sub := &subscription{id: id, share: share, want: want, uris: map[string]bool{}, tasks: map[string]bool{}, wake: make(chan struct{}, 1), queued: map[notice]bool{}}
 	for _, u := range want.uris {
@@ -311,15 +299,13 @@ func (h *subscriptionHub) open(id []byte, want subscriptionFilter, share string)
 	return sub, nil
 }
 
-// tooManyBytes is the -32602 for a watcher whose URIs would cost more
-// than maxWatchBytes; what names the member.
+// tooManyBytes is the -32602 for a watcher's URIs over maxWatchBytes; what names the member.
 func (h *subscriptionHub) tooManyBytes(what string) *rpcError {
 	return limitError(codeInvalidParams, map[string]int64{"maxWatchedBytes": h.maxWatchBytes},
 		"invalid params: %s: the URIs watched would exceed %d bytes", what, h.maxWatchBytes)
 }
 
-// budgetSpent is the -32603 for URIs the watched budget, or the client's
-// share of it, has no room for.
+// budgetSpent is the -32603 for URIs the watched budget (or the client's share) cannot hold.
 func (h *subscriptionHub) budgetSpent(method, share string, n int64) *rpcError {
 	if h.watched.shareFull(share, n) {
 		return limitError(codeInternalError,
@@ -349,9 +335,8 @@ func (h *subscriptionHub) releaseLocked(sub *subscription) {
 	}
 }
 
-// publish hands n to every listen and classic session that opted in to
-// it, blocking on none but a stdio session, written to outside the lock:
-// stdout is that transport's backpressure, as for any response.
+// publish hands n to every listen and classic session that opted in, blocking on none but a
+// stdio session, written outside the lock: stdout is its backpressure, as for any response.
 func (h *subscriptionHub) publish(n notice) {
 	var direct []*session
 	h.mu.Lock()
@@ -488,9 +473,8 @@ func (h *subscriptionHub) unwatchURI(w *subscription, uri string) {
 	}
 }
 
-// resourceUpdated tells subscribers of uri that its contents changed; a
-// resource's owner calls it once the change is visible to resources/read.
-// Only the exact URI is notified, no sub-resource (docs/GAPS.md).
+// resourceUpdated tells subscribers of uri that it changed; a resource's owner calls it once
+// the change is visible to resources/read. Only the exact URI is notified (docs/GAPS.md).
 // [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#subscriptions
 func (s *server) resourceUpdated(uri string) {
 	s.subs.publish(notice{kind: noticeResourceUpdated, uri: uri})
@@ -502,9 +486,8 @@ func (s *server) listChanged(kind noticeKind) {
 	s.subs.publish(notice{kind: kind})
 }
 
-// publishChanges announces which lists differ between two snapshots,
-// after next is stored, so a client that re-lists sees next or later.
-// Templates belong to the resources capability: resources/list_changed.
+// publishChanges announces the lists that differ between prev and next once next is stored, so
+// a client that re-lists sees next or later; templates count as resources.
 func (s *server) publishChanges(prev, next *registry) {
 	if !slices.Equal(prev.tools, next.tools) {
 		s.subs.publish(notice{kind: noticeToolsListChanged})
@@ -517,10 +500,9 @@ func (s *server) publishChanges(prev, next *registry) {
 	}
 }
 
-// handleSubscriptionsListen serves subscriptions/listen: it acknowledges
-// the honoured filter, then writes each notice through req.send until the
-// client cancels (ctx ends: nothing more is written) or the transport
-// shuts down (req.closing: the graceful-closure result is returned).
+// handleSubscriptionsListen serves subscriptions/listen: it acknowledges the honoured filter,
+// then writes each notice through req.send until the client cancels (ctx ends: nothing more is
+// written) or the transport shuts down (req.closing: the graceful-closure result).
 // [§Subscriptions]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
 func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (result, error) {
 	if req.send == nil {
@@ -545,9 +527,8 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	}
 	defer s.subs.close(sub)
 	req.send(sub.encodeAck()) // first: later notices wait in pending
-	// A task's notification carries its state as it is written, so
-	// pending changes coalesce; each watched task's state follows the
-	// ack, so a task that ended before the listen is still told.
+	// A task's notice carries its state when written, so pending changes coalesce; each watched
+	// task's state follows the ack, so a task ended before the listen is still told.
 	sendTask := func(id string) {
 		if !s.subs.watchesTask(sub, id) {
 			return // its final state went out already
@@ -589,7 +570,7 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 			default:
 			}
 			// The client cancelled or went away: nothing more is written; the
-			// request ends cancelled (endedBy), never internal error (issue 38).
+			// request ends cancelled (endedBy), never internal error (TestOutcomes).
 			return result{}, context.Cause(ctx)
 		}
 		flush()
@@ -597,11 +578,9 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 	}
 }
 
-// listenClosed is the notifications/cancelled that closes the
-// subscriptions/listen id on stdio once the server ended it with its
-// graceful result (reply.closesListen), written after the result. Why
-// both, in this order: docs/GAPS.md (row 28); testdata/subscriptions/*.txt
-// (EOF, SHUTDOWN) pin it.
+// listenClosed is the notifications/cancelled closing the subscriptions/listen id on stdio,
+// written after the graceful result that ended it (reply.closesListen). Why both, in this
+// order: docs/GAPS.md (row 28); testdata/subscriptions/*.txt (EOF, SHUTDOWN) pin it.
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func listenClosed(id []byte) []byte {
@@ -642,8 +621,7 @@ func (sub *subscription) encode(n notice) []byte {
 	return sub.encodeNotice(methodResourcesUpdated, `"uri":`, uri)
 }
 
-// encodeTask writes notifications/tasks for a task whose state (a
-// DetailedTask object, as tasks/get shows it) is body.
+// encodeTask writes notifications/tasks for a task's DetailedTask body (as tasks/get shows it).
 // [§Task Status Notifications]: SEP-2663, "Each notification carries a complete DetailedTask"
 func (sub *subscription) encodeTask(body []byte) []byte {
 	inner := bytes.TrimSpace(body)
