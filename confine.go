@@ -209,11 +209,10 @@ type confinePlan struct {
 	loaded   []string // programs that need a loader, which runs any ELF file it can read (rulesFor)
 }
 
-// programLoader is what running a dynamically linked program needs when
-// the programs are not known one by one (Run names a directory): every
-// library directory read (execution is checked when a program starts,
-// not when a library is mapped) and the loader's cache. programStart
-// (confine_elf.go) grants a named program's loader and libraries alone.
+// programLoader is what dynamically linked programs need to start when Run
+// names a directory: every library directory read (execution is checked at
+// a program's start, not a library's mapping) and the loader's cache;
+// programStart (confine_elf.go) grants a named program's loader and libraries.
 var programLoader = []grant{
 	{kind: grantRead, path: "/lib"},
 	{kind: grantRead, path: "/lib64"},
@@ -420,12 +419,11 @@ func (c *confineConfig) chooseRoute() {
 	}
 }
 
-// confiner returns the function that confines the process, which the
-// transport calls once its listeners are bound, before the first message.
-// It logs the plan and what is enforced, and fails only under
-// -confine=required when the kernel cannot enforce all of it, when a
-// named path cannot be opened, or when a relaunched image finds itself
-// not confined. getenv is for the confinetest seam and the plan.
+// confiner returns the function the transport calls to confine the process
+// once its listeners are bound, before the first message. It logs the plan
+// and what is enforced, and fails only under -confine=required when the
+// kernel cannot enforce all of it, on a named path it cannot open, or in a
+// relaunched image not confined. getenv is for the confinetest seam and plan.
 func (s *server) confiner(getenv func(string) string) func() error {
 	return func() error {
 		addConfineTestTools(s, getenv) // the confinetest build's (confine_seam.go)

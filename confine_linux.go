@@ -40,8 +40,7 @@ const (
 	prSetNoNewPrivs = 38
 	prGetNoNewPrivs = 39
 
-	// oPath is O_PATH (asm-generic/fcntl.h, likewise), which package
-	// syscall lacks.
+	// oPath is O_PATH (asm-generic/fcntl.h, likewise): syscall lacks it.
 	oPath = 0x200000
 )
 
@@ -241,10 +240,9 @@ func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confine
 
 // linksCgo reports whether this binary links runtime/cgo (the full build
 // does with cgo on, through net; the stdio build only if a tool's package
-// needs it): the runtime makes one cgo call before main in such a binary
-// (runtime.main's _cgo_notify_runtime_init_done), and none in any other.
-// syscall.AllThreadsSyscall refusing it (ENOTSUP) would say the same,
-// after stopping the world. TestLinksCgo.
+// needs it): the runtime then makes one cgo call before main (runtime.main's
+// _cgo_notify_runtime_init_done), and none otherwise. AllThreadsSyscall's
+// ENOTSUP would say the same, after stopping the world. TestLinksCgo.
 func linksCgo() bool { return runtime.NumCgoCall() > 0 }
 
 // relaunchReason says why this process must relaunch to confine every
@@ -290,12 +288,10 @@ func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (conf
 	}
 	rulesetFD := -1
 	if r.fs != 0 || r.net != 0 || r.scoped != 0 {
-		fd, err := buildRuleset(p, &r, k.abi)
-		if err != nil {
+		if rulesetFD, err = buildRuleset(p, &r, k.abi); err != nil {
 			return rep, err
 		}
-		defer syscall.Close(fd)
-		rulesetFD = fd
+		defer syscall.Close(rulesetFD)
 	}
 	h, err := readCaps()
 	if err != nil {
