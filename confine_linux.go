@@ -78,13 +78,12 @@ const (
 	erratumSignalThreads = 1 << 1
 )
 
-// grantRights are the rights a grant gives on a directory and on a file
-// (the kernel refuses a file rule with directory rights). A written
-// directory may have files and directories made, removed, renamed and
-// truncated in it; not devices, pipes or sockets, and not symbolic links,
-// which a tool could plant for the user to follow later, unconfined (a
-// link named like a log file, pointing at ~/.bashrc): docs/SECURITY.md,
-// "What it does not stop".
+// grantRights are the rights a grant gives on a directory and on a file (the
+// kernel refuses a file rule with directory rights). A written directory may
+// have files and directories made, removed, renamed and truncated in it; not
+// devices, pipes or sockets, and not symbolic links, which a tool could plant
+// for the user to follow later, unconfined (a link named like a log file,
+// pointing at ~/.bashrc): docs/SECURITY.md, "What it does not stop".
 var grantRights = map[grantKind][2]uint64{
 	grantRead:  {fsReadFile | fsReadDir, fsReadFile},
 	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsRefer, fsReadFile | fsWriteFile | fsTruncate},

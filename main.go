@@ -273,9 +273,8 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, remote *httpConfi
 
 // deriveSubscriptions settles -max-subscriptions against -max-requests and
 // returns the subscriptions that may be open at once (noSubscriptions for
-// none). Each holds a request slot for its life, so at most half the
-// slots may hold them; the flag not set adapts to the one set (README,
-// "Flags").
+// none). Each holds a request slot for its life, so at most half the slots
+// may hold them; the flag not set adapts to the one set (README, "Flags").
 func deriveSubscriptions(set map[string]bool, limits *limitConfig, maxSubs int) (int, error) {
 	switch {
 	case set["max-subscriptions"] && maxSubs < 1:
