@@ -1,11 +1,10 @@
 // Self-confinement: what the process may touch once it serves. The
 // registry's needs (addNeeds), what its programs need to start
-// (confine_elf.go), the operator's -allow-* flags and the server's own
-// needs (confine_http.go) make a plan; before the first message is read,
-// every thread is restricted to it, in process or by a relaunch (route;
-// confine_linux.go, confine_relaunch_linux.go; confine_other.go enforces
-// nothing). docs/SECURITY.md, "Confinement", has the threat model and the
-// decisions.
+// (confine_elf.go), the -allow-* flags and the server's own needs
+// (confine_http.go) make a plan; before the first message, every thread
+// is restricted to it, in process or by a relaunch (route; confine_linux.go,
+// confine_relaunch_linux.go; confine_other.go enforces nothing).
+// docs/SECURITY.md, "Confinement", has the threat model and the decisions.
 //
 // Spec: none; MCP leaves sandboxing a local server to whoever runs it.
 // The kernel side is https://docs.kernel.org/userspace-api/landlock.html.
@@ -13,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,17 +103,13 @@ type confineConfig struct {
 	write   []string // -allow-write, absolute
 	connect []int    // -allow-connect
 	verbose bool     // -v: -version also prints the plan
-	// route is how the process confines itself (settleRoute), and
-	// relaunchWhy why it relaunches; handoff is what a launcher handed a
-	// relaunched process (takeHandoff), nil in any other. A relaunch that
-	// could not execute the binary goes on in process (relaunch):
-	// relaunchFailed says why, bound holds the listeners it bound, by
-	// flag (listen).
-	route          confineRoute
-	relaunchWhy    string
-	handoff        *handoff
+	// A relaunch that could not execute the binary goes on in process
+	// (relaunch): relaunchFailed says why.
+	route          confineRoute // how the process confines itself (settleRoute)
+	relaunchWhy    string       // why it relaunches
+	handoff        *handoff     // what a launcher handed this relaunched process (takeHandoff), or nil
 	relaunchFailed error
-	bound          map[string]*os.File
+	bound          map[string]*os.File // the listeners relaunch bound, by flag (listen)
 }
 
 // confineFlags registers the confinement flags on fs, landing in c.
@@ -213,11 +209,10 @@ type confinePlan struct {
 	loaded   []string // programs that need a loader, which runs any ELF file it can read (rulesFor)
 }
 
-// programLoader is what running a dynamically linked program needs when
-// the programs are not known one by one (Run names a directory): every
-// library directory read (execution is checked when a program starts,
-// not when a library is mapped) and the loader's cache. programStart
-// (confine_elf.go) grants a named program's loader and libraries alone.
+// programLoader is what dynamically linked programs need to start when Run
+// names a directory: every library directory read (execution is checked at
+// a program's start, not a library's mapping) and the loader's cache;
+// programStart (confine_elf.go) grants a named program's loader and libraries.
 var programLoader = []grant{
 	{kind: grantRead, path: "/lib"},
 	{kind: grantRead, path: "/lib64"},
@@ -226,28 +221,9 @@ var programLoader = []grant{
 	{kind: grantRead, path: ldCachePath},
 }
 
-// loaderPatterns are where systems keep the dynamic loader
-// (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ...), which a program's start
-// executes.
+// loaderPatterns are where systems keep the dynamic loader a program's
+// start executes (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1, ...).
 var loaderPatterns = []string{"/lib/ld-*.so*", "/lib64/ld-*.so*", "/lib/*/ld-*.so*", "/usr/lib/ld-*.so*", "/usr/lib64/ld-*.so*", "/usr/lib/*/ld-*.so*"}
-
-// programLoaders returns programLoader's grants and one to run each
-// dynamic loader this system has, for the programs of the directory dir.
-func programLoaders(dir string) []grant {
-	from := "loaders of the programs in " + dir
-	var gs []grant
-	for _, g := range programLoader {
-		g.from, g.optional = from, true
-		gs = append(gs, g)
-	}
-	for _, pattern := range loaderPatterns {
-		matches, _ := filepath.Glob(pattern) // only a malformed pattern errs
-		for _, m := range matches {
-			gs = append(gs, grant{kind: grantRun, path: m, from: from, optional: true})
-		}
-	}
-	return gs
-}
 
 // selfExe is this binary, as the kernel knows it whatever its path: a
 // relaunch executes it again (confine_relaunch_linux.go).
@@ -256,11 +232,11 @@ const selfExe = "/proc/self/exe"
 // devNull is what os/exec opens for a child's standard stream left nil.
 const devNull = "/dev/null"
 
-// plan gathers what the process may touch once confined: the registry's
-// needs, what its programs need to start (confine_elf.go), the operator's
-// flags and own, with the time zone preloaded (slog writes local times).
-// A relaunch (route) adds this binary and what it needs to start, and
-// allows what the preloads read instead of preloading. TestConfinePlan.
+// plan gathers what the confined process may touch: the registry's needs,
+// what their programs need to start (confine_elf.go), the operator's flags
+// and own, and the time zone as a preload (slog writes local times). A
+// relaunch (route) adds this binary and its start, and allows what the
+// preloads read instead. TestConfinePlan.
 func (s *server) plan(c *confineConfig, own serverNeeds, getenv func(string) string) confinePlan {
 	var p confinePlan
 	paths := func(kind grantKind, list []string, from string) {
@@ -279,7 +255,18 @@ func (s *server) plan(c *confineConfig, own serverNeeds, getenv func(string) str
 			ps = newProgramStart(getenv)
 		}
 		if info, err := os.Stat(path); err == nil && info.IsDir() {
-			p.grants = append(p.grants, programLoaders(path)...)
+			// programLoader, and a grant to run each dynamic loader this system has.
+			from := "loaders of the programs in " + path
+			for _, g := range programLoader {
+				g.from, g.optional = from, true
+				p.grants = append(p.grants, g)
+			}
+			for _, pattern := range loaderPatterns {
+				matches, _ := filepath.Glob(pattern) // only a malformed pattern errs
+				for _, m := range matches {
+					p.grants = append(p.grants, grant{kind: grantRun, path: m, from: from, optional: true})
+				}
+			}
 			p.loaded = append(p.loaded, path+"/*")
 			return
 		}
@@ -377,23 +364,16 @@ func (p *confinePlan) attrs() []any {
 			}
 			b.WriteString(" (" + g.from + ")")
 		}
-		if b.Len() == 0 {
-			return "none"
-		}
-		return b.String()
+		return cmp.Or(b.String(), "none")
 	}
-	loaded := "none"
-	if len(p.preloads) > 0 {
-		var what []string
-		for _, pl := range p.preloads {
-			what = append(what, pl.what)
-		}
-		loaded = strings.Join(what, ", ")
+	var loaded []string
+	for _, pl := range p.preloads {
+		loaded = append(loaded, pl.what)
 	}
 	return []any{
 		"read", list(grantRead), "write", list(grantWrite), "run", list(grantRun),
 		"connect", list(grantConnect), "bind", "none (listeners are bound before)",
-		"preloaded", loaded,
+		"preloaded", cmp.Or(strings.Join(loaded, ", "), "none"),
 	}
 }
 
@@ -403,15 +383,12 @@ type confineRoute uint8
 
 // The routes.
 const (
-	// routeNone confines nothing: -confine=off, or a go test binary.
-	routeNone confineRoute = iota
-	// routeInProcess restricts every thread of the process at once, at
-	// the confiner (confine_linux.go).
-	routeInProcess
-	// routeRelaunch restricts one thread, then executes this binary
-	// again from it, so that every thread of the new image starts
-	// restricted (confine_relaunch_linux.go): for a binary that cannot
-	// restrict every thread at once (relaunchReason).
+	routeNone      confineRoute = iota // confines nothing: -confine=off, or a go test binary
+	routeInProcess                     // every thread at once, at the confiner (confine_linux.go)
+	// routeRelaunch restricts one thread, then executes this binary again
+	// from it, so that every thread of the new image starts restricted
+	// (confine_relaunch_linux.go): for a binary that cannot restrict every
+	// thread at once (relaunchReason).
 	routeRelaunch
 	// routeRelaunched is that new image: its confiner checks, from the
 	// kernel, that it is confined, and refuses to serve if not.
@@ -421,8 +398,7 @@ const (
 // settleRoute decides c.route: relaunched when a launcher handed this
 // process over (c.handoff, whatever the mode: an unconfined process that
 // claims to be relaunched refuses to serve); none under -confine=off or in
-// a go test binary; a relaunch when this binary cannot restrict every
-// thread at once; else in process.
+// a go test binary; else chooseRoute's.
 func (c *confineConfig) settleRoute() {
 	switch {
 	case c.handoff != nil:
@@ -435,8 +411,7 @@ func (c *confineConfig) settleRoute() {
 }
 
 // chooseRoute sets the route of a process that confines itself: a
-// relaunch when this binary cannot restrict every thread at once
-// (relaunchReason), else in process.
+// relaunch when relaunchReason gives one, else in process.
 func (c *confineConfig) chooseRoute() {
 	c.route, c.relaunchWhy = routeInProcess, relaunchReason()
 	if c.relaunchWhy != "" {
@@ -444,12 +419,11 @@ func (c *confineConfig) chooseRoute() {
 	}
 }
 
-// confiner returns the function that confines the process, which the
-// transport calls once its listeners are bound, before the first message.
-// It logs the plan and what is enforced, and fails only under
-// -confine=required when the kernel cannot enforce all of it, when a
-// named path cannot be opened, or when a relaunched image finds itself
-// not confined. getenv is for the confinetest seam and the plan.
+// confiner returns the function the transport calls to confine the process
+// once its listeners are bound, before the first message. It logs the plan
+// and what is enforced, and fails only under -confine=required when the
+// kernel cannot enforce all of it, on a named path it cannot open, or in a
+// relaunched image not confined. getenv is for the confinetest seam and plan.
 func (s *server) confiner(getenv func(string) string) func() error {
 	return func() error {
 		addConfineTestTools(s, getenv) // the confinetest build's (confine_seam.go)
@@ -473,13 +447,11 @@ func (s *server) confiner(getenv func(string) string) func() error {
 			pl.load()
 		}
 		s.log.Info("confinement: what the process may touch once serving", p.attrs()...)
-		var rep confineReport
-		var err error
+		confine := enforce
 		if c.route == routeRelaunched {
-			rep, err = checkRelaunched(&p, c, getenv)
-		} else {
-			rep, err = enforce(&p, c, getenv)
+			confine = checkRelaunched
 		}
+		rep, err := confine(&p, c, getenv)
 		if err != nil {
 			return err
 		}
@@ -513,20 +485,14 @@ type confineReport struct {
 
 // attrs are the report's log attributes.
 func (r *confineReport) attrs() []any {
-	none := func(l []string) string {
-		if len(l) == 0 {
-			return "none"
-		}
-		return strings.Join(l, "; ")
-	}
+	none := func(l []string) string { return cmp.Or(strings.Join(l, "; "), "none") }
 	return []any{"kernel", r.kernel, "threads", r.threads, "enforced", none(r.enforced), "not_enforced", none(slices.Concat(r.missing, r.off, r.gaps))}
 }
 
 // testBinary reports whether the process is a go test binary, which never
 // confines itself: Landlock cannot be undone, and later tests would run
-// confined. TestConfinedChild confines a child instead. testing.Testing
-// is set by the test's generated main alone: a flag named test.v, which
-// any package can register, does not count.
+// confined (TestConfinedChild confines a child). testing.Testing is set by
+// the generated test main alone, not by a flag test.v any package can add.
 func testBinary() bool { return testing.Testing() }
 
 // printVersion is -version: the build, and with -v the plan and what this
@@ -536,8 +502,7 @@ func printVersion(w io.Writer, cfg config, getenv func(string) string) error {
 		return err
 	}
 	s := newServer(cfg, slog.New(slog.DiscardHandler))
-	stop := buildRegistry(s, getenv)
-	stop()
+	buildRegistry(s, getenv)() // and stop it: only its needs are read
 	s.tasks.shutdown()
 	c := &cfg.confine
 	var b strings.Builder

@@ -1,12 +1,11 @@
 //go:build linux && !(mips || mipsle || mips64 || mips64le)
 
-// Self-confinement on Linux: Landlock, no_new_privs and the seccomp filter
-// (confine_seccomp_linux.go) on every thread, Landlock feature by feature
-// at the kernel's ABI, with every capability and inherited descriptor
-// given up first (confine_inherited_linux.go). In process, every thread
-// is reached at once (syscall.AllThreadsSyscall, the filter's
-// SECCOMP_FILTER_FLAG_TSYNC); a binary that cannot (cgo, a bounding set
-// to empty) relaunches instead (confine_relaunch_linux.go).
+// Self-confinement on Linux: every capability and inherited descriptor
+// given up (confine_inherited_linux.go), then no_new_privs, the seccomp
+// filter (confine_seccomp_linux.go) and Landlock, feature by feature at
+// the kernel's ABI, on every thread: at once in process (enforce), or,
+// where that cannot reach them all (cgo, a bounding set to empty), by a
+// relaunch (confine_relaunch_linux.go).
 //
 // Spec: https://docs.kernel.org/userspace-api/landlock.html,
 // include/uapi/linux/landlock.h, prctl(2) PR_SET_NO_NEW_PRIVS.
@@ -41,8 +40,7 @@ const (
 	prSetNoNewPrivs = 38
 	prGetNoNewPrivs = 39
 
-	// oPath is O_PATH (asm-generic/fcntl.h, likewise), which package
-	// syscall lacks.
+	// oPath is O_PATH (asm-generic/fcntl.h, likewise): syscall lacks it.
 	oPath = 0x200000
 )
 
@@ -80,13 +78,12 @@ const (
 	erratumSignalThreads = 1 << 1
 )
 
-// grantRights are the rights a grant gives on a directory and on a file
-// (the kernel refuses a file rule with directory rights). A written
-// directory may have files and directories made, removed, renamed and
-// truncated in it; not devices, pipes or sockets, and not symbolic links,
-// which a tool could plant for the user to follow later, unconfined (a
-// link named like a log file, pointing at ~/.bashrc): docs/SECURITY.md,
-// "What it does not stop".
+// grantRights are the rights a grant gives on a directory and on a file (the
+// kernel refuses a file rule with directory rights). A written directory may
+// have files and directories made, removed, renamed and truncated in it; not
+// devices, pipes or sockets, and not symbolic links, which a tool could plant
+// for the user to follow later, unconfined (a link named like a log file,
+// pointing at ~/.bashrc): docs/SECURITY.md, "What it does not stop".
 var grantRights = map[grantKind][2]uint64{
 	grantRead:  {fsReadFile | fsReadDir, fsReadFile},
 	grantWrite: {fsReadFile | fsReadDir | fsWriteFile | fsTruncate | fsRemoveDir | fsRemoveFile | fsMakeDir | fsMakeReg | fsRefer, fsReadFile | fsWriteFile | fsTruncate},
@@ -163,12 +160,10 @@ func rulesFor(p *confinePlan, k landlockKernel, oneDomain bool) ruleset {
 		}
 	}
 	feature("files read, written and executed", 1, &r.fs, fsABI1)
-	if r.fs != 0 {
+	if r.fs != 0 && k.abi >= 2 {
 		// Renaming or linking across directories is refused under ABI 1;
 		// handling refer (ABI 2) lets a written tree do it within itself.
-		if k.abi >= 2 {
-			r.fs |= fsRefer
-		}
+		r.fs |= fsRefer
 	}
 	feature("truncation", 3, &r.fs, fsTruncate)
 	feature("TCP bind and connect", 4, &r.net, netBindTCP|netConnectTCP)
@@ -219,8 +214,7 @@ func (k landlockKernel) name() string {
 	return fmt.Sprintf("Landlock ABI %d", k.abi)
 }
 
-// threadsText is how the report says every thread is reached on c's
-// route.
+// threadsText is how the report says c's route reaches every thread.
 func threadsText(c *confineConfig) string {
 	switch {
 	case c.route == routeRelaunch || c.route == routeRelaunched:
@@ -231,12 +225,11 @@ func threadsText(c *confineConfig) string {
 	return "every thread at once"
 }
 
-// probe is what confining would do for p on this kernel, without doing
-// it (-version -v).
+// probe is what confining would do for p on this kernel, doing nothing
+// (-version -v).
 func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confineReport {
 	rep, _ := baseReport(p, probeKernel(getenv), c.route == routeRelaunch, threadsText(c))
-	h, err := readCaps()
-	if err == nil {
+	if h, err := readCaps(); err == nil {
 		relaunch := c.route == routeRelaunch
 		capsReport(h, relaunch || !linksCgo(), relaunch && h.mayEmptyBounding(), &rep)
 	}
@@ -246,18 +239,16 @@ func probe(p *confinePlan, c *confineConfig, getenv func(string) string) confine
 
 // linksCgo reports whether this binary links runtime/cgo (the full build
 // does with cgo on, through net; the stdio build only if a tool's package
-// needs it): the runtime makes one cgo call before main in such a binary
-// (runtime.main's _cgo_notify_runtime_init_done), and none in any other.
-// syscall.AllThreadsSyscall refusing it (ENOTSUP) would say the same,
-// after stopping the world. TestLinksCgo.
+// needs it): the runtime then makes one cgo call before main (runtime.main's
+// _cgo_notify_runtime_init_done), and none otherwise. AllThreadsSyscall's
+// ENOTSUP would say the same, after stopping the world. TestLinksCgo.
 func linksCgo() bool { return runtime.NumCgoCall() > 0 }
 
 // relaunchReason says why this process must relaunch to confine every
-// thread, or "" when it can restrict them all at once: a binary that
-// links cgo cannot (AllThreadsSyscall refuses it), and one that may empty
-// its capability bounding set can do so only thread by thread.
-// Without /proc/self/exe there is nothing to execute again, and the
-// process confines itself in process, as far as that reaches (enforce).
+// thread (AllThreadsSyscall refuses cgo; a bounding set empties thread by
+// thread), or "" when it can restrict them all at once, or when there is
+// no /proc/self/exe to execute again: it then confines itself in process,
+// as far as that reaches (enforce).
 func relaunchReason() string {
 	why := ""
 	if linksCgo() {
@@ -273,19 +264,16 @@ func relaunchReason() string {
 	return why
 }
 
-// enforce confines every thread of the process at once, and every child
-// it starts, to p for good: it closes inherited descriptors, drops every
-// capability, sets no_new_privs and installs the seccomp filter on every
-// thread (SECCOMP_FILTER_FLAG_TSYNC), and restricts every thread with
-// Landlock. It fails before restricting under confineRequired when
-// anything is missing, and on a path it cannot open (unless the grant is
-// optional).
-//
+// enforce confines every thread at once, and every child, to p for good:
+// it closes inherited descriptors, drops every capability, sets
+// no_new_privs and installs the seccomp filter on every thread
+// (SECCOMP_FILTER_FLAG_TSYNC), and restricts every thread with Landlock.
+// It fails before restricting under confineRequired when anything is
+// missing, and on a path it cannot open (unless the grant is optional).
 // A binary that links cgo gets here only when it could not relaunch
 // (relaunchReason): the filter and no_new_privs reach its every thread
 // (TSYNC), Landlock and capabilities none, and the report says so.
 func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (confineReport, error) {
-	mode := c.mode
 	k := probeKernel(getenv)
 	cgo := linksCgo()
 	if cgo {
@@ -294,17 +282,15 @@ func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (conf
 	rep, r := baseReport(p, k, false, threadsText(c))
 	closed, err := closeInherited()
 	inheritedReport(closed, err, &rep)
-	if mode == confineRequired && len(rep.missing) > 0 {
+	if c.mode == confineRequired && len(rep.missing) > 0 {
 		return rep, requiredErr(rep)
 	}
 	rulesetFD := -1
 	if r.fs != 0 || r.net != 0 || r.scoped != 0 {
-		fd, err := buildRuleset(p, &r, k.abi)
-		if err != nil {
+		if rulesetFD, err = buildRuleset(p, &r, k.abi); err != nil {
 			return rep, err
 		}
-		defer syscall.Close(fd)
-		rulesetFD = fd
+		defer syscall.Close(rulesetFD)
 	}
 	h, err := readCaps()
 	if err != nil {
@@ -327,12 +313,11 @@ func enforce(p *confinePlan, c *confineConfig, getenv func(string) string) (conf
 	return rep, nil
 }
 
-// restrictAllThreads sets no_new_privs and installs the seccomp filter on
-// every thread: no_new_privs on this one, then the filter with
-// SECCOMP_FILTER_FLAG_TSYNC, which the kernel gives every thread with
-// this one's no_new_privs, without stopping the world. Where there is no
-// filter, no_new_privs goes to every thread on its own (one stop of the
-// world).
+// restrictAllThreads sets no_new_privs on this thread, then installs the
+// seccomp filter with SECCOMP_FILTER_FLAG_TSYNC, which the kernel gives
+// every thread with this one's no_new_privs, without stopping the world.
+// Without a filter, no_new_privs goes to every thread on its own (one stop
+// of the world).
 func restrictAllThreads() error {
 	if seccompSupport() != nil {
 		if _, _, errno := syscall.AllThreadsSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {

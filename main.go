@@ -76,17 +76,16 @@
 // # Security
 //
 // Peer input is decoded strictly and bounded, tool arguments are checked
-// against the tool's schema, internal errors go to standard error only,
-// and no log line holds a secret. requestState is bound to the method,
-// target, arguments and caller, expires (-state-ttl) and is verified
-// before it is read; it is signed, not encrypted. HTTP listens on
-// loopback by default, checks Host and Origin, and refuses a public
-// address without authentication unless -allow-public-without-auth.
-// Before the first message the process confines itself (-confine; on
-// Linux Landlock, no_new_privs, a seccomp filter, no capability) to what
-// the registry and -allow-* declare; a binary that links cgo, or that
-// starts as root, does so by executing itself again from one restricted
-// thread. docs/SECURITY.md has the threat model.
+// against the tool's schema, internal errors go to standard error only, and
+// no log line holds a secret. requestState is bound to the method, target,
+// arguments and caller, expires (-state-ttl) and is verified before it is
+// read; it is signed, not encrypted. HTTP listens on loopback by default,
+// checks Host and Origin, and refuses a public address without authentication
+// unless -allow-public-without-auth. Before the first message the process
+// confines itself (-confine; on Linux Landlock, no_new_privs, a seccomp
+// filter, no capability) to what the registry and -allow-* declare; a binary
+// that links cgo, or that starts as root, does so by executing itself again
+// from one restricted thread. docs/SECURITY.md has the threat model.
 package main
 
 import (
@@ -110,8 +109,7 @@ func main() {
 	go func() {
 		signalled, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		<-signalled.Done()
-		// The first signal begins a graceful shutdown; a second ends the
-		// process at once.
+		// The first signal begins a graceful shutdown; a second ends the process.
 		stop()
 		cancel()
 	}()
@@ -126,8 +124,7 @@ func main() {
 // run is the whole program: it parses args, builds the server and serves
 // until the transport ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	// A relaunched process reads its launcher's handoff (its secrets)
-	// first (confine_relaunch.go).
+	// First a relaunched process's handoff, its secrets (confine_relaunch.go).
 	handoff, getenv, err := takeHandoff(getenv)
 	if err != nil {
 		return err
@@ -157,8 +154,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Warn(w.msg, w.args...)
 	}
 	if cfg.transport == transportStdio {
-		// Before confinement: a stdio server lives as long as its parent
-		// (stdio_parent.go).
+		// Before confinement: a stdio server lives as its parent does (stdio_parent.go).
 		parent := watchParent(logger)
 		defer parent.stop()
 		cfg.parentGone = parent.gone
@@ -221,11 +217,10 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 	if err := cfg.confine.check(set, cfg.printVersion); err != nil {
 		return config{}, err
 	}
-	subs, err := deriveSubscriptions(set, &cfg.limits, cfg.maxSubscriptions)
-	if err != nil {
+	var err error
+	if cfg.maxSubscriptions, err = deriveSubscriptions(set, &cfg.limits, cfg.maxSubscriptions); err != nil {
 		return config{}, err
 	}
-	cfg.maxSubscriptions = subs
 	if cfg.maxSubscriptionURIs < 1 {
 		return config{}, errors.New("-max-subscription-uris must be at least 1")
 	}
@@ -278,9 +273,8 @@ func flagSet(cfg *config, stderr io.Writer) (fs *flag.FlagSet, remote *httpConfi
 
 // deriveSubscriptions settles -max-subscriptions against -max-requests and
 // returns the subscriptions that may be open at once (noSubscriptions for
-// none). Each holds a request slot for its life, so at most half the
-// slots may hold them; the flag not set adapts to the one set (README,
-// "Flags").
+// none). Each holds a request slot for its life, so at most half the slots
+// may hold them; the flag not set adapts to the one set (README, "Flags").
 func deriveSubscriptions(set map[string]bool, limits *limitConfig, maxSubs int) (int, error) {
 	switch {
 	case set["max-subscriptions"] && maxSubs < 1:
