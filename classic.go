@@ -1,7 +1,6 @@
-// The classic era beside the modern one: which era serves a message
-// (decideEra, admitEra), the initialize handshake, ping and
-// logging/setLevel. "Classic" is this code's word for the versions that
-// open with initialize (2024-11-05 to 2025-11-25); "modern" is the
+// The classic era beside the modern one: which era serves a message (decideEra, admitEra),
+// the initialize handshake, ping and logging/setLevel. "Classic" is this code's word for the
+// versions that open with initialize (2024-11-05 to 2025-11-25); "modern" is the
 // per-request _meta era.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
@@ -20,8 +19,7 @@ import (
 	"time"
 )
 
-// The classic revisions. Versions are ISO dates, so they order as strings;
-// atLeast relies on that.
+// The classic revisions. Versions are ISO dates, so they order as strings; atLeast relies on that.
 const (
 	version20241105 = "2024-11-05"
 	version20250326 = "2025-03-26"
@@ -29,13 +27,12 @@ const (
 	version20251125 = "2025-11-25"
 )
 
-// classicVersions lists the initialize-handshake versions served, newest
-// first (2025-03-26 with its batches: batch.go).
+// classicVersions lists the initialize-era versions, newest first (2025-03-26 batches: batch.go).
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 var classicVersions = []string{version20251125, version20250618, version20250326, version20241105}
 
-// atLeast reports whether a message in version may use what revision
-// introduced. Every modern version is at least every classic one.
+// atLeast reports whether a message in version may use what revision introduced. Every
+// modern version is at least every classic one.
 func atLeast(version, revision string) bool { return version >= revision }
 
 // era says which protocol era a method belongs to.
@@ -54,11 +51,10 @@ type eraDecision struct {
 	classicOn bool // the transport has a classic session for it and -modern-only is off
 }
 
-// decideEra is the one place the era of a message is decided: classic
-// when the classic era is open to it, its _meta names no protocol
-// version, and its method is classic-only or the session has negotiated;
-// else modern. A transport that finds its session late (f.lateSession)
-// counts a named session as negotiated, since it refuses any other name
+// decideEra is the one place the era of a message is decided: classic when the classic era
+// is open to it, its _meta names no protocol version, and its method is classic-only or the
+// session has negotiated; else modern. A transport that finds its session late
+// (f.lateSession) counts a named session as negotiated, since it refuses any other name
 // (classic_http.go). TestEraRules pins it.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
@@ -72,8 +68,7 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	case sess != nil:
 		negotiated = sess.negotiated() != ""
 	case f.lateSession:
-		// Modern _meta wins over a classic version header, so that the
-		// mirrored-header check names the mismatch (-32020).
+		// Modern _meta wins over a classic version header: the mirrored-header check names it (-32020).
 		if !methods[req.method].handshake && !f.namesSession && (req.meta.modern || (f.version != "" && !isClassicVersion(f.version))) {
 			return modern
 		}
@@ -89,13 +84,11 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	return d
 }
 
-// isClassicVersion reports whether v names an initialize-era revision
-// this server serves.
+// isClassicVersion reports whether v names an initialize-era revision this server serves.
 func isClassicVersion(v string) bool { return slices.Contains(classicVersions, v) }
 
-// admitEra is the one place the method's era flags are enforced: a
-// classic request joins its session and version, a modern one goes
-// through admit.
+// admitEra is the one place the method's era flags are enforced: a classic request joins
+// its session and version, a modern one goes through admit.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 	if req.era.era != classicEra {
@@ -104,8 +97,7 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 		}
 		rerr := s.admit(req, ex.check)
 		if rerr != nil && req.era.classicOn && !req.meta.hasVersion && m.era != modernEra {
-			// A malformed modern request (-32602); the message names
-			// both ways out.
+			// A malformed modern request (-32602); the message names both ways out.
 			// [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 			return invalidParams("invalid params: send initialize first, or carry %s in _meta", metaProtocolVersion)
 		}
@@ -122,9 +114,8 @@ func (s *server) admitEra(req *request, m method, ex exchange) *rpcError {
 	return nil
 }
 
-// classicOnly is the -32601 for a classic-only method asked in the modern
-// era. For initialize it names the supported versions: it may be the only
-// diagnostic a classic client shows its user.
+// classicOnly is the -32601 for a classic-only method asked in the modern era; for initialize it
+// names the supported versions, maybe the only diagnostic a classic client shows its user.
 // [§Backward Compatibility]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions
 func classicOnly(method string, classicOn bool) *rpcError {
 	if method != methodInitialize {
@@ -145,8 +136,7 @@ func classicOnly(method string, classicOn bool) *rpcError {
 // methodInitialize opens the classic era.
 const methodInitialize = "initialize"
 
-// handleInitialize answers initialize with counterOffer's version and
-// opens the session.
+// handleInitialize answers initialize with counterOffer's version and opens the session.
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func (s *server) handleInitialize(ctx context.Context, req *request) (result, error) {
 	offered, rerr := req.stringParam("protocolVersion")
@@ -173,10 +163,9 @@ func (s *server) handleInitialize(ctx context.Context, req *request) (result, er
 	}}, nil
 }
 
-// counterOffer returns the version initialize answers an offer with: a
-// served version is echoed; an unserved date gets the newest served
-// version not newer than it (else the oldest), anything else the newest:
-// a departure from a SHOULD (docs/GAPS.md, TestCounterOffer).
+// counterOffer returns the version initialize answers an offer with: a served version is
+// echoed; an unserved date gets the newest served version not newer than it (else the
+// oldest), anything else the newest: a departure from a SHOULD (docs/GAPS.md, TestCounterOffer).
 // [§Version Negotiation]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
 func counterOffer(offered string) string {
 	if isClassicVersion(offered) {
@@ -201,8 +190,8 @@ type initializeResult struct {
 	Instructions    string          `json:"instructions,omitempty"`
 }
 
-// handleInitialized records notifications/initialized: from then on the
-// session is told of list changes, and pinged (classic_ping.go).
+// handleInitialized records notifications/initialized: from then on the session is told of
+// list changes, and pinged (classic_ping.go).
 func (s *server) handleInitialized(ctx context.Context, req *request) (result, error) {
 	if req.session.markInitialized() {
 		s.watchSession(req.session)
@@ -219,8 +208,7 @@ func (s *server) handlePing(ctx context.Context, req *request) (result, error) {
 	return result{}, nil
 }
 
-// handleSetLevel answers logging/setLevel: the session's
-// notifications/message are sent from that level up.
+// handleSetLevel answers logging/setLevel: notifications/message are sent from that level up.
 // [§Setting Log Level]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#setting-log-level
 func (s *server) handleSetLevel(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("level")

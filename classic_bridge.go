@@ -1,7 +1,6 @@
-// MRTR bridging for the classic era: a handler's req.NeedInput becomes
-// real server-to-client requests (elicitation/create,
-// sampling/createMessage, roots/list), and the handler runs again with
-// the answers until it completes (docs/GAPS.md, "MRTR bridging").
+// MRTR bridging for the classic era: a handler's req.NeedInput becomes real server-to-client
+// requests (elicitation/create, sampling/createMessage, roots/list), and the handler runs
+// again with the answers until it completes (docs/GAPS.md, "MRTR bridging").
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#backward-compatibility-with-initialization-based-versions,
 // https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation,
@@ -25,17 +24,15 @@ import (
 )
 
 const (
-	// defaultInputTimeout bounds a classic client's answer to one round:
-	// an elicitation waits for a person, so minutes.
+	// defaultInputTimeout bounds a classic client's answer to one round: minutes, for a person.
 	defaultInputTimeout = 5 * time.Minute
-	// maxBridgeRounds bounds the rounds of one request, as the official
-	// clients bound modern input_required retries.
+	// maxBridgeRounds bounds one request's rounds, as official clients bound input_required retries.
 	maxBridgeRounds = 10
 )
 
-// bridgeInput serves a classic request whose handler returned need, round
-// after round, until the handler completes or fails. A failure of the
-// bridge is -32603 saying what happened (a decline reaches the handler).
+// bridgeInput serves a classic request whose handler returned need, round after round, until
+// the handler completes or fails. A failure of the bridge is -32603 saying what happened (a
+// decline reaches the handler).
 func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *inputRequired) (result, error) {
 	for round := 1; ; round++ {
 		if round > maxBridgeRounds {
@@ -59,11 +56,10 @@ func (s *server) bridgeInput(ctx context.Context, req *request, m method, need *
 	}
 }
 
-// ask sends one round of requests on the request's own stream and waits
-// at most s.inputTimeout for every answer; ids are the server's name and a
-// per-session number. A client error, a malformed answer, the timeout,
-// cancellation or the session's end fail the round, and what is
-// unanswered is cancelled towards the client.
+// ask sends one round of requests on the request's own stream and waits at most
+// s.inputTimeout for every answer; ids are the server's name and a per-session number. A
+// client error, a malformed answer, the timeout, cancellation or the session's end fail the
+// round, and what is unanswered is cancelled towards the client.
 // [§Timeouts]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts
 func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[string]*inputResponse, error) {
 	if len(qs) == 0 {
@@ -72,8 +68,7 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	if req.send == nil {
 		return nil, errors.New("bridge: the transport gave the request no stream")
 	}
-	// Waiting requests are bounded per client (stdio's one client has no
-	// share: its own slots bound it).
+	// Waiting requests are bounded per client (stdio's has no share: its own slots bound it).
 	if share := req.caller.share; share != "" {
 		if !s.bridged.take(share, 1) {
 			if s.bridged.shareFull(share, 1) {
@@ -136,10 +131,9 @@ func (s *server) ask(ctx context.Context, req *request, qs []inputRequest) (map[
 	return got, nil
 }
 
-// takeControl takes msg if it frees a waiting request, and reports
-// whether it did: a response goes to sess's waiting bridge (an unexpected
-// one is logged and dropped), a notifications/cancelled to cancel. Every
-// transport and batch takes these messages here, and only here.
+// takeControl takes msg if it frees a waiting request, and reports whether it did: a response
+// goes to sess's waiting bridge (an unexpected one is logged and dropped), a
+// notifications/cancelled to cancel. Every transport and batch takes these here, and only here.
 func (s *server) takeControl(msg *message, sess *session, cancel func(params []byte), transport string) bool {
 	switch {
 	case msg.isResponse():
@@ -154,13 +148,11 @@ func (s *server) takeControl(msg *message, sess *session, cancel func(params []b
 	return false
 }
 
-// maxClientErrorText bounds how much of the client's error message is
-// quoted back in the request's own error.
+// maxClientErrorText bounds how much of the client's error message the request's error quotes.
 const maxClientErrorText = 200
 
-// clientRefused is the -32603 of a request whose server-to-client request
-// the client answered with error raw, quoting its code (0 if not an int)
-// and message (TestClientRefused).
+// clientRefused is the -32603 of a request whose server-to-client request the client answered
+// with error raw, quoting its code (0 if not an int) and message (TestClientRefused).
 func clientRefused(method, asked string, raw []byte) *rpcError {
 	code, message := 0, ""
 	members, _ := objectMembers(raw)

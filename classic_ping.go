@@ -12,19 +12,17 @@ import (
 // methodPing is the ping request, in either direction.
 const methodPing = "ping"
 
-// minPingInterval is the shortest -ping-interval run accepts (0, never,
-// aside): the ping page warns against excessive pings, and a client has
-// one interval to answer, so a shorter one than a busy client's pause
-// would end its HTTP session for nothing. TestPingIntervalFlag.
+// minPingInterval is the shortest -ping-interval run accepts (0, never, aside): the ping page
+// warns against excessive pings, and a client has one interval to answer, so one shorter than
+// a busy client's pause would end its HTTP session for nothing. TestPingIntervalFlag.
 // [§Implementation Considerations]: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping#implementation-considerations
 const minPingInterval = time.Second
 
 // keepAlive pings sess every s.pingInterval, once the client has sent
-// notifications/initialized, until sess or ctx ends, and notices a ping
-// unanswered when the next is due. A silent client is logged once per
-// silence; on stdio the session goes on (the client owns stdin and the
-// process), over HTTP it ends and the client's next request gets 404. A
-// session with no stream open is not pinged. TestKeepAlivePings.
+// notifications/initialized, until sess or ctx ends, and notices a ping unanswered when the
+// next is due. A silent client is logged once per silence; on stdio the session goes on (the
+// client owns stdin and the process), over HTTP it ends and the client's next request gets
+// 404. A session with no stream open is not pinged. TestKeepAlivePings.
 func (s *server) keepAlive(ctx context.Context, sess *session) {
 	ticker := time.NewTicker(s.pingInterval)
 	defer ticker.Stop()

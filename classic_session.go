@@ -1,7 +1,6 @@
-// The classic session: what one initialize handshake negotiated, the
-// server-to-client requests awaiting answers, the channel to the client
-// and the registration for list changes. Its HTTP part, with a lock of its
-// own, is classic_session_http.go.
+// The classic session: what one initialize handshake negotiated, the server-to-client
+// requests awaiting answers, the channel to the client and the registration for list
+// changes. Its HTTP part, with a lock of its own, is classic_session_http.go.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle,
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management,
@@ -15,14 +14,12 @@ import (
 	"sync"
 )
 
-// session is one classic-era connection: one per stdio connection, one
-// per Mcp-Session-Id on HTTP (the transport hands it in as
-// exchange.session). Modern requests never read it. Safe for concurrent use.
+// session is one classic-era connection: one per stdio connection, one per Mcp-Session-Id
+// on HTTP (exchange.session). Modern requests never read it. Safe for concurrent use.
 type session struct {
 	mu      sync.Mutex // guards version, caps, name, level, hasLevel, initialized, pending, nextID, watch, hub
 	version string     // negotiated protocol version; "" until initialize succeeds
-	// caps and name are what the client declared at initialize, distilled:
-	// the raw objects are slices of the body, which must not live on.
+	// caps and name distil the client's initialize: its raw objects, body slices, must not live on.
 	caps        clientCapsSet
 	name        string   // clientInfo.name, cut for logs
 	level       logLevel // minimum level set by logging/setLevel
@@ -32,17 +29,15 @@ type session struct {
 	pending map[string]chan<- *message // server-to-client requests awaiting an answer, by idKey
 	nextID  uint64                     // last server-to-client request number
 
-	// peer is where the session's messages outside any request go; wake,
-	// where its watcher wakes the stream that drains its notices, nil when
-	// they are pushed at once (stdio). Both set before sharing.
+	// peer is where the session's messages outside any request go; wake, where its watcher
+	// wakes the stream that drains its notices (nil on stdio, pushed at once). Set before sharing.
 	peer peer
 	wake chan struct{}
 
 	watch *subscription    // list changes and resources/subscribe, nil until watcher
 	hub   *subscriptionHub // where watch is registered
 
-	// id is the session's id for its transport's framing, share the
-	// client's share key; set before sharing.
+	// id is its id in its transport's framing, share its client's share key; set before sharing.
 	id, share string
 
 	calls calls // the requests in flight on its connection (conn.go)
@@ -56,25 +51,20 @@ func newSession() *session {
 	return &session{done: make(chan struct{}), pending: map[string]chan<- *message{}}
 }
 
-// peer is a classic session's connection to its client, for what the
-// server sends outside any request: the stdio connection, the Streamable
-// HTTP GET stream, the 2024-11-05 stream.
+// peer is a classic session's connection to its client, for what the server sends outside
+// any request: the stdio connection, the Streamable HTTP GET stream, the 2024-11-05 stream.
 // [§Listening for Messages from the Server]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server
 type peer interface {
-	// push sends msg: a stdout line on stdio (blocking while stdout
-	// stalls), an event on an HTTP stream (never blocking); false when
-	// dropped (a full queue).
+	// push sends msg: a stdout line on stdio (blocking while stdout stalls), an event on an
+	// HTTP stream (never blocking); false when dropped (a full queue).
 	push(msg []byte) bool
-	// streaming reports whether what push sends reaches the client now
-	// (on Streamable HTTP, while the GET stream is open).
+	// streaming reports whether push reaches the client now (HTTP: while the GET stream is open).
 	streaming() bool
-	// silent reports whether a client silent to keep-alive pings ends
-	// its session (HTTP) rather than being logged (stdio).
+	// silent reports whether a client silent to pings ends its session (HTTP), not logged (stdio).
 	silent() bool
 }
 
-// push sends msg to the client outside any request (peer.push); false
-// when it was dropped, or the session has ended.
+// push sends msg to the client outside any request; false when dropped or the session ended.
 func (c *session) push(msg []byte) bool {
 	if c.ended() {
 		return false
@@ -82,9 +72,8 @@ func (c *session) push(msg []byte) bool {
 	return c.peer.push(msg)
 }
 
-// end terminates the session, once: bridges fail, the GET stream closes,
-// the watcher is unregistered. Its requests in flight run on
-// (endWithRequests cancels them).
+// end terminates the session, once: bridges fail, the GET stream closes, the watcher is
+// unregistered. Its requests in flight run on (endWithRequests cancels them).
 func (c *session) end() {
 	c.endOnce.Do(func() {
 		close(c.done)
@@ -96,17 +85,15 @@ func (c *session) end() {
 	})
 }
 
-// endWithRequests ends the session and cancels its requests in flight
-// (errSessionEnded): how an HTTP session ends (DELETE, expiry, eviction,
-// ping silence; TestPingSilenceEndsHTTPSession). stdio's connection
-// cancels its own.
+// endWithRequests ends the session and cancels its requests in flight (errSessionEnded): how
+// an HTTP session ends (DELETE, expiry, eviction, ping silence; TestPingSilenceEndsHTTPSession).
+// stdio's connection cancels its own.
 func (c *session) endWithRequests() {
 	c.end()
 	c.calls.cancelAll(errSessionEnded)
 }
 
-// negotiated returns the session's protocol version, "" before initialize
-// or for a nil session.
+// negotiated returns the session's protocol version, "" before initialize or for a nil session.
 func (c *session) negotiated() string {
 	if c == nil {
 		return ""
@@ -116,8 +103,7 @@ func (c *session) negotiated() string {
 	return c.version
 }
 
-// begin records a successful initialize; false when the session was
-// already initialized.
+// begin records a successful initialize; false when the session was already initialized.
 func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) bool {
 	name := clientInfoName(clientInfo)
 	c.mu.Lock()
@@ -129,8 +115,7 @@ func (c *session) begin(version string, caps clientCapsSet, clientInfo []byte) b
 	return true
 }
 
-// maxLoggedClientName bounds the client name a log line quotes: it is
-// the client's own text.
+// maxLoggedClientName bounds the client name a log line quotes: it is the client's own text.
 const maxLoggedClientName = 64
 
 // clientName returns clientInfo.name for logs; "" when absent.
@@ -140,8 +125,7 @@ func (c *session) clientName() string {
 	return c.name
 }
 
-// clientInfoName returns clientInfo's name, cut to maxLoggedClientName
-// bytes and copied; "" when absent.
+// clientInfoName returns clientInfo's name, cut to maxLoggedClientName bytes, copied; "" if absent.
 func clientInfoName(info []byte) string {
 	members, _ := objectMembers(info) // none when it is not an object
 	for _, m := range members {
@@ -162,8 +146,7 @@ func (c *session) setLogLevel(l logLevel) {
 	c.level, c.hasLevel = l, true
 }
 
-// logLevel returns the minimum level to log at, and false until
-// logging/setLevel: the server stays silent before, as the modern era does.
+// logLevel returns the minimum level to log at; false before logging/setLevel (silent, as modern).
 // [§Logging]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (c *session) logLevel() (logLevel, bool) {
 	if c == nil {
@@ -174,11 +157,9 @@ func (c *session) logLevel() (logLevel, bool) {
 	return c.level, c.hasLevel
 }
 
-// markInitialized records notifications/initialized, which
-// server-to-client requests wait for. It reports whether this one
-// initialized the session: false before initialize negotiated and for
-// every repeat, so what starts with the session starts once
-// (TestKeepAliveOncePerSession).
+// markInitialized records notifications/initialized, which server-to-client requests wait
+// for. It reports whether this one initialized the session: false before initialize and for
+// every repeat, so what starts with the session starts once (TestKeepAliveOncePerSession).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (c *session) markInitialized() (first bool) {
 	c.mu.Lock()
@@ -188,9 +169,8 @@ func (c *session) markInitialized() (first bool) {
 	return first
 }
 
-// missingFor names the capabilities q needs that the session's client did
-// not declare at initialize, or that version does not define: elicitation
-// exists from 2025-06-18, its url mode from 2025-11-25.
+// missingFor names the capabilities q needs that the client did not declare at initialize,
+// or that version does not define: elicitation exists from 2025-06-18, url mode from 2025-11-25.
 func (c *session) missingFor(version string, q inputRequest) []string {
 	c.mu.Lock()
 	caps := c.caps
@@ -205,9 +185,8 @@ func (c *session) missingFor(version string, q inputRequest) []string {
 	return missingCapability(caps, q)
 }
 
-// expect reserves n JSON-quoted ids, prefix and a per-session number, for
-// server-to-client requests, and routes their answers to answers until
-// deliver or forget removes them.
+// expect reserves n JSON-quoted ids, prefix and a per-session number, for server-to-client
+// requests, and routes their answers to answers until deliver or forget removes them.
 func (c *session) expect(prefix string, n int, answers chan<- *message) (ids []string) {
 	ids = make([]string, n)
 	c.mu.Lock()

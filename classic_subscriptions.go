@@ -1,9 +1,7 @@
-// Subscriptions in the classic era, which has no listen request: list
-// changes go to every initialized session, and resources/subscribe adds a
-// URI to the session's watched set for notifications/resources/updated.
-// Each such session has one watcher in subscriptions.go's hub: a
-// subscription with no id, its notices untagged (docs/GAPS.md,
-// "Subscriptions").
+// Subscriptions in the classic era, which has no listen request: list changes go to every
+// initialized session, and resources/subscribe adds a URI to the session's watched set for
+// notifications/resources/updated. Each such session has one watcher in subscriptions.go's
+// hub: a subscription with no id, its notices untagged (docs/GAPS.md, "Subscriptions").
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification,
 // https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions,
@@ -19,9 +17,9 @@ const (
 	methodResourcesUnsubscribe = "resources/unsubscribe"
 )
 
-// watchSession returns sess's watcher, registering it with the hub the
-// first time (notifications/initialized or an earlier resources/subscribe);
-// nil once the session ended, which unregisters it (session.end).
+// watchSession returns sess's watcher, registering it with the hub the first time
+// (notifications/initialized or an earlier resources/subscribe); nil once the session
+// ended, which unregisters it (session.end).
 func (s *server) watchSession(sess *session) *subscription {
 	return sess.watcher(s.subs, func() *subscription {
 		all := subscriptionFilter{tools: true, prompts: true, resources: true}
@@ -29,9 +27,8 @@ func (s *server) watchSession(sess *session) *subscription {
 	})
 }
 
-// handleResourcesSubscribe serves resources/subscribe: uri joins the
-// session's watched set. A URI the server cannot read is -32002, as for
-// resources/read. Subscribing twice is fine.
+// handleResourcesSubscribe serves resources/subscribe: uri joins the session's watched set.
+// A URI the server cannot read is -32002, as for resources/read. Subscribing twice is fine.
 // [§Subscriptions (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#subscriptions
 // [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
 func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (result, error) {
@@ -52,8 +49,7 @@ func (s *server) handleResourcesSubscribe(ctx context.Context, req *request) (re
 	return result{}, nil
 }
 
-// handleResourcesUnsubscribe serves resources/unsubscribe: uri leaves the
-// session's watched set, if it was there.
+// handleResourcesUnsubscribe serves resources/unsubscribe: uri leaves the session's watched set.
 func (s *server) handleResourcesUnsubscribe(ctx context.Context, req *request) (result, error) {
 	uri, rerr := watchedURI(req)
 	if rerr != nil {
@@ -77,8 +73,8 @@ func watchedURI(req *request) (string, *rpcError) {
 	return uri, nil
 }
 
-// encodeClassicNotice writes n as the classic revisions spell it: no
-// subscriptionId, and list_changed without params.
+// encodeClassicNotice writes n as the classic revisions spell it: no subscriptionId, and
+// list_changed without params.
 func encodeClassicNotice(n notice) []byte {
 	if n.kind == noticeResourceUpdated {
 		return encodeNotification(methodResourcesUpdated, map[string]string{"uri": n.uri})

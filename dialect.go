@@ -1,11 +1,9 @@
-// Each revision's dialect, in one place: every field of a registry item,
-// content block, resource contents, result or server-to-client request is
-// fitted here to its message's revision (a field it does not define is
-// left out, a content type becomes a text block saying what was there, a
-// schema shape is rewritten or left out). What no revision allows is
-// refused where it is made: at registration (a panic) or by the builder.
-// harness/schema checks every transcript message against its revision's
-// schema.json.
+// Each revision's dialect, in one place: every field of a registry item, content block,
+// resource contents, result or server-to-client request is fitted here to its message's
+// revision (a field it does not define is left out, a content type becomes a text block
+// saying what was there, a schema shape is rewritten or left out). What no revision allows
+// is refused where it is made: at registration (a panic) or by the builder. harness/schema
+// checks every transcript message against its revision's schema.json.
 //
 // Spec: the schema.json of each revision, https://github.com/modelcontextprotocol/modelcontextprotocol/tree/main/schema
 // (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28).
@@ -24,8 +22,7 @@ import (
 	"time"
 )
 
-// contentFor returns blocks as version can carry them (downgrade);
-// blocks is not modified.
+// contentFor returns blocks as version can carry them (downgrade); blocks is not modified.
 func contentFor(version string, blocks []content) []content {
 	if atLeast(version, version20251125) {
 		return blocks
@@ -37,10 +34,9 @@ func contentFor(version string, blocks []content) []content {
 	return out
 }
 
-// downgrade returns c in a pre-2025-11-25 shape: audio (2025-03-26) and
-// resource_link (2025-06-18) become text, annotations lose lastModified
-// and blocks their _meta (both 2025-06-18), links their icons
-// (2025-11-25).
+// downgrade returns c in a pre-2025-11-25 shape: audio (2025-03-26) and resource_link
+// (2025-06-18) become text, annotations lose lastModified and blocks their _meta (both
+// 2025-06-18), links their icons (2025-11-25).
 // [2024-11-05 schema]: https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json
 func (c content) downgrade(version string) content {
 	switch {
@@ -96,8 +92,7 @@ func contentsFor(version string, contents []resourceContents) []resourceContents
 	return out
 }
 
-// since returns v when version is revision or later, else v's zero value:
-// a field revision introduced.
+// since returns v when version is revision or later (v is a field revision introduced), else zero.
 func since[T any](version, revision string, v T) T {
 	if atLeast(version, revision) {
 		return v
@@ -112,8 +107,8 @@ func iconsFor(version string, icons []icon) []icon { return since(version, versi
 // titleFor returns title when version defines it (2025-06-18 on).
 func titleFor(version, title string) string { return since(version, version20250618, title) }
 
-// metaFor returns m when version defines _meta on registry items, content
-// blocks and resource contents (2025-06-18 on; results have it in all).
+// metaFor returns m when version defines _meta on registry items, content blocks and
+// resource contents (2025-06-18 on; results have it in all).
 func metaFor(version string, m map[string]any) map[string]any {
 	return since(version, version20250618, m)
 }
@@ -128,9 +123,9 @@ func implementationFor(version string, impl implementation) implementation {
 	return impl
 }
 
-// inputSchemaFor returns a tool's inputSchema as version can carry it:
-// before 2026-07-28 Tool.inputSchema.properties holds only objects, so a
-// boolean property schema is written as its equivalent (objectProperties).
+// inputSchemaFor returns a tool's inputSchema as version can carry it: before 2026-07-28
+// Tool.inputSchema.properties holds only objects, so a boolean property schema is written
+// as its equivalent (objectProperties).
 // [Boolean JSON Schemas]: https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2
 func inputSchemaFor(version, text string) json.RawMessage {
 	if isModern(version) {
@@ -139,9 +134,8 @@ func inputSchemaFor(version, text string) json.RawMessage {
 	return objectProperties([]byte(text))
 }
 
-// outputSchemaFor returns a tool's outputSchema as version can carry it:
-// nil before 2025-06-18, and before 2026-07-28 nil unless its root is
-// "type":"object" (structuredFor follows).
+// outputSchemaFor returns a tool's outputSchema as version can carry it: nil before
+// 2025-06-18, and before 2026-07-28 nil unless its root is "type":"object" (structuredFor follows).
 // [§Output Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema
 func outputSchemaFor(version, text string) json.RawMessage {
 	switch {
@@ -209,10 +203,9 @@ func appendObject(dst []byte, members []member) []byte {
 	return append(dst, '}')
 }
 
-// classicInputParams returns q's params as version defines them: an
-// elicitation has no mode before 2025-11-25, and a url mode one an
-// elicitationId unique per request; a sampling request's content is
-// fitted (contentFor) and its messages lose _meta before 2025-11-25.
+// classicInputParams returns q's params as version defines them: an elicitation has no mode
+// before 2025-11-25, and a url mode one an elicitationId unique per request; a sampling
+// request's content is fitted (contentFor) and its messages lose _meta before 2025-11-25.
 // [§URL Mode]: https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-mode-elicitation-requests
 // [§Elicitation (2025-06-18)]: https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation#creating-elicitation-requests
 func classicInputParams(version string, q inputRequest) (json.RawMessage, error) {
@@ -242,8 +235,7 @@ func classicInputParams(version string, q inputRequest) (json.RawMessage, error)
 	return appendObject(nil, members), nil
 }
 
-// checkInputSchema reports why text cannot be a tool's inputSchema: every
-// revision requires a JSON object whose root is "type":"object".
+// checkInputSchema reports why text cannot be an inputSchema: not an object with "type":"object".
 // [§Input Schema]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#input-schema
 func checkInputSchema(text string) error {
 	if jsonKind([]byte(text)) != '{' {
@@ -259,8 +251,8 @@ func checkInputSchema(text string) error {
 // [§Annotations]: https://modelcontextprotocol.io/specification/2026-07-28/schema#annotations
 var audiences = []string{"user", "assistant"}
 
-// check reports why a cannot be sent: an audience not in audiences, a
-// priority outside 0..1, a lastModified that is not an RFC 3339 time.
+// check reports why a cannot be sent: an audience not in audiences, a priority outside
+// 0..1, a lastModified that is not an RFC 3339 time.
 func (a *annotations) check() error {
 	if a == nil {
 		return nil
@@ -281,8 +273,7 @@ func (a *annotations) check() error {
 	return nil
 }
 
-// checkIcons reports why icons cannot be sent: a src that is not an
-// absolute URI, a theme other than light and dark.
+// checkIcons reports why icons cannot be sent: a src not an absolute URI, a theme not light/dark.
 // [§Icon]: https://modelcontextprotocol.io/specification/2026-07-28/schema#icon
 func checkIcons(icons []icon) error {
 	for i, ic := range icons {
@@ -299,8 +290,8 @@ func checkIcons(icons []icon) error {
 	return nil
 }
 
-// check reports why c cannot be sent in any revision: its annotations,
-// its _meta, a link's icons or its type's required members.
+// check reports why c cannot be sent in any revision: its annotations, its _meta, a
+// link's icons or its type's required members.
 func (c content) check() error {
 	if err := c.Annotations.check(); err != nil {
 		return err

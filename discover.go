@@ -1,5 +1,4 @@
-// The modern era's per-request contract: _meta validation, protocol version
-// negotiation, and server/discover.
+// The modern era's per-request contract: _meta validation, version negotiation, server/discover.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta,
@@ -23,10 +22,9 @@ var modernVersions = []string{version20260728}
 // isModern reports whether v is a modern (per-request _meta) version.
 func isModern(v string) bool { return slices.Contains(modernVersions, v) }
 
-// admit checks that a modern request's _meta names its protocol version
-// and capabilities and settles req.version. check (may be nil), the
-// transport's own validation, runs first: a header contradicting _meta is
-// -32020 before an unsupported version is -32022, as conformance probes.
+// admit checks that a modern request's _meta names its protocol version and capabilities and
+// settles req.version. check (may be nil), the transport's own validation, runs first: a header
+// contradicting _meta is -32020 before an unsupported version is -32022, as conformance probes.
 // [§Per-request protocol fields]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header
 // [§Protocol Version Negotiation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation
@@ -51,8 +49,7 @@ func (s *server) admit(req *request, check func(*request) *rpcError) *rpcError {
 	return nil
 }
 
-// unsupportedVersionData is the data of UnsupportedProtocolVersionError
-// (-32022), naming what is served.
+// unsupportedVersionData is UnsupportedProtocolVersionError's data (-32022), naming what is served.
 type unsupportedVersionData struct {
 	Supported []string `json:"supported"`
 	Requested string   `json:"requested"`

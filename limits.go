@@ -1,6 +1,5 @@
-// Operating limits of every transport: how many requests run at once, how
-// fast a principal may invoke tools, how long a request may run
-// (docs/RELIABILITY.md lists each).
+// Operating limits of every transport: how many requests run at once, how fast a principal
+// may invoke tools, how long a request may run (docs/RELIABILITY.md lists each).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations),
@@ -26,30 +25,26 @@ const (
 	// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
 	defaultRequestTimeout = 5 * time.Minute
 
-	// defaultMaxRequests bounds the requests served at once: per stdio
-	// connection (the reader stops) and in total over HTTP (a request
-	// waits up to httpQueueWait, then 503).
+	// defaultMaxRequests bounds the requests served at once: per stdio connection (the reader
+	// stops) and in total over HTTP (a request waits up to httpQueueWait, then 503).
 	defaultMaxRequests = maxInFlight
 
-	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit
-	// per caller over HTTP without -rate-limit, ten times what a
-	// model-driven client needs; stdio is not limited by default.
+	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit per caller over HTTP
+	// without -rate-limit, ten times what a model-driven client needs; stdio is unlimited.
 	defaultHTTPRate  = 50
 	defaultHTTPBurst = 100
 
-	// maxRateBuckets bounds the principals the rate limiter remembers;
-	// past it, refilled buckets are dropped, else new principals share one.
+	// maxRateBuckets bounds the principals the rate limiter remembers; past it, refilled
+	// buckets are dropped, else new principals share one.
 	maxRateBuckets = 4096
 
-	// maxParamStringBytes bounds a string parameter the server looks up
-	// (names, URIs, versions, levels): maxURILength.
+	// maxParamStringBytes bounds a string parameter the server looks up (names, URIs, versions...).
 	maxParamStringBytes = maxURILength
 )
 
-// JSON-RPC error codes this server allocates for overload, outside
-// -32768..-32000 as the spec asks, ending in the HTTP status that carries
-// them (docs/RELIABILITY.md, "Error codes chosen for overload"). A
-// rate-limited tools/call is a protocol error: the tool never ran, and the
+// JSON-RPC error codes this server allocates for overload, outside -32768..-32000 as the spec
+// asks, ending in the HTTP status that carries them (docs/RELIABILITY.md, "Error codes chosen
+// for overload"). A rate-limited tools/call is a protocol error: the tool never ran, and the
 // client, not the model, should back off.
 // [§Error Codes]: https://modelcontextprotocol.io/specification/2026-07-28/basic#error-codes
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
@@ -132,8 +127,8 @@ type tokenBucket struct {
 	last   time.Time
 }
 
-// newRateLimiter returns a limiter for rate calls per second with the
-// given burst (0 means max(1, rate)), or nil when rate is 0 (off).
+// newRateLimiter returns a limiter for rate calls per second with the given burst (0 means
+// max(1, rate)), or nil when rate is 0 (off).
 func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter {
 	if rate <= 0 {
 		return nil
@@ -148,8 +143,7 @@ func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter 
 	return &rateLimiter{rate: rate, burst: b, maxBuckets: maxRateBuckets, now: now, buckets: map[string]*tokenBucket{}}
 }
 
-// allow takes a token from principal's bucket, or returns false and how
-// long until there is one.
+// allow takes a token from principal's bucket, or returns false and how long until there is one.
 func (l *rateLimiter) allow(principal string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -180,8 +174,8 @@ func (b *tokenBucket) refill(now time.Time, burst, rate float64) {
 	}
 }
 
-// take reports whether b, refilled at rate per second up to burst, has a
-// token at now, and takes it; a zero bucket starts full.
+// take reports whether b, refilled at rate per second up to burst, has a token at now, and
+// takes it; a zero bucket starts full.
 func (b *tokenBucket) take(now time.Time, burst, rate float64) bool {
 	if b.last.IsZero() {
 		b.tokens, b.last = burst, now
@@ -193,8 +187,8 @@ func (b *tokenBucket) take(now time.Time, burst, rate float64) bool {
 	return true
 }
 
-// sweepLocked drops the buckets that have refilled: a full bucket is the
-// same as a new one, so forgetting it changes nothing for its principal.
+// sweepLocked drops the buckets that have refilled: a full bucket is the same as a new one,
+// so forgetting it changes nothing for its principal.
 func (l *rateLimiter) sweepLocked(now time.Time) {
 	for p, b := range l.buckets {
 		if b.refill(now, l.burst, l.rate); b.tokens >= l.burst {
@@ -215,8 +209,7 @@ type timeoutCause struct{ after time.Duration }
 
 func (e *timeoutCause) Error() string { return fmt.Sprintf("request timed out after %v", e.after) }
 
-// requestTimedOut is the -32603 of a request stopped at its timeout,
-// naming it and the log line's reference; nil otherwise.
+// requestTimedOut is the -32603 of a request its timeout stopped, naming it and the log ref; or nil.
 func (s *server) requestTimedOut(ctx context.Context, req *request) *rpcError {
 	var tc *timeoutCause
 	if !errors.As(context.Cause(ctx), &tc) {

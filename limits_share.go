@@ -1,7 +1,6 @@
-// Fair shares of the server's global limits: every bound all clients draw
-// from also bounds what one client (caller.share; stdio's is "") may hold:
-// -client-share percent, at least a floor (docs/RELIABILITY.md, "Fair
-// shares"). shareLimit is the one mechanism (TestSharesOneMechanism).
+// Fair shares of the server's global limits: every bound all clients draw from also bounds what
+// one client (caller.share; stdio's is "") may hold: -client-share percent, at least a floor
+// (docs/RELIABILITY.md, "Fair shares"). shareLimit is the one mechanism (TestSharesOneMechanism).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 // (servers MUST rate limit tool invocations; the same reasoning applies to
@@ -15,8 +14,7 @@ import (
 )
 
 const (
-	// defaultClientShare is the percent of each global bound one client
-	// may hold (-client-share): four clients are needed to exhaust one.
+	// defaultClientShare is one client's percent of each global bound: four clients exhaust one.
 	defaultClientShare = 25
 
 	// shareFloor is the least share of a count (or the whole, if smaller):
@@ -24,19 +22,17 @@ const (
 	shareFloor = 4
 )
 
-// shareOf returns one client's part of total at pct percent: at least
-// floor, at most total.
+// shareOf returns one client's part of total at pct percent: at least floor, at most total.
 func shareOf(total int64, pct int, floor int64) int64 {
 	return min(total, max(total*int64(pct)/100, floor))
 }
 
-// shareLimit is one global bound and every client's share of it, in
-// units (slots, bytes); the share "" is bound by the total alone. Units
-// given back go to the waiters that can now take what they asked for, in
-// arrival order; a newcomer takes free units at once, even past a waiter
-// wanting more, which may time out rather than starve the small ones.
-// Safe for concurrent use (TestShareLimit, TestShareLimitWaiters). Waits
-// with a deadline are in limits_share_http.go.
+// shareLimit is one global bound and every client's share of it, in units (slots, bytes);
+// the share "" is bound by the total alone. Units given back go to the waiters that can now
+// take what they asked for, in arrival order; a newcomer takes free units at once, even past
+// a waiter wanting more, which may time out rather than starve the small ones. Safe for
+// concurrent use (TestShareLimit, TestShareLimitWaiters). Waits with a deadline are in
+// limits_share_http.go.
 type shareLimit struct {
 	total int64 // the global bound
 	per   int64 // one share's bound
@@ -78,8 +74,7 @@ func (l *shareLimit) take(share string, n int64) bool {
 	return l.tryTakeLocked(share, n)
 }
 
-// enqueue takes n units for share at once (nil), or returns a waiter for
-// the caller to wait on or abandon.
+// enqueue takes n units for share at once (nil), or returns a waiter to wait on or abandon.
 func (l *shareLimit) enqueue(share string, n int64) *shareWaiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,8 +118,7 @@ func (l *shareLimit) held(share string) (mine, all int64) {
 	return l.by[share], l.used
 }
 
-// shareFull reports whether share's own part, rather than the total, is
-// what stops it taking n units: error messages say which.
+// shareFull reports whether share's own part, not the total, stops it taking n (errors say which).
 func (l *shareLimit) shareFull(share string, n int64) bool {
 	mine, _ := l.held(share)
 	return share != "" && mine+n > l.per

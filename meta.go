@@ -1,6 +1,5 @@
-// _meta: the rules the keys of every Meta field follow, and the client's
-// own keys a handler may read (req.Meta); where each revision allows it
-// is dialect.go's (metaFor).
+// _meta: the rules the keys of every Meta field follow, and the client's own keys a handler
+// may read (req.Meta); where each revision allows it is dialect.go's (metaFor).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 
@@ -14,9 +13,9 @@ import (
 	"strings"
 )
 
-// checkMeta reports why m cannot be sent as _meta: a key that breaks the
-// naming rules or uses a prefix reserved for MCP (the protocol's keys are
-// the server's to write), or a value that does not encode as JSON.
+// checkMeta reports why m cannot be sent as _meta: a key that breaks the naming rules or
+// uses a prefix reserved for MCP (the protocol's keys are the server's to write), or a value
+// that does not encode as JSON.
 func checkMeta(m map[string]any) error {
 	if len(m) == 0 {
 		return nil // most content blocks: no work
@@ -32,9 +31,9 @@ func checkMeta(m map[string]any) error {
 	return nil
 }
 
-// metaKeyProblem says what is wrong with a _meta key, "" if nothing, by
-// the spec's grammar: an optional prefix of dot-separated labels and a
-// slash (a second label modelcontextprotocol or mcp is reserved), a name.
+// metaKeyProblem says what is wrong with a _meta key, "" if nothing, by the spec's grammar:
+// an optional prefix of dot-separated labels and a slash (a second label
+// modelcontextprotocol or mcp is reserved), a name.
 // [§_meta]: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta
 func metaKeyProblem(key string) string {
 	letter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -53,10 +52,7 @@ func metaKeyProblem(key string) string {
 			return "uses a prefix reserved for MCP"
 		}
 	}
-	if name == "" {
-		return ""
-	}
-	if !alnum(name[0]) || !alnum(name[len(name)-1]) {
+	if name != "" && (!alnum(name[0]) || !alnum(name[len(name)-1])) {
 		return "has a name that does not begin and end with a letter or digit"
 	}
 	for i := 0; i < len(name); i++ {
@@ -67,10 +63,9 @@ func metaKeyProblem(key string) string {
 	return ""
 }
 
-// Meta returns the raw JSON of the client's params._meta member key, nil
-// when absent or the protocol's, which the server has read: the progress
-// token, the trace context (SEP-414), a key under a reserved prefix. The
-// value is the client's: bounded, strictly decoded, untrusted.
+// Meta returns the raw JSON of the client's params._meta member key, nil when absent or the
+// protocol's, which the server has read: the progress token, the trace context (SEP-414), a
+// key under a reserved prefix. The value is the client's: bounded, strictly decoded, untrusted.
 func (r *request) Meta(key string) json.RawMessage {
 	switch {
 	case key == "progressToken", key == metaTraceparent, key == metaTracestate,
@@ -80,9 +75,9 @@ func (r *request) Meta(key string) json.RawMessage {
 	return memberValue(r.meta.extra, key)
 }
 
-// appendMetaMembers appends m's members to dst as `"key":value` pairs in
-// key order, without braces (result.meta); an empty m (most results)
-// returns before sorting (BenchmarkStdioPipelined, BenchmarkHTTPToolsCall).
+// appendMetaMembers appends m's members to dst as `"key":value` pairs in key order, without
+// braces (result.meta); an empty m (most results) returns before sorting
+// (BenchmarkStdioPipelined, BenchmarkHTTPToolsCall).
 func appendMetaMembers(dst []byte, m map[string]any) ([]byte, error) {
 	if len(m) == 0 {
 		return dst, nil

@@ -1,6 +1,5 @@
-// Middleware: the operator's one hook, added in code, around every tool,
-// prompt and resource call (auditing, policy, quotas, spans); its use is
-// in docs/OPERATIONS.md, "Middleware".
+// Middleware: the operator's one hook, added in code, around every tool, prompt and resource
+// call (auditing, policy, quotas, spans); its use is in docs/OPERATIONS.md, "Middleware".
 //
 // Spec: none in MCP; its errors take the handler's path to the client
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling).
@@ -9,14 +8,12 @@ package main
 
 import "context"
 
-// middleware wraps one call of a tool, prompt or resource: it runs the
-// call with next (ctx or a context derived from it) and returns next's
-// error, or refuses with an error of its own, handled as the handler's.
-// One that does neither leaves the call without a result: -32603
-// (TestMiddlewareRefuses). It runs on the handler's goroutine after the
-// arguments are validated, on each multi round-trip round, and in a task
-// (whose request has no headers and no params beyond the arguments). It
-// must be safe for concurrent use.
+// middleware wraps one call of a tool, prompt or resource: it runs the call with next (ctx
+// or a context derived from it) and returns next's error, or refuses with an error of its
+// own, handled as the handler's. One that does neither leaves the call without a result:
+// -32603 (TestMiddlewareRefuses). It runs on the handler's goroutine after the arguments
+// are validated, on each multi round-trip round, and in a task (whose request has no
+// headers and no params beyond the arguments). It must be safe for concurrent use.
 type middleware func(ctx context.Context, call callInfo, next func(ctx context.Context) error) error
 
 // callInfo is what a middleware knows of the call it wraps.
@@ -33,10 +30,9 @@ const (
 	callKindResource = "resource"
 )
 
-// addMiddleware adds mw around every tool, prompt and resource call,
-// inside those added before it (TestMiddlewareOrderAndContext). Like
-// addTool it is safe while serving: a call in flight keeps the middleware
-// it started with. A nil mw panics.
+// addMiddleware adds mw around every tool, prompt and resource call, inside those added
+// before it (TestMiddlewareOrderAndContext). Like addTool it is safe while serving: a call
+// in flight keeps the middleware it started with. A nil mw panics.
 func (s *server) addMiddleware(mw middleware) {
 	if mw == nil {
 		panic("addMiddleware: nil middleware")
@@ -44,9 +40,9 @@ func (s *server) addMiddleware(mw middleware) {
 	s.update(func(r *registry) { r.middleware = append(r.middleware, mw) })
 }
 
-// aroundTool returns t's Call through the snapshot's middleware. Handlers
-// use it, aroundPrompt and aroundResource only when there is middleware:
-// a server without any pays no allocation for the hook.
+// aroundTool returns t's Call through the snapshot's middleware. Handlers use it,
+// aroundPrompt and aroundResource only when there is middleware: a server without any pays
+// no allocation for the hook.
 func (r *registry) aroundTool(t *tool) func(ctx context.Context, req *request) (*toolResult, error) {
 	return func(ctx context.Context, req *request) (res *toolResult, err error) {
 		err = aroundFrom(r.middleware, ctx, callInfo{Kind: callKindTool, Name: t.Name, Request: req}, func(ctx context.Context) error {

@@ -1,10 +1,9 @@
-// Rate limits on the notifications one request sends (req.Progress,
-// req.Log): a token bucket per kind. A progress report without a token is
-// held, replacing the one held (the latest is sent with the next token or
-// before the result); a log line without one is dropped, and each run of
-// drops is told in one warning. In t seconds a request sends at most
-// progressBurst+progressRate*t+1 progress notifications, the last among
-// them, and logBurst+logRate*t log lines (TestNotificationRateLimits).
+// Rate limits on the notifications one request sends (req.Progress, req.Log): a token
+// bucket per kind. A progress report without a token is held, replacing the one held (the
+// latest is sent with the next token or before the result); a log line without one is
+// dropped, and each run of drops is told in one warning. In t seconds a request sends at
+// most progressBurst+progressRate*t+1 progress notifications, the last among them, and
+// logBurst+logRate*t log lines (TestNotificationRateLimits).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
 // ("Implementations SHOULD implement rate limiting to prevent flooding"),
@@ -24,8 +23,7 @@ const (
 	logRate       = 10
 )
 
-// noticeLimiter holds one request's notification budget, owned by the
-// goroutine serving the request.
+// noticeLimiter holds one request's notification budget, owned by the goroutine serving it.
 type noticeLimiter struct {
 	progressTokens tokenBucket
 	heldProgress   []byte // the latest report held back, encoded; nil when none
@@ -33,8 +31,8 @@ type noticeLimiter struct {
 	dropped        int // log lines dropped since the last told
 }
 
-// progress returns the progress notification to send now for msg, or
-// nil when it is held back (coalesced) until a token is free.
+// progress returns the progress notification to send now for msg, or nil when it is held
+// back (coalesced) until a token is free.
 func (l *noticeLimiter) progress(now time.Time, msg []byte) []byte {
 	l.heldProgress = nil
 	if !l.progressTokens.take(now, progressBurst, progressRate) {
@@ -43,8 +41,8 @@ func (l *noticeLimiter) progress(now time.Time, msg []byte) []byte {
 	return msg
 }
 
-// logLine reports whether a log line may be sent now, taking a token;
-// a line that may not is counted as dropped.
+// logLine reports whether a log line may be sent now, taking a token; a line that may not
+// is counted as dropped.
 func (l *noticeLimiter) logLine(now time.Time) bool {
 	if !l.logTokens.take(now, logBurst, logRate) {
 		l.dropped++
@@ -53,8 +51,8 @@ func (l *noticeLimiter) logLine(now time.Time) bool {
 	return true
 }
 
-// flushNotices sends what the limits held back (the latest progress
-// report, how many log lines were dropped) once the handler has returned.
+// flushNotices sends what the limits held back (the latest progress report, how many log
+// lines were dropped) once the handler has returned.
 func (r *request) flushNotices() {
 	if r.send == nil {
 		return
@@ -66,8 +64,8 @@ func (r *request) flushNotices() {
 	r.tellDropped()
 }
 
-// tellDropped sends one warning saying how many log lines the rate limit
-// dropped, if any were and the client reads warnings.
+// tellDropped sends one warning saying how many log lines the rate limit dropped, if any
+// were and the client reads warnings.
 func (r *request) tellDropped() {
 	n := r.notices.dropped
 	r.notices.dropped = 0

@@ -1,5 +1,4 @@
-// Prompts and argument completion: registration, prompts/list, prompts/get
-// and completion/complete.
+// Prompts and argument completion: registration, prompts/list, prompts/get, completion/complete.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion
@@ -23,8 +22,7 @@ type prompt struct {
 	Icons       []icon
 	Meta        map[string]any // its _meta (2025-06-18 on)
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
-	// Scopes are what a caller needs beyond -oauth-scopes to get the
-	// prompt or complete its arguments (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes to get or complete it (scopes.go).
 	Scopes []string
 }
 
@@ -41,8 +39,7 @@ type promptArgument struct {
 // holds the arguments already resolved. The server truncates to maxCompletions.
 type completer func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
-// prefixCompleter offers the values, in order, that start with what the
-// client typed, ignoring case.
+// prefixCompleter offers the values, in order, starting with what the client typed, ignoring case.
 func prefixCompleter(values ...string) completer {
 	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 		var out []string
@@ -69,8 +66,7 @@ type promptMessage struct {
 	Content content `json:"content"`
 }
 
-// addPrompt registers p. It panics on a missing name or Get, a duplicate
-// name, or a duplicate argument.
+// addPrompt registers p. It panics on a missing name or Get, a duplicate name or argument.
 func (s *server) addPrompt(p prompt) {
 	if p.Name == "" || p.Get == nil {
 		panic(fmt.Sprintf("addPrompt: prompt %q needs a Name and a Get function", p.Name))
@@ -111,8 +107,7 @@ type promptWire struct {
 	Meta        map[string]any   `json:"_meta,omitempty"`
 }
 
-// wire returns p as version shows it (dialect.go); its arguments' titles,
-// like its own, exist from 2025-06-18.
+// wire returns p as version shows it (dialect.go); argument titles exist from 2025-06-18.
 func (p *prompt) wire(version string) promptWire {
 	args := p.Arguments
 	if !atLeast(version, version20250618) && len(args) > 0 {
@@ -132,8 +127,7 @@ func (s *server) handlePromptsList(ctx context.Context, req *request) (result, e
 // methodPromptsGet is the method that renders a prompt.
 const methodPromptsGet = "prompts/get"
 
-// handlePromptsGet renders a prompt. Unknown prompt and missing required
-// arguments are -32602.
+// handlePromptsGet renders a prompt. Unknown prompt and missing required arguments are -32602.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/prompts#error-handling
 func (s *server) handlePromptsGet(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("name")
@@ -191,8 +185,7 @@ func (r *promptResult) wire(version string) *promptResult {
 	return w
 }
 
-// stringArguments decodes an object whose values must all be strings (the
-// shape of prompts/get arguments and completion context).
+// stringArguments decodes an object of strings (prompts/get arguments, completion context).
 func stringArguments(raw []byte) (map[string]string, *rpcError) {
 	args := map[string]string{}
 	if raw == nil || jsonKind(raw) == 'n' {
@@ -216,9 +209,9 @@ func stringArguments(raw []byte) (map[string]string, *rpcError) {
 // [§Completion Results]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion#completion-results
 const maxCompletions = 100
 
-// handleComplete answers completion/complete for a prompt argument
-// (ref/prompt) or a template variable (ref/resource). An argument without
-// a completer gets no suggestions; an unknown prompt or template is -32602.
+// handleComplete answers completion/complete for a prompt argument (ref/prompt) or a template
+// variable (ref/resource). An argument without a completer gets no suggestions; an unknown
+// prompt or template is -32602.
 func (s *server) handleComplete(ctx context.Context, req *request) (result, error) {
 	reg := s.snapshot(req)
 	if !reg.hasCompleters() {
@@ -308,9 +301,8 @@ func completionContext(raw []byte) (map[string]string, *rpcError) {
 	return nil, nil
 }
 
-// objectParam decodes the named string members (at most
-// maxParamStringBytes each) of an object param. Other members are ignored;
-// one that imitates a named member by case folding is refused.
+// objectParam decodes the named string members (at most maxParamStringBytes each) of an
+// object param. Others are ignored; one imitating a named member by case folding is refused.
 func objectParam(raw []byte, what string, names ...string) (map[string]string, *rpcError) {
 	if raw == nil {
 		return nil, invalidParams("invalid params: %s is required", what)

@@ -1,6 +1,5 @@
-// The registry of tools, prompts, resources and templates: one immutable
-// snapshot at a time (server.go swaps them), its lookups, the capabilities
-// it advertises, and list results encoded once per snapshot.
+// The registry: tools, prompts, resources and templates in one immutable snapshot at a time
+// (server.go swaps them), its lookups, its capabilities, list results encoded once per snapshot.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
 // https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
@@ -17,8 +16,7 @@ import (
 	"sync"
 )
 
-// registry is one immutable snapshot of what the server offers, in
-// registration order.
+// registry is one immutable snapshot of what the server offers, in registration order.
 type registry struct {
 	tools      []*tool
 	prompts    []*prompt
@@ -28,8 +26,8 @@ type registry struct {
 	middleware []middleware    // wraps every call, first added outermost (middleware.go)
 	needs      []declaredNeeds // what its code needs once confined (addNeeds, confine.go)
 
-	// published is set before the snapshot is stored; from then on the
-	// snapshot is immutable and indexOnce may build the lookup maps.
+	// published is set before the snapshot is stored; from then on the snapshot is
+	// immutable and indexOnce may build the lookup maps.
 	published     bool
 	indexOnce     sync.Once
 	toolByName    map[string]*tool
@@ -42,20 +40,18 @@ type registry struct {
 	listBytes int                   // the bytes of lists, at most maxPageCacheBytes
 }
 
-// listPage is one encoded page of a list result (registry.page), read
-// only once made, shared by every request that lists it; tail, made once,
-// is the reply's second piece (replyParts): the response after its id with
-// the default cache hints, its last byte its only line break. It pays on
-// the tools/list row of docs/PERFORMANCE.md (1,000 tools).
+// listPage is one encoded page of a list result (registry.page), read only once made,
+// shared by every request that lists it; tail, made once, is the reply's second piece
+// (replyParts): the response after its id with the default cache hints, its last byte its
+// only line break. It pays on the tools/list row of docs/PERFORMANCE.md.
 type listPage struct {
 	body     []byte
 	tailOnce sync.Once
 	tail     []byte
 }
 
-// maxPageCacheBytes bounds the encoded list pages one snapshot keeps:
-// its four lists in each version's shape, as page takes only the cursors
-// it issues; past it (a very large registry) pages are encoded per request.
+// maxPageCacheBytes bounds the encoded list pages one snapshot keeps (its four lists in each
+// version's shape: page takes only cursors it issues); past it pages are encoded per request.
 const maxPageCacheBytes = 8 << 20
 
 // listKey names one encoded page of a list result.
@@ -78,9 +74,8 @@ func (r *registry) clone() *registry {
 	}
 }
 
-// tool, prompt and resource look an item up by name or URI: on a
-// published snapshot in its index, built on the first lookup, so a call
-// costs the same whatever the registry's size; inside an update, by a scan.
+// tool, prompt and resource look an item up by name or URI: in a published snapshot's index
+// (built at first lookup: a call costs the same at any size), inside an update by a scan.
 func (r *registry) tool(name string) *tool {
 	if r.index() {
 		return r.toolByName[name]
@@ -119,8 +114,8 @@ func (r *registry) template(uriTemplate string) *resourceTemplate {
 	return nil
 }
 
-// index builds the lookup maps of a published snapshot once and reports
-// whether they may be used; a snapshot still being built has none.
+// index builds the lookup maps of a published snapshot once and reports whether they may
+// be used; a snapshot still being built has none.
 func (r *registry) index() bool {
 	if !r.published {
 		return false
@@ -142,10 +137,9 @@ func (r *registry) index() bool {
 	return true
 }
 
-// resolveURI finds what resources/read reads at uri: the resource with
-// that URI, else the first template (in registration order) matching it,
-// with the variables it matched; neither when nothing does. Every URI
-// (the scope check, subscriptions, the read) is resolved here.
+// resolveURI finds what resources/read reads at uri: the resource with that URI, else the
+// first template (in registration order) matching it, with the variables it matched;
+// neither when nothing does. Every URI (scope check, subscriptions, read) is resolved here.
 func (r *registry) resolveURI(uri string) (*resource, *resourceTemplate, map[string]string) {
 	if res := r.resource(uri); res != nil {
 		return res, nil, nil
@@ -164,8 +158,7 @@ func (r *registry) knows(uri string) bool {
 	return res != nil || tmpl != nil
 }
 
-// snapshot returns the registry snapshot req is served on (request.reg),
-// taking the current one the first time.
+// snapshot returns the snapshot req is served on (request.reg), taking the current one at first.
 func (s *server) snapshot(req *request) *registry {
 	if req.reg == nil {
 		req.reg = s.registry()
@@ -173,10 +166,9 @@ func (s *server) snapshot(req *request) *registry {
 	return req.reg
 }
 
-// capabilities encodes ServerCapabilities for what this snapshot serves,
-// in version's shape (completions from 2025-03-26). Both eras deliver
-// listChanged and subscribe: through subscriptions/listen, or to the
-// classic session and resources/subscribe (classic_subscriptions.go).
+// capabilities encodes ServerCapabilities for what this snapshot serves, in version's shape
+// (completions from 2025-03-26). Both eras deliver listChanged and subscribe: through
+// subscriptions/listen, or the classic session and resources/subscribe (classic_subscriptions.go).
 // [§ServerCapabilities]: https://modelcontextprotocol.io/specification/2026-07-28/schema#servercapabilities
 // [§Capabilities (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#capabilities
 func (r *registry) capabilities(version string) json.RawMessage {
@@ -194,11 +186,9 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	if r.hasCompleters() && atLeast(version, version20250326) {
 		b.WriteString(`,"completions":{}`)
 	}
-	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps, SEP-2640's
-	// skills, which needs the resources capability its files give) exist
-	// from 2026-07-28; a classic host of MCP Apps reads the tool's
-	// _meta.ui, a classic host of skills reads skill:// resources
-	// (docs/GAPS.md).
+	// Extensions (SEP-2663's tasks, SEP-1865's MCP Apps, SEP-2640's skills, which needs
+	// the resources capability its files give) exist from 2026-07-28; a classic host of MCP
+	// Apps reads the tool's _meta.ui, one of skills reads skill:// resources (docs/GAPS.md).
 	if isModern(version) {
 		var ext []string
 		if slices.ContainsFunc(r.tools, func(t *tool) bool { return t.Task != taskNever }) {
@@ -218,20 +208,18 @@ func (r *registry) capabilities(version string) json.RawMessage {
 	return b.Bytes()
 }
 
-// hasCompleters reports whether any prompt argument or template variable
-// can be completed; the completions capability is advertised only then.
+// hasCompleters reports whether any prompt argument or template variable can be
+// completed; the completions capability is advertised only then.
 func (r *registry) hasCompleters() bool {
 	return slices.ContainsFunc(r.prompts, func(p *prompt) bool {
 		return slices.ContainsFunc(p.Arguments, func(a promptArgument) bool { return a.Complete != nil })
 	}) || slices.ContainsFunc(r.templates, func(t *resourceTemplate) bool { return len(t.Complete) > 0 })
 }
 
-// page returns the encoded list result for kind, starting at cursor. Pages
-// are encoded once per snapshot, version and start, up to
-// maxPageCacheBytes. A cursor is accepted only if the server could have
-// issued it: a multiple of the page size inside the list, and none when
-// there are no pages (-page-size 0), so forged cursors cache nothing
-// (TestAttackForgedCursors).
+// page returns the encoded list result for kind, starting at cursor. Pages are encoded
+// once per snapshot, version and start, up to maxPageCacheBytes. A cursor is accepted only
+// if the server could have issued it: a multiple of the page size inside the list, none
+// when there are no pages (-page-size 0), so forged cursors cache nothing (TestAttackForgedCursors).
 // [§Pagination]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination
 func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, *rpcError) {
 	n := r.count(kind)
@@ -263,9 +251,8 @@ func (r *registry) page(kind, version, cursor string, pageSize int) (*listPage, 
 	return p, nil
 }
 
-// encodePage encodes the page of a list result of kind that starts at
-// start, of a list of n items, the i-th being kind's item at(i): at most
-// pageSize items (all with 0), then nextCursor when the list goes on.
+// encodePage encodes the page of kind's list of n items (the i-th being at(i)) that starts
+// at start: at most pageSize items (all with 0), then nextCursor when the list goes on.
 func (r *registry) encodePage(kind, version string, n int, at func(int) int, start, pageSize int) ([]byte, error) {
 	end := n
 	if pageSize > 0 && start+pageSize < n {
@@ -325,9 +312,9 @@ func (r *registry) encodeItem(kind string, i int, version string) ([]byte, error
 	}
 }
 
-// Cursors are opaque to clients; here they are the base64url offset of the
-// next item. A cursor from an older snapshot may point past the end and is
-// then invalid (-32602); the client starts over, as the caching rules say.
+// Cursors are opaque to clients; here they are the base64url offset of the next item. A
+// cursor from an older snapshot may point past the end and is then invalid (-32602); the
+// client starts over, as the caching rules say.
 func encodeCursor(offset int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset)))
 }
@@ -357,10 +344,9 @@ func (r *request) cursorParam() (string, *rpcError) {
 	return c, nil
 }
 
-// list answers one of the four list methods: the whole list, or what
-// the caller's scopes allow with -scope-filter-lists. Under that flag
-// every list is cacheScope private, an unscoped caller's too: lists then
-// differ between callers (TestAuthFilterLists).
+// list answers one of the four list methods: the whole list, or what the caller's scopes
+// allow with -scope-filter-lists. Under that flag every list is cacheScope private, an
+// unscoped caller's too: lists then differ between callers (TestAuthFilterLists).
 func (s *server) list(kind string, req *request) (result, error) {
 	if s.filterLists && req.caller.scoped {
 		return s.filteredList(kind, req)

@@ -1,20 +1,16 @@
 //go:build demo || !(conformance || bench)
 
-// The demo registry: what the product binary serves, one small example of
-// each feature (tools that answer at once, report progress, ask the user,
-// the model or the client's roots, and change the registry; an MCP App;
-// resources, a template and prompts with completion), written to be read
-// and replaced. Copy a block, change the names, and you have your own
-// tool, resource, template or prompt.
+// The demo registry: what the product binary serves, one small example of each feature
+// (tools that answer at once, report progress, ask the user, the model or the client's
+// roots, and change the registry; an MCP App; resources, a template and prompts with
+// completion), written to be read and replaced: copy a block and change the names.
 //
-// Each build's registry defines buildRegistry, which run calls: this file
-// in the default build, registry_conformance.go and registry_bench.go in
-// theirs (-tags conformance, -tags bench). To make the server yours
-// (README, "Make it yours"): change the build line above to "//go:build
-// demo" (the demo leaves the product binary; "go build -tags demo" still
-// builds it for the checks that drive its tools), and put your registry in
-// a file of its own that starts with "//go:build !(demo || conformance ||
-// bench)" and defines buildRegistry.
+// Each build's registry defines buildRegistry, which run calls: this file in the default
+// build, registry_conformance.go and registry_bench.go in theirs (-tags conformance, bench).
+// To make the server yours (README, "Make it yours"): change the build line above to
+// "//go:build demo" (the demo leaves the product binary; "go build -tags demo" still builds
+// it for the checks that drive its tools), and put your registry in a file of its own that
+// starts with "//go:build !(demo || conformance || bench)" and defines buildRegistry.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server
 
@@ -32,17 +28,15 @@ import (
 	"time"
 )
 
-// demoInstructions tells a model what the demo server is for; it follows
-// the server's name (s.info.Name), so tests see their own identity.
+// demoInstructions tells a model what the demo server is for, after s.info.Name (tests see theirs).
 const demoInstructions = " demo server: echo and add are instant; slow reports progress; " +
 	"confirm_delete, ask_model and list_roots ask the client for input (elicitation, sampling, roots); " +
 	"toggle_extra_tool adds or removes the tool extra; " +
 	"resources demo://readme, demo://logo and demo://clock (updated every few seconds), template demo://items/{id}; " +
 	"prompts greet and personal_greeting; the skill " + demoSkillURI + " explains how to use them together."
 
-// demoSkillURI is the demo's skill (skills/demo-tools), which its
-// instructions point to: a host confirms it with skills/get and reads it
-// with resources/read.
+// demoSkillURI is the demo's skill (skills/demo-tools), which its instructions point to:
+// a host confirms it with skills/get and reads it with resources/read.
 // [Skills, §Pointer from Server Instructions]: https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx#pointer-from-server-instructions
 const demoSkillURI = "skill://demo-tools/SKILL.md"
 
@@ -55,12 +49,11 @@ var demoSkills embed.FS
 // tallyViewURI is the tally tool's MCP App view.
 const tallyViewURI = "ui://demo/tally.html"
 
-// tallyView is the tally tool's view: plain HTML and script, no build
-// step. It speaks JSON-RPC 2.0 with its host over postMessage, as the MCP
-// Apps extension specifies (ui/initialize, ui/notifications/initialized),
-// shows the count of each ui/notifications/tool-result, and its button
-// sends tools/call, which the host relays here. harness/apps renders it in
-// headless Chromium through the official host bridge.
+// tallyView is the tally tool's view: plain HTML and script, no build step. It speaks
+// JSON-RPC 2.0 with its host over postMessage, as the MCP Apps extension specifies
+// (ui/initialize, ui/notifications/initialized), shows the count of each
+// ui/notifications/tool-result, and its button sends tools/call, which the host relays
+// here. harness/apps renders it in headless Chromium through the official host bridge.
 // [MCP Apps]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
 const tallyView = `<!doctype html>
 <html lang="en">
@@ -146,19 +139,15 @@ const demoLogoPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mN
 // slowStep is how long each step of the slow tool takes.
 const slowStep = 20 * time.Millisecond
 
-// demoClockInterval is how often demo://clock announces an update to the
-// subscriptions watching it.
+// demoClockInterval is how often demo://clock announces an update to its subscriptions.
 const demoClockInterval = 5 * time.Second
 
-// buildRegistry fills s with what this build serves and starts what its
-// registry runs in the background; run calls it once, before serving, and
-// calls stop when serving ends. getenv is run's, for registries that read
-// their setup from the environment (the demo reads none).
+// buildRegistry fills s with what this build serves and starts its background work; run calls
+// it once, before serving, and stop when serving ends. getenv is run's (the demo reads none).
 func buildRegistry(s *server, getenv func(string) string) (stop func()) { return registerDemo(s) }
 
-// registerDemo adds the demo tools, resources, template and prompts to s,
-// and starts the demo://clock ticker; stop ends it and returns once its
-// goroutine has.
+// registerDemo adds the demo tools, resources, template and prompts to s, and starts the
+// demo://clock ticker; stop ends it and returns once its goroutine has.
 func registerDemo(s *server) (stop func()) {
 	s.setInstructions(s.info.Name + demoInstructions)
 
@@ -181,8 +170,7 @@ func registerDemo(s *server) (stop func()) {
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			sum := req.Number("a") + req.Number("b")
 			if math.IsInf(sum, 0) {
-				// Two finite numbers may still add up to more than a
-				// float holds; say so in words the model can act on.
+				// Finite numbers may sum past a float's range: say so in words the model can act on.
 				return nil, errors.New("the sum is out of range: it is beyond about 1.8e308 in magnitude")
 			}
 			return structuredResult(map[string]float64{"sum": sum})
@@ -193,16 +181,14 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "slow",
 		Description: "Works for the given number of steps, reporting progress and logging each one.",
 		InputSchema: `{"type":"object","properties":{"steps":{"type":"integer","minimum":1,"maximum":100}},"required":["steps"],"additionalProperties":false}`,
-		// A client that declares the tasks extension gets a task it
-		// polls (tasks/get); the others get the result on the request,
-		// with progress. Inside a task Progress and Log do nothing.
+		// A client that declares the tasks extension gets a task it polls (tasks/get); the
+		// others get the result on the request, with progress. In a task Progress and Log do nothing.
 		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			steps := req.Int("steps")
 			for i := int64(1); i <= steps; i++ {
-				// Report a step before working on it, so a pause always
-				// separates the last notification from the response (a
-				// client reading both in one chunk may drop it).
+				// Report a step before working on it, so a pause always separates the last
+				// notification from the response (a client reading both in one chunk may drop it).
 				req.Progress(float64(i), float64(steps), fmt.Sprintf("step %d of %d", i, steps))
 				req.Log(levelInfo, fmt.Sprintf("starting step %d", i))
 				select {
@@ -215,16 +201,14 @@ func registerDemo(s *server) (stop func()) {
 		},
 	})
 
-	// confirm_delete asks the user, through a form, before acting. It is
-	// a demo: nothing is deleted.
+	// confirm_delete asks the user, through a form, before acting. Nothing is deleted.
 	s.addTool(tool{
 		Name:        "confirm_delete",
 		Description: "Asks the user to confirm before (pretending to) delete a path.",
 		InputSchema: `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`,
 		Annotations: &toolAnnotations{DestructiveHint: new(true)},
-		// With the tasks extension declared the same handler runs as a task
-		// that waits in input_required until tasks/update brings the answer;
-		// otherwise it asks on the request (MRTR, or the classic bridge).
+		// With the tasks extension declared the same handler runs as a task that waits in
+		// input_required until tasks/update brings the answer; otherwise it asks on the request.
 		Task: taskMay,
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			path := req.String("path")
@@ -278,8 +262,7 @@ func registerDemo(s *server) (stop func()) {
 		},
 	})
 
-	// toggle_extra_tool changes the registry at run time: subscribers that
-	// asked for toolsListChanged are told, and tools/list follows.
+	// toggle_extra_tool changes the registry at run time: toolsListChanged subscribers are told.
 	extra := tool{
 		Name:        "extra",
 		Description: "Appears and disappears with toggle_extra_tool.",
@@ -293,9 +276,8 @@ func registerDemo(s *server) (stop func()) {
 		Name:        "toggle_extra_tool",
 		Description: "Adds the tool extra, or removes it when present.",
 		InputSchema: `{"type":"object","additionalProperties":false}`,
-		// Changing the server for everyone is an administrator's act: with
-		// authorization on (-oauth-issuer, or -token-file with scopes) the
-		// caller needs this scope; without it scopes restrict no one.
+		// Changing the server for everyone is an administrator's act: with authorization on
+		// (-oauth-issuer, or -token-file with scopes) the caller needs this scope; else no one does.
 		Scopes: []string{"demo:admin"},
 		Call: func(ctx context.Context, req *request) (*toolResult, error) {
 			toggleMu.Lock()
@@ -308,10 +290,9 @@ func registerDemo(s *server) (stop func()) {
 		},
 	})
 
-	// tally is an MCP App (apps.go): a host that renders apps shows its
-	// result with the view at tallyViewURI, whose button calls tally
-	// again through the host; any other client reads the text. To drop
-	// the app, delete this tool and the resource after it.
+	// tally is an MCP App (apps.go): a host that renders apps shows its result with the view
+	// at tallyViewURI, whose button calls tally again through the host; any other client
+	// reads the text. To drop the app, delete this tool and the resource after it.
 	s.addTool(tool{
 		Name:         "tally",
 		Title:        "Tally counter",
@@ -336,8 +317,7 @@ func registerDemo(s *server) (stop func()) {
 		Description: "The MCP App view of the tally tool.",
 		MimeType:    mimeTypeApp,
 		Text:        tallyView,
-		// The view loads nothing from elsewhere, so it needs no CSP
-		// domains: hosts apply their restrictive default.
+		// The view loads nothing from elsewhere: no CSP domains, hosts apply their default.
 		Meta: map[string]any{"ui": map[string]any{"prefersBorder": true}},
 	})
 
@@ -426,8 +406,7 @@ func registerDemo(s *server) (stop func()) {
 		},
 	})
 
-	// The demo's skill: every skill under skills/ of the embedded files,
-	// read once, here; its entry lists each file's SHA-256 and size.
+	// The skills under skills/, read once; each entry lists its files' SHA-256 and size.
 	s.addSkills(demoSkills, "skills")
 
 	quit := make(chan struct{})

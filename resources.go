@@ -1,5 +1,4 @@
-// Resources and resource templates: registration, resources/list,
-// resources/templates/list and resources/read.
+// Resources and templates: registration, resources/list, resources/templates/list, resources/read.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources
 
@@ -14,8 +13,7 @@ import (
 	"slices"
 )
 
-// resource is one resource with a fixed URI, serving Read's contents, or
-// else Blob or Text.
+// resource is one resource with a fixed URI, serving Read's contents, or else Blob or Text.
 type resource struct {
 	URI         string
 	Name        string
@@ -26,28 +24,23 @@ type resource struct {
 	Size        *int64
 	Icons       []icon
 	Annotations *annotations
-	// Meta is the resource's _meta in resources/list (2025-06-18 on); a
-	// read's contents carry their own (metaOfRead).
+	// Meta is its _meta in resources/list (2025-06-18 on); a read's contents carry their own.
 	Meta map[string]any
 
 	Text string // static text contents
 	Blob []byte // static binary contents (sent base64)
 	Read resourceReader
-	// Cache overrides the default hints of its reads (handleResourcesRead):
-	// Scope public for contents the same for every caller, TTL 0 for
-	// contents that change every read.
+	// Cache overrides the default hints of its reads (handleResourcesRead): Scope public for
+	// contents the same for every caller, TTL 0 for contents that change every read.
 	Cache *cacheHint
-	// Scopes are what a caller needs beyond -oauth-scopes to read or
-	// subscribe to the resource (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes to read or subscribe (scopes.go).
 	Scopes []string
 }
 
-// resourceReader returns the contents of uri. vars holds a template's
-// variables as they appear in the URI; it is nil for a fixed resource.
+// resourceReader returns the contents of uri; vars, a template's variables as in the URI, or nil.
 type resourceReader func(ctx context.Context, req *request, uri string, vars map[string]string) ([]resourceContents, error)
 
-// resourceTemplate describes a family of resources by an RFC 6570 level-1
-// URI template, such as demo://items/{id}.
+// resourceTemplate is a family of resources by RFC 6570 level-1 URI template, as demo://items/{id}.
 type resourceTemplate struct {
 	URITemplate string
 	Name        string
@@ -92,10 +85,9 @@ func (c resourceContents) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// checkItem panics, naming the registration what ("addTool echo"), when
-// a registry item's scopes are not scope tokens (checkScopes) or its size,
-// icons, annotations or _meta (nil when it has none) cannot be sent in any
-// revision (dialect.go).
+// checkItem panics, naming the registration what ("addTool echo"), when a registry item's
+// scopes are not scope tokens (checkScopes) or its size, icons, annotations or _meta (nil
+// when it has none) cannot be sent in any revision (dialect.go).
 func checkItem(what string, scopes []string, size *int64, icons []icon, a *annotations, meta map[string]any) {
 	checkScopes(what, scopes)
 	err := checkIcons(icons)
@@ -138,8 +130,7 @@ func (s *server) removeResource(uri string) (found bool) {
 	return found
 }
 
-// addTemplate registers t. It panics on a template that does not compile,
-// a duplicate template, or a missing Read.
+// addTemplate registers t. It panics on a template that does not compile, a duplicate, or no Read.
 func (s *server) addTemplate(t resourceTemplate) {
 	if t.Name == "" || t.Read == nil {
 		panic(fmt.Sprintf("addTemplate: template %q needs a Name and a Read function", t.URITemplate))
@@ -225,9 +216,8 @@ const methodResourcesRead = "resources/read"
 // maxURILength bounds a URI the server will look up or match.
 const maxURILength = 8 << 10
 
-// handleResourcesRead reads a resource: an exact URI wins over templates,
-// tried in registration order. An unknown URI is resourceNotFound, never
-// an empty contents array.
+// handleResourcesRead reads a resource: an exact URI wins over templates, tried in
+// registration order. An unknown URI is resourceNotFound, never an empty contents array.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling
 func (s *server) handleResourcesRead(ctx context.Context, req *request) (result, error) {
 	uri, rerr := req.stringParam("uri")
@@ -255,11 +245,10 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	}
 	contents, err := read(ctx, req, uri, r, tmpl, vars)
 	if err != nil {
-		// A read the system refused (EACCES, EPERM: the confinement, file
-		// permissions) is answered in the system's words as a tool's refusal
-		// is (refusalText): -32603, the code the spec gives a read that
-		// fails, the path left out, the URI in data; the log holds the whole
-		// error (TestResourceRefusalInSystemWords).
+		// A read the system refused (EACCES, EPERM: the confinement, file permissions) is
+		// answered in the system's words as a tool's refusal is (refusalText): -32603, the code
+		// the spec gives a failed read, the path left out, the URI in data; the log holds the
+		// whole error (TestResourceRefusalInSystemWords).
 		if text, ok := refusalText(err); ok && !errors.As(err, new(*rpcError)) {
 			req.Logger().Warn("resource read refused by the system", "uri", uri, "error", err)
 			return result{}, &rpcError{Code: codeInternalError, Message: text, Data: map[string]string{"uri": uri}}
@@ -275,8 +264,8 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		}
 	}
 	if cache == nil {
-		// A read may depend on who asks, so it is private; lists and
-		// server/discover, the same for everyone, keep -cache-scope.
+		// A read may depend on who asks, so it is private; lists and server/discover, the
+		// same for everyone, keep -cache-scope.
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
@@ -284,8 +273,7 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 	return result{body: body, cache: cache}, nil
 }
 
-// readResource reads uri from r when it is not nil, else from tmpl with
-// the variables it matched.
+// readResource reads uri from r when it is not nil, else from tmpl with the variables it matched.
 func readResource(ctx context.Context, req *request, uri string, r *resource, tmpl *resourceTemplate, vars map[string]string) ([]resourceContents, error) {
 	switch {
 	case r == nil:
@@ -297,9 +285,8 @@ func readResource(ctx context.Context, req *request, uri string, r *resource, tm
 	}
 }
 
-// metaOfRead is the _meta of a static MCP App view's contents: the
-// listing's "ui" member (CSP, permissions, border), which hosts read from
-// the contents first, and nothing else, which describes the resource.
+// metaOfRead is the _meta of a static MCP App view's contents: only the listing's "ui" member
+// (CSP, permissions, border), which hosts read there first; the rest describes the resource.
 // [MCP Apps, Metadata Location]: https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx
 func metaOfRead(mimeType string, meta map[string]any) map[string]any {
 	ui, ok := meta["ui"]
@@ -309,8 +296,8 @@ func metaOfRead(mimeType string, meta map[string]any) map[string]any {
 	return map[string]any{"ui": ui}
 }
 
-// resourceNotFound is the error for an unknown URI in req's era: -32602
-// in the modern era, which forbids -32002; -32002 in the classic revisions.
+// resourceNotFound is the error for an unknown URI in req's era: -32602 in the modern era,
+// which forbids -32002; -32002 in the classic revisions.
 // [§Error Handling (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling
 func (s *server) resourceNotFound(req *request, uri string) *rpcError {
 	code := codeInvalidParams

@@ -1,5 +1,5 @@
-// The wire encoding of replies (a result with the members each era
-// stamps on it, an error), notifications and requests: one line each.
+// The wire encoding of replies (a result with the members each era stamps on it, an
+// error), notifications and requests: one line each.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
 // (Result Responses, Error Responses) and
@@ -17,10 +17,9 @@ import (
 // replyHead is how every response starts, up to its id.
 const replyHead = `{"jsonrpc":"2.0","id":`
 
-// replyParts is one response line in the pieces it is written in: the
-// server's own bytes, and between them each stored value of a
-// storedMembers body, which HTTP writes without copying (httpCall.finish).
-// Only the last piece holds a line break, its final "\n" (compactLine).
+// replyParts is one response line in the pieces it is written in: the server's own bytes,
+// and between them each stored value of a storedMembers body, which HTTP writes without
+// copying (httpCall.finish). Only the last piece holds a line break, its final "\n" (compactLine).
 type replyParts [][]byte
 
 // size returns the bytes of the line.
@@ -32,8 +31,7 @@ func (p replyParts) size() int {
 	return n
 }
 
-// join returns the line as one slice: the one piece as it is, otherwise
-// a copy of them all.
+// join returns the line as one slice: the one piece as it is, otherwise a copy of them all.
 func (p replyParts) join() []byte {
 	switch len(p) {
 	case 0:
@@ -44,10 +42,9 @@ func (p replyParts) join() []byte {
 	return bytes.Join(p, nil)
 }
 
-// storedMembers is a result body of members without the braces: at even
-// indexes the server's own text, at odd indexes values it stores and
-// shares (a task's result, error or input request params), each a piece
-// of the reply, unchanged once handed over, with no line break.
+// storedMembers is a result body of members without the braces: at even indexes the server's
+// own text, at odd indexes values it stores and shares (a task's result, error or input
+// request params), each a piece of the reply, unchanged once handed over, with no line break.
 type storedMembers [][]byte
 
 // joinObject returns m as one JSON object, braces included.
@@ -59,8 +56,8 @@ func (m storedMembers) joinObject() []byte {
 	return append(out, '}')
 }
 
-// compactLine returns encoded JSON b with no line break: b itself when it
-// has none, else its compacted copy (only whitespace can hold one).
+// compactLine returns encoded JSON b with no line break: b itself when it has none, else its
+// compacted copy (only whitespace can hold one).
 func compactLine(b []byte) []byte {
 	if bytes.IndexByte(b, '\n') < 0 && bytes.IndexByte(b, '\r') < 0 {
 		return b
@@ -72,8 +69,8 @@ func compactLine(b []byte) []byte {
 	return c.Bytes()
 }
 
-// size returns about how many bytes res's answer is, for exchange.reserve:
-// its body and the stamped members (a body to marshal counts as small).
+// size returns about how many bytes res's answer is, for exchange.reserve: its body and the
+// stamped members (a body to marshal counts as small).
 func (res result) size() int {
 	n := len(res.meta) + 512
 	switch b := res.body.(type) {
@@ -89,9 +86,8 @@ func (res result) size() int {
 	return n
 }
 
-// encodeResult writes the response for res: the body's members, then the
-// protocol members this era stamps on every result. A list page with the
-// default cache hints is its id's head and the page's shared tail.
+// encodeResult writes the response for res: the body's members, then those this era stamps on
+// every result. A list page with the default cache hints is its id's head and the page's tail.
 // [§Result Responses]: https://modelcontextprotocol.io/specification/2026-07-28/basic#result-responses
 func (s *server) encodeResult(id []byte, res result, version string) (replyParts, error) {
 	if p, ok := res.body.(*listPage); ok {
@@ -176,8 +172,7 @@ func (s *server) encodeResult(id []byte, res result, version string) (replyParts
 				out = append(out, b...)
 				continue
 			}
-			// The rest is short: the protocol members, the closing
-			// braces, and the server's text between stored values.
+			// The rest is short: protocol members, closing braces, the server's text between stored values.
 			parts = append(parts, out, b)
 			out = make([]byte, 0, 256+len(s.serverInfoJSON)+len(res.meta))
 		}
@@ -222,8 +217,8 @@ func encodeError(id []byte, e *rpcError) []byte {
 	return append(out, "}\n"...)
 }
 
-// marshalError encodes a JSON-RPC error object: a response's, or a task's
-// error member; one whose data does not encode is -32603.
+// marshalError encodes a JSON-RPC error object: a response's, or a task's error member; one
+// whose data does not encode is -32603.
 func marshalError(rerr *rpcError) []byte {
 	body, err := json.Marshal(rerr)
 	if err != nil {
@@ -242,8 +237,7 @@ func encodeNotification(method string, params any) []byte {
 	return encodeRequest(nil, method, body)
 }
 
-// encodeRequest writes a server-to-client request line; with a nil id, a
-// notification line.
+// encodeRequest writes a server-to-client request line; with a nil id, a notification line.
 func encodeRequest(id []byte, method string, params json.RawMessage) []byte {
 	out := make([]byte, 0, len(params)+len(method)+len(id)+48)
 	out = append(out, `{"jsonrpc":"2.0"`...)

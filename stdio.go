@@ -1,7 +1,6 @@
-// The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
-// One reader takes the lines in order and hands each to the driver
-// (conn.go); each request runs on a goroutine of its own; one writer
-// (stdio_write.go) owns stdout.
+// The stdio transport: newline-delimited JSON-RPC on stdin and stdout. One reader hands
+// the lines in order to the driver (conn.go); each request runs on a goroutine of its
+// own; one writer (stdio_write.go) owns stdout.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
@@ -28,73 +27,65 @@ const maxLineBytes = 4 << 20
 // (-max-requests' default); at it the reader waits, pushing back on the pipe.
 const maxInFlight = 256
 
-// maxStdioAnswerBytes bounds the bytes of the answers one stdio
-// connection holds between encoding and writing them: each is charged
-// before it is encoded (exchange.reserve), so answers stdout has not taken
-// wait unbuilt (`harness/loadtest -only stdio-answers`).
+// maxStdioAnswerBytes bounds the answer bytes one stdio connection holds between encoding
+// and writing: each is charged before it is encoded (exchange.reserve), so answers stdout
+// has not taken wait unbuilt (`harness/loadtest -only stdio-answers`).
 const maxStdioAnswerBytes = 2 * maxLineBytes
 
-// maxStdioInFlightBytes bounds the bytes of the request lines one stdio
-// connection serves at once, held until the response is queued: a client
-// that never reads stdout cannot make the server read on
-// (TestAttackStdioStalledStdout).
+// maxStdioInFlightBytes bounds the request-line bytes one stdio connection serves at once,
+// held until the response is queued: a client that never reads stdout cannot make the
+// server read on (TestAttackStdioStalledStdout).
 const maxStdioInFlightBytes = 2 * maxLineBytes
 
-// stdioConn is one stdio connection: the reader (read), the requests in
-// flight, each on its goroutine, and the writer (out).
+// stdioConn is one stdio connection: the reader (read), the requests in flight, each on its
+// goroutine, and the writer (out).
 type stdioConn struct {
 	conn    conn // the driver's view: the server, the session, the requests in flight
 	out     *stdioWriter
 	ex      exchange      // what every request is served with, made once
 	closing chan struct{} // closed on shutdown (EOF or ctx), see serveStdio
-	// endInput, run at the end of stdin, closes closing and ends the session:
-	// listens close gracefully, requests awaiting answers fail. Idempotent.
+	// endInput, run at the end of stdin, closes closing and ends the session: listens
+	// close gracefully, requests awaiting answers fail. Idempotent.
 	endInput func()
 
 	mu sync.Mutex // guards stopped
-	// stopped is set when serveStdio stops reading: a line read after it
-	// is not handled. wg counts the requests running and the line being
-	// handled, added under mu only while stopped is unset (enter), so
-	// serveStdio's Wait after setting stopped sees every Add.
+	// stopped is set when serveStdio stops reading: a line read after it is not handled.
+	// wg counts the requests running and the line being handled, added under mu only while
+	// stopped is unset (enter), so serveStdio's Wait after setting stopped sees every Add.
 	stopped bool
 	wg      sync.WaitGroup
-	// slots bounds the requests served at once (-max-requests), lineBytes
-	// their lines' bytes, answers their answers' bytes until written.
+	// slots bounds the requests served at once (-max-requests), lineBytes their lines'
+	// bytes, answers their answers' bytes until written.
 	slots, lineBytes, answers *shareLimit
-	// waiting belongs to the reader: the requests started without a free
-	// slot (start), oldest first. While any waits, the reader takes the
-	// lines that can free them (control) and reads on past other requests,
-	// until maxStdioWaiting of them or their lines' maxLineBytes wait; then
-	// it waits for the oldest (GAPS row 37,
-	// TestStdioAnswersReadWhileRequestSlotsAreFull).
+	// waiting belongs to the reader: the requests started without a free slot, oldest
+	// first. Meanwhile the reader takes the lines that can free them (control) and reads
+	// past other requests until maxStdioWaiting of them or maxLineBytes of their lines
+	// wait; then it waits for the oldest (GAPS row 37, TestStdioAnswersReadWhileRequestSlotsAreFull).
 	waiting      []waitingRequest
 	waitingBytes int64
 	running      atomic.Int32 // requests started and not done: a lone one may be served inline
-	// inline is set while the reader serves a request itself; handoff
-	// takes it (Swap) when the request outlasts stdioInlineFor and starts
-	// a new reader; the reader reads on only if it takes inline back first.
+	// inline is set while the reader serves a request itself; handoff takes it (Swap) when
+	// the request outlasts stdioInlineFor and starts a new reader; the reader reads on only
+	// if it takes inline back first.
 	inline  atomic.Bool
 	handoff *time.Timer
 	readEnd chan error // the error that ended stdin (io.EOF at its end), once
 }
 
-// stdioInlineFor is how long the reader serves a request itself before a
-// new reader takes over (TestConcurrency, TestStdioCancelWhileStdoutStalls):
-// about an idle Go process's timer resolution on Linux.
+// stdioInlineFor is how long the reader serves a request itself before a new reader takes
+// over (TestConcurrency, TestStdioCancelWhileStdoutStalls): about an idle Go process's
+// timer resolution on Linux.
 const stdioInlineFor = time.Millisecond
 
-// serveStdio serves in until EOF (or ctx ends), then waits for every
-// request already read and writes its response (TestEOFDrain). EOF, the
-// spec's graceful shutdown on stdio, and ctx ending close closing first,
-// so each open subscriptions/listen writes its graceful-closure result
-// instead of holding the drain open (TestStdioShutdownDuringDrain); ctx
-// ending then cancels the requests in flight.
+// serveStdio serves in until EOF (or ctx ends), then waits for every request already read
+// and writes its response (TestEOFDrain). EOF (the spec's graceful shutdown) and ctx ending
+// close closing first, so each open subscriptions/listen writes its graceful-closure result
+// instead of holding the drain open (TestStdioShutdownDuringDrain); ctx then cancels the rest.
 // [§Shutdown]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#shutdown
 // [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := newStdioConn(s, out)
-	// Requests run under connCtx, cancelled only after closing is closed,
-	// so a listen can tell shutdown from its own cancellation.
+	// Requests run under connCtx, cancelled after closing closes: a listen tells shutdown from cancel.
 	connCtx, cancelConn := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelConn()
 	var closeOnce sync.Once
@@ -103,8 +94,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		shutdown()
 		c.conn.sess.end()
 	}
-	// ctx ending reaches closing and connCtx, during the EOF drain too; a
-	// watch that has started is awaited before returning.
+	// ctx ending reaches closing and connCtx, during the EOF drain too; a started watch is awaited.
 	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(ctx, func() {
 		defer close(watched)
@@ -139,8 +129,7 @@ func (s *server) serveStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		c.stop()
 		shutdown()
 		cancelConn()
-		// A deadline, where the input has one (pipes, files), unblocks a
-		// reader in Read; it then finds the connection stopped.
+		// A read deadline (pipes, files have one) unblocks the reader, which then finds it stopped.
 		if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
 			_ = d.SetReadDeadline(time.Now())
 		}
@@ -179,8 +168,7 @@ func (c *stdioConn) stop() {
 	c.mu.Unlock()
 }
 
-// enter counts the reader handling a line in wg, unless the connection
-// has stopped (false); wg.Done ends it.
+// enter counts the line the reader handles in wg (wg.Done ends it); false once stopped.
 func (c *stdioConn) enter() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -191,9 +179,8 @@ func (c *stdioConn) enter() bool {
 	return true
 }
 
-// read is the reader: it hands each line of lr over in order (handleLine)
-// until stdin ends (its error to readEnd), the connection stops, or a new
-// reader took over while it served a request (serveInline).
+// read is the reader: it hands each line of lr over in order (handleLine) until stdin ends
+// (its error to readEnd), the connection stops, or a new reader took over (serveInline).
 func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	for {
 		if !lr.lineBuffered() {
@@ -231,11 +218,10 @@ func (c *stdioConn) read(ctx context.Context, lr *lineReader) {
 	}
 }
 
-// handleLine hands one line to the driver, in the order read: what it
-// refuses is answered, control messages and notifications take effect,
-// initialize is served before the next line is read (incoming.ordered),
-// and requests are registered in flight (begin) and started (start). It
-// reports whether the caller is still the reader.
+// handleLine hands one line to the driver, in order: what it refuses is answered, control
+// messages and notifications take effect, initialize is served before the next line is read
+// (incoming.ordered), requests are begun and started. It reports whether the caller is
+// still the reader.
 func (c *stdioConn) handleLine(ctx context.Context, line []byte, lr *lineReader) bool {
 	if line == nil {
 		c.out.write(encodeError(nil, newError(codeInvalidRequest, "invalid request: message longer than %d bytes", maxLineBytes)), true)
@@ -266,9 +252,8 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	if r.parts == nil || r.cancelled {
 		return
 	}
-	// Its ids are free once the answer can be read: a client may use them
-	// again as soon as it reads it (2026-07-28 basic: ids are unique among
-	// the requests not yet answered). end is idempotent.
+	// Its ids are free once the answer can be read: a client may reuse them as soon as it
+	// reads it (2026-07-28 basic: ids are unique among unanswered requests). end is idempotent.
 	cl := in.call
 	in.end()
 	c.out.queue(r.parts, cl, true, detach)
@@ -282,9 +267,8 @@ func (c *stdioConn) finish(in *incoming, detach bool) {
 	}
 }
 
-// reserve charges an answer of n bytes to the answers budget, waiting
-// while ctx lasts (exchange.reserve). A small answer is not charged: the
-// requests' own term of the formula holds it (docs/RELIABILITY.md).
+// reserve charges an answer of n bytes to the answers budget, waiting while ctx lasts. A
+// small answer is not charged: the requests' term of the formula holds it (docs/RELIABILITY.md).
 func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 	if n <= maxSpareBytes {
 		return nil, true
@@ -302,12 +286,10 @@ func (c *stdioConn) reserve(ctx context.Context, n int) (func(), bool) {
 	return func() { c.answers.give("", size) }, true
 }
 
-// start takes a request slot and the bytes of in's line and serves in on
-// a goroutine of its own. Without a free slot, in is served once admitted
-// (admit), and meanwhile the reader reads on (waiting) for answers and
-// cancellations, which can free slots
-// (TestStdioAnswersReadWhileRequestSlotsAreFull); the end of stdin ends
-// the session, freeing the rest (TestStdioEOFWhileRequestSlotsAreFull).
+// start takes a request slot and the bytes of in's line and serves in on a goroutine of its
+// own. Without a free slot, in is served once admitted, and meanwhile the reader reads on for
+// answers and cancellations, which can free slots (TestStdioAnswersReadWhileRequestSlotsAreFull);
+// the end of stdin ends the session, freeing the rest (TestStdioEOFWhileRequestSlotsAreFull).
 // It reports whether the caller is still the reader (serveInline).
 func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 	c.wg.Add(1)
@@ -322,10 +304,8 @@ func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 		return c.serveInline(in, size)
 	case slot == nil && room == nil:
 		go c.do(in, size)
-		// The request starts on this thread, the reader queued behind it:
-		// pipelined, the answers of what one read brought in leave together.
-		// At k=32, 0.45 of the floor with the yield, 0.30 without
-		// (docs/PERFORMANCE.md).
+		// The request starts on this thread, the reader queued behind it: pipelined, the
+		// answers of what one read brought in leave together (docs/PERFORMANCE.md, k=32).
 		runtime.Gosched()
 		return true
 	}
@@ -336,20 +316,17 @@ func (c *stdioConn) start(in *incoming, size int64, lr *lineReader) bool {
 	return true
 }
 
-// waitingRequest is a request the reader read that waits for its slot
-// and bytes (start): admitted is closed once it has them.
+// waitingRequest is a request read that waits for its slot and bytes: admitted closes then.
 type waitingRequest struct {
 	admitted chan struct{}
 	size     int64
 }
 
-// maxStdioWaiting bounds the requests read that wait for a slot: with
-// their lines' bytes (at most maxLineBytes), what the reader holds before
-// it waits (docs/RELIABILITY.md, the stdio formula).
+// maxStdioWaiting bounds the requests read that wait for a slot: with their lines' bytes (at
+// most maxLineBytes), what the reader holds before it waits (docs/RELIABILITY.md, stdio formula).
 const maxStdioWaiting = maxInFlight
 
-// pruneWaiting forgets the waiting requests admitted since, oldest first
-// (slots are granted in the order read).
+// pruneWaiting forgets the waiting requests admitted since, oldest first (slots go in read order).
 func (c *stdioConn) pruneWaiting() {
 	for len(c.waiting) > 0 {
 		select {
@@ -365,13 +342,9 @@ func (c *stdioConn) pruneWaiting() {
 	}
 }
 
-// serveInline serves in, a request alone in flight with nothing more to
-// read yet, on the reader itself; if it outlasts stdioInlineFor, handoff
-// starts a new reader. It reports whether the caller is still the reader.
-// Kept for the stdio k=1 row of docs/PERFORMANCE.md: handed to a
-// goroutine of its own, a lone round trip took 110 µs at the median
-// instead of 70, and 83 µs of CPU instead of 44 (3 rounds, side by side
-// with 8facd1b).
+// serveInline serves in, a request alone in flight with nothing more to read yet, on the
+// reader itself; if it outlasts stdioInlineFor, handoff starts a new reader. It reports
+// whether the caller is still the reader. Kept for the stdio k=1 row of docs/PERFORMANCE.md.
 func (c *stdioConn) serveInline(in *incoming, size int64) bool {
 	c.inline.Store(true)
 	c.handoff.Reset(stdioInlineFor)
@@ -380,8 +353,7 @@ func (c *stdioConn) serveInline(in *incoming, size int64) bool {
 	return c.inline.Swap(false)
 }
 
-// admit waits for the slot and the room start asked for (a nil waiter
-// was taken at once), closes admitted, and serves in.
+// admit waits for the slot and room start asked for (nil: taken), closes admitted, and serves in.
 func (c *stdioConn) admit(in *incoming, size int64, slot, room *shareWaiter, admitted chan<- struct{}) {
 	if slot != nil {
 		<-slot.ready
@@ -403,9 +375,8 @@ func (c *stdioConn) do(in *incoming, size int64) {
 	c.finish(in, false)
 }
 
-// control takes line if it can free a request slot, and reports whether
-// it did: an answer to a server request, a notifications/cancelled, or a
-// 2025-03-26 batch of nothing else.
+// control takes line if it can free a request slot, and reports whether it did: an answer to
+// a server request, a notifications/cancelled, or a 2025-03-26 batch of nothing else.
 func (c *stdioConn) control(ctx context.Context, line []byte) bool {
 	if line == nil {
 		return false
@@ -434,22 +405,18 @@ func (c *stdioConn) push(b []byte) bool {
 // streaming reports that what push sends reaches the client: always.
 func (c *stdioConn) streaming() bool { return true }
 
-// silent reports false: a client silent to pings costs a stdio session
-// only the log line.
+// silent reports false: a client silent to pings costs a stdio session only the log line.
 func (c *stdioConn) silent() bool { return false }
 
-// lineReader reads the non-blank lines of stdin (without their CR LF);
-// only the reader calls next.
+// lineReader reads the non-blank lines of stdin (without CR LF); only the reader calls next.
 type lineReader struct {
 	r *bufio.Reader
-	// longHint is the length of the last line longer than the buffer: the
-	// client's next is likely as long, and allocating it at once saves the
-	// largest share of a 1 MiB echo's time (docs/PERFORMANCE.md).
+	// longHint is the length of the last line longer than the buffer: the client's next is
+	// likely as long, and allocating it at once speeds a 1 MiB echo (docs/PERFORMANCE.md).
 	longHint int
 }
 
-// lineBuffered reports whether the line next returns is already
-// buffered: next returns it without reading stdin.
+// lineBuffered reports whether the line next returns is buffered: next will not read stdin.
 func (lr *lineReader) lineBuffered() bool {
 	b, _ := lr.r.Peek(lr.r.Buffered())
 	for {
@@ -469,9 +436,9 @@ func newLineReader(in io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(in, 64<<10)}
 }
 
-// next returns the next non-blank line, a copy of its own; a line over
-// maxLineBytes is discarded and returned as nil, to be answered with an
-// error (TestStdioLineLimit). The error is the input's (io.EOF at its end).
+// next returns the next non-blank line, a copy of its own; a line over maxLineBytes is
+// discarded and returned as nil, to be answered with an error (TestStdioLineLimit). The
+// error is the input's (io.EOF at its end).
 func (lr *lineReader) next() ([]byte, error) {
 	var long []byte
 	tooLong := false

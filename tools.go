@@ -21,12 +21,10 @@ import (
 	"unicode/utf8"
 )
 
-// tool is one callable tool. Fill in the fields, then s.addTool(t).
-//
-// InputSchema is a JSON Schema object (2020-12 unless $schema says
-// draft-07); Call runs only on arguments that satisfy it. A schema the
-// validator cannot enforce (anyOf, $ref, ...) is refused at registration
-// unless HandlerValidates says Call checks its own arguments.
+// tool is one callable tool. Fill in the fields, then s.addTool(t). InputSchema is a JSON
+// Schema object (2020-12 unless $schema says draft-07); Call runs only on arguments that
+// satisfy it. A schema the validator cannot enforce (anyOf, $ref, ...) is refused at
+// registration unless HandlerValidates says Call checks its own arguments.
 type tool struct {
 	Name         string
 	Title        string
@@ -39,8 +37,7 @@ type tool struct {
 	// (meta.go); an MCP App links its view here (apps.go).
 	Meta             map[string]any
 	HandlerValidates bool
-	// Scopes are what a caller needs beyond -oauth-scopes, checked before
-	// Call runs (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes, checked before Call runs (scopes.go).
 	Scopes []string
 
 	// Call runs the tool. A plain error is an in-band result (isError:
@@ -48,10 +45,9 @@ type tool struct {
 	// error wrapping the standard library's (internalCause) is -32603.
 	Call func(ctx context.Context, req *request) (*toolResult, error)
 
-	// Task says whether a modern tools/call may run as a task (tasks.go):
-	// taskNever (the default), taskMay, or taskMust (-32021 for a request
-	// that does not declare the tasks extension). Inside a task the same
-	// Call's NeedInput waits for tasks/update and ctx ends on tasks/cancel.
+	// Task says whether a modern tools/call may run as a task (tasks.go): taskNever (the
+	// default), taskMay, or taskMust (-32021 for a request without the tasks extension).
+	// Inside a task, Call's NeedInput waits for tasks/update and ctx ends on tasks/cancel.
 	Task taskMode
 	// TaskAfterInput starts a taskMay or taskMust call on the request and
 	// makes it a task only when Call returns req.Detach()'s error.
@@ -79,8 +75,8 @@ type icon struct {
 	Theme    string   `json:"theme,omitempty"`
 }
 
-// validToolName reports whether name has the character set and length
-// the spec recommends: 1 to 128 of A-Z, a-z, 0-9, '_', '.' and '-'.
+// validToolName reports whether name has the character set and length the spec recommends:
+// 1 to 128 of A-Z, a-z, 0-9, '_', '.' and '-'.
 // [§Tool Names]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-names
 func validToolName(name string) bool { return isName(name, 128, true, "_.-") }
 
@@ -184,9 +180,9 @@ func (s *server) handleToolsList(ctx context.Context, req *request) (result, err
 // methodToolsCall is the method that runs a tool.
 const methodToolsCall = "tools/call"
 
-// handleToolsCall validates the arguments and runs the tool, on the
-// request or as a task (planTask). Unknown tool and malformed params are
-// protocol errors; invalid arguments and the tool's failures are in-band.
+// handleToolsCall validates the arguments and runs the tool, on the request or as a task
+// (planTask). Unknown tool and malformed params are protocol errors; invalid arguments and
+// the tool's failures are in-band.
 // [§Error Handling]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling
 func (s *server) handleToolsCall(ctx context.Context, req *request) (result, error) {
 	name, rerr := req.stringParam("name")
@@ -235,9 +231,9 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	return res, err
 }
 
-// callTool runs t's handler once and encodes its outcome as a result or
-// in-band error, or returns what the dispatcher or task runner answers:
-// an *rpcError, input or detach requested, the context's end.
+// callTool runs t's handler once and encodes its outcome as a result or in-band error, or
+// returns what the dispatcher or task runner answers: an *rpcError, input or detach
+// requested, the context's end.
 func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, error) {
 	call := t.Call
 	if reg := s.snapshot(req); len(reg.middleware) > 0 {
@@ -282,11 +278,10 @@ func (s *server) callTool(ctx context.Context, t *tool, req *request) (result, e
 	return res.result(req.version)
 }
 
-// internalCause reports whether err wraps an error of the Go runtime or
-// standard library (encoding, files, network, system calls, runtime
-// faults, early EOF), whose text describes the server rather than the
-// tool: callTool answers it -32603 and logs it, so only a tool's own words
-// reach the model (TestToolErrorsCarryNoGoText).
+// internalCause reports whether err wraps an error of the Go runtime or standard library
+// (encoding, files, network, system calls, runtime faults, early EOF), whose text describes
+// the server, not the tool: callTool answers it -32603 and logs it, so only a tool's own
+// words reach the model (TestToolErrorsCarryNoGoText).
 func internalCause(err error) bool {
 	for _, target := range []any{
 		new(*json.SyntaxError), new(*json.UnmarshalTypeError), new(*json.UnsupportedTypeError),
@@ -294,8 +289,7 @@ func internalCause(err error) bool {
 		new(*strconv.NumError), new(base64.CorruptInputError),
 		new(*fs.PathError), new(*os.LinkError), new(*os.SyscallError), new(syscall.Errno),
 		new(runtime.Error),
-		// Every net and net/url error, named by its method so that the
-		// core links no net package.
+		// Every net and net/url error, named by its method: the core links no net package.
 		new(interface{ Timeout() bool }),
 	} {
 		if errors.As(err, target) {
@@ -305,8 +299,7 @@ func internalCause(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// conforms validates a Go value a tool produced against a compiled schema,
-// seeing it as a client will: encoded, then decoded.
+// conforms validates a tool's Go value against a schema as a client sees it: encoded, then decoded.
 func conforms(sc *schema, v any) error {
 	if v == nil {
 		return errors.New("no structuredContent")
@@ -324,8 +317,8 @@ func conforms(sc *schema, v any) error {
 	return sc.validate(context.Background(), decoded)
 }
 
-// toolResult is what a tool returns: content blocks for the model, and
-// optionally structured content matching the tool's outputSchema.
+// toolResult is what a tool returns: content blocks for the model, and optionally
+// structured content matching the tool's outputSchema.
 type toolResult struct {
 	Content           []content
 	StructuredContent any
@@ -334,11 +327,10 @@ type toolResult struct {
 	Meta map[string]any
 }
 
-// result encodes r as CallToolResult for version, without the stamped
-// members (contentFor; structuredContent from 2025-06-18). What can fail
-// to encode is encoded here; plain text blocks are appended straight into
-// the response (toolBody.appendMembers), so a large text is copied once
-// (docs/PERFORMANCE.md, "The 1 MiB path").
+// result encodes r as CallToolResult for version, without the stamped members (contentFor;
+// structuredContent from 2025-06-18). What can fail to encode is encoded here; plain text
+// blocks go straight into the response (toolBody.appendMembers), so a large text is copied
+// once (docs/PERFORMANCE.md, "The 1 MiB path").
 func (r *toolResult) result(version string) (result, error) {
 	for i, c := range r.Content {
 		if err := c.check(); err != nil {
@@ -372,8 +364,7 @@ func (r *toolResult) result(version string) (result, error) {
 		}
 		body.structured = structuredFor(version, sc)
 		if body.structured == nil && len(blocks) == 0 {
-			// Left out for this revision with nothing else to say it:
-			// the value goes as its JSON text.
+			// Left out for this revision with nothing else to say it: the value goes as JSON text.
 			body.blocks = []content{textContent(string(sc))}
 		}
 		body.size += len(sc) + 24
@@ -432,8 +423,7 @@ func errorResult(text string) *toolResult {
 	return &toolResult{Content: []content{textContent(text)}, IsError: true}
 }
 
-// structuredResult returns v as structuredContent and, for clients that
-// read only content, as its JSON text.
+// structuredResult returns v as structuredContent and, for content-only clients, as JSON text.
 // [§Structured Content]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#structured-content
 func structuredResult(v any) (*toolResult, error) {
 	text, err := json.Marshal(v)
@@ -496,10 +486,9 @@ func linkContent(l resourceLink) content { return content{Type: "resource_link",
 // embeddedContent is an embedded resource block.
 func embeddedContent(r resourceContents) content { return content{Type: "resource", Resource: &r} }
 
-// appendText appends a text block without annotations to dst, byte for
-// byte as MarshalJSON writes it: text that encoding/json would not escape
-// is copied as is, any other is quoted by encoding/json. It saves a third
-// of a 1 MiB echo's CPU over MarshalJSON (docs/PERFORMANCE.md).
+// appendText appends a text block without annotations to dst, byte for byte as MarshalJSON
+// writes it: text encoding/json would not escape is copied as is, any other is quoted by
+// encoding/json. It saves CPU on a 1 MiB echo (docs/PERFORMANCE.md).
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
 	i := asIsWords(text, 0)
@@ -526,8 +515,8 @@ var quotesAsIs = func() (t [256]bool) {
 	return t
 }()
 
-// MarshalJSON writes the block in the shape its type requires; an empty
-// text is still written, as TextContent requires it.
+// MarshalJSON writes the block in the shape its type requires; an empty text is still
+// written, as TextContent requires it.
 func (c content) MarshalJSON() ([]byte, error) {
 	w := struct {
 		Type        string            `json:"type"`
