@@ -122,7 +122,7 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		version: req.version,
 		caller:  req.caller,
 		server:  s,
-		meta:    requestMeta{present: true, modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
+		meta:    requestMeta{modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
 		args:    req.args,
 		input:   req.input,
 		trace:   req.trace.child(), // a span of its own under the request's
