@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"sync/atomic"
 	"time"
 )
 
@@ -638,9 +637,6 @@ func (s *server) peerError(req *request, err error) *rpcError {
 
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
-
-// refCounter hands out log correlation numbers.
-type refCounter = atomic.Int64
 
 // outcome is how a request ended, for the access line and the metrics.
 type outcome uint8

@@ -128,7 +128,7 @@ type server struct {
 	replies        *bufferPool // large replies' buffers, for the next (buffers.go)
 	timedOut       error       // the cause of a context ended by -request-timeout (requestTimedOut)
 	log            *slog.Logger
-	refs           refCounter
+	refs           atomic.Int64     // log correlation numbers (nextRef)
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
 	limiter        *rateLimiter     // tools/call per principal; nil is off
