@@ -67,7 +67,6 @@ const (
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
