@@ -278,10 +278,7 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 		return result{}, rerr
 	}
 	body, _, err := s.tasks.get(id, req.caller.binding())
-	if err != nil {
-		return result{}, err
-	}
-	return result{body: body}, nil
+	return result{body: body}, err // answer reads no result beside an error
 }
 
 // handleTasksUpdate answers tasks/update once taskStore.update applied it.
