@@ -66,16 +66,10 @@ type batchItem struct {
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func splitBatch(data []byte) ([][]byte, *rpcError) {
 	c := jsonChecker{data: data}
-	c.skipSpace()
-	if c.pos >= len(data) || data[c.pos] != '[' {
+	if !c.take('[') {
 		return nil, errParse
 	}
-	c.pos++
-	c.skipSpace()
-	empty := c.pos < len(data) && data[c.pos] == ']'
-	if empty {
-		c.pos++
-	}
+	empty := c.take(']')
 	var entries [][]byte
 	for done := empty; !done; {
 		if len(entries) == maxBatchEntries {

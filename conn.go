@@ -256,6 +256,22 @@ type call struct {
 	ended bool
 }
 
+// whileLive runs take under mu unless cl was cancelled or has ended, and
+// reports whether it ran; take reports whether cl has ended. A nil cl runs take.
+func (cl *call) whileLive(take func() (ended bool)) bool {
+	if cl == nil {
+		take()
+		return true
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.cancelled.Load() || cl.ended {
+		return false
+	}
+	cl.ended = take()
+	return true
+}
+
 // calls is a connection's requests in flight, by idKey: the one registry
 // of duplicate ids and of cancellation, on every transport.
 type calls struct {

@@ -145,7 +145,7 @@ func TestEveryResultStamped(t *testing.T) {
 				t.Errorf("%s: resultType = %v, want complete", name, res["resultType"])
 			}
 			meta, _ := res["_meta"].(map[string]any)
-			info, _ := json.Marshal(meta[metaServerInfo])
+			info, _ := json.Marshal(meta["io.modelcontextprotocol/serverInfo"])
 			if !sameJSON(t, string(info), `{"name":"baremcp","version":"0.1.0"}`) {
 				t.Errorf("%s: serverInfo = %s", name, info)
 			}

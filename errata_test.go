@@ -29,7 +29,8 @@ func mustBeListenCompletion(tb testing.TB, line, id string) {
 	var meta map[string]json.RawMessage
 	_ = json.Unmarshal(msg.Result["_meta"], &meta)
 	if string(msg.ID) != id || string(msg.Result["resultType"]) != `"complete"` || string(meta[metaSubscriptionID]) != id ||
-		meta[metaServerInfo] == nil || len(meta) != 2 || !slices.Equal(slices.Sorted(maps.Keys(msg.Result)), []string{"_meta", "resultType"}) {
+		meta["io.modelcontextprotocol/serverInfo"] == nil || len(meta) != 2 ||
+		!slices.Equal(slices.Sorted(maps.Keys(msg.Result)), []string{"_meta", "resultType"}) {
 		tb.Errorf("listen %s ended with %s; want a completion result: resultType complete, _meta with subscriptionId %s and serverInfo, nothing else", id, line, id)
 	}
 }
@@ -52,7 +53,7 @@ func TestErrata20260728(t *testing.T) {
 		s := newTestServer(t)
 		res := mustDecode(t, mustServeOne(t, s, req("1", "server/discover", "")))["result"].(map[string]any)
 		meta, _ := res["_meta"].(map[string]any)
-		if _, top := res["serverInfo"]; top || meta[metaServerInfo] == nil {
+		if _, top := res["serverInfo"]; top || meta["io.modelcontextprotocol/serverInfo"] == nil {
 			t.Errorf("server/discover without clientInfo = %v; want a result, serverInfo in _meta only", res)
 		}
 	})

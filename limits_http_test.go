@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -376,7 +375,7 @@ func TestSharesOneMechanism(t *testing.T) {
 			}
 		}},
 		{"tasks", func(t *testing.T) (int64, *shareLimit, func()) {
-			st := newTaskStore(taskConfig{maxTasks: 8}, "", 25, nil, slog.New(slog.DiscardHandler), func(string) {})
+			st := newTaskStore(taskConfig{maxTasks: 8}, "", 25, nil, func(string) {})
 			var took int64
 			for range 8 {
 				if _, _, rerr := st.create(caller{share: "a"}, 0, func(ctx context.Context, _ *task) { <-ctx.Done() }); rerr != nil {

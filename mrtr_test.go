@@ -151,7 +151,7 @@ func TestInputRequestWire(t *testing.T) {
 					t.Errorf("interim result carries %s: %s", k, mustJSON(t, res))
 				}
 			}
-			if meta, _ := res["_meta"].(map[string]any); meta[metaServerInfo] == nil {
+			if meta, _ := res["_meta"].(map[string]any); meta["io.modelcontextprotocol/serverInfo"] == nil {
 				t.Errorf("interim result lacks serverInfo: %s", mustJSON(t, res))
 			}
 			// Keys in inputRequests: exactly these and no others.

@@ -67,7 +67,6 @@ const (
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
@@ -79,7 +78,6 @@ const maxProgressTokenBytes = 1024
 
 // requestMeta is the decoded params._meta of one request.
 type requestMeta struct {
-	present    bool   // params._meta exists
 	version    string // io.modelcontextprotocol/protocolVersion
 	hasVersion bool
 	// modern: _meta names a protocol version or is not an object, so the
@@ -133,7 +131,6 @@ func (m *requestMeta) parse(raw []byte) *rpcError {
 		m.modern = true
 		return invalidParams("invalid params: _meta must be an object")
 	}
-	m.present = true
 	members, _ := objectMembers(raw)
 	var first *rpcError
 	for _, mem := range members {

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"sync/atomic"
 	"time"
 )
 
@@ -263,8 +262,8 @@ var methods = map[string]method{
 	"resources/list":           {handle: (*server).handleResourcesList, params: []string{"cursor"}, cacheable: true},
 	"resources/templates/list": {handle: (*server).handleTemplatesList, params: []string{"cursor"}, cacheable: true},
 	"resources/read":           {handle: (*server).handleResourcesRead, params: []string{"uri", "inputResponses", "requestState"}, target: targetResource, cacheable: true, mrtr: true},
-	"resources/subscribe":      {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
-	"resources/unsubscribe":    {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
+	methodResourcesSubscribe:   {handle: (*server).handleResourcesSubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
+	methodResourcesUnsubscribe: {handle: (*server).handleResourcesUnsubscribe, params: []string{"uri"}, target: targetResource, era: classicEra},
 	"prompts/list":             {handle: (*server).handlePromptsList, params: []string{"cursor"}, cacheable: true},
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
@@ -638,9 +637,6 @@ func (s *server) peerError(req *request, err error) *rpcError {
 
 // nextRef returns a correlation number for a log line the peer may quote.
 func (s *server) nextRef() int64 { return s.refs.Add(1) }
-
-// refCounter hands out log correlation numbers.
-type refCounter = atomic.Int64
 
 // outcome is how a request ended, for the access line and the metrics.
 type outcome uint8

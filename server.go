@@ -128,7 +128,7 @@ type server struct {
 	replies        *bufferPool // large replies' buffers, for the next (buffers.go)
 	timedOut       error       // the cause of a context ended by -request-timeout (requestTimedOut)
 	log            *slog.Logger
-	refs           refCounter
+	refs           atomic.Int64     // log correlation numbers (nextRef)
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
 	limiter        *rateLimiter     // tools/call per principal; nil is off
@@ -208,7 +208,7 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	s.limiter = newRateLimiter(cfg.limits.rate, cfg.limits.burst, cfg.now)
 	bridged := max(1, int64(cfg.limits.maxRequests)/4)
 	s.bridged = newShareLimit(bridged, s.share(bridged, shareFloor))
-	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.limits.clientShare, cfg.now, logger, s.publishTask)
+	s.tasks = newTaskStore(cfg.tasks, cfg.replicaID, cfg.limits.clientShare, cfg.now, s.publishTask)
 	s.metrics = newMetrics(s)
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 	s.reg.Store(&registry{published: true})

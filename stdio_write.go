@@ -168,32 +168,23 @@ func (w *stdioWriter) queue(parts replyParts, cl *call, last, detach bool) {
 			}
 		}
 		w.q.mu.Unlock()
-		if cl != nil {
-			cl.mu.Lock()
-			if cl.cancelled.Load() || cl.ended {
-				cl.mu.Unlock()
-				return
-			}
-		}
-		w.q.mu.Lock()
 		writeNow, queued := false, false
-		switch {
-		case w.closed:
-			queued = true // dropped: nothing is written after close
-		case !w.q.flushing:
-			w.q.flushing, writeNow = true, true
-		case w.roomLocked(n):
-			w.q.queued, queued = append(w.q.queued, parts[0]...), true
-		}
-		w.q.mu.Unlock()
-		if cl != nil {
-			cl.ended = cl.ended || last && (writeNow || queued)
-			cl.mu.Unlock()
+		if !cl.whileLive(func() bool {
+			w.q.mu.Lock()
+			defer w.q.mu.Unlock()
+			switch {
+			case w.closed:
+				queued = true // dropped: nothing is written after close
+			case !w.q.flushing:
+				w.q.flushing, writeNow = true, true
+			case w.roomLocked(n):
+				w.q.queued, queued = append(w.q.queued, parts[0]...), true
+			}
+			return last && (writeNow || queued)
+		}) || queued {
+			return
 		}
 		if !writeNow {
-			if queued {
-				return
-			}
 			continue
 		}
 		if detach && n >= 0 {

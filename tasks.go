@@ -122,7 +122,7 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 		version: req.version,
 		caller:  req.caller,
 		server:  s,
-		meta:    requestMeta{present: true, modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
+		meta:    requestMeta{modern: true, version: req.meta.version, hasVersion: true, capabilities: caps},
 		args:    req.args,
 		input:   req.input,
 		trace:   req.trace.child(), // a span of its own under the request's
@@ -278,10 +278,7 @@ func (s *server) handleTasksGet(ctx context.Context, req *request) (result, erro
 		return result{}, rerr
 	}
 	body, _, err := s.tasks.get(id, req.caller.binding())
-	if err != nil {
-		return result{}, err
-	}
-	return result{body: body}, nil
+	return result{body: body}, err // answer reads no result beside an error
 }
 
 // handleTasksUpdate answers tasks/update once taskStore.update applied it.

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,7 +148,6 @@ type taskStore struct {
 	cfg      taskConfig
 	replica  string // -replica-id: the prefix of every task id ("" none)
 	now      func() time.Time
-	log      *slog.Logger
 	changed  func(id string) // called, outside mu, after a task's state changed
 	base     context.Context // parent of every run; cancelled by shutdown
 	stopBase context.CancelFunc
@@ -167,7 +165,7 @@ type taskStore struct {
 // newTaskStore returns an empty store: ids start with replica, a caller
 // share holds clientShare percent, now (nil: time.Now) is its clock, and
 // changed publishes a task's new state.
-func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, log *slog.Logger, changed func(id string)) *taskStore {
+func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, changed func(id string)) *taskStore {
 	// Zero is unset; the flags cannot be negative (taskConfig.check).
 	cfg.ttl = cmp.Or(cfg.ttl, defaultTaskTTL)
 	cfg.timeout = cmp.Or(cfg.timeout, defaultTaskTimeout)
@@ -180,7 +178,7 @@ func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() ti
 	base, stop := context.WithCancel(context.Background())
 	n := int64(cfg.maxTasks)
 	largest := cfg.maxBytes + taskRecordBytes // a client's part holds one task at least
-	return &taskStore{cfg: cfg, replica: replica, now: now, log: log, changed: changed,
+	return &taskStore{cfg: cfg, replica: replica, now: now, changed: changed,
 		count: newShareLimit(n, shareOf(n, clientShare, shareFloor)),
 		bytes: newShareLimit(cfg.maxTotalBytes, shareOf(cfg.maxTotalBytes, clientShare, largest)),
 		base:  base, stopBase: stop, tasks: map[string]*task{}}
