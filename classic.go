@@ -65,6 +65,10 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	}
 	var negotiated bool
 	switch {
+	case sess != nil && req.meta.modern:
+		// Modern _meta: served modern, whatever the session negotiated
+		// (and without a look at the session: harness/builds/callpath.sh).
+		return eraDecision{era: modernEra, classicOn: true}
 	case sess != nil:
 		negotiated = sess.negotiated() != ""
 	case f.lateSession:
@@ -76,7 +80,6 @@ func (s *server) decideEra(req *request, sess *session, f *framing) eraDecision 
 	default:
 		return modern
 	}
-	// Modern _meta is served modern, whatever the session negotiated.
 	d := eraDecision{era: modernEra, classicOn: true}
 	if !req.meta.modern && (methods[req.method].era == classicEra || negotiated) {
 		d.era = classicEra

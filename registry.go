@@ -158,6 +158,9 @@ func (r *registry) knows(uri string) bool {
 	return res != nil || tmpl != nil
 }
 
+// registry returns the current snapshot (server.update swaps it). Callers must not modify it.
+func (s *server) registry() *registry { return s.reg.Load() }
+
 // snapshot returns the snapshot req is served on (request.reg), taking the current one at first.
 func (s *server) snapshot(req *request) *registry {
 	if req.reg == nil {

@@ -238,9 +238,6 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 // [§DiscoverResult]: https://modelcontextprotocol.io/specification/2026-07-28/server/discover#discoverresult
 func (s *server) setInstructions(text string) { s.instructions = text }
 
-// registry returns the current snapshot. Callers must not modify it.
-func (s *server) registry() *registry { return s.reg.Load() }
-
 // update applies change to a copy of the registry, stores the copy, then
 // announces the lists that changed: a client that re-lists sees the new
 // snapshot or a later one. A change that panics stores nothing. Writers

@@ -194,7 +194,10 @@ func (s *server) handleToolsCall(ctx context.Context, req *request) (result, err
 	if t == nil {
 		return result{}, &rpcError{Code: codeInvalidParams, Message: "unknown tool: " + name, Data: map[string]string{"name": name}}
 	}
-	plan, rerr := s.planTask(req, t)
+	plan, rerr := planSync, (*rpcError)(nil)
+	if t.Task != taskNever { // a plain tool's call stays out of tasks.go (harness/builds/callpath.sh)
+		plan, rerr = s.planTask(req, t)
+	}
 	if rerr != nil {
 		return result{}, rerr
 	}
