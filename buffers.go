@@ -1,17 +1,14 @@
-// Buffers kept for reuse: the buffers of large replies (encodeResult),
-// and the chunks request bodies are read in over HTTP (readBody).
+// Buffers kept for reuse: those of large replies (encodeResult) and HTTP body chunks (readBody).
 //
 // Spec: none; a resource bound of this implementation (docs/PERFORMANCE.md,
 // the 1 MiB rows; docs/RELIABILITY.md, worst-case memory).
 
 package main
 
-// bufferPool keeps up to cap(free) buffers of min to max bytes of
-// capacity, handed back by their last holder (put), for a later get.
-// Without it a 1 MiB echo ran a collection at every request: a third of
-// the server's CPU on the 1 MiB rows. A channel, as the collector empties
-// a sync.Pool at each cycle. Idle, it holds at most cap(free) * max bytes.
-// Safe for concurrent use.
+// bufferPool keeps up to cap(free) buffers of min to max bytes of capacity, handed back by their
+// last holder (put), for a later get. Without it a 1 MiB echo ran a collection at every request:
+// a third of the server's CPU on the 1 MiB rows. A channel, as the collector empties a sync.Pool
+// at each cycle. Idle, it holds at most cap(free) * max bytes. Safe for concurrent use.
 type bufferPool struct {
 	free     chan []byte
 	min, max int
@@ -36,8 +33,8 @@ func (p *bufferPool) get(size int) []byte {
 	return make([]byte, 0, size)
 }
 
-// put keeps b, which its caller no longer holds and nothing else refers
-// to, if it is of a size worth keeping and there is room.
+// put keeps b, which its caller no longer holds and nothing else refers to, if it is of a size
+// worth keeping and there is room.
 func (p *bufferPool) put(b []byte) {
 	if cap(b) < p.min || cap(b) > p.max {
 		return
@@ -48,9 +45,8 @@ func (p *bufferPool) put(b []byte) {
 	}
 }
 
-// Bounds of the reply buffers a server keeps (server.replies): two, of
-// 64 KiB (smaller ones do not set the collector's pace) to 2 MiB (one huge
-// reply does not pin its size): 4 MiB at most, idle.
+// Bounds of the reply buffers a server keeps (server.replies): two, of 64 KiB (smaller ones do
+// not set the collector's pace) to 2 MiB (one huge reply does not pin its size): 4 MiB idle.
 const (
 	minReplyBuffer   = 64 << 10
 	maxReplyBuffer   = 2 << 20

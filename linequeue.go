@@ -1,9 +1,7 @@
-// The coalescing writer under stdio's stdout and the log (logging.go).
-// Lines go out whole, in queued order: the goroutine that finds no write
-// in progress writes, and lines queued meanwhile go out together in its
-// next write. Kept for the stdio k=32 rows of docs/PERFORMANCE.md: side by
-// side with one write per message, 11 and 15 % less server CPU per
-// request at legacy k=32 (7 and 12 % at modern k=32).
+// The coalescing writer under stdio's stdout and the log (logging.go): lines go out whole, in
+// queued order; the goroutine that finds no write in progress writes, and lines queued meanwhile
+// go out together in its next write. Kept for the stdio k=32 rows of docs/PERFORMANCE.md: 11 and
+// 15 % less server CPU per request than one write per message at legacy k=32 (7 and 12 % modern).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio
 // (messages are newline-delimited and MUST NOT contain embedded newlines).
@@ -23,16 +21,14 @@ type lineQueue struct {
 	maxSpare int       // the largest batch buffer kept for reuse
 }
 
-// init readies q; maxSpare bounds the buffer it keeps between batches, so
-// one huge batch does not pin its size.
+// init readies q; maxSpare bounds the buffer kept between batches (one huge batch pins nothing).
 func (q *lineQueue) init(maxSpare int) {
 	q.room.L = &q.mu
 	q.maxSpare = maxSpare
 }
 
-// drain writes b, then every batch queued meanwhile; only the goroutine
-// that set flushing calls it. ours says b is the queue's buffer (kept for
-// reuse), not a caller's line.
+// drain writes b, then every batch queued meanwhile; only the goroutine that set flushing calls
+// it. ours says b is the queue's buffer (kept for reuse), not a caller's line.
 func (q *lineQueue) drain(b []byte, ours bool, write func([]byte)) {
 	for {
 		write(b)

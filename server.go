@@ -1,6 +1,5 @@
-// The server: its identity, its settings, and the live registry it serves,
-// replaced whole on every change (copy-on-write) so that a request never
-// sees a half-made change. The registry snapshot itself is registry.go.
+// The server: its identity, its settings, and the live registry it serves, replaced whole on
+// every change (copy-on-write) so that a request never sees a half-made change (registry.go).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/server,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle (serverInfo).
@@ -32,13 +31,12 @@ type implementation struct {
 	WebsiteURL  string `json:"websiteUrl,omitempty"`  // 2025-11-25 on
 }
 
-// serverName is the product's name, written nowhere else: serverInfo.name,
-// the flag set, the log prefix, the HTTP realm, server-to-client request
-// ids and notifications/message's logger come from it. Rename it here.
+// serverName is the product's name, written nowhere else (rename it here): serverInfo.name, the
+// flag set, the log prefix, the HTTP realm, outgoing request ids, notifications/message's logger.
 const serverName = "baremcp"
 
-// build is what the binary knows of its own build (readBuild). -version
-// prints it; serverInfo.version and the metrics' build_info carry version.
+// build is what the binary knows of its own build (readBuild). -version prints it;
+// serverInfo.version and the metrics' build_info carry version.
 type build struct {
 	version  string // module version ("v1.2.3", a pseudo-version), else "(devel)"
 	revision string // VCS commit, "" when not stamped (go run, -buildvcs=false)
@@ -46,21 +44,18 @@ type build struct {
 	goVer    string // the Go release that built the binary
 }
 
-// develVersion is the version of a binary built without a module version:
-// from a checkout with -buildvcs=false, or by go run and go test.
+// develVersion is a binary's version without a module version (-buildvcs=false, go run, go test).
 const develVersion = "(devel)"
 
-// linkedVersion is the version a release build sets at link time:
+// linkedVersion is the version a release build sets at link time, "" when not set:
 //
 //	go build -ldflags='-X main.linkedVersion=v1.2.3' .
 //
-// The program's one package-level variable: -X sets nothing else, and a
-// build from an archive has no VCS information. "" when not set.
+// The one package-level variable: -X sets nothing else; a build from an archive has no VCS info.
 var linkedVersion string
 
-// readBuild returns the binary's build information: the version set at
-// link time (linkedVersion), else the module version the go command
-// stamps ("+dirty" with local changes), and the revision (TestLinkedVersion).
+// readBuild returns the build: the version set at link time (linkedVersion), else the module
+// version go stamps ("+dirty" with local changes), and the revision (TestLinkedVersion).
 // [debug.ReadBuildInfo]: https://pkg.go.dev/runtime/debug#ReadBuildInfo
 func readBuild() build {
 	b := build{version: develVersion, goVer: runtime.Version()}
@@ -91,10 +86,9 @@ func (b build) String() string {
 	return line + " " + b.goVer
 }
 
-// isName reports whether s is 1 to maxLen bytes, each an ASCII digit, a
-// lowercase letter, an uppercase one when upper is set, or a byte of
-// extra. A loop: a regular expression's bounded repetitions slow every
-// start (docs/PERFORMANCE.md).
+// isName reports whether s is 1 to maxLen bytes, each an ASCII digit, a lowercase letter, an
+// uppercase one when upper is set, or a byte of extra. A loop: a regular expression's bounded
+// repetitions slow every start (docs/PERFORMANCE.md).
 func isName(s string, maxLen int, upper bool, extra string) bool {
 	if len(s) < 1 || len(s) > maxLen {
 		return false
@@ -108,10 +102,9 @@ func isName(s string, maxLen int, upper bool, extra string) bool {
 	return true
 }
 
-// newScopedID returns an unguessable id for state only this process holds
-// (a task, a 2024-11-05 session): 128 bits from crypto/rand, after
-// "replica." when -replica-id names one, so that a load balancer can route
-// it to its replica (docs/DEPLOY.md).
+// newScopedID returns an unguessable id for state only this process holds (a task, a 2024-11-05
+// session): 128 bits from crypto/rand, after "replica." when -replica-id names one, so that a load
+// balancer can route it to its replica (docs/DEPLOY.md).
 func newScopedID(replica string) string {
 	if replica == "" {
 		return rand.Text()
@@ -119,9 +112,8 @@ func newScopedID(replica string) string {
 	return replica + "." + rand.Text()
 }
 
-// server is one MCP server: its settings (config, held once, as net/http's
-// Server is its own configuration), what it built from them, and the live
-// registry. Transports share it; it is safe for concurrent use.
+// server is one MCP server: its settings (config, held once, as net/http's Server is its own
+// configuration), what it built from them, and the live registry. Safe for concurrent use.
 type server struct {
 	config
 	serverInfoJSON []byte      // info encoded once, stamped on every modern result
@@ -132,9 +124,8 @@ type server struct {
 	states         stateSealer      // signs and verifies MRTR requestState
 	subs           *subscriptionHub // open subscriptions/listen requests
 	limiter        *rateLimiter     // tools/call per principal; nil is off
-	// bridged bounds the requests waiting on bridged server-to-client
-	// requests (classic_bridge.go) to a quarter of -max-requests: with the
-	// listens (at most half), slots are left for requests that end.
+	// bridged bounds the requests waiting on bridged server-to-client requests (classic_bridge.go)
+	// to a quarter of -max-requests: with the listens (at most half), slots stay for others.
 	bridged  *shareLimit
 	metrics  *metrics    // counters, gauges, histograms (metrics_http.go; nil in the stdio build)
 	draining atomic.Bool // set when shutdown begins: /readyz answers 503 (httpsse_health.go)
@@ -144,56 +135,47 @@ type server struct {
 	reg atomic.Pointer[registry] // current snapshot, never mutated once stored
 }
 
-// config is the server's settings: what run's flags (or a test) set.
-// newServer settles zero values to their defaults.
+// config is the server's settings, set by run's flags (or a test); newServer settles zero values.
 type config struct {
-	// info is serverInfo; zero means serverName at the build's version.
-	info         implementation
+	info         implementation // serverInfo; zero means serverName at the build's version
 	instructions string
 	cache        cacheHint // default hints for cacheable results
 	pageSize     int       // list page size; 0 means one page
 	modernOnly   bool      // the classic (initialize) era is off
-	// stateKey signs MRTR requestState (nil: random per process) for
-	// stateTTL (0: defaultStateTTL); now is the clock (nil: time.Now).
+	// stateKey signs MRTR requestState (nil: random per process) for stateTTL (0: defaultStateTTL);
+	// now is the clock (nil: time.Now).
 	stateKey     []byte
 	stateKeyFile string // -state-key-file, read at start (a relaunch hands it over)
 	stateTTL     time.Duration
 	now          func() time.Time
-	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen;
-	// 0 means the default, maxSubscriptions noSubscriptions none.
+	// maxSubscriptions and maxSubscriptionURIs bound subscriptions/listen; 0 means the default,
+	// maxSubscriptions noSubscriptions none.
 	maxSubscriptions    int
 	maxSubscriptionURIs int
 	pingInterval        time.Duration // -ping-interval, classic sessions (classic_ping.go); 0 is never
 	inputTimeout        time.Duration // one round of bridged requests (classic_bridge.go); 0 means defaultInputTimeout
 	requestTimeout      time.Duration // -request-timeout; 0 means never
 	limits              limitConfig   // zero values mean the defaults, rate 0 is off (limits.go)
-	// logs is the logging flags (logging.go); access is the access log,
-	// nil when off; logSink is the log's writer, for its metrics.
-	logs    logConfig
-	access  *accessLog
-	logSink *logSink
-	// baseScopes, scopeImplies and filterLists are the scope settings of
-	// authenticated callers (scopes.go); zero values restrict nothing.
+	logs                logConfig     // the logging flags (logging.go)
+	access              *accessLog    // the access log; nil when off
+	logSink             *logSink      // the log's writer, for its metrics
+	// baseScopes, scopeImplies, filterLists: authenticated callers' scopes (scopes.go); zero: none.
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool
-	tasks        taskConfig    // the task store's flags; zero values mean the defaults
-	replicaID    string        // -replica-id, the prefix of newScopedID's ids; "" for none
-	transport    transport     // the transport the flags chose
-	http         *httpConfig   // the HTTP settings; nil in the stdio build and tests without HTTP
-	printVersion bool          // -version: print the build and exit
-	skillsDir    string        // -skills: the directory of skills served (skills.go); "" for none
-	confine      confineConfig // the self-confinement flags (confine.go)
-	// warnings are what parseFlags found worth telling the operator; run
-	// logs them once the logger exists.
-	warnings []startupWarning
-	// parentGone is closed when the process's parent has died
-	// (stdio_parent.go): serveStdio ends as at EOF. nil: never.
+	tasks        taskConfig       // the task store's flags; zero values mean the defaults
+	replicaID    string           // -replica-id, the prefix of newScopedID's ids; "" for none
+	transport    transport        // the transport the flags chose
+	http         *httpConfig      // the HTTP settings; nil in the stdio build and tests without HTTP
+	printVersion bool             // -version: print the build and exit
+	skillsDir    string           // -skills: the directory of skills served (skills.go); "" for none
+	confine      confineConfig    // the self-confinement flags (confine.go)
+	warnings     []startupWarning // what parseFlags found worth telling the operator; run logs them
+	// parentGone closes when the parent dies (stdio_parent.go): serveStdio ends as at EOF. nil: never.
 	parentGone <-chan struct{}
 }
 
-// newServer returns a server with an empty registry and cfg, its zero
-// values settled to their defaults.
+// newServer returns a server with an empty registry and cfg, its zero values settled to defaults.
 func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.info.Name == "" {
 		cfg.info = implementation{Name: serverName, Version: readBuild().version}
@@ -215,9 +197,8 @@ func newServer(cfg config, logger *slog.Logger) *server {
 	return s
 }
 
-// describe sets serverInfo's description, icons and website address
-// (2025-11-25 on), from buildRegistry before serving starts; it panics on
-// icons or an address no revision allows.
+// describe sets serverInfo's description, icons and website address (2025-11-25 on), from
+// buildRegistry before serving starts; it panics on icons or an address no revision allows.
 // [§Implementation]: https://modelcontextprotocol.io/specification/2026-07-28/schema#implementation
 func (s *server) describe(description, websiteURL string, icons ...icon) {
 	if err := checkIcons(icons); err != nil {
@@ -232,16 +213,14 @@ func (s *server) describe(description, websiteURL string, icons ...icon) {
 	s.serverInfoJSON, _ = json.Marshal(s.info)
 }
 
-// setInstructions sets the instructions server/discover and initialize
-// give the client, which hosts may add to their model's prompt. A registry
-// calls it in buildRegistry, before serving starts; "" sends none.
+// setInstructions sets the instructions server/discover and initialize give the client, which
+// hosts may add to their model's prompt; from buildRegistry, before serving; "" sends none.
 // [§DiscoverResult]: https://modelcontextprotocol.io/specification/2026-07-28/server/discover#discoverresult
 func (s *server) setInstructions(text string) { s.instructions = text }
 
-// update applies change to a copy of the registry, stores the copy, then
-// announces the lists that changed: a client that re-lists sees the new
-// snapshot or a later one. A change that panics stores nothing. Writers
-// are serialised; readers never wait.
+// update applies change to a copy of the registry, stores the copy, then announces the lists
+// that changed: a client that re-lists sees the new snapshot or a later one. A change that
+// panics stores nothing. Writers are serialised; readers never wait.
 func (s *server) update(change func(r *registry)) {
 	var prev, next *registry
 	func() {

@@ -1,10 +1,8 @@
-// The tasks extension (io.modelcontextprotocol/tasks): a modern tools/call
-// run in the background answers CreateTaskResult at once; the client
-// follows it with tasks/get (or notifications/tasks on a listen), answers
-// its input requests with tasks/update and stops it with tasks/cancel.
-// Inside a task req.NeedInput moves it to input_required and the handler
-// runs again from the top with the answers, as for MRTR. docs/GAPS.md
-// ("Tasks") records the choices.
+// The tasks extension (io.modelcontextprotocol/tasks): a modern tools/call run in the background
+// answers CreateTaskResult at once; the client follows it with tasks/get (or notifications/tasks
+// on a listen), answers its input requests with tasks/update and stops it with tasks/cancel.
+// Inside a task req.NeedInput moves it to input_required and the handler runs again from the top
+// with the answers, as for MRTR. docs/GAPS.md ("Tasks") records the choices.
 //
 // Spec: SEP-2663 (the tasks extension), ../shared/spec/seps/2663-tasks-extension.md;
 // https://modelcontextprotocol.io/extensions/tasks/overview;
@@ -29,8 +27,7 @@ const extensionTasks = "io.modelcontextprotocol/tasks"
 // capabilityTasks names the extension in -32021's missing list.
 const capabilityTasks = "extensions." + extensionTasks
 
-// The extension's methods; tasks/result and tasks/list (2025-11-25) are
-// -32601.
+// The extension's methods; tasks/result and tasks/list (2025-11-25) are -32601.
 const (
 	methodTasksGet    = "tasks/get"
 	methodTasksUpdate = "tasks/update"
@@ -57,9 +54,8 @@ const (
 	planUntilDetach                 // on the request until the handler calls req.Detach
 )
 
-// planTask decides how req runs tool t, once, before its arguments are
-// read: only a modern request that declares the extension may get a task,
-// and a taskMust tool refuses the others with -32021.
+// planTask decides how req runs tool t, once, before its arguments are read: only a modern
+// request that declares the extension may get a task; a taskMust tool refuses others -32021.
 // [§Capability Negotiation]: SEP-2663, section Capability Negotiation
 func (s *server) planTask(req *request, t *tool) (taskPlan, *rpcError) {
 	if t.Task == taskNever || req.session != nil || !isModern(req.version) {
@@ -77,18 +73,15 @@ func (s *server) planTask(req *request, t *tool) (taskPlan, *rpcError) {
 	return planTask, nil
 }
 
-// detachRequested is the error req.Detach returns when the call is to
-// continue as a task; handleToolsCall turns it into one.
+// detachRequested is req.Detach's error for a call to go on as a task; handleToolsCall makes one.
 type detachRequested struct{}
 
 func (*detachRequested) Error() string { return "detach requested" }
 
-// Detach says "from here on, run as a task", for a tool with
-// TaskAfterInput: it returns an error to return at once when the call
-// becomes a task (the handler then runs again from the top inside it),
-// and nil when the call goes on here (no extension declared, the classic
-// era, no room, or already inside the task). What the handler does before
-// Detach runs twice: keep it free of side effects, as for an MRTR round.
+// Detach says "from here on, run as a task", for a tool with TaskAfterInput: an error to return
+// at once when the call becomes a task (the handler then runs again from the top in it), nil when
+// it goes on here (no extension declared, the classic era, no room, or already in the task). Code
+// before Detach runs twice: keep it free of side effects, as for an MRTR round.
 //
 //	if err := req.Detach(); err != nil {
 //		return nil, err
@@ -103,10 +96,9 @@ func (r *request) Detach() error {
 // InTask reports whether the handler runs inside a task.
 func (r *request) InTask() bool { return r.task != nil }
 
-// startTask makes req's call of t a task, its handler started with what
-// the request carried (arguments, capabilities, MRTR answers), and returns
-// CreateTaskResult. When the store refuses, a taskMay call runs on the
-// request (started false) and a taskMust call gets the refusal.
+// startTask makes req's call of t a task, its handler started with what the request carried
+// (arguments, capabilities, MRTR answers), and returns CreateTaskResult. When the store refuses,
+// a taskMay call runs on the request (started false) and a taskMust call gets the refusal.
 // [§Task Creation]: SEP-2663, "CreateTaskResult"
 // [§Composition with MRTR]: SEP-2663, "resolve all MRTR exchanges synchronously before responding with a CreateTaskResult"
 func (s *server) startTask(req *request, t *tool) (res result, started bool, err error) {
@@ -141,9 +133,8 @@ func (s *server) startTask(req *request, t *tool) (res result, started bool, err
 	return result{body: json.RawMessage(seed), task: true}, true, nil
 }
 
-// runTask drives t's handler inside task tk as bridgeInput does for a
-// classic client, the answers coming from tasks/update, up to
-// maxBridgeRounds rounds; the outcome is the task's final state.
+// runTask drives t's handler inside task tk as bridgeInput does for a classic client, the answers
+// coming from tasks/update, up to maxBridgeRounds rounds; the outcome is the task's final state.
 func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 	for round := 1; ; round++ {
 		res, err := s.callInTask(ctx, t, r)
@@ -179,8 +170,7 @@ func (s *server) runTask(ctx context.Context, tk *task, t *tool, r *request) {
 	}
 }
 
-// callInTask runs the handler once, a panic answered -32603 and logged
-// with its reference as the dispatcher does.
+// callInTask runs the handler once, a panic answered -32603 and logged with a ref as dispatch does.
 func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -192,10 +182,9 @@ func (s *server) callInTask(ctx context.Context, t *tool, r *request) (res resul
 	return s.callTool(ctx, t, r)
 }
 
-// endTask records the handler's outcome: a result (isError included)
-// completes the task, any error fails it (a non-rpcError as -32603, logged
-// with r's method and trace); an ended context means the store ended the
-// task already (cancel, shutdown) or the run limit did.
+// endTask records the handler's outcome: a result (isError included) completes the task, any
+// error fails it (a non-rpcError as -32603, logged with r's method and trace); an ended context
+// means the store ended the task already (cancel, shutdown) or the run limit did.
 // [§Task Execution Errors]: SEP-2663, section Task Execution Errors
 func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, err error) {
 	var rerr *rpcError
@@ -219,9 +208,8 @@ func (s *server) endTask(ctx context.Context, tk *task, r *request, res result, 
 	}
 }
 
-// taskResultBody returns the CallToolResult as the request would have,
-// resultType included; anything but a toolBody or an encoded JSON object
-// is an error, not an empty result that would hide the fault.
+// taskResultBody returns the CallToolResult as the request would have, resultType included;
+// anything but a toolBody or an encoded JSON object is an error, not an empty result hiding it.
 // [§Task Polling]: SEP-2663, "the result field containing the final result of the task"
 func taskResultBody(body any) ([]byte, error) {
 	if tool, ok := body.(*toolBody); ok {
@@ -249,8 +237,7 @@ func taskNotFound(method string) *rpcError {
 	return invalidParams("%s: task not found", method)
 }
 
-// taskIDParam checks what every tasks/* request needs first: the
-// extension declared in its _meta (else -32021), then a string taskId.
+// taskIDParam checks a tasks/* request's declared extension (else -32021), then its string taskId.
 // [§Protocol Errors]: SEP-2663, "MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel"
 func taskIDParam(req *request) (string, *rpcError) {
 	if !clientCaps(req.meta.capabilities).tasks {

@@ -1,7 +1,6 @@
-// The task store: every task this process holds, in memory, bounded in
-// count and bytes (in total and per caller share), bound to its creator
-// (caller.binding), kept for its ttlMs once ended, and ended at shutdown
-// (docs/GAPS.md, "Tasks"); tasks.go serves the protocol over it.
+// The task store: every task this process holds, in memory, bounded in count and bytes (in
+// total and per caller share), bound to its creator (caller.binding), kept for its ttlMs once
+// ended, and ended at shutdown (docs/GAPS.md, "Tasks"); tasks.go serves the protocol over it.
 //
 // Spec: SEP-2663 (io.modelcontextprotocol/tasks), ../shared/spec/seps/2663-tasks-extension.md.
 
@@ -20,47 +19,30 @@ import (
 	"time"
 )
 
-// Defaults and fixed limits of the task store; docs/RELIABILITY.md lists
-// each with what happens past it ("Limits", "Tasks: the worst case").
+// Defaults and fixed limits of the task store; docs/RELIABILITY.md lists each with what happens
+// past it ("Limits", "Tasks: the worst case").
 const (
-	// defaultTaskTTL keeps a finished task's outcome for a client that
-	// reconnects (-task-ttl); a polling client sees the end long before.
+	// defaultTaskTTL keeps an outcome for a reconnecting client (-task-ttl); pollers see it sooner.
 	defaultTaskTTL = 10 * time.Minute
-
-	// defaultTaskTimeout bounds a task's run, input rounds included
-	// (-task-timeout): tasks are for work longer than -request-timeout.
+	// defaultTaskTimeout bounds a run with its input rounds (-task-timeout): tasks outlast requests.
 	defaultTaskTimeout = time.Hour
-
-	// defaultMaxTasks bounds the tasks held, running or finished and not
-	// expired (-max-tasks); one client holds its share (limits_share.go).
+	// defaultMaxTasks bounds the tasks held, running or finished and not expired (-max-tasks);
+	// one client holds its share (limits_share.go).
 	defaultMaxTasks = 1024
-
-	// defaultMaxTaskBytes bounds what one task holds (arguments, input
-	// requests and answers, result): the largest message, so what fits a
-	// request fits a task.
+	// defaultMaxTaskBytes bounds what one task holds (arguments, input requests and answers,
+	// result): the largest message, so what fits a request fits a task.
 	defaultMaxTaskBytes = 4 << 20
-
 	// defaultMaxTaskBytesTotal bounds what all tasks hold together.
 	defaultMaxTaskBytesTotal = 64 << 20
-
-	// taskRecordBytes is what a task costs besides its contents (record,
-	// id, timestamps, a short error), counted against the byte budgets.
+	// taskRecordBytes is a task's cost beyond its contents (record, id, timestamps, a short error).
 	taskRecordBytes = 512
-
-	// taskShortErrorBytes bounds an error body the record's cost covers;
-	// every error the server writes into a task itself is shorter.
+	// taskShortErrorBytes bounds an error the record's cost covers; the server's own are shorter.
 	taskShortErrorBytes = 256
-
-	// maxTaskStatusMessage bounds statusMessage, which repeats a failed
-	// task's error message.
+	// maxTaskStatusMessage bounds statusMessage, which repeats a failed task's error message.
 	maxTaskStatusMessage = 200
-
-	// maxTaskIDBytes bounds a task id looked up; issued ids are at most
-	// 59 bytes (a 32-byte replica id, a dot, 26 characters).
+	// maxTaskIDBytes bounds an id looked up; issued ones are at most 59 (32-byte replica id, dot, 26).
 	maxTaskIDBytes = 64
-
-	// taskPollInterval is every task's pollIntervalMs: advisory, faster
-	// polls are served.
+	// taskPollInterval is every task's pollIntervalMs: advisory, faster polls are served.
 	taskPollInterval = time.Second
 )
 
@@ -95,8 +77,7 @@ func (c *taskConfig) check() error {
 // [§Task Status]: SEP-2663, section Task Status
 type taskStatus uint8
 
-// The five statuses; the last three are terminal: the state never
-// changes again (docs/GAPS.md, "Tasks").
+// The five statuses; the last three are terminal, never changing again (docs/GAPS.md, "Tasks").
 const (
 	taskWorking taskStatus = iota
 	taskInputRequired
@@ -111,9 +92,8 @@ var taskStatusNames = [...]string{"working", "input_required", "completed", "fai
 // terminal reports whether st is final.
 func (st taskStatus) terminal() bool { return st >= taskCompleted }
 
-// task is one task. The fields above status are set at creation; the
-// rest are guarded by the store's mu. The runner goroutine (tasks.go)
-// owns the handler's request; the store owns the record.
+// task is one task. The fields above status are set at creation; the rest are guarded by the
+// store's mu. The runner goroutine (tasks.go) owns the handler's request; the store the record.
 type task struct {
 	id        string
 	owner     string // caller.binding of the creating request: only it may see the task
@@ -136,8 +116,7 @@ type task struct {
 	size      int64                     // bytes counted against the budgets
 }
 
-// taskAsk is one outstanding input request of a task: the handler's
-// request, and the key it has on the wire, unique over the task's life.
+// taskAsk is an outstanding input request: the handler's, and its wire key, unique over the task.
 type taskAsk struct {
 	wire string
 	q    inputRequest
@@ -152,8 +131,7 @@ type taskStore struct {
 	base     context.Context // parent of every run; cancelled by shutdown
 	stopBase context.CancelFunc
 	runners  sync.WaitGroup // one per task goroutine
-	// count (of tasks) and bytes (their task.size) are taken and given
-	// only under mu, so they always agree with tasks.
+	// count (of tasks) and bytes (their task.size) change only under mu: they agree with tasks.
 	count, bytes *shareLimit
 
 	mu     sync.Mutex       // guards tasks, ends, closed, the use of count and bytes, and the guarded fields of every task
@@ -162,9 +140,8 @@ type taskStore struct {
 	closed bool             // shutdown began: no new task
 }
 
-// newTaskStore returns an empty store: ids start with replica, a caller
-// share holds clientShare percent, now (nil: time.Now) is its clock, and
-// changed publishes a task's new state.
+// newTaskStore returns an empty store: ids start with replica, a caller share holds clientShare
+// percent, now (nil: time.Now) is its clock, and changed publishes a task's new state.
 func newTaskStore(cfg taskConfig, replica string, clientShare int, now func() time.Time, changed func(id string)) *taskStore {
 	// Zero is unset; the flags cannot be negative (taskConfig.check).
 	cfg.ttl = cmp.Or(cfg.ttl, defaultTaskTTL)
@@ -202,9 +179,8 @@ func (e *taskTimeout) failure() *rpcError {
 	return &rpcError{Code: codeInternalError, Message: "tools/call: " + e.Error(), Data: map[string]int64{"timeoutMs": e.after.Milliseconds()}}
 }
 
-// create stores a working task for c holding size bytes, then starts run
-// on its own goroutine, its context bounded by -task-timeout. It returns
-// the task and its seed state (CreateTaskResult), or the refusal.
+// create stores a working task of c holding size bytes, starts run on a goroutine, its context
+// bounded by -task-timeout, and returns the task and its seed (CreateTaskResult), or the refusal.
 // [§Task Creation]: SEP-2663, "MUST NOT return CreateTaskResult until the task is durably created"
 func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, t *task)) (*task, []byte, *rpcError) {
 	// [§Security Implications]: SEP-2663, "Task ID unguessability"
@@ -234,8 +210,8 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	t.cancel = func(cause error) { cancel(cause); stopTimer() }
 	st.tasks[id] = t
 	seed := st.encodeLocked(t, false).joinObject()
-	// A run past -task-timeout fails even if its handler ignores its
-	// context; the watch, like the run, is over once wait returns.
+	// A run past -task-timeout fails even if its handler ignores its context; the watch, like the
+	// run, is over once wait returns.
 	watched := make(chan struct{})
 	stopWatch := context.AfterFunc(runCtx, func() {
 		defer close(watched)
@@ -258,10 +234,9 @@ func (st *taskStore) create(c caller, size int64, run func(ctx context.Context, 
 	return t, seed, nil
 }
 
-// roomLocked makes room for one more task of share, or returns the
-// -31503 that refuses it. A full share (stdio's "": the store) forgets its
-// oldest finished task before its ttlMs runs out, so only running tasks
-// refuse a client; other clients' tasks refuse it until the first expiry.
+// roomLocked makes room for one more task of share, or returns the -31503 that refuses it. A
+// full share (stdio's "": the store) forgets its oldest finished task before its ttlMs runs out,
+// so only running tasks refuse a client; other clients' tasks refuse it until the first expiry.
 // [§Task Status]: SEP-2663, "ttlMs ... MAY change over the lifetime of a task"
 func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
 	if st.count.shareFull(share, 1) || share == "" && st.count.totalFull(1) {
@@ -283,8 +258,8 @@ func (st *taskStore) roomLocked(share string, now time.Time) *rpcError {
 	return &rpcError{Code: codeServerBusy, Message: fmt.Sprintf("server busy: %d tasks held, retry later", st.cfg.maxTasks), Data: data}
 }
 
-// oldestFinishedLocked returns the finished task of share (of any share
-// when anyShare) that ended, and so expires, first; nil if none.
+// oldestFinishedLocked returns the finished task of share (of any share when anyShare) that
+// ended, and so expires, first; nil if none.
 func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	var old *task
 	for _, t := range st.tasks {
@@ -295,8 +270,7 @@ func (st *taskStore) oldestFinishedLocked(share string, anyShare bool) *task {
 	return old
 }
 
-// lookupLocked returns the task id of owner (caller.binding), or nil:
-// unknown, expired (then forgotten) and another owner's look the same.
+// lookupLocked returns owner's task id or nil: unknown, expired (forgotten) and others' look alike.
 // [§Security Implications]: SEP-2663, "Auth binding"
 func (st *taskStore) lookupLocked(id, owner string, now time.Time) *task {
 	t := st.tasks[id]
@@ -310,8 +284,7 @@ func (st *taskStore) lookupLocked(id, owner string, now time.Time) *task {
 	return t
 }
 
-// expiredLocked reports whether t's ttlMs has run out. Only finished
-// tasks expire; a running one ends through -task-timeout first.
+// expiredLocked reports whether finished t's ttlMs ran out (a running one ends by -task-timeout).
 func (st *taskStore) expiredLocked(t *task, now time.Time) bool {
 	return t.status.terminal() && !now.Before(t.expiresAt)
 }
@@ -324,8 +297,7 @@ func (st *taskStore) removeLocked(t *task) {
 	t.cancel(errTaskExpired)
 }
 
-// sweepLocked forgets every expired task; create runs it, so expired
-// tasks never hold a slot a new one needs.
+// sweepLocked forgets every expired task; create runs it, so none holds a slot a new one needs.
 func (st *taskStore) sweepLocked(now time.Time) {
 	for _, t := range st.tasks {
 		if st.expiredLocked(t, now) {
@@ -344,9 +316,8 @@ const (
 	taskLimitTotal           // maxTotalBytes
 )
 
-// takeBytesLocked takes n bytes for share, forgetting its oldest finished
-// tasks as roomLocked does (TestTaskByteShare). It returns the limit still
-// full, or taskLimitNone once the bytes are taken.
+// takeBytesLocked takes n bytes for share, forgetting its oldest finished tasks as roomLocked
+// does (TestTaskByteShare). It returns the limit still full, or taskLimitNone once taken.
 func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
 	for !st.bytes.take(share, n) {
 		if share != "" && !st.bytes.shareFull(share, n) {
@@ -364,9 +335,8 @@ func (st *taskStore) takeBytesLocked(share string, n int64) taskLimit {
 	return taskLimitNone
 }
 
-// resizeLocked sets t's counted size: shrinking always succeeds, growing
-// stays within the task's bound and takes the difference. It returns the
-// limit that refused it, or taskLimitNone.
+// resizeLocked sets t's counted size: shrinking always succeeds, growing stays within the
+// task's bound and takes the difference. It returns the limit that refused it, or taskLimitNone.
 func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
 	switch {
 	case size <= t.size:
@@ -382,9 +352,8 @@ func (st *taskStore) resizeLocked(t *task, size int64) taskLimit {
 	return taskLimitNone
 }
 
-// tooLarge is the error for what the limit refused, naming the limit in
-// data: the task's own (-32603: retrying cannot help), its client's part
-// or the budget (-31503: retry later).
+// tooLarge is the error for what the limit refused, naming the limit in data: the task's own
+// (-32603: retrying cannot help), its client's part or the budget (-31503: retry later).
 func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 	switch limit {
 	case taskLimitTask:
@@ -398,9 +367,8 @@ func (st *taskStore) tooLarge(limit taskLimit, what string) *rpcError {
 		Data: map[string]int64{"maxTaskBytesTotal": st.bytes.total}}
 }
 
-// get returns the task as tasks/get shows it (DetailedTask), its stored
-// values not copied, and whether it is final; -32602 when owner has no
-// such task.
+// get returns the task as tasks/get shows it (DetailedTask), its stored values not copied, and
+// whether it is final; -32602 when owner has no such task.
 func (st *taskStore) get(id, owner string) (m storedMembers, terminal bool, err error) {
 	err = st.withTask(id, owner, methodTasksGet, func(t *task, _ time.Time) (bool, error) {
 		m, terminal = st.encodeLocked(t, true), t.status.terminal()
@@ -429,8 +397,7 @@ func (st *taskStore) owned(ids []string, owner string) []string {
 	return out
 }
 
-// withTask runs f on owner's task id under mu (-32602 when there is none)
-// and, when f changed the task, publishes it once mu is released.
+// withTask runs f on owner's task id under mu (-32602 if none), publishing it after if f changed it.
 func (st *taskStore) withTask(id, owner, method string, f func(t *task, now time.Time) (bool, error)) error {
 	now := st.now()
 	st.mu.Lock()
@@ -447,10 +414,9 @@ func (st *taskStore) withTask(id, owner, method string, f func(t *task, now time
 	return err
 }
 
-// update applies a tasks/update's inputResponses (raw): an answer under a
-// key the task waits for is checked and kept, others are ignored, and a
-// malformed one refuses the whole update (-32602). The answers are applied
-// before update returns; once none is outstanding the task works again.
+// update applies a tasks/update's inputResponses (raw) before it returns: an answer under a key
+// the task waits for is checked and kept, others are ignored, a malformed one refuses the whole
+// update (-32602); once none is outstanding the task works again.
 // [§Task Update Requests]: SEP-2663, section Task Update Requests
 func (st *taskStore) update(id, owner string, raw []byte) error {
 	return st.withTask(id, owner, methodTasksUpdate, func(t *task, now time.Time) (bool, error) {
@@ -499,9 +465,8 @@ func (st *taskStore) update(id, owner string, raw []byte) error {
 	})
 }
 
-// cancelTask applies a tasks/cancel: a task running or waiting is
-// cancelled at once (what its handler returns later is discarded); a
-// finished one is left as it is.
+// cancelTask applies a tasks/cancel: a task running or waiting is cancelled at once (what its
+// handler returns later is discarded); a finished one is left as it is.
 // [§Task Cancellation]: SEP-2663, section Task Cancellation
 func (st *taskStore) cancelTask(id, owner string) error {
 	return st.withTask(id, owner, methodTasksCancel, func(t *task, now time.Time) (bool, error) {
@@ -514,9 +479,8 @@ func (st *taskStore) cancelTask(id, owner string) error {
 	})
 }
 
-// endLocked makes t terminal and starts its retention (-task-ttl). The
-// caller made room for outcomeSize (finish); a short error or none never
-// grows the record.
+// endLocked makes t terminal and starts its retention (-task-ttl). The caller made room for
+// outcomeSize (finish); a short error or none never grows the record.
 func (st *taskStore) endLocked(t *task, status taskStatus, message string, result, errBody []byte, now time.Time) {
 	st.resizeLocked(t, outcomeSize(result, errBody))
 	if len(message) > maxTaskStatusMessage {
@@ -538,9 +502,8 @@ func outcomeSize(result, errBody []byte) int64 {
 	return size
 }
 
-// ask records the handler's input requests under keys unique over the
-// task's life (its own, then key#2, key#3...), and the task waits for them
-// (input_required). It fails when the task ended, or would hold too much.
+// ask records the handler's input requests under keys unique over the task's life (its own, then
+// key#2, key#3...) and the task waits for them (input_required); fails if it ended or is too big.
 // [§Task Update Requests]: SEP-2663, "Each request key in inputRequests MUST be unique over the lifetime of a single task"
 func (st *taskStore) ask(t *task, qs []inputRequest) error {
 	now := st.now()
@@ -549,8 +512,8 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 		st.mu.Unlock()
 		return errTaskDone
 	}
-	// This round's asks replace the last round's in the count; answers
-	// stay counted: the runner carries them into every later round.
+	// This round's asks replace the last round's in the count; answers stay counted: the runner
+	// carries them into every later round.
 	var asksSize int64
 	asks := make([]taskAsk, 0, len(qs))
 	for _, q := range qs {
@@ -574,8 +537,8 @@ func (st *taskStore) ask(t *task, qs []inputRequest) error {
 	return nil
 }
 
-// awaitInput waits until every outstanding request of t is answered and
-// returns the answers by the handler's keys, or the run's end.
+// awaitInput waits until every outstanding request of t is answered and returns the answers by
+// the handler's keys, or the run's end.
 func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*inputResponse, error) {
 	select {
 	case <-ctx.Done():
@@ -592,10 +555,9 @@ func (st *taskStore) awaitInput(ctx context.Context, t *task) (map[string]*input
 	return answers, nil
 }
 
-// finish makes t terminal: completed with result (a CallToolResult),
-// failed with rerr, or cancelled with neither. An outcome past a byte
-// budget is replaced by tooLarge's error. The first end wins: a result
-// arriving after tasks/cancel, a timeout or shutdown is discarded.
+// finish makes t terminal: completed with result (a CallToolResult), failed with rerr, or
+// cancelled with neither. An outcome past a byte budget is replaced by tooLarge's error. The
+// first end wins: a result arriving after tasks/cancel, a timeout or shutdown is discarded.
 func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpcError) {
 	var errBody []byte
 	if rerr != nil {
@@ -628,9 +590,8 @@ func (st *taskStore) finish(t *task, status taskStatus, result []byte, rerr *rpc
 	st.changed(t.id)
 }
 
-// stop begins shutdown: no new task, and every task running or waiting
-// fails at once ("server shutting down"), so a client polling during the
-// drain sees a final status. It does not wait for the handlers (wait).
+// stop begins shutdown: no new task, and every task running or waiting fails at once ("server
+// shutting down"), so a client polling during the drain sees a final status; wait awaits handlers.
 func (st *taskStore) stop() {
 	now := st.now()
 	st.mu.Lock()
@@ -651,8 +612,8 @@ func (st *taskStore) stop() {
 	st.stopBase()
 }
 
-// wait returns once every task's goroutine has; a handler that ignores
-// its context delays it, as it delays the transports' drain.
+// wait returns once every task's goroutine has; a handler ignoring its context delays it, as it
+// delays the transports' drain.
 func (st *taskStore) wait() { st.runners.Wait() }
 
 // shutdown is stop, then wait; it may be called again.
@@ -664,10 +625,9 @@ func (st *taskStore) shutdown() {
 // taskTimestamp is createdAt's and lastUpdatedAt's ISO 8601 form.
 const taskTimestamp = "2006-01-02T15:04:05.000Z07:00"
 
-// encodeLocked writes t's members as the wire shows them, without braces:
-// Task's, and when detailed the one its status adds. Stored values never
-// change, so they are pieces of their own (storedMembers), never copied
-// under the lock (TestTaskGetNoCopy). ttlMs: docs/GAPS.md, "Tasks".
+// encodeLocked writes t's members as the wire shows them, without braces: Task's, and when
+// detailed the one its status adds. Stored values never change, so they are pieces of their own
+// (storedMembers), never copied under the lock (TestTaskGetNoCopy). ttlMs: docs/GAPS.md, "Tasks".
 // [§Tasks]: SEP-2663, sections Tasks and Task Polling
 func (st *taskStore) encodeLocked(t *task, detailed bool) storedMembers {
 	b := make([]byte, 0, 320)
