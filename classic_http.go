@@ -374,11 +374,6 @@ func (t *httpTransport) postClassic(w http.ResponseWriter, r *http.Request, rc *
 	t.respond(w, rc, r, in, who)
 }
 
-// join puts in, taken before its session was known, in sess: Streamable
-// HTTP names a message's session in its framing, and looks it up once the
-// era is decided (decideEra).
-func (in *incoming) join(sess *session) { in.c.sess = sess }
-
 // takeAside takes a response or a notification POSTed in a session under
 // a control slot, not a request slot (issue 19, finding 10: they may be
 // what a request holding a slot waits for), and answers 202; 503 when no
@@ -445,19 +440,6 @@ func (t *httpTransport) postBatch(w http.ResponseWriter, r *http.Request, rc *ht
 		return
 	}
 	call.finish(rep)
-}
-
-// requests reports whether the message holds a request to serve, which
-// takes a request slot (anything else takes a control slot).
-func (in *incoming) requests() bool {
-	if in.kind == incomingBatch {
-		for _, it := range in.items {
-			if it.kind == batchRequest {
-				return true
-			}
-		}
-	}
-	return in.kind == incomingRequest
 }
 
 // initialize serves initialize on HTTP: a fresh session negotiates, and

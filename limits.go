@@ -30,7 +30,8 @@ const (
 	defaultMaxRequests = maxInFlight
 
 	// defaultHTTPRate and defaultHTTPBurst are the tools/call rate limit per caller over HTTP
-	// without -rate-limit, ten times what a model-driven client needs; stdio is unlimited.
+	// without -rate-limit, ten times what a model-driven client needs; stdio is unlimited
+	// unless -rate-limit is given.
 	defaultHTTPRate  = 50
 	defaultHTTPBurst = 100
 

@@ -24,10 +24,10 @@
 // sampling/createMessage or roots/list requests.
 //
 // On stdio it reads and writes one JSON-RPC message per line, logs to
-// standard error, and exits 0 when standard input ends or the process
-// that started it dies (even with standard input open), after answering
-// every request it read (on Linux a SIGHUP while that process lives is
-// then ignored). With -http it serves Streamable HTTP at /mcp, the
+// standard error, and exits 0, after answering every request it read,
+// when standard input ends or the process that started it dies (even with
+// standard input open; on Linux a SIGHUP while that process lives is then
+// ignored). With -http it serves Streamable HTTP at /mcp, the
 // 2024-11-05 HTTP+SSE transport at /sse and the probes, and drains on
 // SIGINT or SIGTERM (docs/HTTP.md, docs/OPERATIONS.md). go build -tags
 // stdio builds the stdio server alone: no net/http, TLS, OAuth or metrics.
@@ -147,7 +147,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg.logs.linger = logLinger
 	logger, access, sink := newLogger(cfg.logs, stderr)
-	// Deferred first, so run last: every line is written before run returns.
+	// Deferred first, so run last: every line is written (or, past logCloseWait
+	// on a stalled stderr, dropped) before run returns.
 	defer sink.close()
 	cfg.access, cfg.logSink = access, sink
 	for _, w := range cfg.warnings {

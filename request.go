@@ -73,7 +73,7 @@ const (
 // maxProgressTokenBytes bounds params._meta.progressToken as written
 // (quotes and escapes included), as maxIDBytes bounds an id: every
 // progress notification carries the token back. A token is a UUID or a
-// counter in every SDK. TestLimitsAtBoundary, TestProgressTokenBound.
+// counter in every SDK. TestLimitsAtBoundary, testdata/progress-token.txt.
 const maxProgressTokenBytes = 1024
 
 // requestMeta is the decoded params._meta of one request.

@@ -175,7 +175,8 @@ type config struct {
 	parentGone <-chan struct{}
 }
 
-// newServer returns a server with an empty registry and cfg, its zero values settled to defaults.
+// newServer returns a server with an empty registry and cfg, its zero values settled to
+// defaults (parseFlags, a config's one source, refuses negative ones).
 func newServer(cfg config, logger *slog.Logger) *server {
 	if cfg.info.Name == "" {
 		cfg.info = implementation{Name: serverName, Version: readBuild().version}
