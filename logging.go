@@ -374,8 +374,12 @@ func (l *logLine) begin(t time.Time, level, msg string) {
 		l.b = t.AppendFormat(l.b, time.RFC3339Nano)
 		l.b = append(l.b, '"')
 	} else {
+		// RFC3339Nano's fast path with four digits of fraction (the time cut to milliseconds,
+		// plus 100 µs), less the fourth: a custom layout is slower (BenchmarkAccessLine).
 		l.b = append(l.b, "time="...)
-		l.b = t.AppendFormat(l.b, "2006-01-02T15:04:05.000Z07:00")
+		cut := len(l.b) + len("2006-01-02T15:04:05.000")
+		l.b = t.Truncate(time.Millisecond).Add(time.Millisecond/10).AppendFormat(l.b, time.RFC3339Nano)
+		l.b = append(l.b[:cut], l.b[cut+1:]...)
 	}
 	l.plain("level", level)
 	l.key("msg")

@@ -75,8 +75,9 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 	if mode == elicitModeURL {
 		return nil
 	}
-	// The schema passed parseRequestedSchema in elicitForm; nil for an answer from requestState.
-	fields, _ := parseRequestedSchema(schema)
+	// schema is nil for an answer to a server request; from requestState it may fail to parse
+	// (sealed by a replica whose parser accepted it: beginInput), which refuses content.
+	fields, schemaErr := parseRequestedSchema(schema)
 	content := memberValue(members, "content")
 	if content == nil || jsonKind(content) == 'n' {
 		if slices.ContainsFunc(fields, func(f formField) bool { return f.required }) {
@@ -95,6 +96,9 @@ func (a *inputResponse) parseElicit(members []member, mode string, schema []byte
 		}
 	}
 	if schema != nil {
+		if schemaErr != nil {
+			return schemaErr
+		}
 		return checkFormContent(fields, a.Content)
 	}
 	return nil

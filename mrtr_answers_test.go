@@ -149,3 +149,17 @@ func TestURLAnswerCarriesNoContent(t *testing.T) {
 		t.Errorf("kept in requestState: %s, want {\"action\":\"accept\"}", got)
 	}
 }
+
+// TestElicitAnswerUnderUnparsedSchema: a form schema from requestState that this binary's
+// parser refuses (sealed by a replica whose parser took it: beginInput) refuses the answer's
+// content rather than accepting it unchecked.
+func TestElicitAnswerUnderUnparsedSchema(t *testing.T) {
+	schema := []byte(`{"type":"object","properties":{"x":{"type":"string","pattern":"a"}},"required":["x"]}`)
+	if _, err := parseRequestedSchema(schema); err == nil {
+		t.Fatalf("parseRequestedSchema(%s) = nil, want the schema refused", schema)
+	}
+	a, err := parseInputResponse(methodElicit, elicitModeForm, schema, []byte(`{"action":"accept","content":{"y":"1"}}`))
+	if err == nil {
+		t.Errorf("parseInputResponse under an unparsed schema = %+v, nil; want an error", a)
+	}
+}
