@@ -4,8 +4,8 @@
 // and who a caller is (a static token, or an OAuth access token from the
 // authorization server) with what it was granted. Authorization applies to
 // HTTP only: on stdio the principal is the process, as the spec says. What
-// a caller may do with its scopes is checked by the core (scopes.go), on
-// every transport.
+// a caller may do with its scopes is checked before every handler
+// (scopes_http.go).
 //
 // The parts: auth_tokens_http.go (static tokens), auth_jwt_http.go (JWT access
 // tokens), auth_jwks_http.go (the authorization server's metadata and keys),

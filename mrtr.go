@@ -479,7 +479,7 @@ func missingCapabilityError(missing []string) *rpcError {
 	}
 }
 
-// compactJSON compacts raw, JSON that checkJSON accepted (so Compact cannot fail).
+// compactJSON compacts raw, JSON already checked or decoded (so Compact cannot fail).
 func compactJSON(raw []byte) json.RawMessage {
 	var b bytes.Buffer
 	json.Compact(&b, raw)

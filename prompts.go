@@ -22,7 +22,7 @@ type prompt struct {
 	Icons       []icon
 	Meta        map[string]any // its _meta (2025-06-18 on)
 	Get         func(ctx context.Context, req *request, args map[string]string) (*promptResult, error)
-	// Scopes are what a caller needs beyond -oauth-scopes to get or complete it (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes to get or complete it (scopes_http.go).
 	Scopes []string
 }
 

@@ -33,7 +33,7 @@ type resource struct {
 	// Cache overrides the default hints of its reads (handleResourcesRead): Scope public for
 	// contents the same for every caller, TTL 0 for contents that change every read.
 	Cache *cacheHint
-	// Scopes are what a caller needs beyond -oauth-scopes to read or subscribe (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes to read or subscribe (scopes_http.go).
 	Scopes []string
 }
 

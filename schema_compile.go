@@ -336,7 +336,7 @@ func compileSchemaCount(v any) (int, error) {
 	if int64(len(l.d.digits))+l.d.exp > 18 {
 		return math.MaxInt, nil
 	}
-	// At most 18 digits, and "" (zero) is read as 0: no error.
+	// At most 18 digits; zero's "" is refused by ParseInt, and its n of 0 is the bound.
 	n, _ := strconv.ParseInt(l.d.digits+strings.Repeat("0", int(l.d.exp)), 10, 64)
 	return int(min(n, math.MaxInt)), nil
 }

@@ -159,7 +159,7 @@ type config struct {
 	logs                logConfig     // the logging flags (logging.go)
 	access              *accessLog    // the access log; nil when off
 	logSink             *logSink      // the log's writer, for its metrics
-	// baseScopes, scopeImplies, filterLists: authenticated callers' scopes (scopes.go); zero: none.
+	// baseScopes, scopeImplies, filterLists: authenticated callers' scopes (scopes_http.go); zero: none.
 	baseScopes   []string
 	scopeImplies map[string][]string
 	filterLists  bool

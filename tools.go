@@ -37,7 +37,7 @@ type tool struct {
 	// (meta.go); an MCP App links its view here (apps.go).
 	Meta             map[string]any
 	HandlerValidates bool
-	// Scopes are what a caller needs beyond -oauth-scopes, checked before Call runs (scopes.go).
+	// Scopes are what a caller needs beyond -oauth-scopes, checked before Call runs (scopes_http.go).
 	Scopes []string
 
 	// Call runs the tool. A plain error is an in-band result (isError:
