@@ -20,7 +20,7 @@ import (
 const maxBatchEntries = 64
 
 // maxBatchAnswerBytes, the largest line a client may send, bounds a batch's answers held until its
-// last is ready: past it (the crossing answer kept whole), later requests get errBatchAnswers
+// last is ready; past it (the crossing answer kept whole) requests get errBatchAnswers
 // (TestBatchAnswerBytes).
 const maxBatchAnswerBytes = maxLineBytes
 
@@ -43,8 +43,7 @@ const (
 	batchRequest                       // a request, served in turn (req)
 )
 
-// batchItem is one entry of a batch as readBatch judged it; ctx and call once begun
-// (incoming.begin).
+// batchItem is one batch entry as readBatch judged it; ctx and call once begun (incoming.begin).
 type batchItem struct {
 	kind  batchKind
 	msg   message

@@ -111,10 +111,9 @@ func (in *incoming) ordered() bool {
 	return in.kind == incomingRequest && methods[in.msg.method].handshake
 }
 
-// begin gives the message its effects, in the order its connection took them: an answer goes to
+// begin gives the message its effects, in the order its connection took them: a response goes to
 // its waiting request, a cancellation cancels, a notification is served, a request is registered
-// under parent (or refused: in.reply), a batch's entries likewise; it reports whether any is left
-// to serve.
+// under parent (or refused: in.reply), a batch's entries likewise. It reports if any is left.
 func (in *incoming) begin(parent context.Context) bool {
 	c := in.c
 	switch in.kind {
@@ -260,8 +259,7 @@ func (cl *call) whileLive(take func() (ended bool)) bool {
 type calls struct {
 	mu   sync.Mutex       // guards byID
 	byID map[string]*call // the requests in flight; nil until the first
-	// cancelled, set before sharing, is told of each effective cancellation: stdio wakes its
-	// writers.
+	// cancelled, set before sharing, is told of each effective cancellation (stdio wakes writers).
 	cancelled func()
 }
 
@@ -325,8 +323,7 @@ func (c conn) cancelNamed(params []byte) {
 	}
 }
 
-// cancelAll cancels every call in flight with cause, the session's end (HTTP: DELETE, expiry,
-// eviction).
+// cancelAll cancels every call in flight with cause: the session ended (DELETE, expiry, eviction).
 func (r *calls) cancelAll(cause error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

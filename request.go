@@ -44,8 +44,7 @@ type request struct {
 	args   map[string]any      // the tools/call arguments, decoded and validated
 	end    outcome             // how the request ended, as answer records it (endedBy)
 	input  inputRound          // the MRTR answers and state of a retry (mrtr.go)
-	// task is the task the handler runs in (tasks.go), nil on a transport; taskable: Detach makes
-	// it one.
+	// task is the handler's task (tasks.go), nil on a transport; taskable: Detach makes it one.
 	task         *task
 	taskable     bool
 	lastProgress float64 // keeps progress strictly increasing, as the spec requires
@@ -169,8 +168,7 @@ func (m *requestMeta) member(mem member) *rpcError {
 		}
 		m.progressToken = token
 	case metaTraceparent, metaTracestate:
-		// Trace context never refuses a request: a wrong type, size or case-folded name is
-		// ignored.
+		// Trace context never refuses a request: a bad type, size or case-folded name is ignored.
 		if len(mem.value) > 2*maxTracestateBytes {
 			return nil
 		}
@@ -202,8 +200,7 @@ func memberValue(ms []member, name string) []byte {
 	return nil
 }
 
-// stringParam returns a required string member of params, at most maxParamStringBytes long (names
-// and URIs are echoed in errors).
+// stringParam returns a required string param of at most maxParamStringBytes (errors echo it).
 func (r *request) stringParam(name string) (string, *rpcError) {
 	raw := r.param(name)
 	if raw == nil {

@@ -41,8 +41,7 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
-// Is reports whether target is an *rpcError with the same code: errors.Is(err, errInvalidParams)
-// matches any -32602.
+// Is reports whether target is an *rpcError of the same code: errInvalidParams matches any -32602.
 func (e *rpcError) Is(target error) bool {
 	t, ok := target.(*rpcError)
 	return ok && t.Code == e.Code
@@ -57,12 +56,11 @@ var (
 	errInternal       = &rpcError{Code: codeInternalError, Message: "internal error"}
 )
 
-// errCancelled answers a request cancelled while it ran (notifications/cancelled, a closed stream,
+// errCancelled answers a request cancelled while it ran (notifications/cancelled, closed stream,
 // shutdown).
 var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
 
-// errCutByShutdown is the cause requests are cancelled with when -shutdown-timeout passes:
-// answered errCut, logged outcome=cut.
+// errCutByShutdown causes the cancels past -shutdown-timeout: answered errCut, logged outcome=cut.
 var errCutByShutdown = errors.New("cut: the server is shutting down and waits no longer")
 
 // errCut answers a request cut by shutdown: -32603 (HTTP 500, which no proxy replays) saying it
@@ -79,8 +77,7 @@ func invalidParams(format string, args ...any) *rpcError {
 	return newError(codeInvalidParams, format, args...)
 }
 
-// message is one JSON-RPC message from the peer, decoded once; its members stay raw until their
-// handler reads them.
+// message is one JSON-RPC message from the peer, decoded once; members stay raw for their handler.
 type message struct {
 	id         []byte // raw JSON id (string or integer), nil when absent or invalid
 	hasID      bool   // an id member was present, even an invalid one
@@ -98,9 +95,8 @@ func (m *message) isNotification() bool { return m.hasMethod && !m.hasID }
 // isResponse reports whether m answers a request the server sent.
 func (m *message) isResponse() bool { return !m.hasMethod && (m.result != nil || m.errorValue != nil) }
 
-// maxIDBytes bounds a request id as written (quotes, escapes included), which every answer echoes
-// (clients use counters or UUIDs); longer is refused -32600, id null
-// (TestAttackUnreadErrorReplies).
+// maxIDBytes bounds a request id as written (quotes, escapes included), echoed by every answer
+// (clients use counters, UUIDs); longer: -32600, id null (TestAttackUnreadErrorReplies).
 const maxIDBytes = 1024
 
 // envelopeMembers are the only members a JSON-RPC message may use.
@@ -308,8 +304,7 @@ func (who caller) binding() string {
 	return strconv.Quote(who.principal) + " client " + strconv.Quote(who.client)
 }
 
-// expiry returns a channel firing when who's credential expires (nil for none) and its timer's
-// stop.
+// expiry returns a channel firing when who's credential expires (nil: never) and its timer's stop.
 func (who caller) expiry() (<-chan time.Time, func()) {
 	if who.expires.IsZero() {
 		return nil, func() {}
@@ -340,7 +335,7 @@ type exchange struct {
 	caller    caller
 	transport transport
 	session   *session // the classic-era session; nil when that era is off here (decideEra)
-	// check, when set, validates what the transport carries beside the message (HTTP's mirrored
+	// check, if set, validates what the transport carries beside the message (HTTP's mirrored
 	// headers); admit answers its error.
 	check func(req *request) *rpcError
 	// closing is closed as the transport shuts down gracefully, before it cancels its requests (a
@@ -461,8 +456,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		req.end = out
 		return errorReply(req.id, e)
 	}
-	// A request its client ended (notifications/cancelled, its session ended) is not answered:
-	// nothing would read it (TestOutcomes).
+	// A request its client ended (notifications/cancelled, session end) gets no answer
+	// (TestOutcomes).
 	ended := func(ctx context.Context, err error) reply {
 		out, rerr := s.endedBy(ctx, req, err)
 		r := fail(out, rerr)
@@ -515,8 +510,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	// need is declared only under err != nil: errors.As moves it to the heap.
 	if err != nil {
 		if need := (*inputRequired)(nil); errors.As(err, &need) && req.session != nil {
-			// A classic client cannot retry with inputResponses: ask with requests
-			// (classic_bridge.go).
+			// A classic client cannot retry with inputResponses: ask it (classic_bridge.go).
 			res, err = s.bridgeInput(ctx, req, m, need)
 		} else if need != nil {
 			res, err = s.inputRequiredResult(req, m, need)
@@ -589,8 +583,7 @@ type endedWithClient struct{ rerr *rpcError }
 
 func (e *endedWithClient) Error() string { return e.rerr.Error() }
 
-// peerError maps err to what the peer may see: an *rpcError as is, else -32603 with the details
-// logged under a reference.
+// peerError maps err for the peer: an *rpcError as is, else -32603 with the details logged by ref.
 func (s *server) peerError(req *request, err error) *rpcError {
 	var rerr *rpcError
 	if errors.As(err, &rerr) {

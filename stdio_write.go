@@ -67,16 +67,14 @@ func (w *stdioWriter) cork() {
 	}
 }
 
-// bursting reports whether the reader has held the cork under stdioInlineFor: its burst is served
-// inline.
+// bursting reports whether the reader held the cork under stdioInlineFor: a burst, served inline.
 func (w *stdioWriter) bursting() bool {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
 	return w.corked && time.Since(w.corkedAt) < stdioInlineFor
 }
 
-// uncork takes the cork off; a goroutine of its own writes what queued
-// (TestStdioCorkedStdoutStalls).
+// uncork takes the cork off; its own goroutine writes what queued (TestStdioCorkedStdoutStalls).
 func (w *stdioWriter) uncork() {
 	w.q.mu.Lock()
 	b := w.uncorkLocked()
@@ -86,8 +84,7 @@ func (w *stdioWriter) uncork() {
 	}
 }
 
-// uncorkLocked takes the cork off and returns what queued under it for the caller to drain: nil if
-// the cork was off or nothing queued.
+// uncorkLocked takes the cork off and returns what queued, for the caller to drain (nil: none).
 func (w *stdioWriter) uncorkLocked() []byte {
 	if !w.corked {
 		return nil
@@ -117,14 +114,12 @@ func (w *stdioWriter) roomLocked(n int) bool {
 	return !w.q.flushing || n >= 0 && (len(w.q.queued) == 0 || len(w.q.queued)+n <= maxStdioQueuedBytes)
 }
 
-// write queues b, one line, waiting while the queue is full; detach: a reader's line
-// (stdioWriter).
+// write queues b, one line, waiting while the queue is full; detach: the reader's (stdioWriter).
 func (w *stdioWriter) write(b []byte, detach bool) {
 	w.queue(replyParts{b}, nil, false, detach)
 }
 
-// writeFor writes b, a notification of cl, unless cl was cancelled or has ended
-// (exchange.callSend).
+// writeFor writes b, a notification of cl, unless cl was cancelled or ended (exchange.callSend).
 func (w *stdioWriter) writeFor(cl *call, b []byte) {
 	w.queue(replyParts{b}, cl, false, false)
 }
