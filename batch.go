@@ -1,7 +1,6 @@
-// JSON-RPC batches, which 2025-03-26 servers MUST receive and 2025-06-18
-// removed: accepted only in a session that negotiated 2025-03-26
-// (docs/GAPS.md, "Batches"). The driver (conn.go) reads them here, begins
-// their entries in order and serves them with answerBatch.
+// JSON-RPC batches, which 2025-03-26 servers MUST receive and 2025-06-18 removed: accepted only in
+// a session that negotiated 2025-03-26 (docs/GAPS.md, "Batches"). The driver (conn.go) reads them
+// here, begins their entries in order and serves them with answerBatch.
 //
 // Spec: https://modelcontextprotocol.io/specification/2025-03-26/basic#batching,
 // https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization,
@@ -16,19 +15,16 @@ import (
 	"errors"
 )
 
-// maxBatchEntries bounds the messages of one batch: the SDKs that batch
-// send a handful, and a larger batch is refused whole (-32600) after its
-// first 65 entries, so it costs no more than 65 messages.
+// maxBatchEntries bounds the messages of one batch (the SDKs that batch send a handful): a larger
+// one is refused whole (-32600) after its first 65 entries.
 const maxBatchEntries = 64
 
-// maxBatchAnswerBytes bounds the answers a batch holds until its last one
-// is ready: past it (the answer that crosses it is kept whole), later
-// requests are answered errBatchAnswers, not served. It is the largest
-// line a client may send (TestBatchAnswerBytes).
+// maxBatchAnswerBytes, the largest line a client may send, bounds a batch's answers held until its
+// last is ready; past it (the crossing answer kept whole) requests get errBatchAnswers
+// (TestBatchAnswerBytes).
 const maxBatchAnswerBytes = maxLineBytes
 
-// errBatchAnswers answers a batch's request past maxBatchAnswerBytes:
-// -32603, as the bound is the server's, not the request's fault.
+// errBatchAnswers answers a batch's request past maxBatchAnswerBytes: -32603, the server's bound.
 var errBatchAnswers = &rpcError{Code: codeInternalError,
 	Message: "batch answers too large: the answers before this request fill the batch's bound; send it again alone",
 	Data:    map[string]int64{"maxBatchAnswerBytes": maxBatchAnswerBytes}}
@@ -47,8 +43,7 @@ const (
 	batchRequest                       // a request, served in turn (req)
 )
 
-// batchItem is one entry of a batch as readBatch judged it, and a
-// request's context and call once begun (incoming.begin).
+// batchItem is one batch entry as readBatch judged it; ctx and call once begun (incoming.begin).
 type batchItem struct {
 	kind  batchKind
 	msg   message
@@ -58,11 +53,9 @@ type batchItem struct {
 	call  *call
 }
 
-// splitBatch returns the entries of data, a JSON array, as raw values. A
-// syntax error refuses the whole batch (-32700), as JSON-RPC asks, an
-// empty or oversize one -32600; an entry that parses but cannot be
-// honoured (a duplicate key, too deep) is left to parseMessage.
-// TestSplitBatch.
+// splitBatch returns the entries of data, a JSON array, as raw values. A syntax error refuses the
+// whole batch (-32700), as JSON-RPC asks, an empty or oversize one -32600; an entry that parses
+// but cannot be honoured (a duplicate key, too deep) is left to parseMessage (TestSplitBatch).
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func splitBatch(data []byte) ([][]byte, *rpcError) {
 	c := jsonChecker{data: data}
@@ -97,10 +90,9 @@ func splitBatch(data []byte) ([][]byte, *rpcError) {
 	return entries, nil
 }
 
-// readBatch reads a batch that arrived in sess, a versionBatches
-// session, with framing f, and judges each entry alone, in order; an
-// array, an initialize and a request with modern _meta are refused in
-// place (-32600). The error is the one answer of a batch refused whole.
+// readBatch reads a batch that arrived in sess, a versionBatches session, with framing f, judging
+// each entry alone, in order; an array, an initialize and a request with modern _meta are refused
+// in place (-32600). The error is the answer of a batch refused whole.
 func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, *rpcError) {
 	entries, rerr := splitBatch(data)
 	if rerr != nil {
@@ -138,11 +130,10 @@ func (s *server) readBatch(data []byte, sess *session, f framing) ([]batchItem, 
 	return items, nil
 }
 
-// answerBatch serves the request entries of items in turn with serve (an
-// entry's answer, nil for one cancelled; one slot and one goroutine) and
-// returns the answers as one array in order, or nil for none (JSON-RPC
-// sends no empty array). Past maxBatchAnswerBytes a request still goes to
-// serve, marked invalid: no handler runs.
+// answerBatch serves items' requests in turn with serve (an entry's answer, nil when cancelled;
+// one slot, one goroutine) and returns the answers as one array in order, or nil for none
+// (JSON-RPC sends no empty array). Past maxBatchAnswerBytes a request still goes to serve, marked
+// invalid: no handler runs.
 // [§Batch]: https://www.jsonrpc.org/specification#batch
 func answerBatch(items []batchItem, serve func(i int) []byte) []byte {
 	var b bytes.Buffer

@@ -1,18 +1,13 @@
-// The message driver: one connection to one client in the core's terms,
-// and the rules every transport's messages meet in one place. A
-// transport reads its framing, admits (slots, bodies), hands each message
-// over (take), and writes what it is given; it decides no protocol rule.
-// The rules, each owned by one function here and pinned over every
-// transport by TestDriverRules:
+// The message driver: one connection to one client in the core's terms, and the rules every
+// transport's messages meet in one place. A transport reads its framing, admits (slots, bodies),
+// hands each message over (take), and writes what it is given; it decides no protocol rule. The
+// rules, each owned by one function here and pinned over every transport by TestDriverRules:
 //
 //   - parsing and judging a message: take;
-//   - control messages (answers to the server's requests,
-//     notifications/cancelled): begin, through takeControl;
+//   - control messages (responses to the server, notifications/cancelled): begin, via takeControl;
 //   - request ids in flight, duplicates refused: conn.add;
-//   - initialize served in order, before the next message is taken:
-//     incoming.ordered, from the method table (handshake);
-//   - batches (2025-03-26): take judges, begin takes, serve answers
-//     (batch.go).
+//   - initialize served before the next message is taken: incoming.ordered (handshake);
+//   - batches (2025-03-26): take judges, begin takes, serve answers (batch.go).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
 // (Messages), https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation,
@@ -31,10 +26,9 @@ import (
 	"unicode/utf8"
 )
 
-// conn is one connection to one client: a stdio process, a classic
-// session (Streamable HTTP's Mcp-Session-Id, a 2024-11-05 stream), or one
-// modern POST, which carries no session. Its state is its session's (the
-// handshake, the calls in flight); the transport makes one per session.
+// conn is one connection to one client: a stdio process, a classic session (Streamable HTTP's
+// Mcp-Session-Id, a 2024-11-05 stream) or one modern POST (no session); its state (handshake,
+// calls in flight) is its session's, and the transport makes one per session.
 type conn struct {
 	s         *server
 	sess      *session // nil: a modern POST, which carries one message
@@ -53,27 +47,24 @@ const (
 	incomingBatch                            // a 2025-03-26 batch
 )
 
-// incoming is one message a connection took: judged, not yet begun. The
-// transport admits it (a request or a batch of requests takes a request
-// slot, anything else a control slot), begins, serves and ends it.
+// incoming is one message a connection took, judged, not begun: the transport admits it (requests
+// take a request slot, anything else a control slot), begins, serves and ends it.
 type incoming struct {
 	c     conn
 	kind  incomingKind
 	msg   message
 	req   *request    // a request
 	items []batchItem // a batch
-	// reply is the answer to write instead of serving: a message refused
-	// when taken, or a request refused when begun (its id in flight);
-	// err is the refusal's error (HTTP writes it with its status).
+	// reply is the answer to write instead of serving: a message refused when taken, or a request
+	// refused when begun (its id in flight); err is its error (HTTP's status).
 	reply []byte
 	err   *rpcError
 	ctx   context.Context // the request's once begun: cancelled with its call
 	call  *call
 }
 
-// take parses data, one message or a batch as it arrived with framing f,
-// and judges it: no effect yet (begin). A batch is read only in a session
-// that negotiated 2025-03-26; anywhere else it is refused whole.
+// take parses data, one message or a batch as it arrived with framing f, and judges it, with no
+// effect yet (begin). A batch outside a 2025-03-26 session is refused whole.
 func (c conn) take(data []byte, f framing) *incoming {
 	in := &incoming{c: c}
 	if jsonKind(data) == '[' {
@@ -103,31 +94,26 @@ func (c conn) take(data []byte, f framing) *incoming {
 	default:
 		in.kind = incomingRequest
 	}
-	// The era is decided for every message, a control message's too: on
-	// Streamable HTTP it says whether the message goes to a session.
+	// Every message's era is decided: on Streamable HTTP it says whether it goes to a session.
 	in.req = c.s.newRequest(&in.msg, c.sess, f)
 	return in
 }
 
-// isControl reports whether msg is what frees a waiting request: an
-// answer to a server request, or notifications/cancelled.
+// isControl reports whether msg frees a waiting request: a response, or notifications/cancelled.
 func isControl(msg *message) bool {
 	return msg.isResponse() || msg.isNotification() && msg.method == methodCancelled
 }
 
-// ordered reports whether the message is served before the next one is
-// taken: initialize (handshake), so that the requests after it meet the
-// negotiated session (TestStdioPipelinedHandshake).
+// ordered reports whether the message is served before the next is taken: initialize (handshake),
+// so that the requests after it meet the negotiated session (TestStdioPipelinedHandshake).
 // [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 func (in *incoming) ordered() bool {
 	return in.kind == incomingRequest && methods[in.msg.method].handshake
 }
 
-// begin gives the message its effects, in the order the connection took
-// its messages: an answer goes to the request waiting for it, a
-// cancellation cancels, a notification is served, a request is
-// registered in flight under parent (or refused: in.reply), a batch's
-// entries each in turn. It reports whether anything is left to serve.
+// begin gives the message its effects, in the order its connection took them: a response goes to
+// its waiting request, a cancellation cancels, a notification is served, a request is registered
+// under parent (or refused: in.reply), a batch's entries likewise. It reports if any is left.
 func (in *incoming) begin(parent context.Context) bool {
 	c := in.c
 	switch in.kind {
@@ -144,8 +130,7 @@ func (in *incoming) begin(parent context.Context) bool {
 		}
 		return in.err == nil
 	case incomingBatch:
-		// Entry by entry, as the connection would take as many messages: a
-		// cancellation reaches an earlier entry of the same batch.
+		// Entry by entry, as for as many messages: a cancellation reaches an earlier entry.
 		n := 0
 		for i := range in.items {
 			it := &in.items[i]
@@ -172,8 +157,8 @@ func (in *incoming) begin(parent context.Context) bool {
 	return false
 }
 
-// serve serves what begin left and returns the answer; a request the
-// client cancelled is not answered (reply.cancelled).
+// serve serves what begin left and returns the answer; a request the client cancelled is not
+// answered (reply.cancelled).
 // [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
 func (in *incoming) serve(ex exchange) reply {
 	ex.session, ex.transport = in.c.sess, in.c.transport
@@ -203,9 +188,8 @@ func (in *incoming) serveBatch(ex exchange) reply {
 		}
 		r := in.c.s.serveReply(it.ctx, it.req, ex)
 		if r.release != nil {
-			// What the answer was charged goes back as its entry ends
-			// (TestStdioBatchAnswersGiveBackTheirBudget); the array is "the
-			// batch being written" of docs/RELIABILITY.md's stdio formula.
+			// Its charge goes back as its entry ends (TestStdioBatchAnswersGiveBackTheirBudget);
+			// the array is docs/RELIABILITY.md's stdio "batch being written".
 			defer r.release()
 		}
 		cl.mu.Lock()
@@ -222,8 +206,7 @@ func (in *incoming) serveBatch(ex exchange) reply {
 	return reply{parts: replyParts{line}}
 }
 
-// end forgets the message's requests and cancels their contexts.
-// Idempotent; the transport defers it.
+// end forgets the message's requests and cancels their contexts. Idempotent; transports defer it.
 func (in *incoming) end() {
 	if in.call != nil {
 		in.c.remove(&in.msg, in.call)
@@ -247,8 +230,7 @@ var (
 type call struct {
 	cancel context.CancelCauseFunc
 	mu     sync.Mutex // guards ended; serialises setting cancelled or ended with queueing the call's messages
-	// cancelled is set under mu by notifications/cancelled; a writer
-	// waiting for room reads it without mu.
+	// cancelled is set under mu by notifications/cancelled; writers waiting for room read it bare.
 	cancelled atomic.Bool
 	// ended is set once the response is queued: nothing more is written
 	// (TestStdioNothingAfterResponse).
@@ -256,8 +238,8 @@ type call struct {
 	ended bool
 }
 
-// whileLive runs take under mu unless cl was cancelled or has ended, and
-// reports whether it ran; take reports whether cl has ended. A nil cl runs take.
+// whileLive runs take under mu unless cl was cancelled or has ended, and reports whether it ran;
+// take reports whether cl has ended. A nil cl runs take.
 func (cl *call) whileLive(take func() (ended bool)) bool {
 	if cl == nil {
 		take()
@@ -272,19 +254,17 @@ func (cl *call) whileLive(take func() (ended bool)) bool {
 	return true
 }
 
-// calls is a connection's requests in flight, by idKey: the one registry
-// of duplicate ids and of cancellation, on every transport.
+// calls is a connection's requests in flight, by idKey: the one registry of duplicate ids and of
+// cancellation, on every transport.
 type calls struct {
 	mu   sync.Mutex       // guards byID
 	byID map[string]*call // the requests in flight; nil until the first
-	// cancelled, when set (before sharing), is told of each cancellation
-	// after it took effect: stdio wakes its writers waiting for room.
+	// cancelled, set before sharing, is told of each effective cancellation (stdio wakes writers).
 	cancelled func()
 }
 
-// add registers msg, a request, in flight under parent; a modern POST
-// (no session) registers nothing: it runs under parent, its one message.
-// The error refuses an id already in flight (TestDriverRules).
+// add registers msg, a request, in flight under parent; a modern POST (no session) runs under
+// parent, unregistered. The error refuses an id already in flight (TestDriverRules).
 func (c conn) add(parent context.Context, msg *message) (context.Context, *call, *rpcError) {
 	if c.sess == nil {
 		return parent, nil, nil
@@ -317,9 +297,9 @@ func (c conn) remove(msg *message, cl *call) {
 	cl.cancel(nil)
 }
 
-// cancelNamed handles notifications/cancelled: the request it names is
-// cancelled (errRequestCancelled) and nothing more is written for it.
-// Unknown ids and malformed params are ignored, as the spec asks.
+// cancelNamed handles notifications/cancelled: the named request is cancelled
+// (errRequestCancelled), nothing more written for it; unknown ids and bad params are ignored, as
+// the spec asks.
 // [§Behavior Requirements]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#behavior-requirements
 func (c conn) cancelNamed(params []byte) {
 	members, _ := objectMembers(params)
@@ -343,8 +323,7 @@ func (c conn) cancelNamed(params []byte) {
 	}
 }
 
-// cancelAll cancels every request in flight with cause: the session
-// ended under them (HTTP: DELETE, expiry, eviction).
+// cancelAll cancels every call in flight with cause: the session ended (DELETE, expiry, eviction).
 func (r *calls) cancelAll(cause error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -353,10 +332,9 @@ func (r *calls) cancelAll(cause error) {
 	}
 }
 
-// idKey normalises a raw request id so that 7 and "7" stay distinct and an
-// escaped string id matches its plain spelling. A string that decodes to
-// U+FFFD is keyed by its spelling, as decoding turns every lone surrogate
-// escape ("\ud800", "\udc00") into U+FFFD (TestIDKey).
+// idKey normalises a raw request id so that 7 and "7" stay distinct and an escaped string id
+// matches its plain spelling. A string that decodes to U+FFFD is keyed by its spelling, as
+// decoding turns every lone surrogate escape ("\ud800", "\udc00") into U+FFFD (TestIDKey).
 func idKey(raw []byte) string {
 	if s, ok := jsonString(raw); ok && !strings.ContainsRune(s, utf8.RuneError) {
 		return "s" + s

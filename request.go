@@ -1,5 +1,5 @@
-// The request a handler sees: its params, its per-request _meta, and the
-// request-scoped notifications it may emit (progress, log messages).
+// The request a handler sees: its params, its per-request _meta, and the request-scoped
+// notifications it may emit (progress, log messages).
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic#_meta,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress,
@@ -19,9 +19,8 @@ import (
 	"time"
 )
 
-// request is one client request in flight: the dispatcher fills it, a
-// handler reads it and emits notifications through it. It is owned by the
-// goroutine serving the request.
+// request is one client request in flight: the dispatcher fills it, a handler reads it and emits
+// notifications through it; owned by the goroutine serving it.
 type request struct {
 	id           []byte
 	method       string
@@ -38,16 +37,14 @@ type request struct {
 	closing      <-chan struct{} // the transport's graceful shutdown (exchange.closing)
 	trace        traceContext
 	target       string // the name or URI the request names, once its handler read it
-	// reg is the registry snapshot, taken once at first use
-	// (server.snapshot), so that the scope check and the handler find the
-	// same target: a tool replaced between them cannot skip the check.
+	// reg is the registry snapshot, taken once at first use (server.snapshot): the scope check and
+	// the handler find the same target, so a tool replaced between them cannot skip the check.
 	reg    *registry
 	header map[string][]string // the transport's header fields by canonical name (nil on stdio)
 	args   map[string]any      // the tools/call arguments, decoded and validated
 	end    outcome             // how the request ended, as answer records it (endedBy)
 	input  inputRound          // the MRTR answers and state of a retry (mrtr.go)
-	// task is the task the handler runs in (tasks.go), nil on a
-	// transport; taskable says that Detach makes this call a task.
+	// task is the handler's task (tasks.go), nil on a transport; taskable: Detach makes it one.
 	task         *task
 	taskable     bool
 	lastProgress float64 // keeps progress strictly increasing, as the spec requires
@@ -70,34 +67,32 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// maxProgressTokenBytes bounds params._meta.progressToken as written
-// (quotes and escapes included), as maxIDBytes bounds an id: every
-// progress notification carries the token back. A token is a UUID or a
-// counter in every SDK. TestLimitsAtBoundary, testdata/progress-token.txt.
+// maxProgressTokenBytes bounds params._meta.progressToken as written (quotes and escapes
+// included), as maxIDBytes bounds an id: every progress notification carries it back; SDKs use
+// UUIDs or counters (TestLimitsAtBoundary, testdata/progress-token.txt).
 const maxProgressTokenBytes = 1024
 
 // requestMeta is the decoded params._meta of one request.
 type requestMeta struct {
 	version    string // io.modelcontextprotocol/protocolVersion
 	hasVersion bool
-	// modern: _meta names a protocol version or is not an object, so the
-	// modern era's validation answers it; set even when parsing fails.
+	// modern: _meta names a protocol version or is not an object, so modern validation answers it;
+	// set even when parsing fails.
 	modern        bool
 	capabilities  []byte // raw ClientCapabilities object, nil when absent
 	clientInfo    []byte // raw Implementation object, nil when absent
 	logLevel      logLevel
 	hasLogLevel   bool
 	progressToken []byte // raw string or integer, nil when absent
-	// traceparent and tracestate are the W3C trace context (SEP-414) as
-	// sent, "" if not a string; newTraceContext validates them.
+	// traceparent, tracestate: the W3C trace context (SEP-414) as sent, "" if not a string;
+	// newTraceContext validates them.
 	traceparent string
 	tracestate  string
 	extra       []member // the other members, in order, for req.Meta (meta.go)
 }
 
-// parseParams splits params into _meta and the method's own members,
-// refusing case-folded imitations of known names. It returns the first
-// problem but reads on, so that meta.modern is known even then.
+// parseParams splits params into _meta and the method's own members, refusing case-folded
+// imitations of known names; it returns the first problem but reads on, so meta.modern is known.
 func (r *request) parseParams(params []byte, names []string) *rpcError {
 	if params == nil {
 		return nil
@@ -123,9 +118,8 @@ func (r *request) parseParams(params []byte, names []string) *rpcError {
 	return first
 }
 
-// parse decodes a params._meta object and checks its types (which
-// members are required is the era's decision); like parseParams it
-// returns the first problem and reads on.
+// parse decodes a params._meta object and checks its types (the era decides which are required);
+// it returns the first problem and reads on.
 func (m *requestMeta) parse(raw []byte) *rpcError {
 	if jsonKind(raw) != '{' {
 		m.modern = true
@@ -175,8 +169,7 @@ func (m *requestMeta) member(mem member) *rpcError {
 		}
 		m.progressToken = token
 	case metaTraceparent, metaTracestate:
-		// Trace context never refuses a request: a wrong type or size is
-		// ignored (so is a case-folded imitation: not in metaMembers).
+		// Trace context never refuses a request: a bad type, size or case-folded name is ignored.
 		if len(mem.value) > 2*maxTracestateBytes {
 			return nil
 		}
@@ -208,8 +201,7 @@ func memberValue(ms []member, name string) []byte {
 	return nil
 }
 
-// stringParam returns a required string member of params, at most
-// maxParamStringBytes long (names and URIs are echoed in errors).
+// stringParam returns a required string param of at most maxParamStringBytes (errors echo it).
 func (r *request) stringParam(name string) (string, *rpcError) {
 	raw := r.param(name)
 	if raw == nil {
@@ -253,10 +245,8 @@ func parseLogLevel(s string) (logLevel, bool) {
 	return logLevel(max(i, 0)), i >= 0
 }
 
-// Progress reports progress on this request when the client asked for it
-// with a progressToken; otherwise it does nothing. total <= 0 means
-// unknown. A value that does not increase is dropped: the spec requires
-// progress to increase with each notification.
+// Progress reports progress on this request if the client sent a progressToken. total <= 0 means
+// unknown. A value that does not increase is dropped, as the spec requires.
 // [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress
 func (r *request) Progress(progress, total float64, message string) {
 	if r.meta.progressToken == nil || r.send == nil || math.IsNaN(progress) || math.IsInf(progress, 0) ||
@@ -283,9 +273,8 @@ type progressParams struct {
 	Message  string          `json:"message,omitempty"`
 }
 
-// Log sends a notifications/message at level when the client opted in at
-// or below it, within the request's rate (notify_limit.go). data is any
-// JSON-encodable value; keep secrets and internals out of it.
+// Log sends a notifications/message at level when the client opted in at or below it, within the
+// request's rate (notify_limit.go). data is any JSON-encodable value: no secrets or internals.
 // [§Logging]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging
 // [§Logging (2025-11-25)]: https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging
 func (r *request) Log(level logLevel, data any) {
@@ -296,8 +285,8 @@ func (r *request) Log(level logLevel, data any) {
 	r.send(encodeNotification("notifications/message", logParams{Level: level.String(), Logger: r.server.info.Name, Data: data}))
 }
 
-// logsAt reports whether the client reads log lines at level: a modern
-// request opts in with its own _meta, a classic one through its session.
+// logsAt reports whether the client reads log lines at level: a modern request opts in with its
+// own _meta, a classic one through its session.
 func (r *request) logsAt(level logLevel) bool {
 	least, on := r.meta.logLevel, r.meta.hasLogLevel
 	if !isModern(r.version) {
@@ -313,8 +302,7 @@ type logParams struct {
 	Data   any    `json:"data"`
 }
 
-// Arg returns the tools/call argument name as decoded from JSON (numbers
-// are json.Number), or nil when absent.
+// Arg returns the tools/call argument name as decoded (numbers are json.Number), or nil.
 func (r *request) Arg(name string) any { return r.args[name] }
 
 // String returns the string argument name, or "" when absent.
@@ -349,9 +337,8 @@ func (r *request) Bool(name string) bool {
 	return b
 }
 
-// finiteNumbers refuses a number in decoded arguments beyond a 64-bit
-// float's range, such as 1e400, which req.Number would read as an
-// infinity (docs/GAPS.md), naming its JSON Pointer for the model.
+// finiteNumbers refuses a number in decoded arguments beyond a float64's range, such as 1e400,
+// which req.Number would read as an infinity (docs/GAPS.md), naming its JSON Pointer.
 func finiteNumbers(v any) error {
 	path, num, found := firstInfinite(v)
 	if !found {
@@ -364,15 +351,12 @@ func finiteNumbers(v any) error {
 	return errors.New(msg)
 }
 
-// firstInfinite finds the first number in v (objects by key order) that a
-// 64-bit float cannot hold, and returns its JSON Pointer and text. It
-// compares the keys that hold one instead of sorting them all: the common
-// case, no such number, costs no allocation.
+// firstInfinite returns the JSON Pointer and text of the first number in v (objects by key order)
+// a float64 cannot hold, comparing keys instead of sorting them: no such number, no allocation.
 func firstInfinite(v any) (path, num string, found bool) {
 	switch v := v.(type) {
 	case json.Number:
-		// At most 300 characters without an exponent is below 1e301: only
-		// the others are parsed.
+		// At most 300 characters without an exponent is below 1e301: only the others are parsed.
 		if len(v) > 300 || strings.ContainsAny(string(v), "eE") {
 			f, _ := strconv.ParseFloat(string(v), 64)
 			return "", string(v), math.IsInf(f, 0)
@@ -413,22 +397,19 @@ func decodeArguments(raw []byte) (map[string]any, *rpcError) {
 	return v.(map[string]any), nil
 }
 
-// Trace returns the request's W3C trace context: the client's valid
-// traceparent (in _meta or a header), else a fresh one; the handler's
-// context carries the same (traceFromContext).
+// Trace returns the request's W3C trace context: the client's valid traceparent (_meta or header),
+// else a fresh one, as the handler's context carries (traceFromContext).
 func (r *request) Trace() traceContext { return r.trace }
 
-// handlerHeaders are the request headers a handler may read with
-// req.Header, in canonical form: never credentials or the session id
-// (docs/OPERATIONS.md). Widen it here if a tool needs more.
+// handlerHeaders are the request headers, canonical, a handler may read (req.Header): never
+// credentials or the session id (docs/OPERATIONS.md). Widen it here if a tool needs more.
 var handlerHeaders = []string{
 	"Accept-Language", "Baggage", "Forwarded", "Traceparent", "Tracestate", "User-Agent",
 	"X-Correlation-Id", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip", "X-Request-Id",
 }
 
-// Header returns the header field name (any case), if in handlerHeaders,
-// its values joined by ", " (RFC 9110 §5.3); "" otherwise and on stdio.
-// The values are the client's: untrusted input.
+// Header returns the header field name (any case), if in handlerHeaders, its values joined by ", "
+// (RFC 9110 §5.3), else "" (always on stdio). The values are untrusted client input.
 func (r *request) Header(name string) string {
 	i := slices.IndexFunc(handlerHeaders, func(h string) bool { return strings.EqualFold(h, name) })
 	if i < 0 {

@@ -1,5 +1,4 @@
-// JSON-RPC 2.0 as MCP uses it: the message envelope, the error object, and
-// the dispatch table.
+// JSON-RPC 2.0 as MCP uses it: the message envelope, the error object, and the dispatch table.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic
 // (Messages, Error Codes) and https://www.jsonrpc.org/specification.
@@ -28,13 +27,12 @@ const (
 	codeHeaderMismatch     = -32020
 	codeMissingCapability  = -32021
 	codeUnsupportedVersion = -32022
-	// codeResourceNotFound is the classic (2025-11-25 and earlier) code for
-	// an unknown resource URI; 2026-07-28 forbids it and uses -32602.
+	// codeResourceNotFound: an unknown resource URI up to 2025-11-25; 2026-07-28 uses -32602.
 	codeResourceNotFound = -32002
 )
 
-// rpcError is the one error type whose text reaches the peer. Anything else
-// a handler returns is logged and answered as -32603 "internal error".
+// rpcError is the one error type whose text reaches the peer; anything else a handler returns is
+// logged and answered -32603 "internal error".
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -43,8 +41,7 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
-// Is reports whether target is an *rpcError with the same code, so that
-// errors.Is(err, errInvalidParams) matches any -32602.
+// Is reports whether target is an *rpcError of the same code: errInvalidParams matches any -32602.
 func (e *rpcError) Is(target error) bool {
 	t, ok := target.(*rpcError)
 	return ok && t.Code == e.Code
@@ -59,17 +56,15 @@ var (
 	errInternal       = &rpcError{Code: codeInternalError, Message: "internal error"}
 )
 
-// errCancelled answers a request cancelled while it ran
-// (notifications/cancelled, a closed stream, shutdown).
+// errCancelled answers a request cancelled while it ran (notifications/cancelled, closed stream,
+// shutdown).
 var errCancelled = &rpcError{Code: codeInternalError, Message: "request cancelled"}
 
-// errCutByShutdown is the cause a transport cancels its requests with
-// when -shutdown-timeout passes: answered errCut, logged outcome=cut.
+// errCutByShutdown causes the cancels past -shutdown-timeout: answered errCut, logged outcome=cut.
 var errCutByShutdown = errors.New("cut: the server is shutting down and waits no longer")
 
-// errCut answers a request cut by shutdown: an internal error (HTTP 500,
-// which no proxy replays) saying the call may have run in part, so that a
-// client retries only what is safe to run twice (TestHTTPShutdownCut).
+// errCut answers a request cut by shutdown: -32603 (HTTP 500, which no proxy replays) saying it
+// may have run in part, so a client retries only what is safe twice (TestHTTPShutdownCut).
 var errCut = &rpcError{Code: codeInternalError, Message: "request cut: the server shut down before it finished; it may have run in part"}
 
 // newError builds a peer-facing error: lowercase, no trailing punctuation.
@@ -82,8 +77,7 @@ func invalidParams(format string, args ...any) *rpcError {
 	return newError(codeInvalidParams, format, args...)
 }
 
-// message is one JSON-RPC message from the peer, decoded once; its
-// members stay raw until the handler that owns them reads them.
+// message is one JSON-RPC message from the peer, decoded once; members stay raw for their handler.
 type message struct {
 	id         []byte // raw JSON id (string or integer), nil when absent or invalid
 	hasID      bool   // an id member was present, even an invalid one
@@ -94,23 +88,22 @@ type message struct {
 	errorValue []byte // set on an error response from the peer
 }
 
-// isNotification reports whether m is a request without id; one with an
-// invalid id (null, fractional) is answered -32600 with id null.
+// isNotification reports whether m is a request without id; one with an invalid id (null,
+// fractional) is answered -32600 with id null.
 func (m *message) isNotification() bool { return m.hasMethod && !m.hasID }
 
 // isResponse reports whether m answers a request the server sent.
 func (m *message) isResponse() bool { return !m.hasMethod && (m.result != nil || m.errorValue != nil) }
 
-// maxIDBytes bounds a request id as written (quotes and escapes
-// included): every answer echoes it, and clients use counters or UUIDs.
-// A longer one is refused -32600 with id null (TestAttackUnreadErrorReplies).
+// maxIDBytes bounds a request id as written (quotes, escapes included), echoed by every answer
+// (clients use counters, UUIDs); longer: -32600, id null (TestAttackUnreadErrorReplies).
 const maxIDBytes = 1024
 
 // envelopeMembers are the only members a JSON-RPC message may use.
 var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-// parseMessage decodes one peer message. On failure it still returns the id
-// when it could be read, so the error response can carry it.
+// parseMessage decodes one peer message; on failure it still returns the id, if readable, for the
+// error.
 // [§Requests]: https://modelcontextprotocol.io/specification/2026-07-28/basic#requests
 func parseMessage(data []byte) (message, *rpcError) {
 	var m message
@@ -124,15 +117,13 @@ func parseMessage(data []byte) (message, *rpcError) {
 	switch jsonKind(data) {
 	case '{':
 	case '[':
-		// Only a 2025-03-26 session reads a batch (batch.go).
 		return m, newError(codeInvalidRequest, "invalid request: batches are accepted only in a %s session", versionBatches)
 	default:
 		return m, newError(codeInvalidRequest, "invalid request: message must be a JSON object")
 	}
 	members, _ := objectMembers(data) // an object checkJSON accepted: no error
 	var version []byte
-	// idErr and memberErr are reported after the loop, so that an error
-	// about a member read before the id still carries the id.
+	// Reported after the loop, so that an error about a member before the id carries the id.
 	var idErr, memberErr *rpcError
 	for _, mem := range members {
 		switch mem.name {
@@ -148,8 +139,7 @@ func parseMessage(data []byte) (message, *rpcError) {
 					idErr = newError(codeInvalidRequest, "invalid request: id longer than %d bytes", maxIDBytes)
 				}
 			case jsonKind(mem.value) == 'n':
-				// Valid only on an error response to a message the peer
-				// could not read; checked after the loop.
+				// Valid only on an error response to an unreadable message (checked below).
 				m.id = []byte("null")
 			default:
 				idErr = newError(codeInvalidRequest, "invalid request: id must be a string or an integer")
@@ -213,13 +203,12 @@ type method struct {
 	// [§Security Considerations]: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#security-considerations
 	rateLimited bool
 	target      target // what the params name: for the scope check, the Mcp-Name header, the access lines
-	// handshake marks initialize: served before the next message of its
-	// connection is taken (incoming.ordered); a transport opens a classic
-	// session for it.
+	// handshake marks initialize: served before its connection's next message is taken
+	// (incoming.ordered); a transport opens a classic session for it.
 	// [§Initialization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization
 	handshake bool
-	// stream marks subscriptions/listen: no request timeout, kept alive,
-	// and closed by its graceful result (reply.closesListen).
+	// stream marks subscriptions/listen: no request timeout, kept alive, closed by its graceful
+	// result (reply.closesListen).
 	// [§Graceful Closure]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure
 	stream bool
 }
@@ -238,16 +227,15 @@ const (
 	targetListen          // params.notifications, the resources a listen watches
 )
 
-// param is the params member that holds a target named by a string: name,
-// uri or taskId; "" for the others.
+// param is the params member holding a target named by a string (name, uri, taskId), else "".
 func (t target) param() string {
 	return [...]string{
 		targetTool: "name", targetPrompt: "name", targetResource: "uri", targetTask: "taskId", targetListen: "",
 	}[t]
 }
 
-// methodCancelled cancels a request in both eras, taken before anything
-// is dispatched (takeControl).
+// methodCancelled cancels a request in both eras, taken before anything is dispatched
+// (takeControl).
 // [§Cancellation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
 const methodCancelled = "notifications/cancelled"
 
@@ -268,8 +256,7 @@ var methods = map[string]method{
 	"prompts/get":              {handle: (*server).handlePromptsGet, params: []string{"name", "arguments", "inputResponses", "requestState"}, target: targetPrompt, mrtr: true},
 	"completion/complete":      {handle: (*server).handleComplete, params: []string{"ref", "argument", "context"}, target: targetRef},
 	"subscriptions/listen":     {handle: (*server).handleSubscriptionsListen, params: []string{"notifications"}, target: targetListen, era: modernEra, stream: true},
-	// The tasks extension (tasks.go); never cacheable, as a cache ttlMs
-	// would overwrite the task's own.
+	// The tasks extension (tasks.go): never cacheable, a cache ttlMs would overwrite the task's.
 	"tasks/get":                 {handle: (*server).handleTasksGet, params: []string{"taskId"}, target: targetTask, era: modernEra},
 	"tasks/update":              {handle: (*server).handleTasksUpdate, params: []string{"taskId", "inputResponses"}, target: targetTask, era: modernEra},
 	"tasks/cancel":              {handle: (*server).handleTasksCancel, params: []string{"taskId"}, target: targetTask, era: modernEra},
@@ -280,8 +267,7 @@ var methods = map[string]method{
 	"notifications/initialized": {handle: (*server).handleInitialized, notification: true, era: classicEra},
 }
 
-// result is what a method handler returns: its own members, and what the
-// dispatcher stamps around them.
+// result is what a handler returns: its own members, and what the dispatcher stamps around them.
 type result struct {
 	body          any        // a JSON object of the method's own members (json.RawMessage: as is)
 	cache         *cacheHint // overrides the server's default hints on a cacheable method
@@ -294,27 +280,23 @@ type result struct {
 // caller is who sent a request, as its transport established it.
 type caller struct {
 	principal string // the authenticated identity (req.Principal); "" on stdio, HTTP without auth
-	// share keys the caller's fair share of every limit: the principal,
-	// else the client's address on HTTP ("addr:" and the IP, an IPv6
-	// address's /64), else "" (stdio, whose connection is one client).
+	// share keys the caller's fair share of every limit: the principal, else on HTTP the client's
+	// address ("addr:" and the IP, an IPv6 address's /64), else "" (stdio: one client).
 	share string
-	// addr is the client's IP address on HTTP (clientAddr), "" on stdio:
-	// logged, and the share without a principal; trusted for nothing else.
+	// addr is the client's IP on HTTP (clientAddr), "" on stdio: logged, the share without a
+	// principal; trusted for nothing else.
 	addr string
-	// scopes are what the credential grants (widened by -scope-implies
-	// only when checked); scoped says they bound what it may do. Unscoped:
-	// stdio, HTTP without authentication, a static token without scopes.
+	// scopes are what the credential grants (widened by -scope-implies only when checked); scoped:
+	// they bound it. Unscoped: stdio, HTTP without authentication, a static token without scopes.
 	scopes  []string
 	scoped  bool
 	expires time.Time // when the credential lapses, zero for never; streams end then
 	client  string    // an access token's OAuth client (client_id, RFC 9068 §2.2, else azp), or ""
 }
 
-// binding is what the state a caller creates (tasks, classic sessions,
-// requestState) is bound to: its principal and its token's OAuth client,
-// so that the user's token for another application reaches none of it
-// (SEP-2663, "Auth binding"; TestAuthBindingClient); quoting keeps two
-// callers' bindings apart.
+// binding is what the state a caller creates (tasks, classic sessions, requestState) is bound to:
+// its principal and token's OAuth client, so the user's token for another application reaches none
+// of it (SEP-2663, "Auth binding"; TestAuthBindingClient); quoting keeps bindings apart.
 func (who caller) binding() string {
 	if who.client == "" {
 		return who.principal
@@ -322,8 +304,7 @@ func (who caller) binding() string {
 	return strconv.Quote(who.principal) + " client " + strconv.Quote(who.client)
 }
 
-// expiry returns a channel that fires when who's credential expires (nil
-// for none), and the function that releases its timer.
+// expiry returns a channel firing when who's credential expires (nil: never) and its timer's stop.
 func (who caller) expiry() (<-chan time.Time, func()) {
 	if who.expires.IsZero() {
 		return nil, func() {}
@@ -332,8 +313,7 @@ func (who caller) expiry() (<-chan time.Time, func()) {
 	return timer.C, func() { timer.Stop() }
 }
 
-// transport names the transport a request arrived on, for logs and
-// metrics; the zero value is stdio's.
+// transport names the transport a request arrived on (logs, metrics); the zero value is stdio.
 type transport uint8
 
 // The transports.
@@ -346,50 +326,43 @@ const (
 // transportNames spells the transports, indexed by transport.
 var transportNames = [numTransports]string{"stdio", "http"}
 
-// exchange is what a transport knows about one request it hands to the
-// dispatcher.
+// exchange is what a transport knows about one request it hands to the dispatcher.
 type exchange struct {
 	send func(msg []byte) // a notification on the request's own stream; dropped once cancelled
-	// callSend, when set, is send for a transport that writes every
-	// request's messages to one stream (stdio): the driver binds it to the
-	// call, so that nothing is written after its cancellation or response.
+	// callSend, when set, is send for a transport writing all requests' messages to one stream
+	// (stdio): the driver binds it to the call, so nothing follows its cancellation or response.
 	callSend  func(cl *call, msg []byte)
 	caller    caller
 	transport transport
 	session   *session // the classic-era session; nil when that era is off here (decideEra)
-	// check, when set, validates what the transport carries beside the
-	// message (HTTP's mirrored headers); admit answers its error.
+	// check, if set, validates what the transport carries beside the message (HTTP's mirrored
+	// headers); admit answers its error.
 	check func(req *request) *rpcError
-	// closing is closed as the transport shuts down gracefully, before it
-	// cancels its requests (a listen ends with its result); nil if never.
+	// closing is closed as the transport shuts down gracefully, before it cancels its requests (a
+	// listen ends with its result); nil if never.
 	closing <-chan struct{}
-	// reserve, when set (stdio's answers budget), charges an answer of
-	// about n bytes before it is encoded, waiting while ctx lasts (false:
-	// it ended first); release gives them back once it is written.
+	// reserve, if set (stdio's answers budget), charges an answer of about n bytes before
+	// encoding, waiting while ctx lasts (false: it ended); release gives them back once written.
 	reserve func(ctx context.Context, n int) (release func(), ok bool)
 }
 
-// framing is what a transport read beside a message, in the core's
-// terms; the zero value is stdio's: nothing.
+// framing is what a transport read beside a message, in the core's terms; zero for stdio.
 type framing struct {
-	// lateSession says the transport names a message's classic session in
-	// its framing and looks it up once decideEra (which reads namesSession
-	// and version) has decided the era; else it hands over its own, or none.
+	// lateSession: the transport names a message's classic session in its framing, looked up once
+	// decideEra (reading namesSession, version) decided the era; else it hands over its own.
 	lateSession  bool
 	namesSession bool   // the message names a classic session
 	version      string // the protocol version the framing names, trimmed; "" when none
-	// traceparent and tracestate are the W3C trace context the transport
-	// carried, as sent; "" when absent or ambiguous; _meta's wins.
+	// traceparent, tracestate: the W3C trace context the transport carried, as sent; "" when
+	// absent or ambiguous; _meta's wins.
 	traceparent, tracestate string
-	// header is HTTP's header fields by canonical name, read-only
-	// (req.Header); nil on stdio.
+	// header is HTTP's header fields by canonical name, read-only (req.Header); nil on stdio.
 	header map[string][]string
 }
 
-// newRequest reads msg once, before anything is served, into the request
-// a handler sees: params and _meta (a problem kept in req.invalid), era
-// (decideEra, with the transport's session sess, if any) and trace
-// context, with every path's framing (TestEveryPathCarriesFraming).
+// newRequest reads msg once, before anything is served, into the request a handler sees: params
+// and _meta (a problem kept in req.invalid), era (decideEra, with the transport's session sess, if
+// any) and trace context, with every path's framing (TestEveryPathCarriesFraming).
 func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	req := &request{id: msg.id, method: msg.method, notification: msg.isNotification(), server: s, header: f.header}
 	req.invalid = req.parseParams(msg.params, methods[msg.method].params)
@@ -400,18 +373,16 @@ func (s *server) newRequest(msg *message, sess *session, f framing) *request {
 	return req
 }
 
-// reply is what serving a request gives its transport: the response line
-// in pieces, and what the transport may say of it beside the message,
-// decided here so that no transport reads back what the core encoded.
+// reply is what serving a request gives its transport: the response line in pieces, and what the
+// transport may say beside it, so that none reads back what the core encoded.
 type reply struct {
 	parts      replyParts    // the response line; nil for a notification
 	code       int           // its JSON-RPC error code, 0 for a result
 	classic    bool          // served in the classic era: a JSON-RPC error is an answer (HTTP 200)
 	retryAfter time.Duration // error.data.retryAfterMs of a rate-limited or busy request
 	scope      string        // error.data.scope of a request refused for scope: HTTP's challenge
-	// closesListen: a subscriptions/listen ended with its graceful result,
-	// after which stdio writes the notifications/cancelled that closes it
-	// (docs/GAPS.md, row 28).
+	// closesListen: a subscriptions/listen ended with its graceful result; stdio then writes the
+	// notifications/cancelled closing it (docs/GAPS.md, row 28).
 	closesListen bool
 	cancelled    bool   // the client cancelled the request: it is not answered
 	release      func() // gives back what exchange.reserve charged, once written
@@ -429,15 +400,13 @@ func errorReply(id []byte, e *rpcError) reply {
 	return r
 }
 
-// serve is serveReply for a caller that takes the line whole (nil for a
-// notification) and its JSON-RPC error code, 0 for none.
+// serve is serveReply for a caller taking the line whole (nil: a notification) and its error code.
 func (s *server) serve(ctx context.Context, req *request, ex exchange) (line []byte, code int) {
 	r := s.serveReply(ctx, req, ex)
 	return r.parts.join(), r.code
 }
 
-// serveReply serves req and returns its reply. A request runs in its own
-// context (req.context), is counted and gets its access line.
+// serveReply serves req in its own context (req.context), counted and with its access line.
 func (s *server) serveReply(ctx context.Context, req *request, ex exchange) reply {
 	if req.notification {
 		return s.answer(ctx, req, ex)
@@ -458,14 +427,12 @@ func (s *server) serveReply(ctx context.Context, req *request, ex exchange) repl
 	return r
 }
 
-// answer is serve without the instrumentation: it admits req, runs its
-// handler and encodes the reply, recording on req.end how the request
-// ended (endedBy). A panicking handler is answered -32603.
+// answer is serveReply without the instrumentation: it admits req, runs its handler and encodes
+// the reply, recording on req.end how it ended (endedBy). A panicking handler is answered -32603.
 func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep reply) {
 	m, known := methods[req.method]
 	if ex.caller.principal != "" && !req.notification && s.access == nil {
-		// An audit line without access lines; deferred first, it runs after
-		// a panic's answer is set.
+		// Audit without access lines; deferred first, it runs after a panic's answer is set.
 		defer func(start time.Time) { s.audit(req, ex.transport, time.Since(start), rep.code) }(time.Now())
 	}
 	defer func() {
@@ -489,8 +456,8 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 		req.end = out
 		return errorReply(req.id, e)
 	}
-	// A request its client ended (notifications/cancelled, its session
-	// ended) is not answered: nothing would read it (TestOutcomes).
+	// A request its client ended (notifications/cancelled, session end) gets no answer
+	// (TestOutcomes).
 	ended := func(ctx context.Context, err error) reply {
 		out, rerr := s.endedBy(ctx, req, err)
 		r := fail(out, rerr)
@@ -528,8 +495,6 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 			return fail(codeOutcome(rerr.Code), rerr)
 		}
 	}
-	// A stream (a listen) has no timeout: it lives until the client or
-	// the transport ends it.
 	var cancel context.CancelFunc
 	if !m.stream && s.requestTimeout > 0 {
 		// [§Timeouts]: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation#timeouts
@@ -545,8 +510,7 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	// need is declared only under err != nil: errors.As moves it to the heap.
 	if err != nil {
 		if need := (*inputRequired)(nil); errors.As(err, &need) && req.session != nil {
-			// A classic client cannot retry with inputResponses: ask it
-			// with real requests instead (classic_bridge.go).
+			// A classic client cannot retry with inputResponses: ask it (classic_bridge.go).
 			res, err = s.bridgeInput(ctx, req, m, need)
 		} else if need != nil {
 			res, err = s.inputRequiredResult(req, m, need)
@@ -583,17 +547,14 @@ func (s *server) answer(ctx context.Context, req *request, ex exchange) (rep rep
 	return reply{parts: out, closesListen: m.stream, release: release}
 }
 
-// endedBy decides, in one place, how a request whose handler failed with
-// err ended and what it is answered, from why it ended (TestOutcomes):
+// endedBy decides, in one place, how a request whose handler failed with err ended and what it is
+// answered, from why it ended (TestOutcomes):
 //
-//   - its client went away (notifications/cancelled, a closed stream or
-//     connection, its session ended: endedWithClient) or the transport
-//     shut down: cancelled, whatever the handler returned;
-//   - its -request-timeout passed: timeout, unless the handler answered
-//     an error of its own, which stands (TestRequestTimeoutStdio);
+//   - its client went away (notifications/cancelled, a closed stream or connection, its
+//     session ended: endedWithClient) or the transport shut down: cancelled, whatever it returned;
+//   - its -request-timeout passed: timeout, unless its own error stands (TestRequestTimeoutStdio);
 //   - shutdown cut it (errCutByShutdown): cut;
-//   - otherwise the handler's error, by its code (codeOutcome); anything
-//     but an *rpcError is the server's.
+//   - otherwise the handler's error, by its code (codeOutcome); any but an *rpcError is ours.
 func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome, *rpcError) {
 	var rerr *rpcError
 	own := errors.As(err, &rerr)
@@ -616,15 +577,13 @@ func (s *server) endedBy(ctx context.Context, req *request, err error) (outcome,
 	return outcomeServerError, s.peerError(req, err)
 }
 
-// endedWithClient is the error of a request whose client went away while
-// it waited for it (a bridged request whose session ended): answered
-// rerr, counted cancelled.
+// endedWithClient is the error of a request whose client went away while it waited for it (a
+// bridged request whose session ended): answered rerr, counted cancelled.
 type endedWithClient struct{ rerr *rpcError }
 
 func (e *endedWithClient) Error() string { return e.rerr.Error() }
 
-// peerError maps err to what the peer may see: an *rpcError as is,
-// anything else as -32603 with the details logged under a reference.
+// peerError maps err for the peer: an *rpcError as is, else -32603 with the details logged by ref.
 func (s *server) peerError(req *request, err error) *rpcError {
 	var rerr *rpcError
 	if errors.As(err, &rerr) {
@@ -659,9 +618,8 @@ const (
 // outcomeNames spells the outcomes, indexed by outcome.
 var outcomeNames = [numOutcomes]string{"ok", "input_required", "tool_error", "client_error", "server_error", "timeout", "cancelled", "rate_limited", "forbidden", "cut"}
 
-// codeOutcome classifies an error answered with code: a fault of the
-// request (the JSON-RPC codes a peer causes, MCP's -32020..-32099 and
-// -32002) or the server's (-32603, an application-defined code).
+// codeOutcome classifies an error answered with code: the request's fault (JSON-RPC codes a peer
+// causes, MCP's -32020..-32099, -32002) or the server's (-32603, application-defined codes).
 func codeOutcome(code int) outcome {
 	if code == codeParseError || code == codeInvalidRequest || code == codeMethodNotFound ||
 		code == codeInvalidParams || code == codeResourceNotFound || (code <= codeHeaderMismatch && code >= -32099) {
@@ -670,9 +628,8 @@ func codeOutcome(code int) outcome {
 	return outcomeServerError
 }
 
-// oneLine returns msg (a line ending in "\n") with no other line break:
-// a handler's json.RawMessage may be pretty-printed, and SSE and clients
-// that split on newlines need one line per message.
+// oneLine returns msg (a line ending in "\n") with no other line break: a handler's
+// json.RawMessage may be pretty-printed; SSE and line-splitting clients need one line per message.
 func oneLine(msg []byte) []byte {
 	body := bytes.TrimSuffix(msg, []byte("\n"))
 	if c := compactLine(body); len(c) < len(body) {

@@ -1,7 +1,6 @@
-// The stdio transport's writing side: every line to stdout goes through
-// one coalescing queue (linequeue.go), whole and in order, waiting while
-// the queue is full so that a stalled stdout stops the server instead of
-// growing its memory; a call's lines stop at its cancellation.
+// The stdio transport's writing side: every line to stdout goes through one coalescing queue
+// (linequeue.go), whole and in order, waiting while the queue is full so that a stalled stdout
+// stops the server instead of growing its memory; a call's lines stop at its cancellation.
 //
 // Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio,
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation
@@ -16,35 +15,31 @@ import (
 	"time"
 )
 
-// maxStdioQueuedBytes bounds the messages queued for stdout: one
-// message's worth; a larger message waits for an empty queue and goes
-// alone (roomLocked).
+// maxStdioQueuedBytes bounds the messages queued for stdout: one message's worth; a larger message
+// waits for an empty queue and goes alone (roomLocked).
 const maxStdioQueuedBytes = maxLineBytes
 
 // maxSpareBytes bounds the queue buffer the writer keeps for reuse.
 const maxSpareBytes = 64 << 10
 
-// stdioWriter is stdout's writer: a goroutine that finds no write in
-// progress writes its line (and what queues meanwhile) itself, so an idle
-// server answers without a hand-off; the reader's lines are written by a
-// goroutine of their own (detached, awaited by close), as a stalled stdout
-// must not stop it reading cancellations (TestStdioCorkedStdoutStalls).
+// stdioWriter is stdout's writer: a goroutine finding no write in progress writes its line (and
+// what queues meanwhile) itself, so an idle server answers without a hand-off; the reader's lines
+// go through a detached goroutine (awaited by close), as a stalled stdout must not stop it reading
+// cancellations (TestStdioCorkedStdoutStalls).
 type stdioWriter struct {
 	out io.Writer
 	log *slog.Logger
 	// q is the queue; q.mu also guards closed, corked and corkedAt.
 	q      lineQueue
 	closed bool
-	// corked is set while the reader holds the writer (cork): what is
-	// answered meanwhile leaves in one write at uncork.
+	// corked: the reader holds the writer (cork); what is answered meanwhile leaves at uncork.
 	corked   bool
 	corkedAt time.Time
 	// detached counts the goroutines writing on the reader's behalf.
 	detached sync.WaitGroup
 }
 
-// close waits for what is queued to be written; lines queued after it
-// are dropped.
+// close waits for what is queued to be written; lines queued after it are dropped.
 func (w *stdioWriter) close() {
 	w.uncork()
 	w.q.mu.Lock()
@@ -56,12 +51,10 @@ func (w *stdioWriter) close() {
 	w.detached.Wait()
 }
 
-// cork holds the writer while the reader has more lines to read, so the
-// answers to the lines one read brought in leave together, unless a write
-// is in progress or the cork has held for stdioInlineFor (it comes off).
-// Only the reader corks and uncorks. Kept for the stdio k=32 rows of
-// docs/PERFORMANCE.md: without it modern k=32 fell to 0.30 of the floor
-// (legacy 0.11).
+// cork holds the writer while the reader has more lines, so the answers to one read's lines leave
+// in one write, unless a write is in progress or the cork held for stdioInlineFor (it comes off).
+// Only the reader corks and uncorks. Kept for the stdio k=32 rows of docs/PERFORMANCE.md: without
+// it modern k=32 fell to 0.30 of the floor (legacy 0.11).
 func (w *stdioWriter) cork() {
 	w.q.mu.Lock()
 	over := w.corked && time.Since(w.corkedAt) >= stdioInlineFor
@@ -74,16 +67,14 @@ func (w *stdioWriter) cork() {
 	}
 }
 
-// bursting reports whether the reader has held the cork for less than
-// stdioInlineFor: the lines of a burst are then served inline.
+// bursting reports whether the reader held the cork under stdioInlineFor: a burst, served inline.
 func (w *stdioWriter) bursting() bool {
 	w.q.mu.Lock()
 	defer w.q.mu.Unlock()
 	return w.corked && time.Since(w.corkedAt) < stdioInlineFor
 }
 
-// uncork takes the cork off: what queued under it is written by a
-// goroutine of its own (TestStdioCorkedStdoutStalls).
+// uncork takes the cork off; its own goroutine writes what queued (TestStdioCorkedStdoutStalls).
 func (w *stdioWriter) uncork() {
 	w.q.mu.Lock()
 	b := w.uncorkLocked()
@@ -93,8 +84,7 @@ func (w *stdioWriter) uncork() {
 	}
 }
 
-// uncorkLocked takes the cork off and returns what queued under it, for
-// the caller to drain; nil when the cork was off or nothing queued.
+// uncorkLocked takes the cork off and returns what queued, for the caller to drain (nil: none).
 func (w *stdioWriter) uncorkLocked() []byte {
 	if !w.corked {
 		return nil
@@ -118,37 +108,30 @@ func (w *stdioWriter) wake() {
 	w.q.mu.Unlock()
 }
 
-// roomLocked reports whether a line of n bytes may be written or queued
-// now: nobody is writing, or (n >= 0) it fits maxStdioQueuedBytes, or the
-// queue is empty (a larger line goes alone).
+// roomLocked reports whether a line of n bytes may be written or queued now: nobody is writing, or
+// (n >= 0) it fits maxStdioQueuedBytes or the queue is empty.
 func (w *stdioWriter) roomLocked(n int) bool {
 	return !w.q.flushing || n >= 0 && (len(w.q.queued) == 0 || len(w.q.queued)+n <= maxStdioQueuedBytes)
 }
 
-// write queues b, one complete line, waiting while the queue is full;
-// the reader's lines (detach) are written by a goroutine of their own.
+// write queues b, one line, waiting while the queue is full; detach: the reader's (stdioWriter).
 func (w *stdioWriter) write(b []byte, detach bool) {
 	w.queue(replyParts{b}, nil, false, detach)
 }
 
-// writeFor writes b, a notification of cl, unless cl was cancelled or
-// has ended (exchange.callSend).
+// writeFor writes b, a notification of cl, unless cl was cancelled or ended (exchange.callSend).
 func (w *stdioWriter) writeFor(cl *call, b []byte) {
 	w.queue(replyParts{b}, cl, false, false)
 }
 
-// queue writes parts, one line in pieces (replyParts): a short one joined
-// and queued as any line; a longer one straight from its pieces once the
-// writer is free, never copied, so that an answer holding a stored value
-// (a task's result, tasks_store.go) waiting for a stalled stdout holds no
-// copy of it (docs/RELIABILITY.md, `loadtest -only stdio-answers`). For a
-// call cl, nothing is written once cl was cancelled or has ended, and last
-// marks it ended. The check and the queueing happen under cl.mu, so
-// nothing follows a handled cancellation or the queued response
-// (TestStdioNothingAfterResponse); the wait for room happens without it
-// and gives up once cl is cancelled, so a stalled stdout never blocks the
-// reader handling the cancellation (TestStdioCancelWhileStdoutStalls). On
-// return the line is no longer held.
+// queue writes parts, one line: a short one joined and queued as any line, a longer one from its
+// pieces once the writer is free, so that an answer holding a stored value (a task's result)
+// waiting for a stalled stdout holds no copy (docs/RELIABILITY.md, `loadtest -only
+// stdio-answers`). For a call cl, nothing is written once cl was cancelled or has ended, and last
+// marks it ended; check and queueing happen under cl.mu, so nothing follows a handled cancellation
+// or the queued response (TestStdioNothingAfterResponse). The wait for room happens without cl.mu
+// and gives up once cl is cancelled, so a stalled stdout never blocks the reader handling the
+// cancellation (TestStdioCancelWhileStdoutStalls). On return the line is no longer held.
 func (w *stdioWriter) queue(parts replyParts, cl *call, last, detach bool) {
 	n := -1 // a line in pieces cannot join the queue (roomLocked)
 	if len(parts) == 1 || parts.size() <= maxSpareBytes {
