@@ -131,7 +131,8 @@ func (w *stdioWriter) writeFor(cl *call, b []byte) {
 // marks it ended; check and queueing happen under cl.mu, so nothing follows a handled cancellation
 // or the queued response (TestStdioNothingAfterResponse). The wait for room happens without cl.mu
 // and gives up once cl is cancelled, so a stalled stdout never blocks the reader handling the
-// cancellation (TestStdioCancelWhileStdoutStalls). On return the line is no longer held.
+// cancellation (TestStdioCancelWhileStdoutStalls). On return a whole line is no longer held; a
+// line in pieces written detached is held until its goroutine writes it.
 func (w *stdioWriter) queue(parts replyParts, cl *call, last, detach bool) {
 	n := -1 // a line in pieces cannot join the queue (roomLocked)
 	if len(parts) == 1 || parts.size() <= maxSpareBytes {
