@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -68,10 +69,12 @@ type incoming struct {
 func (c conn) take(data []byte, f framing) *incoming {
 	in := &incoming{c: c}
 	if jsonKind(data) == '[' {
-		// parseMessage refuses every array: -32700 when it is not JSON, else -32600.
-		_, in.err = parseMessage(data)
 		if c.sess.negotiated() == versionBatches {
 			in.items, in.err = c.s.readBatch(data, c.sess, f)
+		} else {
+			// -32700 when it is not JSON (parseMessage), else -32600.
+			_, rerr := parseMessage(data)
+			in.err = cmp.Or(rerr, errInvalidRequest)
 		}
 		if in.err != nil {
 			in.reply = encodeError(nil, in.err)
