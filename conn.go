@@ -195,9 +195,7 @@ func (in *incoming) serveBatch(ex exchange) reply {
 			// the array is docs/RELIABILITY.md's stdio "batch being written".
 			defer r.release()
 		}
-		cl.mu.Lock()
-		cl.ended = true
-		cl.mu.Unlock()
+		cl.end()
 		if cl.cancelled.Load() {
 			return nil
 		}
@@ -239,6 +237,13 @@ type call struct {
 	// (TestStdioNothingAfterResponse).
 	// [§Progress]: https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress#behavior-requirements
 	ended bool
+}
+
+// end marks cl ended: nothing of it is written after its answer (whileLive).
+func (cl *call) end() {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	cl.ended = true
 }
 
 // whileLive runs take under mu unless cl was cancelled or has ended, and reports whether it ran;
