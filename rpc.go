@@ -72,6 +72,12 @@ func newError(code int, format string, args ...any) *rpcError {
 	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// limitError is newError for a refusal at a bound, with data naming the bound (and the
+// client's share of it) so that a client can adjust.
+func limitError(code int, data any, format string, args ...any) *rpcError {
+	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...), Data: data}
+}
+
 // invalidParams is the -32602 most handlers return.
 func invalidParams(format string, args ...any) *rpcError {
 	return newError(codeInvalidParams, format, args...)

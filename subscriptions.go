@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 )
@@ -170,12 +169,6 @@ func parseStringList(raw []byte, name, noun, limit string, maxBytes, maxItems in
 		}
 	}
 	return items, nil
-}
-
-// limitError is a refusal at a bound: code, the message, and data naming
-// the bound (and the client's share of it) so a client can adjust.
-func limitError(code int, data any, format string, args ...any) *rpcError {
-	return &rpcError{Code: code, Message: fmt.Sprintf(format, args...), Data: data}
 }
 
 // honoured narrows f to the capabilities reg advertises; the schema's
