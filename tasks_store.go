@@ -398,16 +398,19 @@ func (st *taskStore) owned(ids []string, owner string) []string {
 }
 
 // withTask runs f on owner's task id under mu (-32602 if none), publishing it after if f changed it.
+// mu is released however f returns: a panic the dispatcher recovers leaves the store usable
+// (TestTaskStoreSurvivesPanic).
 func (st *taskStore) withTask(id, owner, method string, f func(t *task, now time.Time) (bool, error)) error {
 	now := st.now()
-	st.mu.Lock()
-	t := st.lookupLocked(id, owner, now)
-	if t == nil {
-		st.mu.Unlock()
-		return taskNotFound(method)
-	}
-	changed, err := f(t, now)
-	st.mu.Unlock()
+	changed, err := func() (bool, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		t := st.lookupLocked(id, owner, now)
+		if t == nil {
+			return false, taskNotFound(method)
+		}
+		return f(t, now)
+	}()
 	if changed {
 		st.changed(id)
 	}

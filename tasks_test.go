@@ -661,3 +661,33 @@ func TestTaskByteShare(t *testing.T) {
 		s.tasks.shutdown()
 	})
 }
+
+// TestTaskStoreSurvivesPanic: a change that panics under the store's lock (recovered by the
+// dispatcher as -32603) leaves the lock free, so every later task request is still served.
+func TestTaskStoreSurvivesPanic(t *testing.T) {
+	st := newTaskStore(taskConfig{}, "", 100, time.Now, func(string) {})
+	tk, _, rerr := st.create(caller{}, 10, func(ctx context.Context, _ *task) { <-ctx.Done() })
+	if rerr != nil {
+		t.Fatalf("create = %v", rerr)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = st.withTask(tk.id, caller{}.binding(), methodTasksGet, func(*task, time.Time) (bool, error) {
+			panic("a change that panics")
+		})
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := st.get(tk.id, caller{}.binding())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("get after a panic = %v, want the task", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("get after a panic still waits for the store's lock") // st is left wedged
+	}
+	st.shutdown()
+}
