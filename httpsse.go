@@ -297,7 +297,7 @@ func (t *httpTransport) receive(w http.ResponseWriter, r *http.Request, rc *http
 		writeBusy(w, t.bodyBusy(who, taken), nil)
 		return nil, nil, false
 	}
-	release = sync.OnceFunc(func() { t.bodies.give(who.share, taken) })
+	release = func() { t.bodies.give(who.share, taken) }
 	grow := func(size int) bool {
 		more := int64(size) - taken
 		if r.ContentLength >= 0 || more <= 0 {
@@ -735,8 +735,7 @@ func (c *httpCall) finish(rep reply) {
 	case code == codeInsufficientScope && c.challenge != nil:
 		c.w.Header().Set("WWW-Authenticate", c.challenge(rep.scope))
 	}
-	_ = c.rc.SetWriteDeadline(time.Now().Add(httpWriteTimeout))
-	writeJSONParts(c.w, httpStatus(code), rep.parts)
+	writeJSONParts(c.w, httpStatus(code), rep.parts) // with its write deadline
 	if len(rep.parts) == 1 && cap(rep.parts[0]) >= minReplyBuffer {
 		// Written: net/http holds no part of it. A reply in pieces holds
 		// stored values that are not the call's to give.
