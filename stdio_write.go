@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -171,22 +172,27 @@ func (w *stdioWriter) queue(parts replyParts, cl *call, last, detach bool) {
 		if !writeNow {
 			continue
 		}
-		if detach && n >= 0 {
-			parts = replyParts{bytes.Clone(parts[0])}
+		if !detach {
+			w.writeParts(parts)
+			return
 		}
-		write := func() {
-			for _, b := range parts[:len(parts)-1] {
-				w.writeOut(b)
-			}
-			w.q.drain(parts[len(parts)-1], false, w.writeOut)
+		// Only the detached branch's own copy reaches the heap: a closure over parts itself
+		// would move it there for every line (three allocations a stdio call).
+		held := slices.Clone(parts) // a line in pieces: its pieces, not copied
+		if n >= 0 {
+			held[0] = bytes.Clone(parts[0])
 		}
-		if detach {
-			w.detached.Go(write)
-		} else {
-			write()
-		}
+		w.detached.Go(func() { w.writeParts(held) })
 		return
 	}
+}
+
+// writeParts writes parts, one line in pieces, then what queued meanwhile (the writer's turn).
+func (w *stdioWriter) writeParts(parts replyParts) {
+	for _, b := range parts[:len(parts)-1] {
+		w.writeOut(b)
+	}
+	w.q.drain(parts[len(parts)-1], false, w.writeOut)
 }
 
 // writeOut writes b, a batch of whole lines, to stdout.
