@@ -580,15 +580,14 @@ func writeHTTPError(w http.ResponseWriter, status int, e *rpcError, id ...[]byte
 
 // writeJSON writes one message as an application/json body.
 func writeJSON(w http.ResponseWriter, status int, msg []byte) {
-	writeJSONParts(w, status, replyParts{msg})
+	writeJSONParts(w, status, oneLineParts(replyParts{msg}))
 }
 
-// writeJSONParts writes one message, in pieces (replyParts), as an
-// application/json body: each piece is handed to the connection as it
-// is, so a stored value in it is never copied (net/http's buffers pass a
-// large write through).
+// writeJSONParts writes one message, in pieces (replyParts) already one
+// line (oneLineParts), as an application/json body: each piece is handed
+// to the connection as it is, so a stored value in it is never copied
+// (net/http's buffers pass a large write through).
 func writeJSONParts(w http.ResponseWriter, status int, msg replyParts) {
-	msg = oneLineParts(msg)
 	// Every answer is written with a deadline: a client that never reads
 	// must not hold the handler, nor what it holds, for longer.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(httpWriteTimeout))
