@@ -526,11 +526,11 @@ func (s *server) handleSubscriptionsListen(ctx context.Context, req *request) (r
 		if !s.subs.watchesTask(sub, id) {
 			return // its final state went out already
 		}
-		body, terminal, ok := s.tasks.detail(id, req.caller.binding())
-		if ok {
-			req.send(sub.encodeTask(body))
+		m, terminal, err := s.tasks.get(id, req.caller.binding())
+		if err == nil {
+			req.send(sub.encodeTask(m.joinObject()))
 		}
-		if !ok || terminal {
+		if err != nil || terminal {
 			s.subs.forgetTask(sub, id)
 		}
 	}

@@ -377,12 +377,6 @@ func (st *taskStore) get(id, owner string) (m storedMembers, terminal bool, err 
 	return m, terminal, err
 }
 
-// detail is get for a notification, as one JSON object.
-func (st *taskStore) detail(id, owner string) (body []byte, terminal, ok bool) {
-	m, terminal, err := st.get(id, owner)
-	return m.joinObject(), terminal, err == nil
-}
-
 // owned returns the ids, in order, that name a live task of owner.
 func (st *taskStore) owned(ids []string, owner string) []string {
 	now := st.now()
