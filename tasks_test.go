@@ -671,7 +671,11 @@ func TestTaskStoreSurvivesPanic(t *testing.T) {
 		t.Fatalf("create = %v", rerr)
 	}
 	func() {
-		defer func() { _ = recover() }()
+		defer func() {
+			if recover() == nil {
+				t.Fatal("nothing panicked (the change did not run?): the lock was never at risk")
+			}
+		}()
 		_ = st.withTask(tk.id, caller{}.binding(), methodTasksGet, func(*task, time.Time) (bool, error) {
 			panic("a change that panics")
 		})
