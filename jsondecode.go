@@ -587,5 +587,10 @@ func jsonString(raw []byte) (string, bool) {
 // isJSONInteger reports whether raw is a JSON number with no fraction or exponent.
 func isJSONInteger(raw []byte) bool {
 	raw = bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("-"))
-	return len(raw) > 0 && len(bytes.TrimLeft(raw, "0123456789")) == 0
+	for _, b := range raw {
+		if b < '0' || b > '9' { // a loop: TrimLeft's cutset set is built per call (trimLeftSpace)
+			return false
+		}
+	}
+	return len(raw) > 0
 }
