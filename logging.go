@@ -519,6 +519,9 @@ func appendJSONString(b []byte, v string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i, r := range v {
+		if 0x20 <= r && r < utf8.RuneSelf && r != '"' && r != '\\' {
+			continue // plain ASCII, most of a line: one test (BenchmarkAccessLine)
+		}
 		switch {
 		case r < 0x20, r == '"', r == '\\', r == '\u2028', r == '\u2029':
 		case r == utf8.RuneError && !strings.HasPrefix(v[i:], "\ufffd"): // invalid UTF-8
