@@ -268,7 +268,9 @@ func (s *server) handleComplete(ctx context.Context, req *request) (result, erro
 	if len(values) > maxCompletions {
 		c.Values, c.HasMore = values[:maxCompletions], true
 	}
-	return result{body: map[string]completion{"completion": c}}, nil
+	return result{body: struct {
+		Completion completion `json:"completion"`
+	}{c}}, nil // a struct, not a map, as resources/read's body
 }
 
 // completionContext decodes the optional context of completion/complete:

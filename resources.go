@@ -269,7 +269,11 @@ func (s *server) handleResourcesRead(ctx context.Context, req *request) (result,
 		// [§Choosing a Cache Scope]: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#choosing-a-cache-scope
 		cache = &cacheHint{TTL: s.cache.TTL, Scope: scopePrivate}
 	}
-	body := map[string][]resourceContents{"contents": contentsFor(req.version, contents)}
+	// A struct, not a map: json.Marshal walks a map by reflection and sorts its keys (four more
+	// allocations a read).
+	body := struct {
+		Contents []resourceContents `json:"contents"`
+	}{contentsFor(req.version, contents)}
 	return result{body: body, cache: cache}, nil
 }
 
