@@ -154,19 +154,26 @@ func isText(b []byte) bool {
 // (random per process). A text file is trimmed (a base64 key and its newline), any other used
 // byte for byte; a secret under stateMinKeyBytes is refused. TestLoadStateKey.
 func loadStateKey(path string, getenv func(string) string, warn warnFunc) ([]byte, error) {
-	key, source := []byte(strings.TrimSpace(getenv(envStateKey))), envStateKey
-	if path != "" {
-		b, err := readSecretFile("-state-key-file", path, getenv, warn)
-		if err != nil {
-			return nil, err
+	if path == "" {
+		// The environment is read only without a file: its copy of a secret is not made to be
+		// thrown away.
+		if v := strings.TrimSpace(getenv(envStateKey)); v != "" {
+			return checkStateKey([]byte(v), envStateKey)
 		}
-		if isText(b) {
-			b = bytes.TrimSpace(b)
-		}
-		key, source = b, "-state-key-file"
-	} else if len(key) == 0 {
 		return nil, nil
 	}
+	b, err := readSecretFile("-state-key-file", path, getenv, warn)
+	if err != nil {
+		return nil, err
+	}
+	if isText(b) {
+		b = bytes.TrimSpace(b)
+	}
+	return checkStateKey(b, "-state-key-file")
+}
+
+// checkStateKey refuses a requestState secret under stateMinKeyBytes, naming its source.
+func checkStateKey(key []byte, source string) ([]byte, error) {
 	if len(key) < stateMinKeyBytes {
 		return nil, fmt.Errorf("%s: the requestState secret must be at least %d bytes", source, stateMinKeyBytes)
 	}
