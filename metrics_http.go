@@ -173,7 +173,7 @@ func newMetrics(s *server) *metrics {
 	m.setLimits(s)
 	m.gauge("baremcp_subscriptions_open", "subscriptions/listen requests open now.", func() int64 { return int64(s.subs.count()) })
 	m.gauge("baremcp_tasks_held", "Tasks held now: running, waiting for input, or finished and not yet expired (-max-tasks).", func() int64 {
-		_, n := s.tasks.count.held("") // count agrees with the tasks held (taskStore)
+		_, n := s.tasks.count.held("") // count agrees with the tasks held (TestTaskFloodBoundedMemory)
 		return n
 	})
 	return m

@@ -440,8 +440,13 @@ func testTaskFloodBoundedMemory(t *testing.T) {
 			serveAs(t, s, caller{}, taskLine(2, "tasks/get", fmt.Sprintf(`"taskId":%q`, ids[0]))) // the slow poller
 			ids, polled = ids[1:], polled+1
 		}
-		if n, held := s.tasks.live(); n > maxTasks || held > total {
+		n, held := s.tasks.live()
+		if n > maxTasks || held > total {
 			t.Fatalf("after call %d the store holds %d tasks and %d bytes, bounds %d and %d", i, n, held, maxTasks, total)
+		}
+		// baremcp_tasks_held reads the count: it agrees with the tasks held, expiry included.
+		if _, counted := s.tasks.count.held(""); counted != int64(n) {
+			t.Fatalf("after call %d the store counts %d tasks and holds %d", i, counted, n)
 		}
 	}
 	runtime.GC()
