@@ -321,7 +321,7 @@ func (t *httpTransport) session(r *http.Request, who caller, request bool) (*ses
 // a header that means nothing here is not guessed at.
 // [§Protocol Version Header]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header
 func (t *httpTransport) sessionVersionHeader(h http.Header, sess *session) *rpcError {
-	vs := h.Values(headerProtocolVersion)
+	vs := h.Values(protocolVersionKey)
 	if len(vs) == 0 {
 		return nil
 	}

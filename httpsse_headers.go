@@ -22,10 +22,13 @@ import (
 // Request headers the transport reads.
 // [§Request Metadata]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata
 const (
-	headerProtocolVersion = "MCP-Protocol-Version"
+	headerProtocolVersion = "MCP-Protocol-Version" // as the spec spells it, in messages
 	headerMethod          = "Mcp-Method"
 	headerName            = "Mcp-Name"
 	headerParamPrefix     = "Mcp-Param-"
+	// protocolVersionKey is headerProtocolVersion as net/http keys it: looked up as it is,
+	// without canonicalising it (an allocation) twice a request (TestHTTPFraming).
+	protocolVersionKey = "Mcp-Protocol-Version"
 )
 
 // The W3C trace context headers, which a request may carry instead of
@@ -48,7 +51,7 @@ func httpFraming(h http.Header, lateSession bool) framing {
 	f := framing{lateSession: lateSession, header: h}
 	if lateSession {
 		f.namesSession = len(h.Values(headerSessionID)) > 0
-		f.version = strings.Trim(h.Get(headerProtocolVersion), " \t")
+		f.version = strings.Trim(h.Get(protocolVersionKey), " \t")
 	}
 	if ps := h.Values(headerTraceparent); len(ps) == 1 {
 		f.traceparent = strings.Trim(ps[0], " \t")
@@ -65,7 +68,7 @@ func httpFraming(h http.Header, lateSession bool) framing {
 // [§Server Validation]: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation
 func mirroredHeaders(h http.Header) func(req *request) *rpcError {
 	return func(req *request) *rpcError {
-		v, rerr := plainHeader(h, headerProtocolVersion)
+		v, rerr := plainHeader(h, protocolVersionKey, headerProtocolVersion)
 		if rerr != nil {
 			return rerr
 		}
@@ -76,7 +79,7 @@ func mirroredHeaders(h http.Header) func(req *request) *rpcError {
 			// Unsupported (-32022 follows): its header rules are unknown.
 			return nil
 		}
-		if v, rerr = plainHeader(h, headerMethod); rerr != nil {
+		if v, rerr = plainHeader(h, headerMethod, headerMethod); rerr != nil {
 			return rerr
 		}
 		if v != req.method {
@@ -190,9 +193,10 @@ func headerMatches(got string, body []byte) bool {
 }
 
 // plainHeader returns a required header that carries a plain value (no
-// Base64 sentinel): present exactly once, visible ASCII.
-func plainHeader(h http.Header, name string) (string, *rpcError) {
-	vs := h.Values(name)
+// Base64 sentinel): present exactly once, visible ASCII. key is name in
+// net/http's canonical form; messages say name.
+func plainHeader(h http.Header, key, name string) (string, *rpcError) {
+	vs := h.Values(key)
 	switch {
 	case len(vs) == 0:
 		return "", headerMismatch("%s header is missing", name)

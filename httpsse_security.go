@@ -126,7 +126,10 @@ func (t *httpTransport) guard(w http.ResponseWriter, r *http.Request) (who calle
 	}
 	who.share = shareKey(who.principal, addr)
 	who.addr = addr
-	credentialed(r)
+	if t.authOn {
+		// Asked for no credential, every connection keeps httpIdleTimeout (anonIdle is 0).
+		credentialed(r)
+	}
 	return who, true
 }
 
